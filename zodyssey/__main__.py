@@ -1,0 +1,5 @@
+import sys
+
+from zodyssey.cli import main
+
+sys.exit(main())

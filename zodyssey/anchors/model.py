@@ -1,0 +1,63 @@
+"""The data that flows through the citation lock checker.
+
+Shape of the pipeline (each module does one step):
+
+    docs --discover.py--> citations --resolve.py--> targets --fingerprint.py--> spans
+         --check.py (compare with lock.py)--> problems --report.py--> Report
+         --fix.py--> docs | --update (check.py)--> lock
+
+Public entry points other parts rely on (keep their signatures stable):
+
+- `zodyssey.anchors.discover.collect_citations(root, config) -> list[Citation]`:
+  every citation of every scanned document, resolved against the file index.
+- `zodyssey.anchors.fingerprint.fingerprint(lines, start, end) -> str`:
+  the 12-hex pin of lines start..end (1-based, inclusive) of a `\\n`-split file.
+- `zodyssey.anchors.lock.read_lock(path) -> LockFile` and
+  `zodyssey.anchors.lock.write_lock(path, lock)` (atomic).
+- `zodyssey.anchors.fix.apply_moves(root, moves, dry_run) -> str`: rewrite the
+  numbers of moved citations in their documents; returns the unified diff.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """Where a citation is written: repo-relative POSIX doc path, 1-based line."""
+
+    doc: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """One cited span. Every number of a chain is its own citation."""
+
+    cited: str  # the path as written in the document
+    start: int  # 1-based, inclusive
+    end: int  # 1-based, inclusive; end == start for a single line
+    site: Site
+    resolved: str | None  # repo-relative POSIX target; None when unresolved/ambiguous
+    key: str | None  # lock key "<resolved>:<a>" or "<resolved>:<a>-<b>"
+    # Added fields (all defaulted, so the contract above stays valid):
+    ranged: bool = False  # written as a range `a-b` (even `12-12`), which changes the key
+    dialect: str = "path"  # path | chain | bare | link | blob
+    # Character offsets [begin, stop) in the citing line of the written numbers
+    # (one pair for a single line, two for a range); --fix rewrites exactly these.
+    number_spans: tuple[tuple[int, int], ...] = ()
+    candidates: tuple[str, ...] = ()  # the competing files when ambiguous
+
+    @property
+    def span_text(self) -> str:
+        return f"{self.start}-{self.end}" if self.ranged else str(self.start)
+
+    @property
+    def cited_as(self) -> str:
+        """The citation as written (`<cited>:<a>[-<b>]`), the form `exempt` lists use."""
+        return f"{self.cited}:{self.span_text}"
+
+
+def make_key(resolved: str, start: int, end: int, ranged: bool) -> str:
+    return f"{resolved}:{start}-{end}" if ranged else f"{resolved}:{start}"

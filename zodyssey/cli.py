@@ -1,0 +1,109 @@
+"""The `zodyssey` command: one argparse entry dispatching to one module per command.
+
+Each command module exposes `register(subparsers)`, which adds its parser and
+sets `handler`, a function of the parsed arguments returning an exit code.
+Modules import their heavy dependencies inside the handler, so `--help` and
+the gate hook stay fast. `zodyssey hook pre-tool|post-tool` bypasses argparse
+entirely: it runs on every tool call of a coding agent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from zodyssey import __version__
+from zodyssey.errors import EXIT_USAGE, ZodysseyError
+
+# command name -> module that registers it (order is the order in --help)
+COMMANDS: dict[str, str] = {
+    "check": "zodyssey.check_command",
+    "anchors": "zodyssey.anchors.cli",
+    "claims": "zodyssey.claims.cli",
+    "hook": "zodyssey.gate.hook_cli",
+    "gate": "zodyssey.gate.classify_cli",
+    "run": "zodyssey.runs.cli",
+    "audit": "zodyssey.audit.cli",
+    "init": "zodyssey.init_command",
+}
+
+EPILOG = """\
+exit codes (shared by every command):
+  0   success
+  1   audit: findings fail the run
+  2   bad arguments, unreadable configuration, lock or state
+  3   audit: run artifacts missing or unreadable
+  4   nothing discovered (zero citations or zero claims)
+  6   plan lint problems
+  9   citation or claim problems found
+  10  refused: a criterion would re-run on a work tree identical to its last failure
+  11  refused: the run state does not allow this step
+
+examples:
+  zodyssey check                 citations and claims, as CI runs them
+  check-anchors --update         re-baseline the citation lock deliberately
+  zodyssey audit my-run --format html -o report.html
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> Any:
+        # argparse exits 2 on bad arguments already; keep one clear line and the usage.
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="zodyssey",
+        description=(
+            "Keep a repository honest in CI while AI coding agents work on it: a citation "
+            "lock for file:line references in docs, claims defended by tests, a gate hook "
+            "for coding agents, recorded run evidence and a post-run audit."
+        ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"zodyssey {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for module_name in COMMANDS.values():
+        module = importlib.import_module(module_name)
+        module.register(sub)
+    return parser
+
+
+def _run(argv: Sequence[str]) -> int:
+    args = list(argv)
+    if len(args) >= 2 and args[0] == "hook" and args[1] in ("pre-tool", "post-tool"):
+        from zodyssey.gate.hook import main as hook_main
+
+        return hook_main(args[1:])
+    parser = build_parser()
+    namespace = parser.parse_args(args)
+    handler: Callable[[argparse.Namespace], int] | None = getattr(namespace, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    return handler(namespace)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _run(sys.argv[1:] if argv is None else argv)
+    except ZodysseyError as exc:
+        print(f"zodyssey: error: {exc.message}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("zodyssey: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def check_anchors_main(argv: Sequence[str] | None = None) -> int:
+    """`check-anchors`: the same as `zodyssey anchors check`."""
+    rest = sys.argv[1:] if argv is None else list(argv)
+    return main(["anchors", "check", *rest])

@@ -1,0 +1,117 @@
+"""Repository configuration: `[tool.zodyssey]` in pyproject.toml or `.zodyssey.toml`.
+
+`.zodyssey.toml` (top-level keys, or a `[tool.zodyssey]` table) wins when both
+exist, so repositories that are not Python need no pyproject.toml. Standard
+library only: the gate hook reads this on its hot path.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from zodyssey.errors import UsageError
+
+DEFAULT_LOCK = "anchors/anchors.lock.json"
+DEFAULT_CLAIMS_LOCK = "invariants/claims.lock.json"
+DEFAULT_EXCLUDE = (
+    ".git",
+    ".zcode",
+    "node_modules",
+    "dist",
+    "build",
+    "coverage",
+    ".venv",
+    "venv",
+    ".nox",
+    ".tox",
+    "__pycache__",
+)
+
+
+@dataclass
+class Config:
+    root: Path
+    source: Path | None = None
+    documents: list[str] = field(default_factory=lambda: ["**/*.md"])
+    exclude: list[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDE))
+    lock: str = DEFAULT_LOCK
+    windows: dict[str, str] = field(default_factory=lambda: {"CHANGELOG.md": "top-section"})
+    exempt: list[str] = field(default_factory=list)
+    claims_lock: str = DEFAULT_CLAIMS_LOCK
+    claims_documents: list[str] = field(default_factory=lambda: ["README.md", "docs/**/*.md"])
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    def section(self, name: str) -> dict[str, Any]:
+        """A sub-table such as `[tool.zodyssey.checks]` or `[tool.zodyssey.gate]`."""
+        value = self.raw.get(name, {})
+        return value if isinstance(value, dict) else {}
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except OSError as exc:
+        raise UsageError(f"cannot read configuration {path}: {exc.strerror}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise UsageError(
+            f"configuration {path} is not valid TOML ({exc}); fix the file or remove it"
+        ) from exc
+
+
+def _str_list(table: dict[str, Any], key: str, source: Path) -> list[str] | None:
+    if key not in table:
+        return None
+    value = table[key]
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UsageError(f"{source}: `{key}` must be a string or a list of strings")
+    return list(value)
+
+
+def load_config(root: str | Path) -> Config:
+    """Load the configuration of the repository at `root` (defaults when none)."""
+    base = Path(root)
+    table: dict[str, Any] = {}
+    source: Path | None = None
+    dedicated = base / ".zodyssey.toml"
+    pyproject = base / "pyproject.toml"
+    if dedicated.is_file():
+        data = _read_toml(dedicated)
+        nested = (
+            data.get("tool", {}).get("zodyssey") if isinstance(data.get("tool"), dict) else None
+        )
+        table = nested if isinstance(nested, dict) else data
+        source = dedicated
+    elif pyproject.is_file():
+        data = _read_toml(pyproject)
+        tool = data.get("tool", {})
+        nested = tool.get("zodyssey") if isinstance(tool, dict) else None
+        if isinstance(nested, dict):
+            table = nested
+            source = pyproject
+    config = Config(root=base, source=source, raw=table)
+    where = source or base
+    for key in ("documents", "exclude", "exempt", "claims_documents"):
+        value = _str_list(table, key, where)
+        if value is not None:
+            setattr(config, key, value)
+    for key in ("lock", "claims_lock"):
+        if key in table:
+            if not isinstance(table[key], str) or not table[key]:
+                raise UsageError(f"{where}: `{key}` must be a non-empty path string")
+            setattr(config, key, table[key])
+    if "windows" in table:
+        windows = table["windows"]
+        if not isinstance(windows, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in windows.items()
+        ):
+            raise UsageError(
+                f'{where}: `windows` must map document paths to "top-section" or "all"'
+            )
+        config.windows = dict(windows)
+    return config

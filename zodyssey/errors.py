@@ -1,0 +1,35 @@
+"""Errors a user can cause, each carrying the exit code the CLI returns for it."""
+
+from __future__ import annotations
+
+# Exit codes shared by every command (documented in docs/cli.md and each --help).
+EXIT_OK = 0
+EXIT_FINDINGS = 1  # audit: findings fail the run
+EXIT_USAGE = 2  # bad arguments, unreadable configuration, lock or state
+EXIT_MISSING = 3  # audit: artifacts missing or unreadable
+EXIT_EMPTY = 4  # nothing discovered (zero citations, zero claims)
+EXIT_LINT = 6  # plan lint problems
+EXIT_PROBLEMS = 9  # citation or claim problems found
+EXIT_REFUSED = 10  # refused: re-running a criterion on an unchanged failing tree
+EXIT_REFUSED_STATE = 11  # refused: the run state does not allow this step
+
+
+class ZodysseyError(Exception):
+    """A failure with a message meant for the user and a documented exit code."""
+
+    exit_code = EXIT_USAGE
+
+    def __init__(self, message: str, exit_code: int | None = None) -> None:
+        super().__init__(message)
+        if exit_code is not None:
+            self.exit_code = exit_code
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
+class UsageError(ZodysseyError):
+    """Bad arguments or unreadable configuration (exit 2)."""
+
+    exit_code = EXIT_USAGE

@@ -1,0 +1,63 @@
+"""SARIF 2.1.0 with stable rule ids and partial fingerprints."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from zodyssey import __version__
+from zodyssey.findings import Finding, Report
+
+_LEVEL = {"error": "error", "warning": "warning", "note": "note"}
+
+
+def _fingerprint(finding: Finding) -> str:
+    key = finding.extra.get("key") or finding.extra.get("id") or finding.message
+    basis = f"{finding.tool}/{finding.rule}/{finding.file}/{key}"
+    return hashlib.sha256(basis.encode("utf-8")).hexdigest()[:32]
+
+
+def _result(finding: Finding) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "ruleId": f"{finding.tool}/{finding.rule}",
+        "level": _LEVEL[finding.severity],
+        "message": {"text": finding.message},
+        "partialFingerprints": {"zodysseyKey/v1": _fingerprint(finding)},
+    }
+    if finding.file:
+        location: dict[str, Any] = {"artifactLocation": {"uri": finding.file}}
+        if finding.line:
+            location["region"] = {"startLine": finding.line}
+        result["locations"] = [{"physicalLocation": location}]
+    return result
+
+
+def render(report: Report) -> str:
+    rule_ids = sorted({f.rule for f in report.findings} | set(report.rules))
+    rules = [
+        {
+            "id": f"{report.tool}/{rule}",
+            "name": rule,
+            "shortDescription": {"text": report.rules.get(rule, rule)},
+        }
+        for rule in rule_ids
+    ]
+    document = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": f"zodyssey {report.tool}",
+                        "version": __version__,
+                        "informationUri": "https://example.invalid/zodyssey",
+                        "rules": rules,
+                    }
+                },
+                "results": [_result(f) for f in report.findings],
+            }
+        ],
+    }
+    return json.dumps(document, indent=2) + "\n"

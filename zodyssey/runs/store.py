@@ -1,0 +1,262 @@
+"""The one run-state store: every write of run state goes through here.
+
+Each write takes a real file lock (fcntl), re-reads the file, changes one
+part, writes a temp file, fsyncs it and renames it over the old one. Two
+processes updating different parts never lose each other's change, and a
+killed writer leaves the old or the new file, never a torn one.
+
+Standard library only: the gate hook uses it on its hot path (dispatch
+ledger, review nonce, file locks, ungated-shell log).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import re
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from zodyssey.atomicfile import write_atomic
+from zodyssey.errors import EXIT_USAGE, ZodysseyError
+
+T = TypeVar("T")
+
+ZCODE = ".zcode"
+SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+PHASES = (
+    "plan",
+    "consult",
+    "review",
+    "execute",
+    "verify",
+    "final",
+    "remediate",
+    "done",
+    "audited",
+    "abandoned",
+    "blocked",
+)
+TERMINAL_PHASES = frozenset({"done", "audited", "abandoned", "blocked"})
+LOCK_TTL_SECONDS = 30 * 60
+
+
+class StateError(ZodysseyError):
+    """Run state that cannot be read or written (exit 2 unless told otherwise)."""
+
+    exit_code = EXIT_USAGE
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def validate_slug(slug: str) -> str:
+    if not SLUG_RE.match(slug):
+        raise StateError(f"invalid run slug {slug!r}: use lowercase letters, digits and '-'")
+    return slug
+
+
+def zcode_dir(root: Path) -> Path:
+    return root / ZCODE
+
+
+def state_path(root: Path, slug: str) -> Path:
+    return root / ZCODE / "state" / f"{slug}.json"
+
+
+def inflight_path(root: Path, slug: str) -> Path:
+    return root / ZCODE / "state" / f"{slug}.inflight.json"
+
+
+def ungated_path(root: Path, slug: str) -> Path:
+    return root / ZCODE / "state" / f"{slug}.ungated.jsonl"
+
+
+def plan_path(root: Path, slug: str) -> Path:
+    return root / ZCODE / "plans" / f"{slug}.md"
+
+
+def reviews_dir(root: Path) -> Path:
+    return root / ZCODE / "reviews"
+
+
+def verify_dir(root: Path, slug: str) -> Path:
+    return root / ZCODE / "verify" / slug
+
+
+def notepads_dir(root: Path, slug: str) -> Path:
+    return root / ZCODE / "notepads" / slug
+
+
+@contextlib.contextmanager
+def file_lock(path: Path) -> Iterator[None]:
+    """Exclusive advisory lock guarding `path` (a sibling `.lock` file)."""
+    lock = path.parent / f".{path.name}.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def read_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        raise StateError(f"cannot read {path}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise StateError(f"{path} is not UTF-8 text") from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise StateError(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+
+
+def dump_json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+
+
+def update_json(path: Path, mutate: Callable[[Any], T], default: Callable[[], Any]) -> T:
+    """Lock, re-read (or start from `default()`), mutate in place, write atomically.
+
+    `mutate` receives the current value and returns whatever the caller wants
+    back; the (mutated) value is written. Raising inside `mutate` writes nothing.
+    """
+    with file_lock(path):
+        try:
+            value = read_json(path)
+        except FileNotFoundError:
+            value = default()
+        result = mutate(value)
+        write_atomic(path, dump_json(value))
+        return result
+
+
+def append_jsonl(path: Path, record: dict[str, Any]) -> None:
+    """Append one JSON line under the lock (rewritten atomically, never torn)."""
+    with file_lock(path):
+        try:
+            existing = path.read_bytes()
+        except FileNotFoundError:
+            existing = b""
+        if existing and not existing.endswith(b"\n"):
+            existing += b"\n"
+        line = json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
+        write_atomic(path, existing + line.encode("utf-8"))
+
+
+def read_jsonl(path: Path) -> list[Any]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    out: list[Any] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise StateError(f"{path}:{number} is not valid JSON ({exc.msg})") from exc
+    return out
+
+
+class RunStore:
+    """Read and update the state file of one run."""
+
+    def __init__(self, root: Path, slug: str) -> None:
+        self.root = root
+        self.slug = validate_slug(slug)
+        self.path = state_path(root, slug)
+
+    def exists(self) -> bool:
+        return self.path.is_file()
+
+    def read(self) -> dict[str, Any]:
+        try:
+            value = read_json(self.path)
+        except FileNotFoundError as exc:
+            raise StateError(
+                f"no run {self.slug!r} under {self.root} (expected {self.path}); "
+                f"start one with `zodyssey run start {self.slug}`"
+            ) from exc
+        if not isinstance(value, dict):
+            raise StateError(f"{self.path} does not hold a JSON object")
+        return value
+
+    def update(self, mutate: Callable[[dict[str, Any]], T]) -> T:
+        """Change one part of the state under the lock; stamps `updated_at`."""
+
+        def apply(state: Any) -> T:
+            if not isinstance(state, dict):
+                raise StateError(f"{self.path} does not hold a JSON object")
+            result = mutate(state)
+            state["updated_at"] = now_iso()
+            return result
+
+        def missing() -> Any:
+            raise StateError(f"no run {self.slug!r} under {self.root} (expected {self.path})")
+
+        return update_json(self.path, apply, missing)
+
+    def create(self, state: dict[str, Any]) -> None:
+        """Write a new state; refuses when an active run of this slug exists."""
+
+        def put(current: Any) -> None:
+            if current is not None:
+                phase = current.get("phase") if isinstance(current, dict) else None
+                if phase not in TERMINAL_PHASES:
+                    raise StateError(
+                        f"run {self.slug!r} is already active (phase {phase}); "
+                        "finish or abandon it first",
+                        exit_code=11,
+                    )
+            current_keys = list(current.keys()) if isinstance(current, dict) else []
+            for key in current_keys:
+                del current[key]
+
+        with file_lock(self.path):
+            try:
+                existing: Any = read_json(self.path)
+            except FileNotFoundError:
+                existing = None
+            put(existing)
+            write_atomic(self.path, dump_json(state))
+
+
+def list_runs(root: Path) -> list[tuple[str, dict[str, Any] | StateError]]:
+    """Every run state under `root` as (slug, state or the error reading it)."""
+    directory = root / ZCODE / "state"
+    try:
+        names = sorted(os.listdir(directory))
+    except OSError:
+        return []
+    runs: list[tuple[str, dict[str, Any] | StateError]] = []
+    for name in names:
+        if not name.endswith(".json") or name.endswith(".inflight.json") or name.startswith("."):
+            continue
+        slug = name[: -len(".json")]
+        try:
+            value = read_json(directory / name)
+        except (StateError, FileNotFoundError) as exc:
+            runs.append((slug, exc if isinstance(exc, StateError) else StateError(str(exc))))
+            continue
+        if not isinstance(value, dict):
+            runs.append((slug, StateError(f"{directory / name} does not hold a JSON object")))
+            continue
+        runs.append((slug, value))
+    return runs
+
+
+def is_active(state: dict[str, Any]) -> bool:
+    return state.get("phase") not in TERMINAL_PHASES
