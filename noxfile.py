@@ -1,0 +1,64 @@
+"""Developer sessions: `nox -l` lists them. CI runs `.ci/run`, which uses the same commands."""
+
+from __future__ import annotations
+
+import glob
+
+import nox
+
+nox.options.sessions = ["tests", "anchors", "invariants", "lint", "typecheck"]
+nox.options.reuse_existing_virtualenvs = True
+
+PYTHON = "3.11"
+
+
+@nox.session(python=PYTHON)
+def tests(session: nox.Session) -> None:
+    """The whole test suite (the README's test command)."""
+    session.install("-e", ".[test]")
+    session.run("python", "-m", "pytest", "-q", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def anchors(session: nox.Session) -> None:
+    """The citation lock of this repository (`check-anchors`)."""
+    session.install("-e", ".")
+    session.run("check-anchors", *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def invariants(session: nox.Session) -> None:
+    """Our README and DESIGN promises, each defended by tests that must pass."""
+    session.install("-e", ".[test]")
+    session.run("python", "-m", "pytest", "invariants", "-q", "--claims-strict", *session.posargs)
+    session.run("zodyssey", "claims", "check")
+
+
+@nox.session(python=PYTHON)
+def lint(session: nox.Session) -> None:
+    """ruff check and ruff format --check."""
+    session.install("-e", ".[test]")
+    session.run("ruff", "check", ".")
+    session.run("ruff", "format", "--check", ".")
+
+
+@nox.session(python=PYTHON)
+def typecheck(session: nox.Session) -> None:
+    """mypy --strict on the package."""
+    session.install("-e", ".[test]")
+    session.run("mypy", "--strict", "zodyssey")
+
+
+@nox.session(python=PYTHON)
+def bench(session: nox.Session) -> None:
+    """Benchmarks: figures are ratios against baselines measured in the same run."""
+    session.install("-e", ".[test]")
+    for script in sorted(glob.glob("bench/bench_*.py")):
+        session.run("python", script, *session.posargs)
+
+
+@nox.session(python=PYTHON)
+def docs(session: nox.Session) -> None:
+    """Docs stay true: citations pinned and claims defended."""
+    session.install("-e", ".[test]")
+    session.run("zodyssey", "check")
