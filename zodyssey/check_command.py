@@ -1,19 +1,174 @@
-"""`zodyssey check` (placeholder until implemented)."""
+"""`zodyssey check`: the citation lock and the claims ledger together, as CI runs them.
+
+The citation check runs as its own process (`python -m zodyssey anchors check`),
+so each part reports exactly as it does alone; the claims check runs here. The
+outputs are combined per format (one JSON document, one JUnit file, one SARIF
+log), and the exit code is the worst of the two by the precedence
+2 > 9 > 4 > 0: a part that could not run at all outranks problems found,
+problems outrank "nothing discovered", which outranks success.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
 import sys
+from pathlib import Path
 from typing import Any
+
+from zodyssey.errors import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+
+FORMATS = ("text", "json", "github", "sarif", "junit", "markdown")
+# Lower index = worse. Codes outside this list mean a part crashed; they count as 2.
+PRECEDENCE = (EXIT_USAGE, EXIT_PROBLEMS, EXIT_EMPTY, EXIT_OK)
+
+EPILOG = """\
+exit codes (the worst of the two parts, in this order):
+  2  a part could not run: bad arguments, unreadable configuration, lock or ledger
+  9  problems found (citations or claims)
+  4  nothing discovered (zero citations or zero claims)
+  0  both parts clean
+
+The claims part is static (documents + collected tests + ledger); whether the
+linked tests pass is decided by `pytest --claims-strict` (e.g. `nox -s invariants`).
+"""
 
 
 def register(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
-        "check", help="Run the citation check and the claims ledger together, as CI does."
+        "check",
+        help="Run the citation check and the claims ledger together, as CI does.",
+        description="Run `check-anchors` and `zodyssey claims check` on one repository and "
+        "combine their reports and exit codes.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--root", default=".", help="repository to check (default: current directory)"
+    )
+    parser.add_argument(
+        "--format", choices=FORMATS, default="text", help="output format (default: text)"
+    )
+    parser.add_argument(
+        "--json", action="store_const", const="json", dest="format", help="same as --format json"
+    )
+    parser.add_argument(
+        "-o", "--output", default=None, metavar="FILE", help="write the report to FILE"
     )
     parser.set_defaults(handler=run)
 
 
+def worst(codes: list[int]) -> int:
+    """The combined exit code: 2 > 9 > 4 > 0; an unexpected code (a crash) counts as 2."""
+    ranks = [PRECEDENCE.index(c) if c in PRECEDENCE else 0 for c in codes]
+    return PRECEDENCE[min(ranks)] if ranks else EXIT_OK
+
+
+def _anchors(root: Path, fmt: str) -> tuple[int, str, str]:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "zodyssey",
+            "anchors",
+            "check",
+            "--root",
+            str(root),
+            "--format",
+            fmt,
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.returncode, done.stdout, done.stderr
+
+
+def _claims(root: Path, fmt: str) -> tuple[int, str, str]:
+    from zodyssey.claims.report import check_report, load_state
+    from zodyssey.errors import ZodysseyError
+    from zodyssey.formats import render
+
+    try:
+        report, code = check_report(load_state(root, None, None))
+    except ZodysseyError as exc:
+        return exc.exit_code, "", f"zodyssey claims: error: {exc.message}\n"
+    return code, render(report, fmt), ""
+
+
+def _combine(fmt: str, parts: dict[str, tuple[int, str, str]], code: int) -> str:
+    if fmt == "json":
+        document: dict[str, Any] = {"tool": "check", "ok": code == EXIT_OK, "exit_code": code}
+        for name, (part_code, out, err) in parts.items():
+            try:
+                report: Any = json.loads(out) if out.strip() else None
+            except json.JSONDecodeError:
+                report = {"raw": out}
+            document[name] = {"exit_code": part_code, "report": report, "stderr": err}
+        return json.dumps(document, indent=2) + "\n"
+    if fmt == "junit":
+        return _merge_junit([out for _, out, _ in parts.values()])
+    if fmt == "sarif":
+        runs: list[Any] = []
+        for _, out, _ in parts.values():
+            try:
+                runs.extend(json.loads(out).get("runs", []))
+            except (json.JSONDecodeError, AttributeError):
+                continue
+        log = {
+            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+            "version": "2.1.0",
+            "runs": runs,
+        }
+        return json.dumps(log, indent=2) + "\n"
+    chunks = [out if out.endswith("\n") or not out else out + "\n" for _, out, _ in parts.values()]
+    names = ", ".join(f"{name} exit {c}" for name, (c, _, _) in parts.items())
+    tail = f"zodyssey check: exit {code} ({names})\n"
+    if fmt == "markdown":
+        tail = f"**zodyssey check: exit {code}** ({names})\n"
+    elif fmt == "github":
+        tail = f"zodyssey check: exit {code} ({names})\n"
+    return "".join(chunks) + tail
+
+
+def _merge_junit(documents: list[str]) -> str:
+    import xml.etree.ElementTree as ET
+
+    root = ET.Element("testsuites")
+    for text in documents:
+        if not text.strip():
+            continue
+        try:
+            parsed = ET.fromstring(text.encode("utf-8"))
+        except ET.ParseError:
+            continue
+        suites = [parsed] if parsed.tag == "testsuite" else list(parsed.iter("testsuite"))
+        root.extend(suites)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
 def run(args: argparse.Namespace) -> int:
-    print("zodyssey check: not implemented yet", file=sys.stderr)
-    return 2
+    root = Path(args.root).resolve()
+    if not root.is_dir():
+        from zodyssey.errors import UsageError
+
+        raise UsageError(f"--root {args.root} is not a directory")
+    parts = {"anchors": _anchors(root, args.format), "claims": _claims(root, args.format)}
+    code = worst([c for c, _, _ in parts.values()])
+    for name, (part_code, _, err) in parts.items():
+        if err:
+            sys.stderr.write(err)
+        if part_code not in PRECEDENCE:
+            sys.stderr.write(
+                f"zodyssey check: the {name} part ended with unexpected exit code {part_code}\n"
+            )
+    text = _combine(args.format, parts, code)
+    if args.output:
+        from zodyssey.atomicfile import write_atomic
+
+        write_atomic(args.output, text)
+    else:
+        sys.stdout.write(text)
+    return code

@@ -1,19 +1,250 @@
-"""`zodyssey init` (placeholder until implemented)."""
+"""`zodyssey init`: set a repository up so `zodyssey check` passes from the first commit.
+
+It writes four files and asks nothing:
+
+- `.zodyssey.toml`, the starter configuration (the defaults spelled out). When
+  `pyproject.toml` already has a `[tool.zodyssey]` table that table is the
+  configuration and no `.zodyssey.toml` is written, because it would shadow it.
+- `docs/zodyssey.md`, a short page with one real citation. A repository with
+  zero citations fails the check (exit 4, an empty set is not a pass), so the
+  starter page gives the lock something true to pin.
+- the citation lock (JS-compatible shape) with that one citation pinned.
+- `.github/workflows/zodyssey.yml`, the CI workflow.
+
+An existing file is kept unless `--force` is given. Templates ship inside the
+package (`zodyssey/templates/`) and are read with importlib.resources, so this
+works the same from a wheel.
+"""
 
 from __future__ import annotations
 
 import argparse
-import sys
+import json
+import subprocess
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
 from typing import Any
+
+from zodyssey.errors import UsageError
+
+CONFIG_PATH = ".zodyssey.toml"
+STARTER_DOC_PATH = "docs/zodyssey.md"
+WORKFLOW_PATH = ".github/workflows/zodyssey.yml"
+
+LOCK_COMMENT = (
+    "Citation lock written by zodyssey: one fingerprint per cited span. "
+    "Re-baseline deliberately with `check-anchors --update`."
+)
+
+# Candidate targets for the starter page's citation, in order of preference:
+# (file, text its cited line starts with, what the line is).
+_CITATION_TARGETS = (
+    (CONFIG_PATH, "lock = ", "where the citation lock lives"),
+    (WORKFLOW_PATH, "run: zodyssey check", "the CI step that runs the check"),
+)
+
+EPILOG = """\
+files written (each kept when it exists, unless --force):
+  .zodyssey.toml                  starter configuration; skipped when pyproject.toml
+                                  already has [tool.zodyssey]
+  docs/zodyssey.md                a starter page with one real citation
+  anchors/anchors.lock.json       the citation lock, that citation pinned
+                                  (the path follows `lock` in the configuration)
+  .github/workflows/zodyssey.yml  the CI workflow running `zodyssey check`
+
+exit codes:
+  0   files written (or kept); what happened to each is printed
+  2   bad arguments, an unreadable root or configuration
+
+examples:
+  zodyssey init                   set up the current directory
+  zodyssey init --root ../other   set up another repository
+  zodyssey init --force           rewrite all four files from the templates
+"""
+
+
+@dataclass
+class Outcome:
+    """What happened to one file."""
+
+    path: str
+    action: str  # "wrote", "overwrote", "kept", "skipped"
+    note: str = ""
 
 
 def register(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
-        "init", help="Write a starter configuration, an empty lock and a CI workflow."
+        "init",
+        help="Write a starter configuration, an empty lock and a CI workflow.",
+        description=(
+            "Set up the repository so `zodyssey check` passes from the first commit: "
+            "a starter configuration, a starter doc with one citation, the citation "
+            "lock pinning it, and a GitHub Actions workflow. Asks nothing; prints "
+            "what it wrote. Existing files are kept unless --force."
+        ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--root",
+        default=".",
+        metavar="DIR",
+        help="repository to set up (default: the current directory)",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite files that already exist (never touches pyproject.toml)",
     )
     parser.set_defaults(handler=run)
 
 
+def template_text(name: str) -> str:
+    """A template shipped in `zodyssey/templates/`."""
+    return resources.files("zodyssey").joinpath("templates", name).read_text(encoding="utf-8")
+
+
+def empty_lock_text(citations: dict[str, str] | None = None) -> str:
+    """The lock in the JavaScript checker's shape: 2-space indent, trailing newline."""
+    document = {
+        "_comment": LOCK_COMMENT,
+        "exempt": [],
+        "citations": dict(sorted((citations or {}).items())),
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _pyproject_has_table(root: Path) -> bool:
+    pyproject = root / "pyproject.toml"
+    if not pyproject.is_file():
+        return False
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"cannot read {pyproject} ({exc}); fix it before `zodyssey init`") from exc
+    tool = data.get("tool")
+    return isinstance(tool, dict) and isinstance(tool.get("zodyssey"), dict)
+
+
+def _write(root: Path, rel: str, text: str, force: bool) -> Outcome:
+    from zodyssey.atomicfile import write_atomic
+
+    target = root / rel
+    existed = target.exists()
+    if existed and not force:
+        return Outcome(rel, "kept", "exists; --force overwrites")
+    try:
+        write_atomic(target, text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from exc
+    return Outcome(rel, "overwrote" if existed else "wrote")
+
+
+def _find_citation(root: Path) -> tuple[str, int, str] | None:
+    """The first candidate line that exists on disk: (path, 1-based line, description)."""
+    for rel, prefix, what in _CITATION_TARGETS:
+        path = root / rel
+        try:
+            lines = path.read_text(encoding="utf-8").split("\n")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for number, line in enumerate(lines, start=1):
+            if line.strip().startswith(prefix):
+                return rel, number, what
+    return None
+
+
+def _pin(root: Path, rel: str, line: int) -> str:
+    from zodyssey.anchors.fingerprint import fingerprint
+
+    lines = (root / rel).read_text(encoding="utf-8").split("\n")
+    return fingerprint(lines, line, line)
+
+
+def _git_toplevel(root: Path) -> Path | None:
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--show-toplevel"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    except OSError:
+        return None
+    if done.returncode != 0 or not done.stdout.strip():
+        return None
+    return Path(done.stdout.strip()).resolve()
+
+
+def initialise(root: Path, force: bool) -> list[Outcome]:
+    """Write the starter files under `root`; return what happened to each."""
+    from zodyssey.config import load_config
+
+    outcomes: list[Outcome] = []
+    if _pyproject_has_table(root) and not (root / CONFIG_PATH).exists():
+        outcomes.append(
+            Outcome(
+                CONFIG_PATH,
+                "skipped",
+                "pyproject.toml has [tool.zodyssey]; it stays the configuration",
+            )
+        )
+    else:
+        outcome = _write(root, CONFIG_PATH, template_text("zodyssey.toml"), force)
+        if outcome.action != "kept" and (root / "pyproject.toml").is_file():
+            outcome.note = (
+                "pyproject.toml exists: you may move these keys under [tool.zodyssey] there"
+            )
+        outcomes.append(outcome)
+
+    workflow = _write(root, WORKFLOW_PATH, template_text("github-workflow.yml"), force)
+
+    config = load_config(root)
+    lock_rel = Path(config.lock).as_posix()
+    citation = _find_citation(root)
+    doc_outcome: Outcome
+    pins: dict[str, str] = {}
+    if (root / STARTER_DOC_PATH).exists() and not force:
+        doc_outcome = Outcome(STARTER_DOC_PATH, "kept", "exists; --force overwrites")
+    elif citation is None:
+        doc_outcome = Outcome(STARTER_DOC_PATH, "skipped", "no line of ours to cite")
+    else:
+        rel, line, what = citation
+        doc_text = template_text("starter-doc.md").format(citation=f"{rel}:{line}", what=what)
+        doc_outcome = _write(root, STARTER_DOC_PATH, doc_text, force)
+        if doc_outcome.action != "kept":
+            pins[f"{rel}:{line}"] = _pin(root, rel, line)
+    lock_outcome = _write(root, lock_rel, empty_lock_text(pins), force)
+    if lock_outcome.action == "kept" and pins:
+        lock_outcome.note = f"exists; run `check-anchors --update` to pin {STARTER_DOC_PATH}"
+    elif lock_outcome.action != "kept":
+        lock_outcome.note = f"{len(pins)} citation pinned" if pins else "empty"
+        if doc_outcome.action == "kept":
+            lock_outcome.note += f"; run `check-anchors --update` to pin {STARTER_DOC_PATH}"
+    outcomes += [doc_outcome, lock_outcome, workflow]
+    return outcomes
+
+
 def run(args: argparse.Namespace) -> int:
-    print("zodyssey init: not implemented yet", file=sys.stderr)
-    return 2
+    root = Path(args.root)
+    if not root.is_dir():
+        raise UsageError(f"--root {args.root}: not a directory")
+    root = root.resolve()
+    outcomes = initialise(root, bool(args.force))
+    print(f"zodyssey init: {root}")
+    width = max(len(o.path) for o in outcomes)
+    for outcome in outcomes:
+        note = f"  ({outcome.note})" if outcome.note else ""
+        print(f"  {outcome.action:<9} {outcome.path:<{width}}{note}".rstrip())
+    top = _git_toplevel(root)
+    if top is not None and top != root:
+        print(
+            f"note: GitHub reads workflows only from {top}/.github/workflows; "
+            "move the workflow there if this is a subdirectory"
+        )
+    print("next: run `zodyssey check` (it should pass), then commit these files.")
+    print("      Existing citations in your docs are not pinned: review them, then")
+    print("      run `check-anchors --update` to pin them deliberately.")
+    return 0

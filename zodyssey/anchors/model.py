@@ -48,6 +48,9 @@ class Citation:
     # (one pair for a single line, two for a range); --fix rewrites exactly these.
     number_spans: tuple[tuple[int, int], ...] = ()
     candidates: tuple[str, ...] = ()  # the competing files when ambiguous
+    # Columns [begin, stop) of the path as written (of the antecedent for chain and
+    # bare elements); (-1, -1) when unknown. --fix rewrites it after a git rename.
+    path_span: tuple[int, int] = (-1, -1)
 
     @property
     def span_text(self) -> str:

@@ -1,0 +1,32 @@
+"""nox sessions to copy into your own noxfile.py.
+
+    nox -s anchors      # the citation lock: fails on a drifted citation
+    nox -s claims       # the claims ledger: fails when a promise loses its test
+
+Each session installs zodyssey in its own virtualenv. To test an unreleased
+zodyssey, set ZODYSSEY_SPEC to anything pip accepts (a path, a git URL).
+"""
+
+from __future__ import annotations
+
+import os
+
+import nox
+
+ZODYSSEY = os.environ.get("ZODYSSEY_SPEC", "zodyssey")
+
+
+@nox.session
+def anchors(session: nox.Session) -> None:
+    """Check file:line citations in the docs against the lock."""
+    session.install(ZODYSSEY)
+    # Extra arguments pass through: `nox -s anchors -- --update` re-baselines.
+    session.run("check-anchors", *session.posargs)
+
+
+@nox.session
+def claims(session: nox.Session) -> None:
+    """Check that every claim marker in the docs is defended by a test."""
+    # The claims check collects your tests with pytest: install what they import.
+    session.install(ZODYSSEY, "pytest")
+    session.run("zodyssey", "claims", "check", *session.posargs)

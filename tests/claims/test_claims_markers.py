@@ -1,0 +1,186 @@
+"""Claim markers: which block each marker marks, and what text is fingerprinted."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from zodyssey.claims.markers import collect_claims, parse_document
+from zodyssey.claims.model import Claim, fingerprint
+from zodyssey.config import load_config
+
+
+def claims_of(text: str) -> dict[str, Claim]:
+    parsed = parse_document(text, "doc.md")
+    return {c.id: c for c in parsed.claims}
+
+
+def test_inline_marker_in_paragraph_marks_whole_paragraph() -> None:
+    text = "Intro.\n\nThe gate blocks tee\nbefore review. <!-- claim: bash-gate --> More text.\n"
+    claim = claims_of(text)["bash-gate"]
+    assert claim.block == "paragraph"
+    assert claim.line == 3
+    assert claim.marker_line == 4
+    assert claim.text == "The gate blocks tee before review. More text."
+    assert claim.fingerprint == hashlib.sha256(claim.text.encode()).hexdigest()
+
+
+def test_marker_on_own_line_after_paragraph_attaches_to_it() -> None:
+    text = "First para.\n\nThe promise\nspans lines.\n<!-- claim: spans -->\n\nNext para.\n"
+    claim = claims_of(text)["spans"]
+    assert (claim.block, claim.line, claim.text) == ("paragraph", 3, "The promise spans lines.")
+    assert claim.marker_line == 5
+
+
+def test_marker_after_blank_line_still_attaches_to_preceding_paragraph() -> None:
+    text = "The promise.\n\n<!-- claim: after-blank -->\n"
+    assert claims_of(text)["after-blank"].text == "The promise."
+
+
+def test_list_items_inline_and_indented_and_after_list() -> None:
+    text = (
+        "- first item <!-- claim: first -->\n"
+        "- second item\n"
+        "  <!-- claim: second -->\n"
+        "- third item\n"
+        "<!-- claim: third -->\n"
+    )
+    claims = claims_of(text)
+    assert {k: (c.block, c.line, c.text) for k, c in claims.items()} == {
+        "first": ("list_item", 1, "first item"),
+        "second": ("list_item", 2, "second item"),
+        "third": ("list_item", 4, "third item"),
+    }
+
+
+def test_list_item_text_excludes_nested_list_but_nested_item_is_its_own_block() -> None:
+    text = "1. outer promise <!-- claim: outer -->\n   - inner promise <!-- claim: inner -->\n"
+    claims = claims_of(text)
+    assert claims["outer"].text == "outer promise"
+    assert claims["inner"].text == "inner promise"
+    assert claims["inner"].line == 2
+
+
+def test_table_row_inline_and_after_table() -> None:
+    text = (
+        "| rule | effect |\n"
+        "|---|---|\n"
+        "| tee | blocked <!-- claim: tee-row --> |\n"
+        "| cat | allowed |\n"
+        "<!-- claim: last-row -->\n"
+    )
+    claims = claims_of(text)
+    assert (claims["tee-row"].block, claims["tee-row"].line, claims["tee-row"].text) == (
+        "table_row",
+        3,
+        "tee | blocked",
+    )
+    assert (claims["last-row"].line, claims["last-row"].text) == (4, "cat | allowed")
+
+
+def test_heading_and_blockquote() -> None:
+    text = "## Fail closed <!-- claim: heading-claim -->\n\n> Quoted promise. <!-- claim: quoted -->\n"
+    claims = claims_of(text)
+    assert claims["heading-claim"].block == "heading"
+    assert claims["heading-claim"].text == "Fail closed"
+    assert claims["quoted"].text == "Quoted promise."
+
+
+def test_several_ids_in_one_marker_share_the_block() -> None:
+    claims = claims_of("Both promises. <!-- claim: one, two -->\n")
+    assert set(claims) == {"one", "two"}
+    assert claims["one"].text == claims["two"].text == "Both promises."
+
+
+def test_markers_in_code_are_not_claims() -> None:
+    text = (
+        "Write `<!-- claim: in-span -->` after the text.\n\n"
+        "```markdown\nA promise. <!-- claim: in-fence -->\n```\n\n"
+        "    <!-- claim: in-indented-code -->\n"
+    )
+    assert claims_of(text) == {}
+
+
+def test_marker_text_is_removed_and_other_comments_kept() -> None:
+    claims = claims_of("Keep <!-- note --> this. <!-- claim: x -->\n")
+    assert claims["x"].text == "Keep <!-- note --> this."
+
+
+def test_marker_with_nothing_before_it_is_a_problem() -> None:
+    parsed = parse_document("<!-- claim: orphan -->\n\nText.\n", "doc.md")
+    assert parsed.claims == []
+    assert parsed.problems and parsed.problems[0][0] == 1
+
+
+def test_marker_after_fence_does_not_attach_to_text_before_fence() -> None:
+    parsed = parse_document("Promise.\n\n```\ncode\n```\n<!-- claim: after-code -->\n", "doc.md")
+    assert parsed.claims == []
+    assert len(parsed.problems) == 1
+
+
+def test_unclosed_marker_is_a_problem() -> None:
+    parsed = parse_document("Promise.\n\n<!-- claim: open\n", "doc.md")
+    assert parsed.problems
+
+
+def _repo(tmp_path: Path, files: dict[str, str]) -> Path:
+    for name, content in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content, encoding="utf-8")
+    return tmp_path
+
+
+def test_collect_reports_duplicates_and_bad_ids_across_documents(tmp_path: Path) -> None:
+    root = _repo(
+        tmp_path,
+        {
+            "README.md": "A. <!-- claim: same -->\n\nB. <!-- claim: Bad_Id -->\n",
+            "docs/deep/more.md": "C. <!-- claim: same -->\n",
+            "docs/notes.txt": "D. <!-- claim: not-a-doc -->\n",
+            "other.md": "E. <!-- claim: not-configured -->\n",
+        },
+    )
+    result = collect_claims(root, load_config(root))
+    assert result.documents == ["README.md", "docs/deep/more.md"]
+    assert set(result.claims) == {"same"}
+    assert [c.doc for c in result.duplicates()["same"]] == ["README.md", "docs/deep/more.md"]
+    assert any("Bad_Id" in why for _, _, why in result.marker_problems)
+
+
+def test_configured_documents_are_used(tmp_path: Path) -> None:
+    root = _repo(
+        tmp_path,
+        {
+            "pyproject.toml": '[tool.zodyssey]\nclaims_documents = ["spec/*.md"]\n',
+            "README.md": "A. <!-- claim: ignored -->\n",
+            "spec/a.md": "B. <!-- claim: counted -->\n",
+        },
+    )
+    assert set(collect_claims(root, load_config(root)).claims) == {"counted"}
+
+
+words = st.text(alphabet="abcdefghij klm,.", min_size=1, max_size=40).filter(lambda s: s.strip())
+
+
+@settings(max_examples=60, deadline=None)
+@given(sentence=st.lists(words, min_size=1, max_size=6), wrap=st.integers(1, 4))
+def test_reflowing_a_paragraph_keeps_its_fingerprint(sentence: list[str], wrap: int) -> None:
+    flat = " ".join(" ".join(sentence).split())
+    tokens = flat.split(" ")
+    reflowed = "\n".join(" ".join(tokens[i : i + wrap]) for i in range(0, len(tokens), wrap))
+    one = claims_of(f"{flat} <!-- claim: p -->\n")["p"]
+    two = claims_of(f"{reflowed}\n<!-- claim: p -->\n")["p"]
+    assert one.text == two.text == flat
+    assert one.fingerprint == two.fingerprint == fingerprint(flat)
+
+
+@settings(max_examples=60, deadline=None)
+@given(ids=st.lists(st.from_regex(r"[a-z0-9]{1,5}(-[a-z0-9]{1,5}){0,2}", fullmatch=True), min_size=1, max_size=4, unique=True))
+def test_every_id_of_a_marker_is_found(ids: list[str]) -> None:
+    claims = claims_of(f"Promise text. <!-- claim: {', '.join(ids)} -->\n")
+    assert sorted(claims) == sorted(ids)
+    assert {c.text for c in claims.values()} == {"Promise text."}

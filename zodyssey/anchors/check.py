@@ -1,0 +1,318 @@
+"""Compare discovered citations with the lock: problems, fresh pins, stale entries.
+
+Citations are grouped by lock key (one key may be cited from many places);
+each group is checked once, in the JavaScript checker's order: backwards
+range, unreadable, out of range, contentless, then the lock. Whenever a
+pinned span no longer matches where it is cited, its content is looked for
+elsewhere in the same file (or, for a file git renamed, in the new file):
+found exactly once, it is `moved`, never `drift`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from zodyssey.anchors.discover import Discovery
+from zodyssey.anchors.files import FileIndex
+from zodyssey.anchors.fingerprint import TargetFile, is_contentless
+from zodyssey.anchors.lock import LockFile
+from zodyssey.anchors.model import Citation, Site, make_key
+from zodyssey.anchors.renames import follow, git_renames
+from zodyssey.config import Config
+
+# Display order of problem kinds (the JS checker's, with ours appended).
+KIND_ORDER = (
+    "drift",
+    "moved",
+    "contentless",
+    "out-of-range",
+    "backwards-range",
+    "unresolved",
+    "ambiguous",
+    "unlocked",
+    "unreadable",
+    "stale",
+)
+
+KIND_HELP = {
+    "drift": "the pinned lines changed in place (their content is not found elsewhere)",
+    "moved": "the pinned content now sits at other lines (or in the file git renamed it to)",
+    "contentless": "every cited line is blank or a bare comment marker; a pin would prove nothing",
+    "out-of-range": "the span starts before line 1 or ends past the end of the file",
+    "backwards-range": "the range a-b has b < a, so it would cover no line at all",
+    "unresolved": "no file in the tree matches the cited path",
+    "ambiguous": "several files match the cited path; name it more fully",
+    "unlocked": "a valid citation with no entry in the lock",
+    "unreadable": "the cited file exists but cannot be read",
+    "stale": "a lock entry that no citation uses any more",
+}
+
+
+@dataclass
+class Problem:
+    kind: str
+    key: str
+    cited_as: str
+    sites: list[Site]
+    detail: str
+    citations: list[Citation] = field(default_factory=list)
+    target: str | None = None
+    lines: tuple[int, int] | None = None
+    now_reads: str | None = None
+    moved_to: dict[str, object] | None = None  # {"path", "start", "end", "key"}
+
+
+@dataclass
+class CheckResult:
+    checked: int
+    documents: int
+    problems: list[Problem]
+    pins: dict[str, str]  # key -> hash for every citation that may be pinned now
+    spans: dict[str, list[str]]  # key -> per-line hashes (ranges only)
+    cited_keys: set[str]
+    stale: list[str]
+    exempted: int = 0
+
+    def by_kind(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for p in self.problems:
+            out[p.kind] = out.get(p.kind, 0) + 1
+        return out
+
+
+def _sites(citations: list[Citation]) -> list[Site]:
+    seen: dict[Site, None] = {}
+    for c in citations:
+        seen.setdefault(c.site, None)
+    return list(seen)
+
+
+class Checker:
+    def __init__(self, root: Path, config: Config, discovery: Discovery, lock: LockFile) -> None:
+        self.root = root
+        self.config = config
+        self.discovery = discovery
+        self.lock = lock
+        self.files: dict[str, TargetFile] = {}
+        self._renames: dict[str, str] | None = None
+        self._lock_index: FileIndex | None = None
+
+    def target(self, path: str) -> TargetFile:
+        found = self.files.get(path)
+        if found is None:
+            found = TargetFile.read(self.root, path)
+            self.files[path] = found
+        return found
+
+    def renames(self) -> dict[str, str]:
+        if self._renames is None:
+            self._renames = git_renames(self.root)
+        return self._renames
+
+    def run(self) -> CheckResult:
+        exempt = set(self.lock.exempt) | set(self.config.exempt)
+        groups: dict[str, list[Citation]] = {}
+        exempted = 0
+        for citation in self.discovery.citations:
+            group = citation.key if citation.key is not None else "?" + citation.cited_as
+            if citation.cited_as in exempt:
+                groups.setdefault(group, [])
+                exempted += 1
+                continue
+            groups.setdefault(group, []).append(citation)
+        problems: list[Problem] = []
+        pins: dict[str, str] = {}
+        spans: dict[str, list[str]] = {}
+        for group, members in groups.items():
+            if not members:
+                continue
+            problem = self._check_group(group, members, pins, spans)
+            if problem is not None:
+                problems.append(problem)
+        cited = {k for k in groups if not k.startswith("?")}
+        stale = sorted(k for k in self.lock.citations if k not in cited)
+        order = {kind: i for i, kind in enumerate(KIND_ORDER)}
+        problems.sort(key=lambda p: (order.get(p.kind, 99), p.key))
+        return CheckResult(
+            checked=len(groups),
+            documents=len(self.discovery.documents),
+            problems=problems,
+            pins=pins,
+            spans=spans,
+            cited_keys=cited,
+            stale=stale,
+            exempted=exempted,
+        )
+
+    def _check_group(
+        self, key: str, members: list[Citation], pins: dict[str, str], spans: dict[str, list[str]]
+    ) -> Problem | None:
+        first = members[0]
+        sites = _sites(members)
+
+        def problem(kind: str, detail: str, **extra: object) -> Problem:
+            return Problem(kind, key, first.cited_as, sites, detail, members, **extra)  # type: ignore[arg-type]
+
+        if first.resolved is None:
+            moved = self._renamed(first, members, sites)
+            if moved is not None:
+                return moved
+            if first.candidates:
+                return problem(
+                    "ambiguous",
+                    f"matches {len(first.candidates)} files: {', '.join(first.candidates)}",
+                )
+            return problem("unresolved", f"no file in the tree matches `{first.cited}`")
+        path = first.resolved
+        a, b = first.start, first.end
+        lines_ref = (a, b)
+        if b < a:
+            return problem(
+                "backwards-range",
+                f"the range `{a}-{b}` is reversed and covers no line; put the smaller number first",
+                target=path,
+                lines=lines_ref,
+            )
+        target = self.target(path)
+        if target.lines is None:
+            return problem("unreadable", f"cannot read {path}: {target.error}", target=path)
+        count = len(target.lines)
+        pinned = self.lock.citations.get(key)
+        if a < 1 or b > count:
+            moved = self._relocate(key, first, members, sites, path, target, pinned)
+            return moved or problem(
+                "out-of-range",
+                f"{path} has {count} lines; the citation points past its end"
+                if a >= 1
+                else "line numbers start at 1",
+                target=path,
+                lines=lines_ref,
+            )
+        raw = target.lines[a - 1 : b]
+        if is_contentless(raw):
+            moved = self._relocate(key, first, members, sites, path, target, pinned)
+            return moved or problem(
+                "contentless",
+                "the cited lines carry no content (blank, or a bare comment marker); a pin on "
+                "them would never change; point the citation at the line that carries the claim",
+                target=path,
+                lines=lines_ref,
+                now_reads=raw[0].strip()[:160],
+            )
+        current = target.span_hash(a, b)
+        pins[key] = current
+        if b > a:
+            spans[key] = target.line_hashes(a, b)
+        if pinned is None:
+            return problem(
+                "unlocked",
+                "not in the lock; an unlocked citation is an unchecked one: run "
+                "`check-anchors --update` once you have verified it points where you mean",
+                target=path,
+                lines=lines_ref,
+            )
+        if pinned == current:
+            return None
+        moved = self._relocate(key, first, members, sites, path, target, pinned)
+        if moved is not None:
+            return moved
+        detail = "the cited lines changed"
+        old_lines = self.lock.spans.get(key)
+        if old_lines and len(old_lines) == b - a + 1:
+            changed = [str(a + i) for i, h in enumerate(target.line_hashes(a, b)) if h != old_lines[i]]
+            if changed:
+                detail += f" (line{'s' if len(changed) > 1 else ''} {', '.join(changed)})"
+        now = target.lines[a - 1].strip()[:160]
+        return problem(
+            "drift",
+            f"{detail}; line {a} now reads: {now}",
+            target=path,
+            lines=lines_ref,
+            now_reads=now,
+        )
+
+    def _relocate(
+        self,
+        key: str,
+        first: Citation,
+        members: list[Citation],
+        sites: list[Site],
+        path: str,
+        target: TargetFile,
+        pinned: str | None,
+    ) -> Problem | None:
+        if pinned is None or first.end < first.start:
+            return None
+        length = first.end - first.start + 1
+        starts = [s for s in target.find_span(pinned, length) if s != first.start]
+        if len(starts) != 1:
+            return None
+        return self._moved(key, first, members, sites, path, path, starts[0], length, target)
+
+    def _moved(
+        self,
+        key: str,
+        first: Citation,
+        members: list[Citation],
+        sites: list[Site],
+        old_path: str,
+        new_path: str,
+        start: int,
+        length: int,
+        target: TargetFile,
+    ) -> Problem | None:
+        end = start + length - 1
+        assert target.lines is not None
+        if is_contentless(target.lines[start - 1 : end]):
+            return None
+        new_key = make_key(new_path, start, end, first.ranged or end != start)
+        where = f"{new_path}:{start}" + (f"-{end}" if end != start else "")
+        detail = f"the pinned content moved to {where}"
+        if new_path != old_path:
+            detail = f"{old_path} was renamed to {new_path} (git); the pinned content is at {where}"
+        return Problem(
+            "moved",
+            key,
+            first.cited_as,
+            sites,
+            detail + "; `check-anchors --fix` rewrites the citation",
+            members,
+            target=old_path,
+            lines=(first.start, first.end),
+            now_reads=target.lines[start - 1].strip()[:160],
+            moved_to={"path": new_path, "start": start, "end": end, "key": new_key},
+        )
+
+    def _renamed(self, first: Citation, members: list[Citation], sites: list[Site]) -> Problem | None:
+        """A citation of a file git renamed: look for the pinned content in the new file."""
+        if not self.lock.citations or first.end < first.start:
+            return None
+        if self._lock_index is None:
+            self._lock_index = FileIndex(sorted({k.rsplit(":", 1)[0] for k in self.lock.citations}))
+        if first.dialect in ("link", "blob"):
+            from urllib.parse import unquote
+
+            base = first.cited if first.dialect == "blob" else unquote(first.cited)
+            old = self._lock_index.resolve_link(
+                "/" + base if first.dialect == "blob" else base, first.site.doc
+            ).path
+        else:
+            old = self._lock_index.resolve(first.cited, first.site.doc).path
+        if old is None or old in self.discovery.index.file_set:
+            return None
+        old_key = make_key(old, first.start, first.end, first.ranged)
+        pinned = self.lock.citations.get(old_key)
+        if pinned is None:
+            return None
+        new = follow(self.renames(), old, self.discovery.index.file_set)
+        if new is None:
+            return None
+        target = self.target(new)
+        if target.lines is None:
+            return None
+        length = first.end - first.start + 1
+        starts = target.find_span(pinned, length)
+        if len(starts) != 1:
+            return None
+        return self._moved(old_key, first, members, sites, old, new, starts[0], length, target)

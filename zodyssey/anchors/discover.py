@@ -1,0 +1,236 @@
+"""Discovery: which documents are scanned, and every citation in them, resolved.
+
+`collect_citations(root, config)` is the entry point other parts use (the
+history helper among them). `discover` returns the same citations plus the
+file index and the list of scanned documents, which the checker reports.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote
+
+from zodyssey.anchors import grammar
+from zodyssey.anchors.files import ExcludeRules, FileIndex, walk_files
+from zodyssey.anchors.model import Citation, Site, make_key
+from zodyssey.anchors.remote import OwnRemotes
+from zodyssey.anchors.structure import DocStructure, analyse, needs_structure
+from zodyssey.config import Config
+
+# The JavaScript checker's fixed extension list: a token ending in one of these
+# is a citation even when nothing resolves (then it is reported `unresolved`).
+JS_EXTENSIONS = frozenset(
+    ("mjs", "md", "json", "jsonl", "js", "cjs", "yml", "yaml", "sh", "py", "toml", "ts")
+)
+_EXTENSION = re.compile(r"\.([A-Za-z][A-Za-z0-9_+\-]{0,15})$")
+IGNORE_DOC_MARKER = "<!-- anchor-lock: ignore -->"
+
+
+@dataclass
+class Discovery:
+    citations: list[Citation] = field(default_factory=list)
+    documents: list[str] = field(default_factory=list)  # scanned (not skipped) documents
+    skipped: list[str] = field(default_factory=list)  # documents opted out by marker
+    index: FileIndex = field(default_factory=lambda: FileIndex([]))
+
+
+def glob_to_regex(pattern: str) -> re.Pattern[str]:
+    """Repository globs: `**/` spans directories, `*` and `?` stay inside one."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:[^/]+/)*")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out) + r"\Z")
+
+
+def select_documents(files: list[str], patterns: list[str]) -> list[str]:
+    compiled = [glob_to_regex(p.lstrip("./") if p.startswith("./") else p) for p in patterns]
+    return [f for f in files if any(c.match(f) for c in compiled)]
+
+
+def scan_window(doc: str, lines: list[str], windows: dict[str, str]) -> int:
+    """How many lines of `doc` are scanned: all, or a CHANGELOG-style top section.
+
+    The top section ends before the second column-0 `## [` heading; headings
+    inside ``` fences are illustrations and do not count.
+    """
+    mode = windows.get(doc)
+    if mode is None:
+        for pattern, value in windows.items():
+            if fnmatch.fnmatchcase(doc, pattern):
+                mode = value
+                break
+    if mode != "top-section":
+        return len(lines)
+    headings = 0
+    in_fence = False
+    fence = re.compile(r"^\s{0,3}```")
+    for number, line in enumerate(lines):
+        if fence.match(line):
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
+        if line.startswith("## ["):
+            headings += 1
+            if headings == 2:
+                return number
+    return len(lines)
+
+
+class _Acceptor:
+    """Decides whether `token:N` names a file, memoised per token."""
+
+    def __init__(self, index: FileIndex) -> None:
+        self.index = index
+        self.memo: dict[str, bool] = {}
+        self.doc = ""
+
+    def __call__(self, token: str) -> bool:
+        verdict = self.memo.get(token)
+        if verdict is None:
+            verdict = self._decide(token)
+            self.memo[token] = verdict
+        if not verdict and self.doc:
+            # A path relative to the citing document (not memoisable across documents).
+            return self.index.resolve(token, self.doc, basename_step=False).path is not None
+        return verdict
+
+    def _decide(self, token: str) -> bool:
+        ext = _EXTENSION.search(token.rsplit("/", 1)[-1])
+        if ext is not None and ext.group(1) in JS_EXTENSIONS:
+            return True  # the JS checker's grammar: a citation even when unresolved
+        if ext is not None and "/" in token:
+            return True  # a path with a directory and an extension: surely a path
+        # Anything else counts only when it names a file (`Makefile:3`, `main.go:10`);
+        # prose like `localhost:8080` or `12:30` does not.
+        found = self.index.resolve_global(token, basename_step=ext is not None)
+        return found.path is not None or bool(found.candidates)
+
+
+def discover(root: Path, config: Config) -> Discovery:
+    anchors_table = config.section("anchors")
+    include_hidden = anchors_table.get("include_hidden", [])
+    if not isinstance(include_hidden, list):
+        include_hidden = []
+    rules = ExcludeRules(config.exclude, [str(h) for h in include_hidden])
+    files = walk_files(root, rules)
+    index = FileIndex(files)
+    result = Discovery(index=index)
+    accept = _Acceptor(index)
+    remotes = OwnRemotes(root)
+    for doc in select_documents(files, config.documents):
+        try:
+            text = (root / doc).read_bytes().decode("utf-8", errors="surrogateescape")
+        except OSError:
+            continue
+        lines = text.split("\n")
+        structure: DocStructure | None = None
+        if needs_structure(text):
+            structure = analyse(text, lines)
+            if structure.ignore_doc:
+                result.skipped.append(doc)
+                continue
+        result.documents.append(doc)
+        accept.doc = doc
+        _scan_document(doc, lines, structure, config, index, accept, remotes, result.citations)
+    return result
+
+
+def collect_citations(root: Path, config: Config) -> list[Citation]:
+    """Every citation in the scanned documents of `root`, resolved."""
+    return discover(root, config).citations
+
+
+def _scan_document(
+    doc: str,
+    lines: list[str],
+    structure: DocStructure | None,
+    config: Config,
+    index: FileIndex,
+    accept: Callable[[str], bool],
+    remotes: OwnRemotes,
+    out: list[Citation],
+) -> None:
+    limit = scan_window(doc, lines, config.windows)
+    ignored = structure.ignored_lines if structure else set()
+    offset = 0
+    per_line: dict[int, list[grammar.RawRef]] = {}
+    for number in range(limit):
+        line = lines[number]
+        refs: list[grammar.RawRef] = []
+        if number not in ignored:
+            refs = grammar.scan_line(line, accept)
+            if "/blob/" in line:
+                refs.extend(remotes.scan_line(line, index))
+            if structure is not None and structure.comments and refs:
+                refs = [r for r in refs if not structure.in_comment(offset + r.number_spans[0][0])]
+        if refs:
+            per_line[number] = refs
+        offset += len(line) + 1
+    if structure is not None:
+        for link in structure.links:
+            if link.line >= limit or link.line in ignored:
+                continue
+            ref = _link_ref(link.target, link.fragment, link.column)
+            if ref is not None:
+                per_line.setdefault(link.line, []).append(ref)
+    for number in sorted(per_line):
+        site = Site(doc, number + 1)
+        for ref in per_line[number]:
+            out.append(_resolve(ref, site, index))
+
+
+def _link_ref(target: str, fragment: str, column: int) -> grammar.RawRef | None:
+    parsed = grammar.parse_fragment(fragment)
+    if parsed is None:
+        return None
+    a, b, ranged, spans = parsed
+    if column < 0:
+        spans = ()
+    else:
+        base = column + len(target) + 1  # past `target#`
+        spans = tuple((base + s, base + e) for s, e in spans)
+    path_span = (column, column + len(target)) if column >= 0 else (-1, -1)
+    return grammar.RawRef(target, a, b, ranged, "link", spans, path_span)
+
+
+def _resolve(ref: grammar.RawRef, site: Site, index: FileIndex) -> Citation:
+    if ref.dialect == "link":
+        found = index.resolve_link(unquote(ref.cited), site.doc)
+    elif ref.dialect == "blob":
+        found = index.resolve_link("/" + ref.cited, site.doc)
+    else:
+        found = index.resolve(ref.cited, site.doc)
+    key = make_key(found.path, ref.start, ref.end, ref.ranged) if found.path else None
+    return Citation(
+        cited=ref.cited,
+        start=ref.start,
+        end=ref.end,
+        site=site,
+        resolved=found.path,
+        key=key,
+        ranged=ref.ranged,
+        dialect=ref.dialect,
+        number_spans=ref.number_spans,
+        candidates=found.candidates,
+        path_span=ref.path_span,
+    )

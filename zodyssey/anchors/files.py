@@ -1,0 +1,182 @@
+"""The file index: one walk of the tree, then constant-time resolution.
+
+Resolution order (ambiguity is reported, never guessed):
+1. exact repo-relative path;
+2. relative to the citing document's directory (a tie-breaker the JS checker
+   lacked: when it exists, the suffix step below would have listed it anyway);
+3. the unique file whose path ends with `/` + cited;
+4. when the cited text has no `/`, the unique file whose basename ends with it.
+
+The JS checker scanned every file for every citation (quadratic). Here the
+suffix step is a dictionary built once from every path's `/`-suffixes, and
+the basename step is answered for all pending queries in one pass over the
+basenames, bucketed by query length.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import posixpath
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+# Hidden directories the JS checker walked although it skipped every other
+# dot-directory; more can be allowed with [tool.zodyssey.anchors] include_hidden.
+HIDDEN_ALLOWED = (".github", ".zcode-plugin")
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    path: str | None  # the unique target
+    candidates: tuple[str, ...] = ()  # several: ambiguous; none and no path: unresolved
+
+    @property
+    def ambiguous(self) -> bool:
+        return self.path is None and len(self.candidates) > 1
+
+
+class ExcludeRules:
+    """config.exclude: bare names (globs allowed) match any path component's
+    name; entries with a `/` match the repo-relative path of a directory or file."""
+
+    def __init__(self, patterns: Iterable[str], include_hidden: Iterable[str] = ()) -> None:
+        names: list[str] = []
+        paths: list[str] = []
+        for raw in patterns:
+            pattern = raw.strip().strip("/")
+            if not pattern:
+                continue
+            (paths if "/" in pattern else names).append(pattern)
+        self.plain_names = {n for n in names if not any(c in n for c in "*?[")}
+        globbed = [fnmatch.translate(n) for n in names if n not in self.plain_names]
+        self.name_glob = re.compile("|".join(globbed)) if globbed else None
+        path_globs = [fnmatch.translate(p) for p in paths]
+        self.path_glob = re.compile("|".join(path_globs)) if path_globs else None
+        self.hidden_allowed = set(HIDDEN_ALLOWED) | set(include_hidden)
+
+    def skip_dir(self, name: str, rel: str) -> bool:
+        if name.startswith(".") and name not in self.hidden_allowed:
+            return True
+        return self.skip_entry(name, rel)
+
+    def skip_entry(self, name: str, rel: str) -> bool:
+        if name in self.plain_names:
+            return True
+        if self.name_glob is not None and self.name_glob.match(name):
+            return True
+        return self.path_glob is not None and self.path_glob.match(rel) is not None
+
+
+def walk_files(root: Path, rules: ExcludeRules) -> list[str]:
+    """Every regular file under root (symlinks are not followed), POSIX-relative."""
+    out: list[str] = []
+    stack: list[tuple[str, str]] = [(str(root), "")]
+    while stack:
+        directory, prefix = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            continue
+        for entry in entries:
+            name = entry.name
+            rel = prefix + name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if not rules.skip_dir(name, rel):
+                        stack.append((entry.path, rel + "/"))
+                elif entry.is_file(follow_symlinks=False) and not rules.skip_entry(name, rel):
+                    out.append(rel)
+            except OSError:
+                continue
+    out.sort()
+    return out
+
+
+class FileIndex:
+    def __init__(self, files: list[str]) -> None:
+        self.files = files
+        self.file_set = set(files)
+        self._suffixes: dict[str, list[str]] | None = None
+        self._basename_cache: dict[str, tuple[str, ...]] = {}
+        self._memo: dict[str, Resolution] = {}
+
+    def _suffix_table(self) -> dict[str, list[str]]:
+        if self._suffixes is None:
+            table: dict[str, list[str]] = {}
+            for path in self.files:
+                cut = path.find("/")
+                while cut != -1:
+                    table.setdefault(path[cut + 1 :], []).append(path)
+                    cut = path.find("/", cut + 1)
+            self._suffixes = table
+        return self._suffixes
+
+    def prepare_basenames(self, queries: Iterable[str]) -> None:
+        """Answer many basename-suffix queries with one pass over the files."""
+        pending = {q for q in queries if q and "/" not in q and q not in self._basename_cache}
+        if not pending:
+            return
+        lengths = sorted({len(q) for q in pending})
+        hits: dict[str, list[str]] = {q: [] for q in pending}
+        for path in self.files:
+            base = path[path.rfind("/") + 1 :]
+            size = len(base)
+            for length in lengths:
+                if length > size:
+                    break
+                bucket = hits.get(base[size - length :])
+                if bucket is not None:
+                    bucket.append(path)
+        for query, paths in hits.items():
+            self._basename_cache[query] = tuple(paths)
+
+    def _basename_matches(self, cited: str) -> tuple[str, ...]:
+        if cited not in self._basename_cache:
+            self.prepare_basenames([cited])
+        return self._basename_cache[cited]
+
+    def resolve_global(self, cited: str, *, basename_step: bool = True) -> Resolution:
+        """Resolution that does not depend on the citing document (memoised)."""
+        memo_key = cited if basename_step else "\0" + cited
+        found = self._memo.get(memo_key)
+        if found is not None:
+            return found
+        if cited in self.file_set:
+            result = Resolution(cited)
+        else:
+            suffix = self._suffix_table().get(cited, [])
+            if len(suffix) == 1:
+                result = Resolution(suffix[0])
+            elif suffix:
+                result = Resolution(None, tuple(suffix))
+            elif basename_step and "/" not in cited:
+                base = self._basename_matches(cited)
+                result = Resolution(base[0]) if len(base) == 1 else Resolution(None, base)
+            else:
+                result = Resolution(None)
+        self._memo[memo_key] = result
+        return result
+
+    def resolve(self, cited: str, doc: str, *, basename_step: bool = True) -> Resolution:
+        if cited in self.file_set:
+            return Resolution(cited)
+        doc_dir = posixpath.dirname(doc)
+        if doc_dir:
+            relative = posixpath.normpath(posixpath.join(doc_dir, cited))
+            if relative in self.file_set:
+                return Resolution(relative)
+        return self.resolve_global(cited, basename_step=basename_step)
+
+    def resolve_link(self, target: str, doc: str) -> Resolution:
+        """A Markdown link target: relative to the document, or to the root when it starts with `/`."""
+        if target.startswith("/"):
+            joined = target.lstrip("/")
+        else:
+            joined = posixpath.join(posixpath.dirname(doc), target)
+        normal = posixpath.normpath(joined)
+        if normal.startswith("../") or normal in (".", ".."):
+            return Resolution(None)
+        return Resolution(normal) if normal in self.file_set else Resolution(None)

@@ -1,0 +1,125 @@
+"""`--fix`: rewrite the numbers of moved citations in their documents, in place.
+
+Only the characters of the written numbers change (and, for a file git
+renamed, the written path); every other byte of the document stays as it
+was, chains and continuations included. Each document is replaced
+atomically. Drifted citations are never touched: their content changed, and
+only a person can say whether the citation or the code is wrong.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from zodyssey.anchors.model import Citation
+from zodyssey.atomicfile import write_atomic
+from zodyssey.errors import ZodysseyError
+
+Edit = tuple[int, int, str]  # column begin, column end, replacement
+
+
+def _number_edits(citation: Citation, start: int, end: int, line: str) -> list[Edit]:
+    spans = citation.number_spans
+    if not spans:
+        return []
+    values = [start] if len(spans) == 1 else [start, end]
+    edits: list[Edit] = []
+    for (begin, stop), value in zip(spans, values, strict=False):
+        written = line[begin:stop]
+        expected = citation.start if (begin, stop) == spans[0] else citation.end
+        # Refuse to touch text that is no longer the number we read (doc edited meanwhile).
+        if not written.isdigit() or int(written) != expected:
+            return []
+        edits.append((begin, stop, str(value)))
+    return edits
+
+
+def plan_edits(
+    lines: list[str],
+    moves: Sequence[tuple[Citation, int, int]],
+    new_paths: Mapping[Citation, str],
+) -> tuple[dict[int, list[Edit]], list[Citation]]:
+    """Edits per 0-based line, and the citations that could not be rewritten."""
+    edits: dict[int, dict[tuple[int, int], str]] = {}
+    skipped: list[Citation] = []
+    for citation, start, end in moves:
+        index = citation.site.line - 1
+        if index >= len(lines):
+            skipped.append(citation)
+            continue
+        line = lines[index]
+        planned = _number_edits(citation, start, end, line)
+        new_path = new_paths.get(citation)
+        if new_path is not None:
+            begin, stop = citation.path_span
+            if begin < 0 or line[begin:stop] != citation.cited:
+                planned = []
+            else:
+                planned.append((begin, stop, new_path))
+        if not planned:
+            skipped.append(citation)
+            continue
+        slot = edits.setdefault(index, {})
+        for begin, stop, text in planned:
+            slot[(begin, stop)] = text
+    result: dict[int, list[Edit]] = {}
+    for index, slot in edits.items():
+        ordered = sorted(((b, e, t) for (b, e), t in slot.items()), reverse=True)
+        # Overlapping edits would corrupt the line; keep the first of any overlap.
+        kept: list[Edit] = []
+        for edit in ordered:
+            if kept and edit[1] > kept[-1][0]:
+                continue
+            kept.append(edit)
+        result[index] = kept
+    return result, skipped
+
+
+def apply_moves(
+    root: Path,
+    moves: list[tuple[Citation, int, int]],
+    dry_run: bool,
+    *,
+    new_paths: Mapping[Citation, str] | None = None,
+) -> str:
+    """Rewrite moved citations (citation, new start, new end); return the unified diff.
+
+    With `dry_run` nothing is written. `new_paths` gives the text that replaces
+    the written path of citations whose file git renamed.
+    """
+    by_doc: dict[str, list[tuple[Citation, int, int]]] = {}
+    for move in moves:
+        by_doc.setdefault(move[0].site.doc, []).append(move)
+    diff: list[str] = []
+    for doc in sorted(by_doc):
+        path = root / doc
+        try:
+            original = path.read_bytes().decode("utf-8", errors="surrogateescape")
+        except OSError as exc:
+            raise ZodysseyError(f"cannot read {doc} to fix it: {exc.strerror}") from exc
+        lines = original.split("\n")
+        edits, _ = plan_edits(lines, by_doc[doc], new_paths or {})
+        if not edits:
+            continue
+        changed = list(lines)
+        for index, line_edits in edits.items():
+            line = changed[index]
+            for begin, stop, text in line_edits:  # right to left keeps columns valid
+                line = line[:begin] + text + line[stop:]
+            changed[index] = line
+        updated = "\n".join(changed)
+        if updated == original:
+            continue
+        diff.extend(
+            difflib.unified_diff(
+                original.splitlines(keepends=True),
+                updated.splitlines(keepends=True),
+                fromfile=f"a/{doc}",
+                tofile=f"b/{doc}",
+            )
+        )
+        if not dry_run:
+            write_atomic(path, updated.encode("utf-8", errors="surrogateescape"))
+    return "".join(line if line.endswith("\n") else line + "\n" for line in diff)

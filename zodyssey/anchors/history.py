@@ -1,0 +1,461 @@
+"""`check-anchors --history` and `--update --from-history`: citations judged by git history.
+
+The checker's CLI calls these two functions lazily (they pull in git and
+process pools, which a normal check never needs):
+
+- `history_report`: compare each citation with the span as it was when the
+  citing line was written; `--fix` rewrites the numbers of moved citations.
+- `seed_lock_from_history`: write a lock pinning that historical content, so
+  citations that were already stale show up as drift in the next check
+  instead of being blessed as they are now.
+
+The git work is in `history_git` (plumbing), `history_trace` (per-citation
+tracing) and `history_compare` (where a span went); this module turns the
+traces into a `Report` and an exit code. Documented in docs/citation-history.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from zodyssey.anchors.history_trace import Trace, TraceRun, trace_citations
+from zodyssey.anchors.model import Citation
+from zodyssey.config import Config
+from zodyssey.errors import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS
+from zodyssey.findings import Case, Finding, Report
+
+SCHEMA = "zodyssey.anchors.history/1"
+PROBLEM_KINDS = ("moved", "drift", "gone")  # these fail the check (exit 9)
+KINDS = ("ok", *PROBLEM_KINDS, "unknown")
+
+RULES = {
+    "moved": "The cited content is unchanged but now sits at other lines (or in the renamed file).",
+    "drift": "The cited lines changed since the citing line was written.",
+    "gone": "The cited file was deleted since the citing line was written.",
+    "unknown": "History cannot judge this citation (untracked, uncommitted, shallow clone, ...).",
+}
+
+_SHOW_LINES = 3  # lines of "then" and "now" shown per finding in text output
+_SHOW_WIDTH = 110
+
+
+def history_report(
+    root: Path,
+    config: Config,
+    citations: list[Citation],
+    *,
+    jobs: int,
+    fix: bool,
+    dry_run: bool,
+    progress_stream: TextIO | None = None,
+) -> tuple[Report, int]:
+    """Judge every citation against the commit that wrote it; exit 0, 4 or 9.
+
+    Raises `GitUnavailable` (a ZodysseyError, exit 2) when git is missing or
+    `root` is not in a work tree. With `fix`, moved citations that still name
+    the same file get their numbers rewritten (`dry_run`: diff only).
+    """
+    selected = _not_exempt(citations, config, _lock_exempt(root, config))
+    run = trace_citations(root, selected, jobs=jobs, progress_stream=progress_stream)
+    fixable = [t for t in run.traces if _fixable(t)]
+    diff = ""
+    if fix and fixable:
+        from zodyssey.anchors.fix import apply_moves
+
+        moves = [(t.citation, t.moved_to[1], t.moved_to[2]) for t in fixable if t.moved_to]
+        diff = apply_moves(root, moves, dry_run)
+    rewritten = {id(t) for t in fixable} if fix and not dry_run else set()
+    report = _build_report(run, rewritten, fix=fix, dry_run=dry_run, diff=diff)
+    if not selected:
+        return report, EXIT_EMPTY
+    failing = [t for t in run.traces if t.kind in PROBLEM_KINDS and id(t) not in rewritten]
+    return report, EXIT_PROBLEMS if failing else EXIT_OK
+
+
+def _lock_exempt(root: Path, config: Config) -> list[str]:
+    """The lock's exempt list when there is a readable lock; --history needs none."""
+    from zodyssey.anchors.lock import read_lock
+    from zodyssey.errors import ZodysseyError
+
+    try:
+        return read_lock(root / config.lock).exempt
+    except ZodysseyError:
+        return []
+
+
+def _not_exempt(
+    citations: Sequence[Citation], config: Config, extra: Sequence[str] = ()
+) -> list[Citation]:
+    exempt = set(config.exempt) | set(extra)
+    return [c for c in citations if c.cited_as not in exempt]
+
+
+def _fixable(trace: Trace) -> bool:
+    """Moved within the same file: only the numbers need rewriting.
+
+    A move into a renamed file would need the path rewritten too, which
+    `apply_moves` does not do; those are reported for a person to fix.
+    """
+    return (
+        trace.kind == "moved"
+        and trace.moved_to is not None
+        and trace.citation.resolved is not None
+        and trace.moved_to[0] == trace.citation.resolved
+    )
+
+
+def _span(start: int, end: int) -> str:
+    return str(start) if start == end else f"{start}-{end}"
+
+
+def _clip(lines: Sequence[str]) -> list[str]:
+    shown = [line if len(line) <= _SHOW_WIDTH else line[: _SHOW_WIDTH - 1] + "…" for line in lines]
+    if len(shown) > _SHOW_LINES:
+        shown = [*shown[:_SHOW_LINES], f"… ({len(lines) - _SHOW_LINES} more lines)"]
+    return shown
+
+
+def _message(trace: Trace, rewritten: bool) -> str:
+    citation = trace.citation
+    head = f"{citation.cited_as}: {trace.reason}"
+    if rewritten and trace.moved_to is not None:
+        head = f"{citation.cited_as}: rewritten to {_span(*trace.moved_to[1:])} ({trace.reason})"
+    if trace.commit:
+        head += f" [citing line from {trace.commit[:12]}]"
+    lines = [head]
+    if trace.kind == "drift":
+        then_at = f"{trace.then_path}:{_span(citation.start, citation.end)}"
+        lines.append(f"then ({then_at}):")
+        lines += [f"  | {text}" for text in _clip(trace.then_text)]
+        now_at = f"{trace.now_path}:{_span(citation.start, citation.end)}"
+        lines.append(f"now ({now_at}):")
+        lines += [f"  | {text}" for text in _clip(trace.now_text)] or ["  (past the end of file)"]
+    return "\n".join(lines)
+
+
+def _problem(trace: Trace, rewritten: bool) -> dict[str, Any]:
+    citation = trace.citation
+    moved = trace.moved_to
+    return {
+        "kind": trace.kind,
+        "key": citation.key,
+        "cited_as": citation.cited_as,
+        "sites": [{"doc": citation.site.doc, "line": citation.site.line}],
+        "detail": trace.reason,
+        "commit": trace.commit,
+        "shallow": trace.shallow,
+        "then_path": trace.then_path,
+        "then": list(trace.then_text),
+        "now_path": trace.now_path,
+        "now": list(trace.now_text),
+        "moved_to": {"path": moved[0], "start": moved[1], "end": moved[2]} if moved else None,
+        "nearby": list(trace.nearby) if trace.nearby else None,
+        "rewritten": rewritten,
+    }
+
+
+def _history_facts(run: TraceRun) -> dict[str, Any]:
+    info = run.info
+    return {
+        "head": info.head,
+        "commits": info.commit_count,
+        "shallow": bool(info.shallow),
+        "boundary": sorted(info.shallow),
+    }
+
+
+def _depth_note(run: TraceRun) -> str:
+    info = run.info
+    if not info.shallow:
+        return f"history: {info.commit_count} commits"
+    return (
+        f"shallow clone: history holds only {info.commit_count} commits (boundary "
+        f"{', '.join(sorted(c[:12] for c in info.shallow))}); lines older than that are "
+        "dated to the boundary; `git fetch --unshallow` lets history look further"
+    )
+
+
+def _build_report(
+    run: TraceRun, rewritten: set[int], *, fix: bool, dry_run: bool, diff: str
+) -> Report:
+    counts = dict.fromkeys(KINDS, 0)
+    findings: list[Finding] = []
+    cases: list[Case] = []
+    problems: list[dict[str, Any]] = []
+    unknown: list[dict[str, Any]] = []
+    for trace in run.traces:
+        counts[trace.kind] += 1
+        citation = trace.citation
+        done = id(trace) in rewritten
+        case_name = f"{citation.cited_as} @ {citation.site.doc}:{citation.site.line}"
+        if trace.kind == "ok":
+            cases.append(Case(case_name, "anchors.history"))
+            continue
+        entry = _problem(trace, done)
+        if trace.kind == "unknown":
+            severity = "warning"
+            unknown.append(entry)
+            cases.append(Case(case_name, "anchors.history", skipped=trace.reason))
+        else:
+            severity = "note" if done else "error"
+            problems.append(entry)
+            cases.append(Case(case_name, "anchors.history", failure=None if done else trace.reason))
+        findings.append(
+            Finding(
+                tool="anchors",
+                rule=trace.kind,
+                severity=severity,  # type: ignore[arg-type]
+                message=_message(trace, done),
+                file=citation.site.doc,
+                line=citation.site.line,
+                extra=entry,
+            )
+        )
+    shown = ", ".join(f"{counts[k]} {k}" for k in KINDS if counts[k] or k == "ok")
+    summary = (
+        f"history: {len(run.traces)} citations in "
+        f"{len({t.citation.site.doc for t in run.traces})} documents: {shown} ({_depth_note(run)})"
+    )
+    if rewritten:
+        summary += f"; rewrote {len(rewritten)} moved citation(s)"
+    elif fix and dry_run and diff:
+        summary += "; --dry-run: documents left unchanged"
+    failing = sum(1 for p in problems if not p["rewritten"])
+    payload: dict[str, Any] = {
+        "schema": SCHEMA,
+        "ok": failing == 0,
+        "checked": len(run.traces),
+        "documents": len({t.citation.site.doc for t in run.traces}),
+        "history": _history_facts(run),
+        "counts": counts,
+        "problems": problems,
+        "unknown": unknown,
+        "fix": {"dry_run": dry_run, "rewritten": len(rewritten), "diff": diff} if fix else None,
+    }
+    return Report(
+        tool="anchors",
+        title="citation history",
+        findings=findings,
+        summary=summary,
+        payload=payload,
+        cases=cases,
+        rules=dict(RULES),
+    )
+
+
+SEED_SCHEMA = "zodyssey.anchors.history-seed/1"
+
+
+@dataclass
+class _Pin:
+    fingerprint: str
+    line_hashes: list[str]
+    source: str  # "history" or "now"
+    differs: bool  # the pinned content is not what the cited lines hold now
+    trace: Trace
+
+
+def seed_lock_from_history(
+    root: Path,
+    config: Config,
+    citations: list[Citation],
+    lock_path: Path,
+    *,
+    jobs: int,
+    progress_stream: TextIO | None = None,
+) -> tuple[Report, int]:
+    """Write a lock pinning each citation's content as it was when its line was written.
+
+    Citations history cannot date (untracked or uncommitted documents: they
+    are being written now) are pinned as they are now, and say so. Problem
+    citations (unresolved, out of range now, contentless) are not pinned,
+    like `--update`. The existing lock's exempt list and comment are kept.
+    Exit 0 once written (4 with zero citations); the next normal check
+    reports the stale pins as drift or moved.
+    """
+    from zodyssey.anchors.lock import DEFAULT_COMMENT, LockFile, read_lock, write_lock
+
+    old = read_lock(lock_path)
+    selected = _not_exempt(citations, config, old.exempt)
+    run = trace_citations(root, selected, jobs=jobs, progress_stream=progress_stream)
+    pins: dict[str, _Pin] = {}
+    skipped: list[tuple[Trace, str]] = []
+    current_files: dict[str, list[str] | None] = {}
+    for trace in run.traces:
+        outcome = _pin_for(root, trace, current_files)
+        if isinstance(outcome, str):
+            skipped.append((trace, outcome))
+            continue
+        key = trace.citation.key
+        assert key is not None  # _pin_for refuses citations without a key
+        earlier = pins.get(key)
+        # Several sites cite one key: keep the pin that exposes staleness.
+        if earlier is None or (outcome.differs and not earlier.differs):
+            pins[key] = outcome
+    lock = LockFile(
+        citations={k: p.fingerprint for k, p in pins.items()},
+        exempt=list(old.exempt),
+        spans={k: p.line_hashes for k, p in pins.items()},
+        comment=old.comment if old.exists else DEFAULT_COMMENT,
+        exists=True,
+        extra=dict(old.extra),
+    )
+    dropped = sorted(set(old.citations) - set(lock.citations))
+    if selected:
+        write_lock(lock_path, lock)
+    report = _seed_report(run, pins, skipped, dropped, lock_path, written=bool(selected))
+    return report, EXIT_OK if selected else EXIT_EMPTY
+
+
+def _pin_for(root: Path, trace: Trace, files: dict[str, list[str] | None]) -> _Pin | str:
+    """The pin for one citation, or why it gets none."""
+    from zodyssey.anchors.fingerprint import fingerprint, hash_text, is_contentless, normalise
+
+    citation = trace.citation
+    if citation.key is None or citation.resolved is None:
+        return "does not resolve to one file now (the check reports it)"
+    path = citation.resolved
+    if path not in files:
+        try:
+            text = (root / path).read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            files[path] = None
+        else:
+            files[path] = text.split("\n")
+    current_file = files[path]
+    if current_file is None:
+        return f"{path} cannot be read"
+    start, end = citation.start, citation.end
+    if start < 1 or end < start or end > len(current_file):
+        return "out of range now (the check reports it)"
+    now = current_file[start - 1 : end]
+    historical = trace.kind in ("ok", "moved", "drift") or (
+        trace.kind == "unknown" and trace.shallow
+    )
+    lines = list(trace.then_text) if historical and trace.then_text else now
+    if is_contentless(lines):
+        return "the span is blank or only comment markers (the check reports it)"
+    pinned = fingerprint(lines, 1, len(lines))
+    return _Pin(
+        fingerprint=pinned,
+        line_hashes=[hash_text(normalise(line)) for line in lines],
+        source="history" if lines is not now else "now",
+        differs=pinned != fingerprint(now, 1, len(now)),
+        trace=trace,
+    )
+
+
+def _seed_report(
+    run: TraceRun,
+    pins: dict[str, _Pin],
+    skipped: list[tuple[Trace, str]],
+    dropped: list[str],
+    lock_path: Path,
+    *,
+    written: bool,
+) -> Report:
+    findings: list[Finding] = []
+    stale: list[dict[str, Any]] = []
+    pinned_now: list[dict[str, Any]] = []
+    for key, pin in sorted(pins.items()):
+        citation = pin.trace.citation
+        where = {"doc": citation.site.doc, "line": citation.site.line}
+        if pin.differs:
+            commit = (pin.trace.commit or "")[:12]
+            stale.append(
+                {
+                    "key": key,
+                    "cited_as": citation.cited_as,
+                    "site": where,
+                    "commit": pin.trace.commit,
+                    "kind": pin.trace.kind,
+                }
+            )
+            findings.append(
+                Finding(
+                    tool="anchors",
+                    rule="seeded-stale",
+                    severity="warning",
+                    message=f"{citation.cited_as}: pinned as written at {commit}; the lines "
+                    f"changed since, so the next check reports it ({pin.trace.reason})",
+                    file=citation.site.doc,
+                    line=citation.site.line,
+                    extra={"key": key},
+                )
+            )
+        elif pin.source == "now":
+            pinned_now.append(
+                {
+                    "key": key,
+                    "cited_as": citation.cited_as,
+                    "site": where,
+                    "reason": pin.trace.reason,
+                }
+            )
+            findings.append(
+                Finding(
+                    tool="anchors",
+                    rule="seeded-now",
+                    severity="note",
+                    message=f"{citation.cited_as}: pinned as it is now: {pin.trace.reason}",
+                    file=citation.site.doc,
+                    line=citation.site.line,
+                    extra={"key": key},
+                )
+            )
+    for trace, why in skipped:
+        citation = trace.citation
+        findings.append(
+            Finding(
+                tool="anchors",
+                rule="not-seeded",
+                severity="warning",
+                message=f"{citation.cited_as}: not pinned: {why}",
+                file=citation.site.doc,
+                line=citation.site.line,
+            )
+        )
+    from_history = sum(1 for p in pins.values() if p.source == "history")
+    summary = (
+        f"seeded {lock_path}: {len(pins)} pins ({from_history} as written, per git history; "
+        f"{len(pins) - from_history} as they are now); {len(stale)} already stale will show "
+        f"in the next check; {len(skipped)} not pinned; {len(dropped)} stale lock entries "
+        f"dropped ({_depth_note(run)})"
+    )
+    if not written:
+        summary = "no citations discovered; the lock was left unchanged"
+    payload: dict[str, Any] = {
+        "schema": SEED_SCHEMA,
+        "lock": str(lock_path),
+        "written": written,
+        "pinned": len(pins),
+        "from_history": from_history,
+        "history": _history_facts(run),
+        "stale": stale,
+        "pinned_now": pinned_now,
+        "skipped": [
+            {
+                "cited_as": t.citation.cited_as,
+                "key": t.citation.key,
+                "site": {"doc": t.citation.site.doc, "line": t.citation.site.line},
+                "reason": why,
+            }
+            for t, why in skipped
+        ],
+        "dropped": dropped,
+    }
+    return Report(
+        tool="anchors",
+        title="citation lock seeded from history",
+        findings=findings,
+        summary=summary,
+        payload=payload,
+        rules={
+            "seeded-stale": "Pinned as written; the cited lines changed since.",
+            "seeded-now": "History could not date the citation; pinned as it is now.",
+            "not-seeded": "A problem citation; not pinned (the check reports it).",
+        },
+    )

@@ -1,0 +1,138 @@
+"""Where did a cited span go? Compare its text then (at a commit) with now.
+
+Pure functions over lists of lines, so the rules are tested without git.
+Lines compare after the fingerprint's own normalisation (runs of whitespace
+become one space, ends trimmed, with JavaScript's whitespace set): a re-indent is no change for the lock, so it
+is none here either.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import Literal
+
+from zodyssey.anchors.fingerprint import normalise
+
+SpanKind = Literal["ok", "moved", "drift"]
+
+
+def split_lines(text: str) -> list[str]:
+    """Split like the fingerprint does: on `\\n` only, keeping a trailing empty piece."""
+    return text.split("\n")
+
+
+def map_old_to_new(old: list[str], new: list[str]) -> list[int | None]:
+    """For each old line (0-based), its 0-based line in `new`, or None if changed.
+
+    The mapping follows the diff's unchanged blocks, so lines keep their
+    identity when text was inserted or removed elsewhere in the file.
+    """
+    old_norm = [normalise(line) for line in old]
+    new_norm = [normalise(line) for line in new]
+    mapping: list[int | None] = [None] * len(old)
+    # Common head and tail first: most edits touch a small middle part, and
+    # difflib is only asked about that.
+    head = 0
+    limit = min(len(old_norm), len(new_norm))
+    while head < limit and old_norm[head] == new_norm[head]:
+        mapping[head] = head
+        head += 1
+    tail = 0
+    while (
+        tail < limit - head
+        and old_norm[len(old_norm) - 1 - tail] == new_norm[len(new_norm) - 1 - tail]
+    ):
+        mapping[len(old_norm) - 1 - tail] = len(new_norm) - 1 - tail
+        tail += 1
+    old_mid = old_norm[head : len(old_norm) - tail]
+    new_mid = new_norm[head : len(new_norm) - tail]
+    if old_mid and new_mid:
+        matcher = difflib.SequenceMatcher(None, old_mid, new_mid, autojunk=False)
+        for tag, i1, i2, j1, _j2 in matcher.get_opcodes():
+            if tag == "equal":
+                for offset in range(i2 - i1):
+                    mapping[head + i1 + offset] = head + j1 + offset
+    return mapping
+
+
+def find_occurrences(span: list[str], lines: list[str]) -> list[int]:
+    """1-based start lines where the normalised `span` occurs in `lines`."""
+    if not span:
+        return []
+    norm = [normalise(line) for line in lines]
+    first = span[0]
+    size = len(span)
+    return [
+        index + 1
+        for index in range(len(norm) - size + 1)
+        if norm[index] == first and norm[index : index + size] == span
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class SpanLocation:
+    kind: SpanKind
+    start: int  # where the span is now (moved) or the cited start (ok, drift)
+    end: int
+    # Drift only: where the diff places the span's surviving lines now (1-based).
+    nearby: tuple[int, int] | None = None
+    how: str = ""  # "diff" or "search": how a move was found
+
+
+def locate_span(
+    then_lines: list[str],
+    start: int,
+    end: int,
+    now_lines: list[str],
+    *,
+    same_place: bool,
+    mapping: list[int | None] | None = None,
+) -> SpanLocation:
+    """Classify lines start..end of `then_lines` against `now_lines`.
+
+    `same_place` says the citation still names the file `now_lines` came
+    from, so the cited numbers themselves are checked first. `mapping` is
+    `map_old_to_new(then_lines, now_lines)` when the caller has it already.
+    """
+    span = [normalise(line) for line in then_lines[start - 1 : end]]
+    size = end - start + 1
+    if same_place and end <= len(now_lines):
+        current = [normalise(line) for line in now_lines[start - 1 : end]]
+        if current == span:
+            return SpanLocation("ok", start, end)
+    if mapping is None:
+        mapping = map_old_to_new(then_lines, now_lines)
+    mapped = mapping[start - 1 : end]
+    if all(m is not None for m in mapped):
+        targets = [m for m in mapped if m is not None]
+        if targets[-1] - targets[0] == size - 1:
+            new_start = targets[0] + 1
+            new_end = targets[-1] + 1
+            if same_place and new_start == start:
+                return SpanLocation("ok", start, end)
+            return SpanLocation("moved", new_start, new_end, how="diff")
+    # The diff lost track (the block itself was moved or its neighbours
+    # rewritten): a unique exact occurrence elsewhere is still a move.
+    if any(span):
+        found = find_occurrences(span, now_lines)
+        if len(found) == 1:
+            return SpanLocation("moved", found[0], found[0] + size - 1, how="search")
+    survivors = [m for m in mapped if m is not None]
+    nearby = (survivors[0] + 1, survivors[-1] + 1) if survivors else None
+    if nearby is None:
+        nearby = _neighbour_position(mapping, start, end)
+    return SpanLocation("drift", start, end, nearby=nearby)
+
+
+def _neighbour_position(mapping: list[int | None], start: int, end: int) -> tuple[int, int] | None:
+    """Where a fully rewritten span sits now, judged by its unchanged neighbours."""
+    before = next((m for m in reversed(mapping[: start - 1]) if m is not None), None)
+    after = next((m for m in mapping[end:] if m is not None), None)
+    if before is None and after is None:
+        return None
+    first = before + 2 if before is not None else 1
+    last = after if after is not None else first
+    if last < first:
+        return None
+    return (first, last)

@@ -1,0 +1,343 @@
+"""The git plumbing behind `check-anchors --history`.
+
+Plain `git` subprocesses rather than GitPython: blame, tree diffs and blob
+reads are each one process whose machine-readable output we parse directly
+(`--porcelain`, `-z`, `cat-file --batch`), and the blame worker must be a
+plain picklable function for the process pool. Every path here is relative
+to the repository's top level; `history_trace` converts to and from the
+checked root.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from zodyssey.errors import EXIT_USAGE, ZodysseyError
+
+# The all-zero id git blame gives lines that are not committed yet.
+UNCOMMITTED = "0" * 40
+
+
+class GitUnavailable(ZodysseyError):
+    """git missing, or the root is not in a work tree: exit 2 with the reason."""
+
+    exit_code = EXIT_USAGE
+
+
+class GitFailed(Exception):
+    """A git command failed for a reason that concerns one document or commit."""
+
+
+def _git_env() -> dict[str, str]:
+    env = dict(os.environ)
+    # Reading must never take the index lock another git process may hold.
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    env.pop("GIT_DIR", None)
+    env.pop("GIT_WORK_TREE", None)
+    return env
+
+
+def run_git(cwd: Path, args: Sequence[str], *, stdin: bytes | None = None) -> bytes:
+    """Run `git args` in `cwd`; return stdout, raise GitFailed with stderr."""
+    proc = subprocess.run(
+        ["git", *args],
+        cwd=cwd,
+        input=stdin,
+        capture_output=True,
+        env=_git_env(),
+        check=False,
+    )
+    if proc.returncode != 0:
+        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitFailed(message[-1] if message else f"git {args[0]} exited {proc.returncode}")
+    return proc.stdout
+
+
+def _split_z(data: bytes) -> list[str]:
+    return [item.decode("utf-8", "surrogateescape") for item in data.split(b"\0") if item]
+
+
+@dataclass(frozen=True, slots=True)
+class BlameLine:
+    commit: str  # full id; UNCOMMITTED for lines not committed yet
+    orig_line: int  # the line's number in that commit's version of the document
+
+
+@dataclass(frozen=True, slots=True)
+class BlameResult:
+    doc: str  # top-level-relative path of the document
+    lines: dict[int, BlameLine]  # current line number -> origin
+    error: str | None = None
+
+
+def merge_ranges(numbers: Iterable[int]) -> list[tuple[int, int]]:
+    """Sorted, merged inclusive ranges covering `numbers` (one `-L` each)."""
+    ranges: list[tuple[int, int]] = []
+    for number in sorted(set(numbers)):
+        if ranges and number <= ranges[-1][1] + 1:
+            ranges[-1] = (ranges[-1][0], number)
+        else:
+            ranges.append((number, number))
+    return ranges
+
+
+def parse_blame_porcelain(data: bytes) -> dict[int, BlameLine]:
+    """Map final line numbers to their origin from `git blame --porcelain` output.
+
+    Every blamed line starts with a header `<id> <orig> <final> [<count>]`;
+    commit details follow only the first time an id appears, and the line's
+    text follows a TAB. Only the headers matter here.
+    """
+    out: dict[int, BlameLine] = {}
+    for raw in data.split(b"\n"):
+        if not raw or raw[:1] == b"\t":
+            continue
+        parts = raw.split(b" ")
+        if len(parts) not in (3, 4) or len(parts[0]) not in (40, 64):
+            continue
+        try:
+            int(parts[0], 16)
+            orig, final = int(parts[1]), int(parts[2])
+        except ValueError:
+            continue
+        out[final] = BlameLine(parts[0].decode("ascii"), orig)
+    return out
+
+
+def blame_document(top: str, doc: str, line_numbers: tuple[int, ...]) -> BlameResult:
+    """Blame the given lines of one document (worker for the process pool).
+
+    One git process per document, one `-L` per run of cited lines, so a long
+    document with a few citations costs only the history of those lines.
+    `-w` and `-M` keep whitespace edits and moves inside the document from
+    re-dating a citation: the line was written when its words were.
+    """
+    args = ["blame", "--porcelain", "-w", "-M"]
+    for first, last in merge_ranges(line_numbers):
+        args += ["-L", f"{first},{last}"]
+    args += ["--", doc]
+    try:
+        data = run_git(Path(top), args)
+    except GitFailed as exc:
+        return BlameResult(doc, {}, str(exc))
+    except OSError as exc:
+        return BlameResult(doc, {}, f"cannot run git blame: {exc}")
+    return BlameResult(doc, parse_blame_porcelain(data))
+
+
+@dataclass
+class TreeChanges:
+    """What happened to paths between two snapshots (with rename detection)."""
+
+    old_to_new: dict[str, str] = field(default_factory=dict)  # renames
+    new_to_old: dict[str, str] = field(default_factory=dict)
+    deleted: set[str] = field(default_factory=set)
+    added: set[str] = field(default_factory=set)
+
+    def forward(self, path: str) -> str | None:
+        """The path's name after the change, None if it was deleted."""
+        if path in self.deleted:
+            return None
+        return self.old_to_new.get(path, path)
+
+    def backward(self, path: str) -> str | None:
+        """The path's name before the change, None if it was added."""
+        if path in self.added:
+            return None
+        return self.new_to_old.get(path, path)
+
+
+def parse_name_status_z(data: bytes) -> TreeChanges:
+    """Parse `--name-status -z` output: `S\\0path\\0`, or `Rnn\\0old\\0new\\0`."""
+    items = _split_z(data)
+    changes = TreeChanges()
+    index = 0
+    while index < len(items):
+        status = items[index]
+        letter = status[:1]
+        if letter in ("R", "C") and index + 2 < len(items):
+            old, new = items[index + 1], items[index + 2]
+            index += 3
+            if letter == "R":
+                changes.old_to_new[old] = new
+                changes.new_to_old[new] = old
+            else:
+                changes.added.add(new)  # a copy: the source lives on unchanged
+            continue
+        if index + 1 >= len(items):
+            break
+        path = items[index + 1]
+        index += 2
+        if letter == "D":
+            changes.deleted.add(path)
+        elif letter == "A":
+            changes.added.add(path)
+    return changes
+
+
+@dataclass(frozen=True, slots=True)
+class RepoInfo:
+    top: Path  # the work tree's top level
+    prefix: str  # the checked root relative to `top` ("" or "sub/dir/")
+    head: str | None  # None before the first commit
+    shallow: frozenset[str]  # shallow boundary commits (empty when complete)
+    commit_count: int  # commits reachable from HEAD (how deep history goes)
+
+
+def open_repository(root: Path) -> RepoInfo:
+    """Describe the repository holding `root`, or raise GitUnavailable saying why."""
+    if shutil.which("git") is None:
+        raise GitUnavailable("git is not installed or not on PATH; --history reads git history")
+    try:
+        out = run_git(root, ["rev-parse", "--show-toplevel", "--show-prefix"])
+    except GitFailed as exc:
+        raise GitUnavailable(
+            f"{root} is not inside a git work tree ({exc}); --history reads git history"
+        ) from exc
+    except OSError as exc:
+        raise GitUnavailable(f"cannot run git in {root}: {exc}") from exc
+    lines = out.decode("utf-8", "surrogateescape").split("\n")
+    top = Path(lines[0])
+    prefix = lines[1] if len(lines) > 1 else ""
+    try:
+        head: str | None = run_git(top, ["rev-parse", "--verify", "-q", "HEAD"]).decode().strip()
+    except GitFailed:
+        head = None
+    shallow: frozenset[str] = frozenset()
+    count = 0
+    if head:
+        shallow_file = run_git(top, ["rev-parse", "--git-path", "shallow"]).decode().strip()
+        shallow_path = Path(shallow_file)
+        if not shallow_path.is_absolute():
+            shallow_path = top / shallow_path
+        if shallow_path.is_file():
+            shallow = frozenset(shallow_path.read_text().split())
+        count = int(run_git(top, ["rev-list", "--count", "HEAD"]).decode().strip() or 0)
+    return RepoInfo(top, prefix, head, shallow, count)
+
+
+class GitHistory:
+    """Cached history queries against one repository (top-level paths)."""
+
+    def __init__(self, info: RepoInfo) -> None:
+        self.info = info
+        self.top = info.top
+        self._since: dict[str, TreeChanges] = {}
+        self._trees: dict[str, list[str]] = {}
+        self._worktree: TreeChanges | None = None
+        self._tracked: set[str] | None = None
+
+    def tracked(self) -> set[str]:
+        """Paths in the index (tracked by git), top-level relative."""
+        if self._tracked is None:
+            self._tracked = set(_split_z(run_git(self.top, ["ls-files", "-z", "--full-name"])))
+        return self._tracked
+
+    def worktree_changes(self) -> TreeChanges:
+        """HEAD -> work tree (staged and unstaged), renames detected."""
+        if self._worktree is None:
+            if self.info.head is None:
+                self._worktree = TreeChanges()
+            else:
+                self._worktree = parse_name_status_z(
+                    run_git(self.top, ["diff", "HEAD", "-M", "--name-status", "-z", "--"])
+                )
+        return self._worktree
+
+    def changes_since(self, commit: str) -> TreeChanges:
+        """commit -> HEAD, renames detected (tree to tree, so it stays cheap)."""
+        cached = self._since.get(commit)
+        if cached is None:
+            head = self.info.head or commit
+            cached = parse_name_status_z(
+                run_git(
+                    self.top,
+                    ["diff-tree", "-r", "-M", "--name-status", "-z", commit, head, "--"],
+                )
+            )
+            self._since[commit] = cached
+        return cached
+
+    def follow_back(self, commit: str, path: str) -> str | None:
+        """The name `path` (at HEAD) had at `commit`, following renames step by step.
+
+        Used when one tree diff shows the file as added: a rename followed by
+        heavy edits falls below the similarity threshold of a single diff but
+        is still visible commit by commit.
+        """
+        try:
+            data = run_git(
+                self.top,
+                [
+                    "log",
+                    "--follow",
+                    "-M",
+                    "--name-status",
+                    "-z",
+                    "--format=",
+                    f"{commit}..{self.info.head or commit}",
+                    "--",
+                    path,
+                ],
+            )
+        except GitFailed:
+            return None
+        name = path
+        items = _split_z(data)
+        index = 0
+        while index < len(items):
+            status = items[index].strip()
+            if status[:1] in ("R", "C") and index + 2 < len(items):
+                if items[index + 2] == name:
+                    name = items[index + 1]
+                index += 3
+            else:
+                index += 2
+        return name if self.exists_at(commit, name) else None
+
+    def tree_files(self, commit: str) -> list[str]:
+        files = self._trees.get(commit)
+        if files is None:
+            files = _split_z(
+                run_git(self.top, ["ls-tree", "-r", "-z", "--name-only", "--full-tree", commit])
+            )
+            self._trees[commit] = files
+        return files
+
+    def exists_at(self, commit: str, path: str) -> bool:
+        try:
+            run_git(self.top, ["cat-file", "-e", f"{commit}:{path}"])
+        except GitFailed:
+            return False
+        return True
+
+
+def read_blobs(top: Path, requests: Sequence[tuple[str, str]]) -> dict[tuple[str, str], bytes]:
+    """Contents of `commit:path` for every request, in one `git cat-file --batch`.
+
+    Requests whose object is missing (or whose path cannot be named on one
+    line) are simply absent from the result.
+    """
+    wanted = [(c, p) for c, p in dict.fromkeys(requests) if "\n" not in p]
+    if not wanted:
+        return {}
+    stdin = b"".join(f"{c}:{p}\n".encode("utf-8", "surrogateescape") for c, p in wanted)
+    data = run_git(top, ["cat-file", "--batch"], stdin=stdin)
+    out: dict[tuple[str, str], bytes] = {}
+    pos = 0
+    for request in wanted:
+        newline = data.index(b"\n", pos)
+        header = data[pos:newline].split(b" ")
+        pos = newline + 1
+        if len(header) == 3 and header[1] == b"blob":
+            size = int(header[2])
+            out[request] = data[pos : pos + size]
+            pos += size + 1  # the content is followed by one newline
+        elif len(header) == 3:
+            pos += int(header[2]) + 1  # a tree or other object: skip it
+    return out

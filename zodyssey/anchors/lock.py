@@ -1,0 +1,115 @@
+"""The lock file: what each cited span said when it was pinned.
+
+Shape (a superset of the JavaScript checker's `scripts/anchors.lock.json`):
+
+    {
+      "_comment": "free text",
+      "exempt": ["<cited>:<a>[-<b>]", ...],          # as written, skipped entirely
+      "citations": {"<path>:<a>[-<b>]": "<12 hex>"},  # the JS tool's pins, unchanged
+      "spans": {"<path>:<a>[-<b>]": {"lines": ["<12 hex per line>", ...]}}
+    }
+
+`spans` is ours and optional: a JS lock (without it) reads and verifies
+unchanged, and the JS tool ignores the extra key. Written sorted, 2-space
+indented, with a trailing newline, atomically (temp file, fsync, rename).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from zodyssey.atomicfile import write_atomic
+from zodyssey.errors import UsageError
+
+DEFAULT_COMMENT = (
+    "Content fingerprints for every file:line citation in the scanned documents. "
+    "Written by `check-anchors --update` (zodyssey); a pin proves the cited lines are "
+    "unchanged since pinning, not that the citation is right. Re-baselining is a "
+    "deliberate act: when a citation drifted, correct the citation rather than re-pin it."
+)
+
+
+@dataclass
+class LockFile:
+    citations: dict[str, str] = field(default_factory=dict)
+    exempt: list[str] = field(default_factory=list)
+    spans: dict[str, list[str]] = field(default_factory=dict)  # key -> per-line hashes
+    comment: str = DEFAULT_COMMENT
+    exists: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)  # unknown top-level keys, kept
+
+    def to_json(self) -> str:
+        document: dict[str, Any] = {
+            "_comment": self.comment,
+            "exempt": sorted(set(self.exempt)),
+            "citations": {k: self.citations[k] for k in sorted(self.citations)},
+        }
+        spans = {k: {"lines": self.spans[k]} for k in sorted(self.spans) if k in self.citations}
+        if spans:
+            document["spans"] = spans
+        for key, value in self.extra.items():
+            document.setdefault(key, value)
+        return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _recover(path: Path) -> str:
+    return (
+        f"restore it from version control (git checkout -- {path}) or delete it "
+        "and re-baseline deliberately with `check-anchors --update`"
+    )
+
+
+def read_lock(path: str | Path) -> LockFile:
+    """Read a lock; a missing file is an empty lock, a malformed one a UsageError (exit 2)."""
+    target = Path(path)
+    try:
+        raw = target.read_bytes()
+    except FileNotFoundError:
+        return LockFile()
+    except IsADirectoryError as exc:
+        raise UsageError(f"lock {target} is a directory, not a file") from exc
+    except OSError as exc:
+        raise UsageError(f"cannot read lock {target}: {exc.strerror}") from exc
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"lock {target} is not valid JSON ({exc}); {_recover(target)}") from exc
+    if not isinstance(data, dict):
+        raise UsageError(f"lock {target} is not a JSON object; {_recover(target)}")
+    citations = data.get("citations", {})
+    if citations is None:
+        citations = {}
+    if not isinstance(citations, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in citations.items()
+    ):
+        raise UsageError(
+            f"lock {target}: `citations` must map citation keys to hash strings; {_recover(target)}"
+        )
+    exempt = data.get("exempt", [])
+    if not isinstance(exempt, list) or not all(isinstance(e, str) for e in exempt):
+        raise UsageError(f"lock {target}: `exempt` must be a list of strings; {_recover(target)}")
+    spans: dict[str, list[str]] = {}
+    raw_spans = data.get("spans", {})
+    if isinstance(raw_spans, dict):
+        for key, value in raw_spans.items():
+            lines = value.get("lines") if isinstance(value, dict) else None
+            # Per-line detail is an optional extra: ignore entries we cannot read.
+            if isinstance(lines, list) and all(isinstance(h, str) for h in lines):
+                spans[key] = list(lines)
+    comment = data.get("_comment")
+    extra = {k: v for k, v in data.items() if k not in ("_comment", "exempt", "citations", "spans")}
+    return LockFile(
+        citations=dict(citations),
+        exempt=list(exempt),
+        spans=spans,
+        comment=comment if isinstance(comment, str) else DEFAULT_COMMENT,
+        exists=True,
+        extra=extra,
+    )
+
+
+def write_lock(path: str | Path, lock: LockFile) -> None:
+    write_atomic(path, lock.to_json())

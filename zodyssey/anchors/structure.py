@@ -1,0 +1,189 @@
+"""Document structure from markdown-it-py: HTML comments, markers and link targets.
+
+Citations are found by the line grammar (grammar.py) on the raw lines, the
+way the JavaScript checker found them, so text in code spans and fenced code
+blocks still counts (people write `zodyssey/x.py:12` in backticks, and
+grammar examples in fences were always checked; `anchor-lock: ignore-next`
+opts one out). markdown-it supplies what a line regex cannot see reliably:
+
+- HTML comments (`<!-- ... -->`, block or inline, real ones only, not the
+  same text inside code): citations inside them are skipped;
+- markers, which count only as real comments (so a document may *mention*
+  a marker in backticks without being skipped):
+  `<!-- anchor-lock: ignore -->` skips the whole document,
+  `<!-- anchor-lock: ignore-line -->` skips citations on its own line,
+  `<!-- anchor-lock: ignore-next -->` skips the next non-blank line;
+- link targets (inline links, reference definitions) with `#L10` /
+  `#L10-L20` fragments, located back on their source line.
+
+Only documents that contain `<!--`, or a `#L` fragment next to link syntax,
+are parsed at all; inline parsing runs only for the blocks that need it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+
+MARKER_IGNORE = "anchor-lock: ignore"
+MARKER_IGNORE_LINE = "anchor-lock: ignore-line"
+MARKER_IGNORE_NEXT = "anchor-lock: ignore-next"
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+
+_PARSER: MarkdownIt | None = None
+
+
+def _parser() -> MarkdownIt:
+    global _PARSER
+    if _PARSER is None:
+        from markdown_it import MarkdownIt
+
+        parser = MarkdownIt("commonmark")
+        # Block structure for every document; inline parsing only where needed (below).
+        parser.disable("inline")
+        _PARSER = parser
+    return _PARSER
+
+
+@dataclass(frozen=True, slots=True)
+class LinkTarget:
+    line: int  # 0-based
+    column: int  # where the target text starts in that line, -1 when not located
+    target: str  # the path part as written (before `#`)
+    fragment: str  # the part after `#`
+
+
+@dataclass
+class DocStructure:
+    ignore_doc: bool = False
+    comments: list[tuple[int, int]] = field(default_factory=list)  # absolute [start, end)
+    ignored_lines: set[int] = field(default_factory=set)  # 0-based
+    links: list[LinkTarget] = field(default_factory=list)
+
+    def in_comment(self, offset: int) -> bool:
+        if not self.comments:
+            return False
+        i = bisect.bisect_right(self.comments, (offset, 1 << 62)) - 1
+        return i >= 0 and self.comments[i][0] <= offset < self.comments[i][1]
+
+
+def needs_structure(text: str) -> bool:
+    return "<!--" in text or ("#L" in text and ("](" in text or "]:" in text))
+
+
+def _marker(comment: str) -> str | None:
+    inner = comment[4:-3].strip()
+    if inner in (MARKER_IGNORE, MARKER_IGNORE_LINE, MARKER_IGNORE_NEXT):
+        return inner
+    return None
+
+
+class _Source:
+    """Absolute offsets <-> (line, column) for one document."""
+
+    def __init__(self, text: str, lines: list[str]) -> None:
+        self.text = text
+        self.lines = lines
+        starts = [0]
+        total = 0
+        for line in lines[:-1]:
+            total += len(line) + 1
+            starts.append(total)
+        self.starts = starts
+
+    def offset(self, line: int) -> int:
+        return self.starts[line] if line < len(self.starts) else len(self.text)
+
+    def line_of(self, offset: int) -> int:
+        return bisect.bisect_right(self.starts, offset) - 1
+
+
+def analyse(text: str, lines: list[str]) -> DocStructure:
+    result = DocStructure()
+    source = _Source(text, lines)
+    env: dict[str, Any] = {}
+    parser = _parser()
+    tokens = parser.parse(text, env)
+    marks: list[tuple[int, int, str]] = []  # absolute start, end, kind of marker comments
+    link_cursor: dict[str, int] = {}
+    for token in tokens:
+        if token.map is None:
+            continue
+        begin, stop = token.map
+        lo, hi = source.offset(begin), source.offset(stop)
+        if token.type == "html_block":
+            for match in _COMMENT.finditer(text, lo, hi):
+                result.comments.append((match.start(), match.end()))
+                kind = _marker(match.group(0))
+                if kind is not None:
+                    marks.append((match.start(), match.end(), kind))
+        elif token.type == "inline":
+            raw = text[lo:hi]
+            if "<!--" not in raw and "#L" not in raw:
+                continue
+            children: list[Any] = []
+            parser.inline.parse(token.content, parser, env, children)
+            cursor = lo
+            for child in children:
+                if child.type == "html_inline" and child.content.startswith("<!--"):
+                    where = text.find(child.content, cursor, hi)
+                    if where < 0:
+                        continue
+                    end = where + len(child.content)
+                    result.comments.append((where, end))
+                    cursor = end
+                    kind = _marker(child.content)
+                    if kind is not None:
+                        marks.append((where, end, kind))
+                elif child.type == "link_open":
+                    href = str(child.attrs.get("href", ""))
+                    found = _link_target(href, source, lo, hi, link_cursor)
+                    if found is not None:
+                        result.links.append(found)
+    result.comments.sort()
+    _apply_markers(result, source, marks)
+    return result
+
+
+def _apply_markers(result: DocStructure, source: _Source, marks: list[tuple[int, int, str]]) -> None:
+    for start, end, kind in marks:
+        if kind == MARKER_IGNORE:
+            result.ignore_doc = True
+        elif kind == MARKER_IGNORE_LINE:
+            result.ignored_lines.add(source.line_of(start))
+        else:
+            line = source.line_of(end - 1) + 1
+            while line < len(source.lines) and not source.lines[line].strip():
+                line += 1
+            result.ignored_lines.add(line)
+
+
+def _link_target(
+    href: str, source: _Source, lo: int, hi: int, cursor: dict[str, int]
+) -> LinkTarget | None:
+    if "#" not in href or _SCHEME.match(href) or href.startswith("//"):
+        return None  # absolute URLs: blob URLs of our remote are read from the raw line
+    target, _, fragment = href.partition("#")
+    if not target or not fragment.startswith("L"):
+        return None
+    # The href is normalised (percent-encoded) by markdown-it; look for it as written.
+    forms = [href] if unquote(href) == href else [href, unquote(href)]
+    for form in forms:
+        # Inline links sit inside their block; reference definitions anywhere in the document.
+        for start, stop in ((max(lo, cursor.get(form, lo)), hi), (0, len(source.text))):
+            where = source.text.find(form, start, stop)
+            if where >= 0:
+                if start != 0:
+                    cursor[form] = where + len(form)
+                line = source.line_of(where)
+                column = where - source.offset(line)
+                written_target, _, written_fragment = form.partition("#")
+                return LinkTarget(line, column, written_target, written_fragment)
+    return LinkTarget(source.line_of(lo), -1, target, fragment)

@@ -1,0 +1,405 @@
+"""The audit's rules: an `AuditedRun` in, findings and per-criterion results out.
+
+Pure functions of the model (no file access), so every rule is tested with a
+crafted run as well as through real artifacts. Rule ids are stable: CI
+configurations and SARIF baselines refer to them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+
+from zodyssey.audit.model import AuditedRun, CriterionRecord, ReviewRound, clip
+from zodyssey.findings import Finding, Severity
+from zodyssey.runs.plan import Plan, parse_plan
+
+TOOL = "audit"
+
+RULES: dict[str, str] = {
+    "criterion-not-executed": "a done todo has no executed record for a criterion its plan declares",
+    "criterion-failed": "the latest executed record of a declared criterion did not pass",
+    "criterion-asserted": "a criterion's result was asserted by the caller, not executed",
+    "criterion-text-mismatch": "the recorded criterion differs from the text the plan declares",
+    "criterion-wrong-plan": "a criterion ran under a plan other than the one bound at OKAY",
+    "todo-forced": "a todo was forced to done without passing evidence",
+    "chain-broken": "the evidence hash chain is broken (edited, missing or reordered records)",
+    "output-mismatch": "stored output does not hash to the recorded output hash",
+    "review-not-okay": "the run has no OKAY review verdict",
+    "review-artifact": "the deciding review round's artifact is missing, unreadable or contradicts the state",
+    "nonce-reuse": "a review nonce was not consumed exactly once by its own round",
+    "plan-drift": "the plan on disk differs from the plan bound at OKAY",
+    "review-rounds-exceeded": "more review rounds than max_rounds",
+    "window-violated": "a read-only window changed the work tree or HEAD",
+    "window-unknown": "a read-only window could not be verified (readOnlyViolation is null)",
+    "window-missing": "the run claims an external audit but has no read-only window for it",
+    "ungated-shell": "a shell call was let through the gate's opt-out hatch",
+    "check-override": "a quality-check gate decision was overridden",
+    "schema-violation": "an artifact does not match its schema",
+    "not-verifiable": "something this run's artifacts cannot prove (JS pipeline runs)",
+}
+
+
+@dataclass
+class CriterionResult:
+    """One declared criterion of the plan and what the evidence says about it."""
+
+    todo: str
+    index: int
+    text: str
+    todo_status: str
+    status: str  # passed, failed, not-executed, asserted, text-mismatch, wrong-plan, forced, open
+    record: CriterionRecord | None = None
+    attempts: int = 0
+    message: str = ""
+
+    @property
+    def required(self) -> bool:
+        return self.todo_status == "done"
+
+
+@dataclass
+class AuditOutcome:
+    run: AuditedRun
+    plan: Plan
+    findings: list[Finding] = field(default_factory=list)
+    criteria: list[CriterionResult] = field(default_factory=list)
+    strict: bool = False
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+_SPACES = re.compile(r"\s+")
+
+
+def _normal_command(text: str | None) -> str:
+    return _SPACES.sub(" ", (text or "").replace("`", "")).strip().lower()
+
+
+class _Emitter:
+    def __init__(self, outcome: AuditOutcome) -> None:
+        self.outcome = outcome
+
+    def __call__(
+        self,
+        rule: str,
+        severity: Severity,
+        message: str,
+        file: str | None = None,
+        line: int | None = None,
+        **extra: object,
+    ) -> None:
+        if self.outcome.strict and severity == "warning":
+            severity = "error"
+        self.outcome.findings.append(
+            Finding(TOOL, rule, severity, message, file, line, {k: v for k, v in extra.items()})
+        )
+
+
+def audit(run: AuditedRun, *, strict: bool = False) -> AuditOutcome:
+    plan = parse_plan(run.plan_text or "")
+    outcome = AuditOutcome(run=run, plan=plan, strict=strict)
+    emit = _Emitter(outcome)
+    _artifact_problems(run, emit)
+    _criteria(outcome, emit)
+    _review(run, emit)
+    _windows(run, emit)
+    _ungated_and_overrides(run, emit)
+    for text in run.not_verifiable:
+        emit("not-verifiable", "note", f"not verifiable for JS-pipeline runs: {text}")
+    return outcome
+
+
+def _artifact_problems(run: AuditedRun, emit: _Emitter) -> None:
+    for problem in run.problems:
+        extra: dict[str, object] = {}
+        if problem.json_path:
+            extra["json_path"] = problem.json_path
+        emit(problem.rule, problem.severity, problem.message, problem.file, problem.line, **extra)
+
+
+# ----------------------------------------------------------------------------- criteria
+
+
+def _criteria(outcome: AuditOutcome, emit: _Emitter) -> None:
+    run, plan = outcome.run, outcome.plan
+    by_key: dict[tuple[str, int], list[CriterionRecord]] = {}
+    for record in run.criteria:
+        by_key.setdefault((record.todo, record.index), []).append(record)
+    bound = run.review.plan_sha256
+    for todo in plan.todos:
+        state = run.todos.get(todo.id)
+        status = state.status if state else "pending"
+        forced = bool(state and state.status == "done" and state.forced)
+        if forced and state is not None:
+            reason = clip(state.forced_reason or "no reason recorded", 300)
+            emit(
+                "todo-forced",
+                "warning",
+                f"todo {todo.id} was forced to done: {reason}",
+                run.state_path,
+                todo=todo.id,
+                key=f"forced/{todo.id}",
+            )
+        for criterion in todo.criteria:
+            records = by_key.get((todo.id, criterion.index), [])
+            result = _judge(run, todo.id, criterion.index, criterion.text, criterion.command,
+                            records, bound)
+            result.todo_status = status
+            result.attempts = len(records)
+            if forced:
+                result.status = "forced"
+            elif status != "done":
+                if result.status not in ("passed", "failed"):
+                    result.status = "open"
+            elif result.status != "passed":
+                _emit_criterion(emit, run, result)
+            outcome.criteria.append(result)
+
+
+def _judge(
+    run: AuditedRun,
+    todo: str,
+    index: int,
+    text: str,
+    command: str | None,
+    records: list[CriterionRecord],
+    bound: str | None,
+) -> CriterionResult:
+    result = CriterionResult(todo, index, clip(text, 500), "", "not-executed")
+    if not records:
+        result.message = "no record of it was ever executed"
+        return result
+    result.record = records[-1]
+    if run.source == "zodyssey":
+        want = _sha(text)
+        matching = [r for r in records if (r.text_sha256 or _sha(r.text or "")) == want]
+    else:
+        # The JS pipeline records the command it ran, not a hash of the plan's text.
+        wanted = {_normal_command(text), _normal_command(command)} - {""}
+        matching = [r for r in records if _normal_command(r.command) in wanted]
+    if not matching:
+        result.status = "text-mismatch"
+        result.message = (
+            f"recorded criterion {clip(records[-1].text, 200)!r} is not the plan's "
+            f"{clip(text, 200)!r}"
+        )
+        return result
+    result.record = matching[-1]
+    if run.source == "zodyssey" and bound:
+        matching = [r for r in matching if r.plan_sha256 == bound]
+        if not matching:
+            result.status = "wrong-plan"
+            result.message = (
+                f"every record ran under plan {clip(result.record.plan_sha256, 12)}, "
+                f"not the plan bound at OKAY ({bound[:12]})"
+            )
+            return result
+        result.record = matching[-1]
+    executed = [r for r in matching if r.executed is True]
+    if not executed:
+        if any(r.executed is False for r in matching):
+            result.status = "asserted"
+            result.message = "its exit code was supplied by the caller, the criterion was not run"
+        else:
+            result.message = "no verify artifact shows that it was executed"
+        return result
+    latest = executed[-1]
+    result.record = latest
+    if latest.passed:
+        result.status = "passed"
+        return result
+    result.status = "failed"
+    how = latest.status or "failed"
+    code = "timed out" if latest.timed_out else f"exit {latest.exit_code}"
+    result.message = f"latest executed run {how} ({code})"
+    return result
+
+
+_CRITERION_RULE = {
+    "not-executed": "criterion-not-executed",
+    "failed": "criterion-failed",
+    "asserted": "criterion-asserted",
+    "text-mismatch": "criterion-text-mismatch",
+    "wrong-plan": "criterion-wrong-plan",
+}
+
+
+def _emit_criterion(emit: _Emitter, run: AuditedRun, result: CriterionResult) -> None:
+    rule = _CRITERION_RULE[result.status]
+    where = result.record.where if result.record else run.plan_path
+    file, line = _split_where(where)
+    emit(
+        rule,
+        "error",
+        f"todo {result.todo} criterion {result.index} ({clip(result.text, 120)}): "
+        f"{result.message}",
+        file,
+        line,
+        todo=result.todo,
+        criterion=result.index,
+        key=f"{rule}/{result.todo}/{result.index}",
+    )
+
+
+def _split_where(where: str | None) -> tuple[str | None, int | None]:
+    """`path:12` -> (path, 12); anything else is a file (or a file plus a JSON path)."""
+    if not where:
+        return None, None
+    head, sep, tail = where.rpartition(":")
+    if sep and tail.isdigit():
+        return head, int(tail)
+    return where, None
+
+
+# ----------------------------------------------------------------------------- review
+
+
+def _review(run: AuditedRun, emit: _Emitter) -> None:
+    review = run.review
+    state = run.state_path
+    if review.verdict != "OKAY":
+        said = review.verdict or "no verdict"
+        emit("review-not-okay", "error", f"review verdict is {said}: the plan was never accepted",
+             state, key="verdict")
+    deciding = _deciding_round(review.rounds) if review.verdict == "OKAY" else None
+    if review.verdict == "OKAY" and deciding is None:
+        emit("review-artifact", "error",
+             "verdict OKAY but no OKAY round is recorded in review.history", state, key="no-round")
+    if deciding is not None:
+        _deciding_artifact(run, deciding, emit)
+    _nonces(run, emit)
+    bound = review.plan_sha256
+    if review.verdict == "OKAY":
+        if not bound:
+            emit("plan-drift", "error", "verdict OKAY binds no plan hash", state, key="unbound")
+        elif bound != run.plan_sha256_on_disk:
+            emit(
+                "plan-drift",
+                "error",
+                f"plan on disk ({(run.plan_sha256_on_disk or '')[:12]}) is not the plan bound at "
+                f"OKAY ({clip(bound, 12)}): it changed after review",
+                run.plan_path,
+                key="drift",
+            )
+    numbers = [r.round for r in review.rounds if r.round is not None]
+    highest = max([*numbers, review.round or 0])
+    if highest > review.max_rounds:
+        emit(
+            "review-rounds-exceeded",
+            "error",
+            f"{highest} review rounds recorded; the bound is {review.max_rounds}",
+            state,
+            key="rounds",
+        )
+
+
+def _deciding_round(rounds: list[ReviewRound]) -> ReviewRound | None:
+    for entry in reversed(rounds):
+        if entry.verdict == "OKAY":
+            return entry
+    return None
+
+
+def _deciding_artifact(run: AuditedRun, deciding: ReviewRound, emit: _Emitter) -> None:
+    label = f"round {deciding.round}"
+    if deciding.human_by is not None and not deciding.artifact_found:
+        return  # a person's verdict carries no reviewer artifact
+    if not deciding.artifact_found or deciding.artifact_problem:
+        reason = deciding.artifact_problem or "is missing"
+        emit("review-artifact", "error",
+             f"OKAY {label}: review artifact {deciding.artifact or '(none recorded)'} {reason}",
+             deciding.artifact or run.state_path, key=f"artifact/{deciding.round}")
+        return
+    if (deciding.artifact_verdict or "").upper() != "OKAY":
+        emit("review-artifact", "error",
+             f"OKAY {label}: the artifact says {clip(deciding.artifact_verdict, 40)!r}",
+             deciding.artifact, key=f"verdict/{deciding.round}")
+    if deciding.artifact_round is not None and deciding.artifact_round != deciding.round:
+        emit("review-artifact", "error",
+             f"OKAY {label}: the artifact belongs to round {deciding.artifact_round}",
+             deciding.artifact, key=f"round/{deciding.round}")
+    if deciding.recorded_sha256 and deciding.recorded_sha256 != deciding.artifact_sha256:
+        emit("review-artifact", "error",
+             f"OKAY {label}: the artifact changed after it was recorded (sha256 now "
+             f"{(deciding.artifact_sha256 or '')[:12]}, recorded {clip(deciding.recorded_sha256, 12)})",
+             deciding.artifact, key=f"sha/{deciding.round}")
+
+
+def _nonces(run: AuditedRun, emit: _Emitter) -> None:
+    review = run.review
+    consumed = {c.nonce: c for c in review.consumed}
+    seen: dict[str, int | None] = {}
+    for entry in review.rounds:
+        if entry.human_by is not None or entry.nonce is None:
+            if entry.verdict == "OKAY" and entry.human_by is None and entry is _deciding_round(
+                review.rounds
+            ):
+                emit("nonce-reuse", "error",
+                     f"OKAY round {entry.round} carries no review nonce",
+                     entry.artifact or run.state_path, key=f"none/{entry.round}")
+            continue
+        nonce = entry.nonce
+        shown = clip(nonce, 16)
+        if nonce in seen:
+            emit("nonce-reuse", "error",
+                 f"nonce {shown} is used by round {seen[nonce]} and round {entry.round}",
+                 entry.artifact, key=f"dup/{entry.round}")
+        seen[nonce] = entry.round
+        record = consumed.get(nonce)
+        if record is None:
+            emit("nonce-reuse", "error",
+                 f"round {entry.round}: nonce {shown} was never consumed (not minted for a "
+                 "dispatched reviewer)", entry.artifact, key=f"unconsumed/{entry.round}")
+        elif record.round is not None and entry.round is not None and record.round != entry.round:
+            emit("nonce-reuse", "error",
+                 f"round {entry.round}: nonce {shown} was consumed by round {record.round}",
+                 entry.artifact, key=f"other/{entry.round}")
+    if review.pending_nonce is not None and review.pending_nonce in consumed:
+        emit("nonce-reuse", "error",
+             f"pending nonce {clip(review.pending_nonce, 16)} was already consumed",
+             run.state_path, key="pending")
+
+
+# ----------------------------------------------------------------------------- windows
+
+
+def _windows(run: AuditedRun, emit: _Emitter) -> None:
+    for window in run.windows:
+        file, line = _split_where(window.where)
+        if not window.present:
+            emit("window-missing", "error",
+                 f"{window.label}: no readOnlyViolation recorded, the window was not witnessed",
+                 file, line, key=f"missing/{window.label}")
+        elif window.violation is True:
+            detail = f": {window.detail}" if window.detail else ""
+            emit("window-violated", "error", f"{window.label}: the read-only window was "
+                 f"violated{detail}", file, line, key=f"violated/{window.label}")
+        elif window.violation is None:
+            emit("window-unknown", "error",
+                 f"{window.label}: readOnlyViolation is null (git state could not be read); "
+                 "could not verify is not a pass", file, line, key=f"unknown/{window.label}")
+    witnessed = [w for w in run.windows if w.present]
+    if run.claims_external_audit and not witnessed:
+        emit("window-missing", "error",
+             "the run claims an external audit but records no read-only window",
+             run.state_path, key="claimed")
+
+
+def _ungated_and_overrides(run: AuditedRun, emit: _Emitter) -> None:
+    for call in run.ungated:
+        file, line = _split_where(call.where)
+        emit("ungated-shell", "warning", f"ungated shell call: {clip(call.command, 300)}",
+             file, line, key=call.where)
+    for event in run.gate_events:
+        if not event.override:
+            continue
+        file, line = _split_where(event.where)
+        by = f" by {event.by}" if event.by else ""
+        emit("check-override", "warning",
+             f"{event.check}: {event.decision} overridden{by}: "
+             f"{clip(event.reason or 'no reason recorded', 300)}",
+             file, line, key=event.where)

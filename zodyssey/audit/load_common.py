@@ -1,0 +1,130 @@
+"""Loading steps shared by both sources: the plan, review artifacts, ungated calls."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from zodyssey.audit.artifacts import (
+    ArtifactMissing,
+    as_dict,
+    as_str,
+    decode_json,
+    display_path,
+    inside,
+    read_bytes,
+    sha256_hex,
+)
+from zodyssey.audit.model import AuditedRun, ReviewRound, UngatedCall, clip
+from zodyssey.audit.validation import validate
+from zodyssey.runs import store
+
+
+def load_plan(run: AuditedRun, root: Path, recorded: Any) -> None:
+    """Find and read the plan; a run without a readable plan cannot be audited (exit 3)."""
+    default = store.plan_path(root, run.slug)
+    candidates: list[Path] = []
+    if isinstance(recorded, str) and recorded and "\x00" not in recorded:
+        path = Path(recorded)
+        path = path if path.is_absolute() else root / path
+        # The plan must lie inside the repository; never read elsewhere on an artifact's word.
+        if inside(path, root):
+            candidates.append(path)
+    if default not in candidates:
+        candidates.append(default)
+    reasons: list[str] = []
+    for path in candidates:
+        data, reason = read_bytes(path)
+        if data is None:
+            reasons.append(f"{path} {reason}")
+            continue
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            reasons.append(f"{path} is not UTF-8 text")
+            continue
+        run.plan_path = display_path(path, root)
+        run.plan_text = text
+        run.plan_sha256_on_disk = sha256_hex(data)
+        return
+    raise ArtifactMissing("plan unreadable: " + "; ".join(reasons))
+
+
+def review_artifact_path(root: Path, slug: str, number: int, recorded: Any) -> Path:
+    if isinstance(recorded, str) and recorded and "\x00" not in recorded:
+        path = Path(recorded)
+        path = path if path.is_absolute() else root / path
+        if inside(path, root):
+            return path
+    return store.reviews_dir(root) / f"{slug}-r{number}.json"
+
+
+def read_review_artifact(
+    run: AuditedRun, root: Path, entry: ReviewRound, path: Path, schema: str | None
+) -> dict[str, Any]:
+    """Fill `entry.artifact_*` from the file at `path`; returns the parsed object."""
+    entry.artifact = display_path(path, root)
+    data, reason = read_bytes(path)
+    if data is None:
+        entry.artifact_problem = reason
+        return {}
+    entry.artifact_found = True
+    entry.artifact_sha256 = sha256_hex(data)
+    value, reason = decode_json(data)
+    if reason is not None:
+        entry.artifact_problem = reason
+        return {}
+    if schema is not None:
+        violations, total = validate(value, schema)
+        for violation in violations:
+            run.problem(
+                "schema-violation",
+                f"{violation.json_path}: {violation.message}",
+                entry.artifact,
+                json_path=violation.json_path,
+            )
+        if total > len(violations):
+            run.problem(
+                "schema-violation",
+                f"{total - len(violations)} more schema violations not listed",
+                entry.artifact,
+            )
+    return as_dict(value)
+
+
+def load_ungated(run: AuditedRun, root: Path) -> None:
+    """`.zcode/state/<slug>.ungated.jsonl`: one line per shell call the gate let through."""
+    path = store.ungated_path(root, run.slug)
+    where = display_path(path, root)
+    data, reason = read_bytes(path)
+    if data is None:
+        if reason != "does not exist":
+            run.problem("schema-violation", f"cannot read the ungated-call log: {reason}", where)
+        return
+    text = data.decode("utf-8", errors="replace")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except (json.JSONDecodeError, RecursionError):
+            run.problem(
+                "schema-violation", "line is not valid JSON", where, line=number, json_path="$"
+            )
+            run.ungated.append(UngatedCall(clip(line, 300), None, f"{where}:{number}"))
+            continue
+        violations, _ = validate(value, "ungated-call.schema.json")
+        for violation in violations:
+            run.problem(
+                "schema-violation",
+                f"{violation.json_path}: {violation.message}",
+                where,
+                line=number,
+                json_path=violation.json_path,
+            )
+        record = as_dict(value)
+        command = as_str(record.get("command")) or as_str(record.get("cmd")) or ""
+        run.ungated.append(
+            UngatedCall(clip(command, 500), as_str(record.get("at")), f"{where}:{number}")
+        )

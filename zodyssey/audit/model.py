@@ -1,0 +1,213 @@
+"""What the audit knows about one run, whichever pipeline wrote it.
+
+Both loaders (ours: `zodyssey/audit/load_ours.py`; the JavaScript pipeline's:
+`zodyssey/audit/load_js.py`) turn untrusted artifacts into these plain
+dataclasses. The checks (`zodyssey/audit/checks.py`) only ever see this
+shape, so a rule is written once and applies to both sources. Fields a source
+does not record are `None`, never a guessed value: "unknown" must stay
+distinguishable from "false" all the way to the report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+Source = Literal["zodyssey", "js-pipeline"]
+
+# Artifact text is untrusted and can be arbitrarily large; everything that is
+# shown to a person is cut to this many characters first.
+MAX_TEXT = 2000
+
+
+def clip(value: object, limit: int = MAX_TEXT) -> str:
+    """A printable, bounded string for any artifact value."""
+    text = value if isinstance(value, str) else ("" if value is None else repr(value))
+    if len(text) > limit:
+        return text[:limit] + f"... [{len(text) - limit} more characters]"
+    return text
+
+
+@dataclass
+class CriterionRecord:
+    """One recorded execution (or assertion) of an acceptance criterion."""
+
+    todo: str
+    index: int
+    where: str  # artifact path, with :line for JSONL records
+    text: str | None = None
+    text_sha256: str | None = None
+    command: str | None = None
+    executed: bool | None = None  # None: the source does not say
+    exit_code: int | None = None
+    timed_out: bool = False
+    passed: bool = False
+    status: str = ""  # passed / failed / flaky / timeout, for display
+    duration_s: float | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    plan_sha256: str | None = None
+    seq: int | None = None
+    stdout_tail: str | None = None
+    stderr_tail: str | None = None
+
+
+@dataclass
+class WindowRecord:
+    """A read-only window around an external auditor."""
+
+    label: str
+    violation: bool | None  # the tri-state readOnlyViolation; None = could not verify
+    where: str
+    present: bool = True  # False when the record lacks the field altogether
+    command: str | None = None
+    started_at: str | None = None
+    finished_at: str | None = None
+    duration_s: float | None = None
+    detail: str = ""
+
+
+@dataclass
+class ReviewRound:
+    round: int | None
+    verdict: str | None
+    at: str | None = None
+    human_by: str | None = None  # set when a person decided instead of a reviewer
+    artifact: str | None = None
+    nonce: str | None = None
+    blockers: int = 0
+    # What the artifact on disk says (filled by the loaders when it can be read).
+    artifact_found: bool = False
+    artifact_problem: str | None = None  # why it could not be read
+    artifact_verdict: str | None = None
+    artifact_nonce: str | None = None
+    artifact_round: int | None = None
+    artifact_sha256: str | None = None  # of the bytes on disk
+    recorded_sha256: str | None = None  # what the state says the bytes hashed to
+
+
+@dataclass
+class ConsumedNonce:
+    nonce: str
+    round: int | None
+    artifact: str | None = None
+    sha256: str | None = None
+    plan_sha256: str | None = None
+
+
+@dataclass
+class ReviewState:
+    verdict: str | None = None
+    round: int | None = None
+    max_rounds: int = 3
+    plan_sha256: str | None = None
+    human_by: str | None = None
+    artifact: str | None = None  # the artifact of the deciding round, as recorded
+    rounds: list[ReviewRound] = field(default_factory=list)
+    consumed: list[ConsumedNonce] = field(default_factory=list)
+    pending_nonce: str | None = None
+
+
+@dataclass
+class TodoState:
+    id: str
+    status: str
+    forced: bool = False
+    forced_reason: str | None = None
+    attempts: int | None = None
+
+
+@dataclass
+class PhaseEvent:
+    phase: str
+    at: str | None
+    note: str = ""
+
+
+@dataclass
+class GateEvent:
+    """A quality-check gate decision; `override` marks a forced one."""
+
+    check: str
+    decision: str
+    at: str | None
+    override: bool
+    reason: str | None
+    by: str | None
+    where: str
+
+
+@dataclass
+class UngatedCall:
+    command: str
+    at: str | None
+    where: str
+
+
+@dataclass
+class ArtifactProblem:
+    """A load-time problem that becomes a finding (schema, chain, output)."""
+
+    rule: str
+    message: str
+    file: str | None
+    line: int | None = None
+    json_path: str | None = None
+    severity: Literal["error", "warning", "note"] = "error"
+
+
+@dataclass
+class AuditedRun:
+    slug: str
+    source: Source
+    state_path: str
+    title: str = ""
+    phase: str = ""
+    started_at: str | None = None
+    updated_at: str | None = None
+    plan_path: str | None = None
+    plan_text: str | None = None
+    plan_sha256_on_disk: str | None = None
+    todos: dict[str, TodoState] = field(default_factory=dict)
+    review: ReviewState = field(default_factory=ReviewState)
+    criteria: list[CriterionRecord] = field(default_factory=list)
+    windows: list[WindowRecord] = field(default_factory=list)
+    claims_external_audit: bool = False
+    phases: list[PhaseEvent] = field(default_factory=list)
+    gate_events: list[GateEvent] = field(default_factory=list)
+    ungated: list[UngatedCall] = field(default_factory=list)
+    problems: list[ArtifactProblem] = field(default_factory=list)
+    # What this source cannot prove, said plainly (JS pipeline runs).
+    not_verifiable: list[str] = field(default_factory=list)
+    evidence_records: int = 0
+    chain_intact: bool | None = None  # None: the source keeps no chain
+
+    def problem(
+        self,
+        rule: str,
+        message: str,
+        file: str | None,
+        *,
+        line: int | None = None,
+        json_path: str | None = None,
+        severity: Literal["error", "warning", "note"] = "error",
+    ) -> None:
+        self.problems.append(ArtifactProblem(rule, message, file, line, json_path, severity))
+
+
+__all__ = [
+    "MAX_TEXT",
+    "ArtifactProblem",
+    "AuditedRun",
+    "ConsumedNonce",
+    "CriterionRecord",
+    "GateEvent",
+    "PhaseEvent",
+    "ReviewRound",
+    "ReviewState",
+    "Source",
+    "TodoState",
+    "UngatedCall",
+    "WindowRecord",
+    "clip",
+]

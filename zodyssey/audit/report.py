@@ -1,0 +1,287 @@
+"""Turn an audit outcome into a `Report`: summary, JSON payload, JUnit cases, HTML context.
+
+The JSON payload's shape is `zodyssey/schemas/audit-report.schema.json`
+(documented in docs/audit.md); a test validates real payloads against it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from zodyssey.audit.checks import RULES, TOOL, AuditOutcome, CriterionResult
+from zodyssey.audit.model import AuditedRun, clip
+from zodyssey.findings import Case, Report
+
+PAYLOAD_SCHEMA = "zodyssey-audit/1"
+
+
+def _counts(outcome: AuditOutcome) -> dict[str, int]:
+    results = outcome.criteria
+    required = [c for c in results if c.required]
+    severities = {"error": 0, "warning": 0, "note": 0}
+    for finding in outcome.findings:
+        severities[finding.severity] += 1
+    run = outcome.run
+    return {
+        "criteria_declared": len(results),
+        "criteria_required": len(required),
+        "criteria_executed": sum(1 for c in results if c.record and c.record.executed),
+        "criteria_passed": sum(1 for c in required if c.status == "passed"),
+        "criteria_failed": sum(1 for c in required if c.status == "failed"),
+        "criteria_unproven": sum(
+            1 for c in required if c.status not in ("passed", "failed", "forced")
+        ),
+        "todos_forced": sum(1 for t in run.todos.values() if t.status == "done" and t.forced),
+        "windows": len(run.windows),
+        "windows_clean": sum(1 for w in run.windows if w.present and w.violation is False),
+        "ungated_calls": len(run.ungated),
+        "overrides": sum(1 for e in run.gate_events if e.override),
+        "evidence_records": run.evidence_records,
+        "errors": severities["error"],
+        "warnings": severities["warning"],
+        "notes": severities["note"],
+    }
+
+
+def summary_line(outcome: AuditOutcome, counts: dict[str, int]) -> str:
+    verdict = "FAILED" if any(f.severity == "error" for f in outcome.findings) else "passed"
+    review = outcome.run.review
+    review_text = f"review {review.verdict or 'none'}"
+    if review.rounds:
+        review_text += f" after {len(review.rounds)} round(s)"
+    parts = [
+        f"{counts['criteria_executed']} criteria executed and recorded",
+        f"{counts['criteria_failed']} failed",
+        f"{counts['criteria_unproven']} unproven",
+        f"{counts['todos_forced']} forced",
+        f"{counts['windows_clean']}/{counts['windows']} windows clean",
+        review_text,
+        f"{counts['ungated_calls']} ungated shell calls",
+    ]
+    return (
+        f"audit {verdict}: run {outcome.run.slug}: " + ", ".join(parts)
+        + f" ({counts['errors']} errors, {counts['warnings']} warnings, {counts['notes']} notes)"
+    )
+
+
+def _criterion_doc(result: CriterionResult) -> dict[str, Any]:
+    record = result.record
+    return {
+        "todo": result.todo,
+        "index": result.index,
+        "text": result.text,
+        "todo_status": result.todo_status,
+        "status": result.status,
+        "attempts": result.attempts,
+        "message": result.message,
+        "executed": record.executed if record else None,
+        "exit_code": record.exit_code if record else None,
+        "timed_out": record.timed_out if record else False,
+        "duration_s": record.duration_s if record else None,
+        "finished_at": record.finished_at if record else None,
+        "where": record.where if record else None,
+    }
+
+
+def payload(outcome: AuditOutcome, counts: dict[str, int], summary: str) -> dict[str, Any]:
+    run = outcome.run
+    review = run.review
+    return {
+        "schema": PAYLOAD_SCHEMA,
+        "tool": TOOL,
+        "ok": not any(f.severity == "error" for f in outcome.findings),
+        "strict": outcome.strict,
+        "summary": summary,
+        "run": {
+            "slug": run.slug,
+            "title": run.title,
+            "source": run.source,
+            "phase": run.phase,
+            "state_path": run.state_path,
+            "plan_path": run.plan_path,
+            "plan_sha256": run.plan_sha256_on_disk,
+            "started_at": run.started_at,
+            "updated_at": run.updated_at,
+            "chain_intact": run.chain_intact,
+        },
+        "counts": counts,
+        "review": {
+            "verdict": review.verdict,
+            "round": review.round,
+            "max_rounds": review.max_rounds,
+            "plan_sha256": review.plan_sha256,
+            "rounds": [
+                {
+                    "round": r.round,
+                    "verdict": r.verdict,
+                    "at": r.at,
+                    "human_by": r.human_by,
+                    "artifact": r.artifact,
+                    "artifact_found": r.artifact_found,
+                }
+                for r in review.rounds
+            ],
+        },
+        "criteria": [_criterion_doc(c) for c in outcome.criteria],
+        "windows": [
+            {
+                "label": w.label,
+                "readOnlyViolation": w.violation,
+                "recorded": w.present,
+                "where": w.where,
+                "duration_s": w.duration_s,
+                "finished_at": w.finished_at,
+            }
+            for w in run.windows
+        ],
+        "ungated": [{"command": u.command, "at": u.at, "where": u.where} for u in run.ungated],
+        "not_verifiable": list(run.not_verifiable),
+        "findings": [f.to_dict() for f in outcome.findings],
+    }
+
+
+def cases(outcome: AuditOutcome) -> list[Case]:
+    """JUnit: one testcase per declared criterion and per read-only window."""
+    out: list[Case] = []
+    slug = outcome.run.slug
+    for result in outcome.criteria:
+        name = f"todo {result.todo} criterion {result.index}: {clip(result.text, 100)}"
+        seconds = (result.record.duration_s or 0.0) if result.record else 0.0
+        classname = f"zodyssey.audit.{slug}.criteria"
+        if result.status == "forced":
+            out.append(Case(name, classname, skipped="todo forced to done", seconds=seconds))
+        elif not result.required:
+            out.append(Case(name, classname, skipped=f"todo is {result.todo_status}",
+                            seconds=seconds))
+        elif result.status == "passed":
+            out.append(Case(name, classname, seconds=seconds))
+        else:
+            out.append(Case(name, classname, failure=f"{result.status}: {result.message}",
+                            seconds=seconds))
+    for window in outcome.run.windows:
+        classname = f"zodyssey.audit.{slug}.windows"
+        failure = None
+        if not window.present:
+            failure = "no readOnlyViolation recorded"
+        elif window.violation is True:
+            failure = "read-only window violated"
+        elif window.violation is None:
+            failure = "readOnlyViolation is null: could not verify"
+        out.append(Case(f"window {clip(window.label, 100)}", classname, failure=failure,
+                        seconds=window.duration_s or 0.0))
+    return out
+
+
+# ----------------------------------------------------------------------------- HTML timeline
+
+
+@dataclass
+class _Mark:
+    lane: str
+    start: datetime
+    end: datetime | None
+    label: str
+    css: str
+
+
+def _when(value: str | None) -> datetime | None:
+    if not value or len(value) > 64:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def timeline(outcome: AuditOutcome) -> dict[str, Any]:
+    """Lanes of positioned marks (percent of the run's span) for the HTML page."""
+    run = outcome.run
+    marks: list[_Mark] = []
+    phase_points = [(p.phase, _when(p.at)) for p in run.phases]
+    phase_points = [(name, at) for name, at in phase_points if at is not None]
+    for position, (name, at) in enumerate(phase_points):
+        assert at is not None
+        following = phase_points[position + 1][1] if position + 1 < len(phase_points) else None
+        marks.append(_Mark("phases", at, following, name, f"phase phase-{_css(name)}"))
+    for entry in run.review.rounds:
+        at = _when(entry.at)
+        if at is not None:
+            who = f" by {entry.human_by}" if entry.human_by else ""
+            marks.append(_Mark("review", at, None, f"round {entry.round}: {entry.verdict}{who}",
+                               "okay" if entry.verdict == "OKAY" else "reject"))
+    for result in outcome.criteria:
+        record = result.record
+        if record is None:
+            continue
+        end = _when(record.finished_at)
+        start = _when(record.started_at) or end
+        if start is None:
+            continue
+        css = "okay" if record.passed else "reject"
+        marks.append(_Mark("criteria", start, end, f"{result.todo}.{result.index} "
+                           f"{record.status or ('passed' if record.passed else 'failed')}", css))
+    for window in run.windows:
+        end = _when(window.finished_at)
+        start = _when(window.started_at) or end
+        if start is None:
+            continue
+        css = "okay" if window.present and window.violation is False else "reject"
+        marks.append(_Mark("windows", start, end, window.label, css))
+    moments = [m.start for m in marks] + [m.end for m in marks if m.end is not None]
+    for extra in (_when(run.started_at), _when(run.updated_at)):
+        if extra is not None:
+            moments.append(extra)
+    if not moments:
+        return {"lanes": [], "start": None, "end": None}
+    first, last = min(moments), max(moments)
+    span = max((last - first).total_seconds(), 1.0)
+    lanes: dict[str, list[dict[str, Any]]] = {"phases": [], "review": [], "criteria": [],
+                                             "windows": []}
+    for mark in marks:
+        left = (mark.start - first).total_seconds() / span * 100
+        end = mark.end if mark.end is not None and mark.end >= mark.start else None
+        if mark.lane == "phases" and end is None:
+            end = last
+        width = ((end - mark.start).total_seconds() / span * 100) if end is not None else 0.0
+        lanes[mark.lane].append({
+            "left": round(min(max(left, 0.0), 100.0), 3),
+            "width": round(min(max(width, 0.0), 100.0 - left), 3),
+            "label": clip(mark.label, 200),
+            "css": mark.css,
+            "at": mark.start.isoformat(timespec="seconds"),
+        })
+    return {
+        "lanes": [{"name": name, "marks": items} for name, items in lanes.items() if items],
+        "start": first.isoformat(timespec="seconds"),
+        "end": last.isoformat(timespec="seconds"),
+        "seconds": span,
+    }
+
+
+def _css(name: str) -> str:
+    return "".join(ch for ch in name.lower() if ch.isalnum() or ch == "-")[:30] or "unknown"
+
+
+def build_report(outcome: AuditOutcome) -> Report:
+    counts = _counts(outcome)
+    summary = summary_line(outcome, counts)
+    document = payload(outcome, counts, summary)
+    run: AuditedRun = outcome.run
+    return Report(
+        tool=TOOL,
+        title=f"zodyssey audit: {run.slug}",
+        findings=list(outcome.findings),
+        summary=summary,
+        payload=document,
+        cases=cases(outcome),
+        rules=dict(RULES),
+        html_template="audit.html.j2",
+        html_context={
+            "audit": document,
+            "timeline": timeline(outcome),
+            "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        },
+    )

@@ -1,0 +1,78 @@
+"""Collect the test suite's claim links without running a test.
+
+Runs `python -m pytest --collect-only` in a subprocess (so the project's test
+modules are imported in their own interpreter, never in ours) with the claims
+plugin exporting every collected test that carries `@pytest.mark.claim`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from zodyssey.claims.model import TestLink
+from zodyssey.errors import UsageError
+
+COLLECT_TIMEOUT_S = 300
+
+
+@dataclass
+class Collection:
+    links: list[TestLink] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)  # node ids pytest could not collect
+
+
+def collect_links(root: Path, paths: list[str]) -> Collection:
+    """Every collected test of the suite at `root` (or of `paths`) with its claim ids."""
+    with tempfile.TemporaryDirectory(prefix="zodyssey-claims-") as tmp:
+        export = Path(tmp) / "links.json"
+        argv = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--continue-on-collection-errors",
+            f"--claims-root={root}",
+            f"--claims-export={export}",
+            *paths,
+        ]
+        env = dict(os.environ)
+        env.pop("PYTEST_ADDOPTS", None)  # a caller's -x or -k must not shrink the suite
+        if env.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+            # The entry point is not loaded then; name the plugin explicitly.
+            argv[3:3] = ["-p", "zodyssey.claims.plugin"]
+        try:
+            done = subprocess.run(
+                argv,
+                cwd=root,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=COLLECT_TIMEOUT_S,
+                check=False,
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise UsageError(
+                f"pytest collection under {root} took longer than {COLLECT_TIMEOUT_S} s"
+            ) from exc
+        if not export.is_file():
+            tail = (done.stdout + done.stderr).strip().splitlines()[-5:]
+            raise UsageError(
+                f"pytest could not collect the tests under {root} (exit {done.returncode}): "
+                + " | ".join(tail)
+            )
+        data = json.loads(export.read_text(encoding="utf-8"))
+    result = Collection(errors=[str(e) for e in data.get("collect_errors", [])])
+    for link in data.get("links", []):
+        result.links.append(
+            TestLink(str(link["nodeid"]), tuple(link["claims"]), link.get("file"), link.get("line"))
+        )
+    return result

@@ -1,0 +1,343 @@
+"""pytest plugin: link tests to claims, account for their outcomes, enforce coverage.
+
+Registered as the `pytest11` entry point `zodyssey_claims`, so it loads in
+every pytest session of every environment that installs zodyssey. It is
+therefore inert and cheap unless asked: nothing is parsed and nothing can fail
+unless a collected test carries `@pytest.mark.claim(...)` or one of the
+`--claims*` options is given.
+
+- `--claims` prints the coverage matrix (claim, doc:line, linked tests, outcome).
+- `--claims-strict` fails the session unless every claim is covered: at least one
+  linked test collected, run and PASSED in this session (skipped, xfailed,
+  xpassed, deselected and never-run tests do not count), and the ledger agrees
+  (no missing locked test, no changed text, no unknown claim, no duplicate id).
+- `--claims-root DIR` names the repository whose documents and ledger count
+  (default: pytest's rootdir); `--claims-json FILE` writes the matrix as JSON.
+- A marker naming a claim no document declares fails the session, but only in
+  a repository that uses claims (a ledger exists or a document marks a claim),
+  so a project with its own, unrelated `claim` marker is left alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from zodyssey.claims.model import ClaimSet, TestLink
+    from zodyssey.findings import Finding
+
+MARKER_HELP = (
+    "claim(*ids): this test defends the named claims of the docs "
+    "(zodyssey claims ledger; see `pytest --claims`)"
+)
+
+# Outcome of one test over its setup, call and teardown reports. Only PASSED covers.
+PASSED = "passed"
+# Worse outcomes override better ones when a later phase reports them.
+_RANK = {
+    "not-run": 0,
+    "deselected": 0,
+    PASSED: 1,
+    "skipped": 2,
+    "xfailed": 2,
+    "xpassed": 2,
+    "failed": 3,
+    "error": 4,
+}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("claims", "zodyssey claims ledger")
+    group.addoption(
+        "--claims",
+        action="store_true",
+        default=False,
+        help="print the claims coverage matrix at the end of the session",
+    )
+    group.addoption(
+        "--claims-strict",
+        action="store_true",
+        default=False,
+        help="fail the session unless every claim has a linked test that passed here "
+        "and the claims ledger agrees",
+    )
+    group.addoption(
+        "--claims-root",
+        default=None,
+        metavar="DIR",
+        help="repository whose claims documents and ledger count (default: rootdir)",
+    )
+    group.addoption(
+        "--claims-json",
+        default=None,
+        metavar="FILE",
+        help="write the claims coverage matrix and findings as JSON",
+    )
+    # Used by `zodyssey claims check` with --collect-only; not for people.
+    group.addoption("--claims-export", default=None, help=argparse.SUPPRESS)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", MARKER_HELP)
+    config.pluginmanager.register(ClaimsRecorder(config), "zodyssey-claims-recorder")
+
+
+def claim_ids(item: pytest.Item) -> tuple[str, ...]:
+    """The claim ids of every `claim` marker on the item (class and module marks too)."""
+    ids: list[str] = []
+    for mark in item.iter_markers("claim"):
+        for arg in mark.args:
+            for part in str(arg).split(","):
+                part = part.strip()
+                if part and part not in ids:
+                    ids.append(part)
+    return tuple(ids)
+
+
+def root_nodeid(nodeid: str, rootpath: Path, root: Path) -> str:
+    """`nodeid` (relative to pytest's rootdir) made relative to the claims root."""
+    if rootpath == root:
+        return nodeid
+    file, sep, rest = nodeid.partition("::")
+    try:
+        rel = (rootpath / file).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return nodeid
+    return rel + sep + rest
+
+
+@dataclass
+class _Linked:
+    nodeid: str
+    claims: tuple[str, ...]
+    file: str | None
+    line: int | None
+    outcome: str = "not-run"
+
+
+class ClaimsRecorder:
+    """Per-session state: links collected, outcomes seen, verdict at the end."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.show = bool(config.getoption("claims"))
+        self.strict = bool(config.getoption("claims_strict"))
+        self.json_path: str | None = config.getoption("claims_json")
+        self.export_path: str | None = config.getoption("claims_export")
+        root_opt: str | None = config.getoption("claims_root")
+        self.root = Path(root_opt).resolve() if root_opt else Path(config.rootpath).resolve()
+        self.linked: dict[str, _Linked] = {}  # keyed by pytest's own nodeid
+        self.collect_errors: list[str] = []
+        self.problems: list[Finding] = []
+        self.rows: list[dict[str, Any]] = []
+        self.claimset: ClaimSet | None = None
+        self.note: str | None = None  # a one-line message for the summary
+
+    # -- collection -------------------------------------------------------
+    def _remember(self, item: pytest.Item, outcome: str) -> None:
+        ids = claim_ids(item)
+        if not ids:
+            return
+        file, lineno, _ = item.location
+        self.linked[item.nodeid] = _Linked(
+            root_nodeid(item.nodeid, Path(self.config.rootpath).resolve(), self.root),
+            ids,
+            root_nodeid(file, Path(self.config.rootpath).resolve(), self.root),
+            (lineno + 1) if lineno is not None else None,
+            outcome,
+        )
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.collect_errors.append(report.nodeid or "<session>")
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        for item in items:
+            self._remember(item, "deselected")
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        for item in session.items:
+            self._remember(item, "not-run")
+
+    # -- outcomes ---------------------------------------------------------
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        linked = self.linked.get(report.nodeid)
+        if linked is None:
+            return
+        outcome = _phase_outcome(report)
+        if outcome is None:
+            return
+        if _RANK[outcome] >= _RANK[linked.outcome]:
+            linked.outcome = outcome
+
+    # -- verdict ----------------------------------------------------------
+    def links(self) -> list[TestLink]:
+        from zodyssey.claims.model import TestLink
+
+        return [TestLink(v.nodeid, v.claims, v.file, v.line) for v in self.linked.values()]
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.export_path:
+            self._export()
+            return
+        asked = self.show or self.strict or bool(self.json_path)
+        if not asked and not self.linked:
+            return  # inert: nobody uses claims in this session
+        try:
+            fail = self._evaluate(asked)
+        except Exception as exc:  # a user-caused problem (bad config, bad ledger)
+            from zodyssey.errors import ZodysseyError
+
+            if not isinstance(exc, ZodysseyError):
+                raise
+            self.note = f"claims: {exc.message}"
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+            return
+        if fail and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _evaluate(self, asked: bool) -> bool:
+        from zodyssey.claims.ledger import compare, read_ledger
+        from zodyssey.claims.markers import collect_claims
+        from zodyssey.config import load_config
+
+        config = load_config(self.root)
+        ledger_path = self.root / config.claims_lock
+        ledger = read_ledger(ledger_path)
+        claimset = collect_claims(self.root, config)
+        self.claimset = claimset
+        if not asked:
+            if ledger is None and not claimset.claims:
+                return False  # not a claims repository: an unrelated `claim` marker
+            self.problems = [
+                f
+                for f in compare(claimset, self.links(), ledger, config.claims_lock)
+                if f.rule == "unknown-claim"
+            ]
+            return bool(self.problems)
+        findings = compare(claimset, self.links(), ledger, config.claims_lock)
+        by_claim: dict[str, list[_Linked]] = {}
+        for linked in self.linked.values():
+            for claim_id in linked.claims:
+                by_claim.setdefault(claim_id, []).append(linked)
+        from zodyssey.findings import Finding
+
+        for claim_id, claim in claimset.claims.items():
+            tests = by_claim.get(claim_id, [])
+            covered = any(t.outcome == PASSED for t in tests)
+            self.rows.append(
+                {
+                    "id": claim_id,
+                    "doc": claim.doc,
+                    "line": claim.line,
+                    "covered": covered,
+                    "tests": [{"nodeid": t.nodeid, "outcome": t.outcome} for t in tests],
+                }
+            )
+            if tests and not covered:
+                seen = ", ".join(f"{t.nodeid} {t.outcome}" for t in tests)
+                findings.append(
+                    Finding(
+                        "claims",
+                        "not-passed",
+                        "error",
+                        f"claim `{claim_id}`: no linked test passed in this session ({seen})",
+                        claim.doc,
+                        claim.line,
+                        {"id": claim_id},
+                    )
+                )
+        if not claimset.claims:
+            findings.append(
+                Finding(
+                    "claims",
+                    "no-claims",
+                    "error",
+                    f"no claim markers found in {', '.join(config.claims_documents)} under {self.root}",
+                )
+            )
+        if self.strict:
+            self.problems = [f for f in findings if f.severity == "error"]
+        else:
+            self.problems = [f for f in findings if f.rule == "unknown-claim"]
+        if self.json_path:
+            self._write_json(findings)
+        return bool(self.problems)
+
+    def _write_json(self, findings: list[Finding]) -> None:
+        from zodyssey.atomicfile import write_atomic
+
+        document = {
+            "root": str(self.root),
+            "strict": self.strict,
+            "ok": not self.problems,
+            "claims": self.rows,
+            "findings": [f.to_dict() for f in findings],
+        }
+        write_atomic(Path(self.json_path or ""), json.dumps(document, indent=2) + "\n")
+
+    def _export(self) -> None:
+        from zodyssey.atomicfile import write_atomic
+
+        document = {
+            "root": str(self.root),
+            "links": [
+                {"nodeid": v.nodeid, "claims": list(v.claims), "file": v.file, "line": v.line}
+                for v in self.linked.values()
+            ],
+            "collect_errors": self.collect_errors,
+        }
+        write_atomic(Path(self.export_path or ""), json.dumps(document, indent=2) + "\n")
+
+    # -- output -----------------------------------------------------------
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        write = terminalreporter.write_line
+        if self.note:
+            terminalreporter.write_sep("=", "zodyssey claims", red=True)
+            write(self.note)
+            return
+        if self.show and self.rows:
+            terminalreporter.write_sep("=", "zodyssey claims matrix")
+            covered = sum(1 for r in self.rows if r["covered"])
+            for row in self.rows:
+                state = "covered" if row["covered"] else "NOT COVERED"
+                write(f"{row['id']}  {row['doc']}:{row['line']}  {state}")
+                if not row["tests"]:
+                    write("    (no linked test)")
+                for test in row["tests"]:
+                    write(f"    {test['outcome']:<10} {test['nodeid']}")
+            write(f"{covered}/{len(self.rows)} claims covered")
+        if self.problems:
+            title = "zodyssey claims: strict check FAILED" if self.strict else "zodyssey claims"
+            terminalreporter.write_sep("=", title, red=True)
+            for finding in self.problems:
+                where = (
+                    f"{finding.file}:{finding.line}"
+                    if finding.file and finding.line
+                    else (finding.file or "-")
+                )
+                write(f"{finding.rule} {finding.extra.get('id', '-')} {where}: {finding.message}")
+        elif self.strict and self.rows:
+            terminalreporter.write_sep("=", "zodyssey claims: strict check passed", green=True)
+
+
+def _phase_outcome(report: pytest.TestReport) -> str | None:
+    xfail = hasattr(report, "wasxfail")
+    if report.when == "call":
+        if report.passed:
+            return "xpassed" if xfail else PASSED
+        if report.skipped:
+            return "xfailed" if xfail else "skipped"
+        return "failed"
+    if report.failed:
+        return "error"
+    if report.skipped:
+        return "xfailed" if xfail else "skipped"
+    return None  # a passing setup or teardown keeps what the call said

@@ -1,0 +1,105 @@
+"""What every `zodyssey run` command needs: the run's store, its plan, its gate log."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+from zodyssey.errors import EXIT_USAGE, ZodysseyError
+from zodyssey.runs.plan import Plan, parse_plan, plan_sha256
+from zodyssey.runs.store import RunStore, StateError, now_iso
+
+
+@dataclass(frozen=True)
+class LoadedPlan:
+    path: Path
+    text: str
+    sha256: str
+    plan: Plan
+
+
+def gate_entry(
+    state: dict[str, Any],
+    command: str,
+    decision: str,
+    *,
+    by: str | None = None,
+    subject: str | None = None,
+    reason: str | None = None,
+    override_reason: str | None = None,
+) -> dict[str, Any]:
+    """Append one decision to the run-level gate log (inside a store mutation)."""
+    entry = {
+        "at": now_iso(),
+        "command": command,
+        "phase": state.get("phase"),
+        "decision": decision,
+        "by": by or f"zodyssey run {command}",
+        "subject": subject,
+        "reason": reason,
+        "override_reason": override_reason,
+    }
+    log = state.get("gate_log")
+    if not isinstance(log, list):
+        log = state["gate_log"] = []
+    log.append(entry)
+    return entry
+
+
+class RunRefused(ZodysseyError):
+    """A step the run state does not allow; already written to the gate log."""
+
+
+@dataclass
+class RunContext:
+    root: Path
+    store: RunStore
+
+    @classmethod
+    def open(cls, repo: str | None, slug: str) -> RunContext:
+        root = Path(repo or ".").resolve()
+        if not root.is_dir():
+            raise ZodysseyError(f"--repo {repo}: not a directory", EXIT_USAGE)
+        return cls(root, RunStore(root, slug))
+
+    @property
+    def slug(self) -> str:
+        return self.store.slug
+
+    def state(self) -> dict[str, Any]:
+        return self.store.read()
+
+    def load_plan(self, state: dict[str, Any]) -> LoadedPlan:
+        raw = state.get("plan_path")
+        if not isinstance(raw, str) or not raw:
+            raise StateError(f"run {self.slug!r} has no plan_path in {self.store.path}")
+        path = Path(raw)
+        if not path.is_absolute():
+            path = self.root / path
+        resolved = path.resolve()
+        if not resolved.is_relative_to(self.root):
+            raise StateError(f"the plan {raw} lies outside the repository {self.root}")
+        try:
+            data = resolved.read_bytes()
+        except OSError as exc:
+            raise StateError(f"cannot read the plan {resolved}: {exc.strerror}") from exc
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise StateError(f"the plan {resolved} is not UTF-8 text") from exc
+        return LoadedPlan(resolved, text, plan_sha256(data), parse_plan(text))
+
+    def log(self, command: str, decision: str, **details: Any) -> None:
+        self.store.update(lambda state: gate_entry(state, command, decision, **details))
+
+    def refuse(
+        self, command: str, message: str, exit_code: int, *, subject: str | None = None
+    ) -> NoReturn:
+        """Record the refusal in the gate log (when the run exists), then raise it."""
+        if self.store.exists():
+            try:
+                self.log(command, "refuse", subject=subject, reason=message)
+            except StateError:
+                pass  # an unreadable state cannot take the entry; the refusal still stands
+        raise RunRefused(message, exit_code)

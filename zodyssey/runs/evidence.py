@@ -1,0 +1,257 @@
+"""The evidence chain: append-only, hash-chained JSONL records of executions.
+
+Each record carries `prev` (the previous record's `hash`) and `hash` (sha256
+of its own canonical JSON without `hash`), so editing, deleting or reordering
+records is detectable by `verify_chain`. The audit reuses `read_evidence`,
+`verify_chain`, `canonical_bytes` and `criterion_gaps` from here, so the rule
+that decides "this criterion passed" is the same in `run todo ... done` and in
+`zodyssey audit`.
+
+Standard library only (plus the store); records are plain dicts whose shape is
+`zodyssey.runs.models.EvidenceRecord`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from zodyssey.atomicfile import write_atomic
+from zodyssey.runs.plan import Criterion, Todo
+from zodyssey.runs.store import file_lock, verify_dir
+
+GENESIS_HASH = "0" * 64
+OUTPUT_STORE_LIMIT = 1024 * 1024  # full output kept when a stream is at most this many bytes
+TAIL_BYTES = 4096
+
+
+def evidence_path(root: Path, slug: str) -> Path:
+    return verify_dir(root, slug) / "evidence.jsonl"
+
+
+def output_dir(root: Path, slug: str) -> Path:
+    return verify_dir(root, slug) / "output"
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def canonical_bytes(record: Mapping[str, Any]) -> bytes:
+    """The bytes `hash` is computed over: the record without `hash`, keys sorted, compact."""
+    body = {key: value for key, value in record.items() if key != "hash"}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode(
+        "utf-8"
+    )
+
+
+def record_hash(record: Mapping[str, Any]) -> str:
+    return hashlib.sha256(canonical_bytes(record)).hexdigest()
+
+
+def capture_output(root: Path, slug: str, data: bytes) -> dict[str, Any]:
+    """Describe one output stream; keep the full bytes content-addressed when small enough."""
+    digest = hashlib.sha256(data).hexdigest()
+    stored = len(data) <= OUTPUT_STORE_LIMIT
+    if stored:
+        target = output_dir(root, slug) / digest
+        if not target.is_file():
+            write_atomic(target, data)
+    return {
+        "sha256": digest,
+        "size": len(data),
+        "tail": data[-TAIL_BYTES:].decode("utf-8", errors="replace"),
+        "stored": stored,
+    }
+
+
+def append_record(root: Path, slug: str, record: dict[str, Any]) -> dict[str, Any]:
+    """Append `record` to the run's chain under the lock; fills seq, prev and hash.
+
+    Returns the completed record. The previous record is taken from the file as
+    it is on disk now, under the same lock every appender takes, so parallel
+    writers extend one chain rather than forking it.
+    """
+    path = evidence_path(root, slug)
+    with file_lock(path):
+        try:
+            existing = path.read_bytes()
+        except FileNotFoundError:
+            existing = b""
+        last = _last_record(existing)
+        completed = dict(record)
+        completed.pop("hash", None)
+        completed["seq"] = (int(last.get("seq", 0)) if last else 0) + 1
+        completed["prev"] = str(last.get("hash", "")) if last else GENESIS_HASH
+        completed["hash"] = record_hash(completed)
+        if existing and not existing.endswith(b"\n"):
+            existing += b"\n"
+        line = json.dumps(completed, sort_keys=True, ensure_ascii=False) + "\n"
+        write_atomic(path, existing + line.encode("utf-8"))
+    return completed
+
+
+def _last_record(data: bytes) -> dict[str, Any] | None:
+    for line in reversed(data.splitlines()):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError:
+            # A damaged tail: chain on from nothing rather than guess; verify_chain reports it.
+            return None
+        return value if isinstance(value, dict) else None
+    return None
+
+
+@dataclass(frozen=True)
+class ChainProblem:
+    line: int  # 1-based line of evidence.jsonl (0 when not tied to a line)
+    seq: int | None
+    message: str
+
+
+@dataclass
+class ReadResult:
+    records: list[dict[str, Any]] = field(default_factory=list)
+    problems: list[ChainProblem] = field(default_factory=list)
+
+
+def read_evidence(path: Path) -> ReadResult:
+    """Read every record; a line that is not a JSON object is a problem, not an exception."""
+    result = ReadResult()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return result
+    except (OSError, UnicodeDecodeError) as exc:
+        result.problems.append(ChainProblem(0, None, f"cannot read {path}: {exc}"))
+        return result
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except ValueError as exc:
+            result.problems.append(ChainProblem(number, None, f"line {number} is not JSON ({exc})"))
+            continue
+        if not isinstance(value, dict):
+            result.problems.append(ChainProblem(number, None, f"line {number} is not an object"))
+            continue
+        value.setdefault("_line", number)
+        result.records.append(value)
+    return result
+
+
+def verify_chain(
+    records: Iterable[Mapping[str, Any]],
+    *,
+    expected_count: int | None = None,
+    expected_head: str | None = None,
+) -> list[ChainProblem]:
+    """Every break in the chain; empty when intact.
+
+    Checks, record by record: `hash` equals the recomputed hash (an edit),
+    `prev` equals the previous record's `hash` (a deletion or reordering), and
+    `seq` counts 1, 2, 3... Optionally the chain's length and last hash against
+    the state's `evidence` head (a truncated tail). A `_line` key added by
+    `read_evidence` is ignored for hashing.
+    """
+    problems: list[ChainProblem] = []
+    previous_hash = GENESIS_HASH
+    count = 0
+    for position, raw in enumerate(records, start=1):
+        record = {key: value for key, value in raw.items() if key != "_line"}
+        line = int(raw.get("_line", position))
+        seq = record.get("seq")
+        seq_int = seq if isinstance(seq, int) else None
+        count = position
+        stated = record.get("hash")
+        actual = record_hash(record)
+        if stated != actual:
+            problems.append(
+                ChainProblem(
+                    line, seq_int, f"record seq {seq} was altered (hash does not match its content)"
+                )
+            )
+        if record.get("prev") != previous_hash:
+            problems.append(
+                ChainProblem(
+                    line,
+                    seq_int,
+                    f"record seq {seq} does not follow the record before it "
+                    "(a record was deleted, inserted or reordered)",
+                )
+            )
+        if seq != position:
+            problems.append(
+                ChainProblem(line, seq_int, f"record at position {position} has seq {seq}")
+            )
+        previous_hash = stated if isinstance(stated, str) else actual
+    if expected_count is not None and count != expected_count:
+        problems.append(
+            ChainProblem(
+                0,
+                None,
+                f"the chain has {count} records but the run state recorded {expected_count}",
+            )
+        )
+    elif expected_head is not None and count and previous_hash != expected_head:
+        problems.append(
+            ChainProblem(0, None, "the chain's last record is not the one the run state recorded")
+        )
+    return problems
+
+
+def latest_criterion_record(
+    records: Iterable[Mapping[str, Any]], todo_id: str, criterion: Criterion, plan_sha: str | None
+) -> Mapping[str, Any] | None:
+    """The latest executed record of this criterion, under this plan, with this text."""
+    text_sha = sha256_text(criterion.text)
+    found: Mapping[str, Any] | None = None
+    for record in records:
+        if (
+            record.get("kind") == "criterion"
+            and str(record.get("todo")) == todo_id
+            and record.get("criterion_index") == criterion.index
+            and record.get("criterion_sha256") == text_sha
+            and record.get("plan_sha256") == plan_sha
+        ):
+            found = record
+    return found
+
+
+def record_passed(record: Mapping[str, Any]) -> bool:
+    return (
+        record.get("exit_code") == 0
+        and not record.get("timed_out")
+        and record.get("signal") is None
+    )
+
+
+def criterion_gaps(
+    records: Iterable[Mapping[str, Any]], todo: Todo, plan_sha: str | None
+) -> list[str]:
+    """Why `todo` cannot count as verified; empty when every declared criterion passed.
+
+    The rule: for every criterion the plan declares for the todo, the LATEST
+    executed record with the same todo id, criterion index, criterion text hash
+    and plan hash exists and passed (exit 0, no signal, no timeout). A later
+    failure supersedes an earlier pass.
+    """
+    listed = list(records)
+    gaps: list[str] = []
+    for criterion in todo.criteria:
+        latest = latest_criterion_record(listed, todo.id, criterion, plan_sha)
+        if latest is None:
+            gaps.append(f"criterion {criterion.index} has no executed record under this plan")
+        elif not record_passed(latest):
+            gaps.append(
+                f"criterion {criterion.index} last failed "
+                f"(record seq {latest.get('seq')}, exit {latest.get('exit_code')})"
+            )
+    return gaps

@@ -1,0 +1,96 @@
+"""Plan lint: can this plan be executed and verified without a person in the loop?"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from zodyssey.runs.plan import Plan
+
+# A criterion that hands verification to a person cannot be executed, so it cannot be evidence.
+_DELEGATES = re.compile(
+    r"\b(?:the\s+)?(?:user|human|person|someone|operator|stakeholder|reviewer|customer|qa team)s?"
+    r"\s+(?:will\s+|should\s+|must\s+|can\s+)?(?:manually\s+)?"
+    r"(?:verif|confirm|check|test|review|approv|inspect|validat|look|sign)"
+    r"|\bmanual(?:ly)?\s+(?:verif|check|test|inspect|review|qa|confirm)"
+    r"|\bby\s+hand\b"
+    r"|\bvisual(?:ly)?\s+(?:inspect|check|verif|confirm)"
+    r"|\bask\s+(?:the\s+)?(?:user|human|owner)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class LintProblem:
+    todo: str  # todo id, "-" for plan-wide problems
+    line: int  # plan line (0 when plan-wide)
+    message: str
+    criterion_index: int | None = None
+
+    def render(self) -> str:
+        where = f"line {self.line}: " if self.line else ""
+        subject = "plan" if self.todo == "-" else f"todo {self.todo}"
+        return f"{where}{subject}: {self.message}"
+
+
+def _normalize(command: str) -> str:
+    return " ".join(command.split())
+
+
+def lint_plan(plan: Plan, test_command: str | None) -> list[LintProblem]:
+    problems: list[LintProblem] = []
+    work = [todo for todo in plan.todos if not todo.final]
+    if not work:
+        problems.append(
+            LintProblem("-", 0, "declares no todos: add `- [ ] 1. title` rows under `## Todos`")
+        )
+    for todo in plan.todos:
+        if not todo.final and not todo.files:
+            problems.append(
+                LintProblem(todo.id, todo.line, "no `Files: [...]` declared (nothing is in scope)")
+            )
+        for path in todo.files:
+            if any(ch.isspace() for ch in path) or len(path) > 300:
+                problems.append(
+                    LintProblem(
+                        todo.id, todo.line, f"Files entry is not a clean path: {path[:80]!r}"
+                    )
+                )
+        if not todo.final and not todo.criteria:
+            problems.append(
+                LintProblem(
+                    todo.id, todo.line, "no acceptance criteria: verify would have nothing to run"
+                )
+            )
+        for criterion in todo.criteria:
+            if _DELEGATES.search(criterion.text):
+                problems.append(
+                    LintProblem(
+                        todo.id,
+                        criterion.line,
+                        f"criterion {criterion.index} delegates to a person: "
+                        f"{criterion.text[:80]!r}",
+                        criterion.index,
+                    )
+                )
+            elif not criterion.command:
+                problems.append(
+                    LintProblem(
+                        todo.id,
+                        criterion.line,
+                        f"criterion {criterion.index} has no executable command "
+                        f"(put the command in backticks): {criterion.text[:80]!r}",
+                        criterion.index,
+                    )
+                )
+        if test_command and not todo.final and todo.criteria:
+            wanted = _normalize(test_command)
+            if not any(wanted in _normalize(c.command or "") for c in todo.criteria):
+                problems.append(
+                    LintProblem(
+                        todo.id,
+                        todo.line,
+                        f"no criterion runs the configured test command `{test_command}`",
+                    )
+                )
+    return problems

@@ -1,0 +1,138 @@
+"""Git snapshots of a work tree: the fingerprint of verify evidence and of read-only windows.
+
+A snapshot holds HEAD, the branch, a digest of the index, the porcelain v2
+status (every change, untracked files one by one) and the content hash of
+every changed or untracked path. `.zcode/` is excluded: it holds the run's own
+bookkeeping, which our own writers change on every command. Outside git, or
+when git fails, the snapshot says so (`ok` False) and carries no fingerprint:
+callers treat that as "unknown", never as "unchanged".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+# Pathspecs relative to the run's root: everything except the run bookkeeping.
+_PATHSPEC = ("--", ".", ":(exclude).zcode")
+
+
+def _git(runner: Any, *args: str) -> bytes:
+    out = runner.execute(["git", *args], stdout_as_string=False, strip_newline_in_stdout=False)
+    return out if isinstance(out, bytes) else str(out).encode("utf-8")
+
+
+def _status_paths(status: bytes) -> tuple[str | None, str | None, list[str]]:
+    """(head oid, branch, paths) from `git status --porcelain=v2 -z --branch`."""
+    head: str | None = None
+    branch: str | None = None
+    paths: list[str] = []
+    tokens = status.split(b"\0")
+    i = 0
+    while i < len(tokens):
+        token = tokens[i].decode("utf-8", errors="surrogateescape")
+        i += 1
+        if not token:
+            continue
+        if token.startswith("# branch.oid "):
+            oid = token[len("# branch.oid ") :]
+            head = "" if oid == "(initial)" else oid
+        elif token.startswith("# branch.head "):
+            name = token[len("# branch.head ") :]
+            branch = None if name == "(detached)" else name
+        elif token.startswith("#"):
+            continue
+        elif token[0] == "1":
+            paths.append(token.split(" ", 8)[8])
+        elif token[0] == "2":
+            paths.append(token.split(" ", 9)[9])
+            if i < len(tokens):  # the rename/copy source follows as its own token
+                paths.append(tokens[i].decode("utf-8", errors="surrogateescape"))
+                i += 1
+        elif token[0] == "u":
+            paths.append(token.split(" ", 10)[10])
+        elif token[0] in "?!":
+            paths.append(token[2:])
+    return head, branch, paths
+
+
+def _content_hash(path: Path) -> str:
+    try:
+        if path.is_symlink():
+            return "link:" + hashlib.sha256(os.readlink(path).encode("utf-8")).hexdigest()
+        if path.is_dir():
+            return "dir"  # a nested repository or submodule: git reports it as a whole
+        digest = hashlib.sha256()
+        with path.open("rb") as handle:
+            for chunk in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(chunk)
+        return digest.hexdigest()
+    except FileNotFoundError:
+        return "missing"
+    except OSError as exc:
+        return f"unreadable:{exc.errno}"
+
+
+def snapshot(root: Path, *, keep_status: bool = False) -> dict[str, Any]:
+    """The snapshot of the work tree at `root` (shape: models.TreeSnapshot)."""
+    try:
+        import git
+
+        repo = git.Repo(root, search_parent_directories=True)
+        top = Path(str(repo.working_tree_dir))
+        # Run git from the run's root so the pathspecs are relative to it.
+        runner = git.Git(str(root))
+        status = _git(
+            runner,
+            "status",
+            "--porcelain=v2",
+            "-z",
+            "--branch",
+            "--untracked-files=all",
+            *_PATHSPEC,
+        )
+        index = _git(runner, "ls-files", "-s", "-z", *_PATHSPEC)
+    except Exception as exc:  # not a repository, git missing, git error: all "unknown"
+        return {"ok": False, "error": f"{type(exc).__name__}: {str(exc).strip()[:300]}"}
+    head, branch, paths = _status_paths(status)
+    files = {path: _content_hash(top / path) for path in sorted(set(paths))}
+    result: dict[str, Any] = {
+        "ok": True,
+        "error": None,
+        "head": head,
+        "branch": branch,
+        "index_digest": hashlib.sha256(index).hexdigest(),
+        "status_sha256": hashlib.sha256(status).hexdigest(),
+        "files": files,
+    }
+    basis = json.dumps(result, sort_keys=True, ensure_ascii=False).encode(
+        "utf-8", "surrogateescape"
+    )
+    result["fingerprint"] = hashlib.sha256(basis).hexdigest()
+    if keep_status:
+        result["status"] = status.decode("utf-8", errors="replace").replace("\0", "\n")
+    return result
+
+
+def changed_paths(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """Paths whose recorded state differs between two snapshots, plus HEAD/branch/index moves."""
+    out: list[str] = []
+    for key, label in (("head", "HEAD"), ("branch", "branch"), ("index_digest", "index")):
+        if before.get(key) != after.get(key):
+            out.append(f"<{label}>")
+    left: dict[str, str] = before.get("files") or {}
+    right: dict[str, str] = after.get("files") or {}
+    for path in sorted(set(left) | set(right)):
+        if left.get(path) != right.get(path):
+            out.append(path)
+    return out
+
+
+def read_only_violation(before: dict[str, Any], after: dict[str, Any]) -> bool | None:
+    """True: anything changed; False: identical snapshots; None: either could not be read."""
+    if not before.get("ok") or not after.get("ok"):
+        return None
+    return before.get("fingerprint") != after.get("fingerprint")
