@@ -76,8 +76,12 @@ def test_edited_span_is_drift_with_then_and_now(repo: Repo) -> None:
     assert trace.then_text == ("a 10",)
     assert trace.now_text == ("a ten, rewritten",)
     report, code = history_report(
-        repo.path, Config(root=repo.path), [cite("docs/guide.md", 2, "src/a.py", 10)],
-        jobs=1, fix=False, dry_run=False,
+        repo.path,
+        Config(root=repo.path),
+        [cite("docs/guide.md", 2, "src/a.py", 10)],
+        jobs=1,
+        fix=False,
+        dry_run=False,
     )
     assert code == 9
     [finding] = report.findings
@@ -297,3 +301,21 @@ def test_progress_bar_only_on_a_terminal(repo: Repo, tmp_path: Path) -> None:
         os.close(leader)
     assert "history: blame" in drawn and "1/1" in drawn
     assert "history: trace" in drawn and "2/2" in drawn
+
+
+def test_citation_written_on_a_merged_branch_follows_renames_on_main(repo: Repo) -> None:
+    repo.write("src/a.py", numbered("a", 20))
+    repo.write("docs/guide.md", "# Guide\n")
+    repo.commit("base")
+    repo.git("checkout", "-q", "-b", "side")
+    repo.write("docs/guide.md", "# Guide\nsrc/a.py:7\n")
+    side = repo.commit("cite on a branch")
+    repo.git("checkout", "-q", "main")
+    repo.git("mv", "src/a.py", "src/b.py")
+    repo.write("src/b.py", "top\n" + numbered("a", 20))
+    repo.commit("rename on main")
+    repo.git("merge", "-q", "--no-edit", "side")
+    trace = trace_one(repo, cite("docs/guide.md", 2, "src/a.py", 7, resolved=None))
+    assert trace.commit == side  # off the first-parent chain: the tree-diff path
+    assert trace.kind == "moved"
+    assert trace.moved_to == ("src/b.py", 8, 8)

@@ -206,8 +206,10 @@ def test_init_from_a_subdirectory_warns_about_workflows(tmp_path: Path) -> None:
 def test_nox_example_session_passes_then_fails(tmp_path: Path) -> None:
     repo = git_repo(tmp_path / "repo")
     assert zodyssey("init", cwd=repo).returncode == 0
+    # Copied as users do (nox runs sessions from the noxfile's directory);
     # --no-venv --no-install: run the session with this interpreter's zodyssey.
-    nox = [sys.executable, "-m", "nox", "-f", str(REPO / "ci/noxfile_example.py")]
+    shutil.copyfile(REPO / "ci/noxfile_example.py", repo / "noxfile.py")
+    nox = [sys.executable, "-m", "nox", "-f", str(repo / "noxfile.py")]
     passed = subprocess.run(
         [*nox, "-s", "anchors", "--no-venv", "--no-install"],
         cwd=repo,
@@ -233,7 +235,17 @@ def test_templates_ship_in_the_wheel(tmp_path: Path) -> None:
     shutil.copytree(
         REPO,
         source,
-        ignore=shutil.ignore_patterns(".git", ".nox", "__pycache__", "*.egg-info", "build", "dist"),
+        ignore=shutil.ignore_patterns(
+            ".git",
+            ".nox",
+            ".venv",
+            "*_cache",
+            "__pycache__",
+            "*.egg-info",
+            "build",
+            "dist",
+            "bench",
+        ),
     )
     subprocess.run(
         [

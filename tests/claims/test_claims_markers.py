@@ -82,7 +82,9 @@ def test_table_row_inline_and_after_table() -> None:
 
 
 def test_heading_and_blockquote() -> None:
-    text = "## Fail closed <!-- claim: heading-claim -->\n\n> Quoted promise. <!-- claim: quoted -->\n"
+    text = (
+        "## Fail closed <!-- claim: heading-claim -->\n\n> Quoted promise. <!-- claim: quoted -->\n"
+    )
     claims = claims_of(text)
     assert claims["heading-claim"].block == "heading"
     assert claims["heading-claim"].text == "Fail closed"
@@ -179,7 +181,14 @@ def test_reflowing_a_paragraph_keeps_its_fingerprint(sentence: list[str], wrap: 
 
 
 @settings(max_examples=60, deadline=None)
-@given(ids=st.lists(st.from_regex(r"[a-z0-9]{1,5}(-[a-z0-9]{1,5}){0,2}", fullmatch=True), min_size=1, max_size=4, unique=True))
+@given(
+    ids=st.lists(
+        st.from_regex(r"[a-z0-9]{1,5}(-[a-z0-9]{1,5}){0,2}", fullmatch=True),
+        min_size=1,
+        max_size=4,
+        unique=True,
+    )
+)
 def test_every_id_of_a_marker_is_found(ids: list[str]) -> None:
     claims = claims_of(f"Promise text. <!-- claim: {', '.join(ids)} -->\n")
     assert sorted(claims) == sorted(ids)

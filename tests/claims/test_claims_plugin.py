@@ -112,7 +112,9 @@ def test_deselected():
     }
     covered = {row["id"]: row["covered"] for row in document["claims"]}  # type: ignore[attr-defined]
     assert covered == {"gate-blocks": True, "zero-fails": False}
-    result.stdout.fnmatch_lines(["*zodyssey claims matrix*", "zero-fails  README.md:5  NOT COVERED"])
+    result.stdout.fnmatch_lines(
+        ["*zodyssey claims matrix*", "zero-fails  README.md:5  NOT COVERED"]
+    )
 
 
 @pytest.mark.parametrize(
@@ -128,7 +130,9 @@ def test_deselected():
 def test_strict_fails_when_the_only_linked_test_did_not_pass(
     pytester: pytest.Pytester, body: str, decorator: str
 ) -> None:
-    tests = PASSING.replace("def test_zero():\n    pass", f"{decorator}def test_zero():\n    {body}")
+    tests = PASSING.replace(
+        "def test_zero():\n    pass", f"{decorator}def test_zero():\n    {body}"
+    )
     _setup(pytester, tests)
     _lock(pytester)
     result = pytester.runpytest("--claims-strict")
@@ -193,7 +197,9 @@ def test_strict_fails_without_ledger_and_on_missing_and_changed(pytester: pytest
 
 
 def test_unknown_claim_fails_the_session_without_options(pytester: pytest.Pytester) -> None:
-    _setup(pytester, PASSING + '\n@pytest.mark.claim("no-such-claim")\ndef test_typo():\n    pass\n')
+    _setup(
+        pytester, PASSING + '\n@pytest.mark.claim("no-such-claim")\ndef test_typo():\n    pass\n'
+    )
     result = pytester.runpytest()
     result.assert_outcomes(passed=3)
     assert result.ret == 1
@@ -202,7 +208,9 @@ def test_unknown_claim_fails_the_session_without_options(pytester: pytest.Pytest
 
 def test_unrelated_project_with_own_claim_marker_is_left_alone(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\nmarkers =\n    claim(kind): insurance claim kind\n")
-    pytester.makepyfile("import pytest\n@pytest.mark.claim('water-damage')\ndef test_a():\n    pass\n")
+    pytester.makepyfile(
+        "import pytest\n@pytest.mark.claim('water-damage')\ndef test_a():\n    pass\n"
+    )
     result = pytester.runpytest("--strict-markers")
     assert result.ret == 0
     assert "zodyssey claims" not in result.stdout.str()
@@ -215,7 +223,9 @@ def test_strict_with_zero_claims_fails(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["no-claims*"])
 
 
-def test_claims_root_option_points_at_another_repository(pytester: pytest.Pytester, tmp_path: Path) -> None:
+def test_claims_root_option_points_at_another_repository(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
     other = tmp_path / "other"
     other.mkdir()
     (other / "README.md").write_text("Elsewhere. <!-- claim: elsewhere -->\n")

@@ -18,6 +18,7 @@ from zodyssey.anchors.files import FileIndex
 from zodyssey.anchors.fingerprint import TargetFile, is_contentless
 from zodyssey.anchors.lock import LockFile
 from zodyssey.anchors.model import Citation, Site, make_key
+from zodyssey.anchors.parallel import split_run, worker_count
 from zodyssey.anchors.renames import follow, git_renames
 from zodyssey.config import Config
 
@@ -34,6 +35,9 @@ KIND_ORDER = (
     "unreadable",
     "stale",
 )
+
+# Below this many citation keys a second process costs more than it saves.
+PARALLEL_MIN_GROUPS = 8000
 
 KIND_HELP = {
     "drift": "the pinned lines changed in place (their content is not found elsewhere)",
@@ -61,6 +65,10 @@ class Problem:
     lines: tuple[int, int] | None = None
     now_reads: str | None = None
     moved_to: dict[str, object] | None = None  # {"path", "start", "end", "key"}
+
+
+# (position of the key group, its problem, its fresh pin, its per-line pins)
+Outcome = tuple[int, "Problem | None", "str | None", "list[str] | None"]
 
 
 @dataclass
@@ -91,6 +99,7 @@ def _sites(citations: list[Citation]) -> list[Site]:
 class Checker:
     def __init__(self, root: Path, config: Config, discovery: Discovery, lock: LockFile) -> None:
         self.root = root
+        self._root_text = str(root)
         self.config = config
         self.discovery = discovery
         self.lock = lock
@@ -101,7 +110,7 @@ class Checker:
     def target(self, path: str) -> TargetFile:
         found = self.files.get(path)
         if found is None:
-            found = TargetFile.read(self.root, path)
+            found = TargetFile.read(self._root_text, path)
             self.files[path] = found
         return found
 
@@ -116,7 +125,7 @@ class Checker:
         exempted = 0
         for citation in self.discovery.citations:
             group = citation.key if citation.key is not None else "?" + citation.cited_as
-            if citation.cited_as in exempt:
+            if exempt and citation.cited_as in exempt:
                 groups.setdefault(group, [])
                 exempted += 1
                 continue
@@ -124,16 +133,40 @@ class Checker:
         problems: list[Problem] = []
         pins: dict[str, str] = {}
         spans: dict[str, list[str]] = {}
-        for group, members in groups.items():
-            if not members:
-                continue
-            problem = self._check_group(group, members, pins, spans)
+        items = [(group, members) for group, members in groups.items() if members]
+        parts = min(worker_count(), max(1, len(items) // PARALLEL_MIN_GROUPS))
+        # Each target file belongs to one part, so every file is read once.
+        targets = sorted({m[0].resolved for _, m in items if m[0].resolved is not None})
+        part_of = {path: i % parts for i, path in enumerate(targets)}
+
+        def work(part: int, count: int) -> list[Outcome]:
+            out: list[Outcome] = []
+            for position, (group, members) in enumerate(items):
+                path = members[0].resolved
+                if count > 1 and (part_of[path] if path is not None else 0) != part:
+                    continue
+                found_pins: dict[str, str] = {}
+                found_spans: dict[str, list[str]] = {}
+                problem = self._check_group(group, members, found_pins, found_spans)
+                out.append((position, problem, found_pins.get(group), found_spans.get(group)))
+            return out
+
+        outcomes = [o for chunk in split_run(work, parts) for o in chunk]
+        outcomes.sort(key=lambda o: o[0])
+        for position, problem, pin, span in outcomes:
+            group = items[position][0]
+            if pin is not None:
+                pins[group] = pin
+            if span is not None:
+                spans[group] = span
             if problem is not None:
                 problems.append(problem)
         cited = {k for k in groups if not k.startswith("?")}
+        # A renamed file's citations still use their old keys until --fix rewrites them.
+        cited |= {p.key for p in problems if p.kind == "moved"}
         stale = sorted(k for k in self.lock.citations if k not in cited)
         order = {kind: i for i, kind in enumerate(KIND_ORDER)}
-        problems.sort(key=lambda p: (order.get(p.kind, 99), p.key))
+        problems.sort(key=lambda p: (order.get(p.kind, 99), p.sites[0].doc, p.sites[0].line, p.key))
         return CheckResult(
             checked=len(groups),
             documents=len(self.discovery.documents),
@@ -207,8 +240,8 @@ class Checker:
         if pinned is None:
             return problem(
                 "unlocked",
-                "not in the lock; an unlocked citation is an unchecked one: run "
-                "`check-anchors --update` once you have verified it points where you mean",
+                "not in the lock (an unlocked citation is an unchecked one); verify it, "
+                "then run `check-anchors --update`",
                 target=path,
                 lines=lines_ref,
             )
@@ -220,7 +253,9 @@ class Checker:
         detail = "the cited lines changed"
         old_lines = self.lock.spans.get(key)
         if old_lines and len(old_lines) == b - a + 1:
-            changed = [str(a + i) for i, h in enumerate(target.line_hashes(a, b)) if h != old_lines[i]]
+            changed = [
+                str(a + i) for i, h in enumerate(target.line_hashes(a, b)) if h != old_lines[i]
+            ]
             if changed:
                 detail += f" (line{'s' if len(changed) > 1 else ''} {', '.join(changed)})"
         now = target.lines[a - 1].strip()[:160]
@@ -284,7 +319,9 @@ class Checker:
             moved_to={"path": new_path, "start": start, "end": end, "key": new_key},
         )
 
-    def _renamed(self, first: Citation, members: list[Citation], sites: list[Site]) -> Problem | None:
+    def _renamed(
+        self, first: Citation, members: list[Citation], sites: list[Site]
+    ) -> Problem | None:
         """A citation of a file git renamed: look for the pinned content in the new file."""
         if not self.lock.citations or first.end < first.start:
             return None

@@ -1,17 +1,440 @@
-"""`zodyssey anchors` (placeholder until implemented)."""
+"""`zodyssey anchors check` (also installed as `check-anchors`): the citation lock.
+
+The handler wires the pipeline: discover -> check against the lock -> report,
+or --update (re-pin), or --fix (rewrite moved citations, re-pin them). Heavy
+imports (markdown-it, git) happen inside the handler, never at import time.
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from zodyssey.errors import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS, UsageError, ZodysseyError
+
+if TYPE_CHECKING:
+    from zodyssey.anchors.check import CheckResult
+    from zodyssey.anchors.discover import Discovery
+    from zodyssey.anchors.lock import LockFile
+    from zodyssey.config import Config
+    from zodyssey.findings import Report
+
+FORMAT_CHOICES = ("text", "json", "github", "sarif", "junit", "markdown")
+
+CHECK_DESCRIPTION = """\
+Verify every file:line citation in the repository's documents against the
+citation lock: each cited span must still hash to what was pinned. Citations
+are `path:N`, `path:N-M`, chains (`a.py:3,9-12`, `CHANGELOG.md:5/:9`), bare
+continuations (`... :40` after a path on the same line), Markdown links with
+`#L10` / `#L10-L20` fragments and blob URLs of the repository's own remote.
+"""
+
+CHECK_EPILOG = """\
+problem kinds:
+  drift            the pinned lines changed in place
+  moved            the pinned content is elsewhere (or in the file git renamed it to);
+                   --fix rewrites the citation
+  contentless      the cited lines are blank or bare comment markers
+  out-of-range     the span is outside the file
+  backwards-range  a range written b < a
+  unresolved       no file matches the cited path
+  ambiguous        several files match the cited path
+  unlocked         a valid citation not in the lock (run --update)
+  unreadable       the cited file cannot be read
+  stale            a lock entry nothing cites (with --strict, and reported by --update)
+
+exit codes:
+  0  clean (or: lock written, everything pinned)
+  2  bad arguments, unreadable configuration or malformed lock (the message says how to recover)
+  4  zero citations discovered: an empty check is a failure, not a pass
+  9  problems found (or: --update could not pin some citations)
+
+examples:
+  check-anchors                               check this repository
+  check-anchors --update                      re-baseline the lock deliberately
+  check-anchors --fix --dry-run               show how moved citations would be rewritten
+  check-anchors --fix                         rewrite them and re-pin those keys
+  check-anchors --lock scripts/anchors.lock.json   verify a lock of the JavaScript checker
+  check-anchors --format github               annotations for GitHub Actions
+  check-anchors --json -o anchors.json        the JSON report (schema: docs/citation-lock.md)
+  check-anchors --history                     check citations against the content at the
+                                              commit that wrote them (git blame)
+  check-anchors --update --from-history       seed the lock from history instead of the tree
+"""
 
 
 def register(sub: Any) -> None:
-    parser: argparse.ArgumentParser = sub.add_parser('anchors', help='Citation lock: check file:line citations in docs against the lock.')
-    parser.set_defaults(handler=run)
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "anchors",
+        help="Citation lock: check file:line citations in docs against the lock.",
+        description="Citation lock for file:line citations in documents.",
+        epilog="examples:\n  zodyssey anchors check\n  zodyssey anchors check --update",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.set_defaults(handler=_no_subcommand(parser))
+    actions = parser.add_subparsers(
+        dest="anchors_command", metavar="ACTION", parser_class=type(parser)
+    )
+    check = actions.add_parser(
+        "check",
+        help="verify citations against the lock (also: --update, --fix)",
+        description=CHECK_DESCRIPTION,
+        epilog=CHECK_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_check_arguments(check)
+    check.set_defaults(handler=run)
+
+
+def _no_subcommand(parser: argparse.ArgumentParser) -> Any:
+    def handler(args: argparse.Namespace) -> int:
+        parser.print_help(sys.stderr)
+        return 2
+
+    return handler
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def add_check_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--root", metavar="DIR", default=".", help="repository to check (default: .)"
+    )
+    parser.add_argument(
+        "--lock",
+        metavar="PATH",
+        help="lock file (default: `lock` of [tool.zodyssey], anchors/anchors.lock.json); "
+        "a relative PATH is taken from the current directory",
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--update", action="store_true", help="re-baseline: pin every valid citation")
+    mode.add_argument(
+        "--fix",
+        action="store_true",
+        help="rewrite the line numbers of moved citations, re-pin them",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="with --fix: print the diff, write nothing"
+    )
+    parser.add_argument(
+        "--strict", action="store_true", help="also fail on stale lock entries nothing cites"
+    )
+    parser.add_argument(
+        "--format", choices=FORMAT_CHOICES, default=None, help="output format (default: text)"
+    )
+    parser.add_argument("--json", action="store_true", help="same as --format json")
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout"
+    )
+    parser.add_argument(
+        "--history",
+        action="store_true",
+        help="compare each citation with the content at the commit that wrote its line",
+    )
+    parser.add_argument(
+        "--from-history",
+        action="store_true",
+        help="with --update: pin content as it was when each citation was written",
+    )
+    parser.add_argument(
+        "--jobs", type=_positive, default=None, metavar="N", help="parallel git jobs for --history"
+    )
+
+
+def _validate(args: argparse.Namespace) -> str:
+    if args.json and args.format not in (None, "json"):
+        raise UsageError("--json conflicts with --format " + args.format)
+    fmt: str = "json" if args.json else (args.format or "text")
+    if args.dry_run and not args.fix:
+        raise UsageError("--dry-run only applies to --fix (try: check-anchors --fix --dry-run)")
+    if args.from_history and not args.update:
+        raise UsageError(
+            "--from-history only applies to --update (try: check-anchors --update --from-history)"
+        )
+    if args.history and args.update:
+        raise UsageError(
+            "--history checks; to seed the lock from history use --update --from-history"
+        )
+    if args.jobs is not None and not (args.history or args.from_history):
+        raise UsageError("--jobs only applies to --history and --from-history")
+    return fmt
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output:
+        from zodyssey.atomicfile import write_atomic
+
+        try:
+            write_atomic(output, text)
+        except OSError as exc:
+            raise UsageError(f"cannot write report to {output}: {exc.strerror}") from exc
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+def _render(report: Report, fmt: str, output: str | None) -> None:
+    from zodyssey.formats import render
+
+    _emit(render(report, fmt), output)
+
+
+def _lock_path(args: argparse.Namespace, root: Path, config: Config) -> Path:
+    if args.lock:
+        return Path(args.lock)
+    return root / config.lock
 
 
 def run(args: argparse.Namespace) -> int:
-    print("zodyssey anchors: not implemented yet", file=sys.stderr)
-    return 2
+    from zodyssey.anchors.discover import discover
+    from zodyssey.anchors.lock import read_lock
+    from zodyssey.config import load_config
+
+    fmt = _validate(args)
+    root = Path(args.root)
+    if not root.is_dir():
+        raise UsageError(f"--root {args.root}: no such directory")
+    config = load_config(root)
+    lock_path = _lock_path(args, root, config)
+    lock = read_lock(lock_path)
+    discovery = discover(root, config)
+    if not discovery.citations:
+        raise ZodysseyError(
+            f"zero citations discovered under {root} ({len(discovery.documents)} document(s) "
+            "scanned): an empty check is a failure, not a pass; check `documents` and "
+            "`exclude` in [tool.zodyssey]",
+            EXIT_EMPTY,
+        )
+    if args.history or args.from_history:
+        return _run_history(args, root, config, discovery, lock_path, fmt)
+    if args.update:
+        return _run_update(args, root, config, discovery, lock, lock_path, fmt)
+    if args.fix:
+        return _run_fix(args, root, config, discovery, lock, lock_path, fmt)
+    return _run_check(args, root, config, discovery, lock, lock_path, fmt)
+
+
+def _check(root: Path, config: Config, discovery: Discovery, lock: LockFile) -> CheckResult:
+    from zodyssey.anchors.check import Checker
+
+    return Checker(root, config, discovery, lock).run()
+
+
+def _summary(result: CheckResult, problems: int) -> str:
+    if problems == 0:
+        return (
+            f"check-anchors: {result.checked} citations across {result.documents} documents: "
+            "all resolve and match the lock"
+        )
+    kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.by_kind().items()))
+    return (
+        f"check-anchors: {problems} problem(s) across {result.checked} citations in "
+        f"{result.documents} documents ({kinds or 'stale entries'}). Fix the citation if the code "
+        "moved (--fix does it for `moved`); fix the code if the citation was right; re-baseline "
+        "only when the change is intended (--update)"
+    )
+
+
+def _run_check(
+    args: argparse.Namespace,
+    root: Path,
+    config: Config,
+    discovery: Discovery,
+    lock: LockFile,
+    lock_path: Path,
+    fmt: str,
+) -> int:
+    from zodyssey.anchors.report import build_report
+
+    result = _check(root, config, discovery, lock)
+    count = len(result.problems) + (len(result.stale) if args.strict else 0)
+    summary = _summary(result, count)
+    if not lock.exists:
+        summary += f"\nno lock at {lock_path}: create one with `check-anchors --update`"
+        legacy = root / "scripts" / "anchors.lock.json"
+        if legacy.is_file() and legacy.resolve() != lock_path.resolve():
+            summary += f" (or verify the JavaScript checker's lock: --lock {legacy})"
+    elif result.stale and not args.strict:
+        summary += f"\n({len(result.stale)} stale lock entries; --strict fails on them, --update drops them)"
+    report = build_report(result, mode="check", strict=args.strict, summary=summary, fmt=fmt)
+    _render(report, fmt, args.output)
+    return EXIT_PROBLEMS if count else EXIT_OK
+
+
+def _run_update(
+    args: argparse.Namespace,
+    root: Path,
+    config: Config,
+    discovery: Discovery,
+    lock: LockFile,
+    lock_path: Path,
+    fmt: str,
+) -> int:
+    from zodyssey.anchors.lock import LockFile, write_lock
+    from zodyssey.anchors.report import build_report
+
+    result = _check(root, config, discovery, lock)
+    # Re-pinning drift and unlocked citations is what --update is for; the rest are refused.
+    refused = [p for p in result.problems if p.kind not in ("drift", "unlocked")]
+    citations = dict(result.pins)
+    spans = dict(result.spans)
+    kept_moved = 0
+    for p in refused:
+        # A moved citation keeps its old pin, so `check` keeps saying where the content went
+        # and --fix can still rewrite it; re-pinning the old numbers would bless wrong content.
+        if p.kind == "moved" and p.key in lock.citations:
+            citations[p.key] = lock.citations[p.key]
+            if p.key in lock.spans:
+                spans[p.key] = lock.spans[p.key]
+            kept_moved += 1
+    new_lock = LockFile(
+        citations=citations,
+        exempt=list(lock.exempt),
+        spans=spans,
+        comment=lock.comment,
+        exists=True,
+        extra=lock.extra,
+    )
+    dropped = sorted(k for k in lock.citations if k not in citations)
+    try:
+        write_lock(lock_path, new_lock)
+    except OSError as exc:
+        raise UsageError(f"cannot write lock {lock_path}: {exc.strerror}") from exc
+    repinned = sum(1 for p in result.problems if p.kind == "drift")
+    parts = [f"check-anchors: wrote {len(citations)} citation fingerprints to {lock_path}"]
+    if dropped:
+        stale = sum(1 for k in dropped if k not in result.cited_keys)
+        parts.append(
+            f"{len(dropped)} entr{'y' if len(dropped) == 1 else 'ies'} dropped "
+            f"({stale} stale, {len(dropped) - stale} no longer pinnable)"
+        )
+    if repinned:
+        parts.append(f"{repinned} drifted citation(s) re-pinned to their current content")
+    if kept_moved:
+        parts.append(f"{kept_moved} moved citation(s) kept at their old pin (run --fix)")
+    if refused:
+        parts.append(f"{len(refused)} citation(s) could NOT be pinned (listed above)")
+    summary = "; ".join(parts)
+    result.problems = refused
+    stale_problems = []
+    from zodyssey.anchors.check import Problem
+
+    for key in dropped:
+        if key not in result.cited_keys:
+            stale_problems.append(
+                Problem("stale", key, key, [], "dropped from the lock: nothing cites it")
+            )
+    report = build_report(result, mode="update", strict=False, summary=summary, fmt=fmt)
+    # Dropped stale entries are reported, but they are the point of --update, not a failure.
+    report.findings += [_note(p.key, p.detail) for p in stale_problems]
+    _render(report, fmt, args.output)
+    return EXIT_PROBLEMS if refused else EXIT_OK
+
+
+def _note(key: str, detail: str) -> Any:
+    from zodyssey.findings import Finding
+
+    return Finding(
+        tool="anchors",
+        rule="stale",
+        severity="note",
+        message=f"{key}: {detail}",
+        extra={"key": key},
+    )
+
+
+def _run_fix(
+    args: argparse.Namespace,
+    root: Path,
+    config: Config,
+    discovery: Discovery,
+    lock: LockFile,
+    lock_path: Path,
+    fmt: str,
+) -> int:
+    from zodyssey.anchors.discover import discover
+    from zodyssey.anchors.fix import apply_moves
+    from zodyssey.anchors.lock import write_lock
+    from zodyssey.anchors.report import build_report
+    from zodyssey.anchors.rewrite import moves_of
+
+    result = _check(root, config, discovery, lock)
+    moved = [p for p in result.problems if p.kind == "moved"]
+    moves, new_paths = moves_of(moved, discovery.index)
+    diff = apply_moves(root, moves, args.dry_run, new_paths=new_paths)
+    if args.dry_run:
+        sys.stdout.write(diff)
+        summary = (
+            f"check-anchors --fix --dry-run: {len(moved)} moved citation key(s) would be rewritten; "
+            f"nothing written"
+        )
+        print(summary, file=sys.stderr)
+        return EXIT_PROBLEMS if result.problems else EXIT_OK
+    if moved:
+        # Read every old pin before writing any: one move's new key is often another's old key.
+        pins: dict[str, str] = {}
+        per_line: dict[str, list[str]] = {}
+        for p in moved:
+            assert p.moved_to is not None
+            new_key = str(p.moved_to["key"])
+            pins[new_key] = lock.citations[p.key]
+            if p.key in lock.spans:
+                per_line[new_key] = lock.spans[p.key]
+        for p in moved:
+            lock.citations.pop(p.key, None)
+            lock.spans.pop(p.key, None)
+        lock.citations.update(pins)
+        lock.spans.update(per_line)
+        fresh = discover(root, config)
+        try:
+            write_lock(lock_path, lock)
+        except OSError as exc:
+            raise UsageError(f"cannot write lock {lock_path}: {exc.strerror}") from exc
+        discovery = fresh
+        result = _check(root, config, discovery, lock)
+    if diff:
+        sys.stderr.write(diff)
+    count = len(result.problems) + (len(result.stale) if args.strict else 0)
+    summary = f"check-anchors --fix: rewrote {len(moves)} moved citation(s) and re-pinned them. "
+    summary += _summary(result, count)
+    report = build_report(result, mode="fix", strict=args.strict, summary=summary, fmt=fmt)
+    _render(report, fmt, args.output)
+    return EXIT_PROBLEMS if count else EXIT_OK
+
+
+def _run_history(
+    args: argparse.Namespace,
+    root: Path,
+    config: Config,
+    discovery: Discovery,
+    lock_path: Path,
+    fmt: str,
+) -> int:
+    if importlib.util.find_spec("zodyssey.anchors.history") is None:
+        raise UsageError(
+            "--history and --from-history need zodyssey.anchors.history, which this build lacks"
+        )
+    from zodyssey.anchors import history
+
+    jobs = args.jobs or 2
+    if args.from_history:
+        report, code = history.seed_lock_from_history(
+            root, config, discovery.citations, lock_path, jobs=jobs
+        )
+    else:
+        report, code = history.history_report(
+            root, config, discovery.citations, jobs=jobs, fix=args.fix, dry_run=args.dry_run
+        )
+    _render(report, fmt, args.output)
+    return int(code)

@@ -12,11 +12,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
 from zodyssey.anchors import grammar
 from zodyssey.anchors.files import ExcludeRules, FileIndex, walk_files
 from zodyssey.anchors.model import Citation, Site, make_key
+from zodyssey.anchors.parallel import split_run, worker_count
 from zodyssey.anchors.remote import OwnRemotes
 from zodyssey.anchors.structure import DocStructure, analyse, needs_structure
 from zodyssey.config import Config
@@ -28,6 +30,8 @@ JS_EXTENSIONS = frozenset(
 )
 _EXTENSION = re.compile(r"\.([A-Za-z][A-Za-z0-9_+\-]{0,15})$")
 IGNORE_DOC_MARKER = "<!-- anchor-lock: ignore -->"
+# Below this many documents a second process costs more than it saves.
+PARALLEL_MIN_DOCUMENTS = 64
 
 
 @dataclass
@@ -135,9 +139,60 @@ def discover(root: Path, config: Config) -> Discovery:
     files = walk_files(root, rules)
     index = FileIndex(files)
     result = Discovery(index=index)
+    documents = select_documents(files, config.documents)
+    parts = min(worker_count(), max(1, len(documents) // PARALLEL_MIN_DOCUMENTS))
+    if parts > 1:
+        index.prepare()  # build the suffix table once, before the children inherit it
+
+    def work(part: int, count: int) -> tuple[list[str], list[str], list[Any]]:
+        lo, hi = len(documents) * part // count, len(documents) * (part + 1) // count
+        found: list[Citation] = []
+        scanned, skipped = _scan_documents(root, config, index, documents[lo:hi], found)
+        # Children send plain tuples: rebuilding is cheaper than pickling dataclasses.
+        return scanned, skipped, found if part == 0 else [_row(c) for c in found]
+
+    for part, (scanned, skipped, found) in enumerate(split_run(work, parts)):
+        result.documents.extend(scanned)
+        result.skipped.extend(skipped)
+        result.citations.extend(found if part == 0 else _from_rows(found))
+    return result
+
+
+def _row(c: Citation) -> tuple[Any, ...]:
+    return (
+        c.cited,
+        c.start,
+        c.end,
+        c.site.doc,
+        c.site.line,
+        c.resolved,
+        c.key,
+        c.ranged,
+        c.dialect,
+        c.number_spans,
+        c.candidates,
+        c.path_span,
+    )
+
+
+def _from_rows(rows: list[Any]) -> list[Citation]:
+    out: list[Citation] = []
+    site = Site("", 0)
+    for r in rows:
+        if r[3] != site.doc or r[4] != site.line:
+            site = Site(r[3], r[4])
+        out.append(Citation(r[0], r[1], r[2], site, r[5], r[6], r[7], r[8], r[9], r[10], r[11]))
+    return out
+
+
+def _scan_documents(
+    root: Path, config: Config, index: FileIndex, documents: list[str], out: list[Citation]
+) -> tuple[list[str], list[str]]:
+    scanned: list[str] = []
+    skipped: list[str] = []
     accept = _Acceptor(index)
     remotes = OwnRemotes(root)
-    for doc in select_documents(files, config.documents):
+    for doc in documents:
         try:
             text = (root / doc).read_bytes().decode("utf-8", errors="surrogateescape")
         except OSError:
@@ -147,12 +202,12 @@ def discover(root: Path, config: Config) -> Discovery:
         if needs_structure(text):
             structure = analyse(text, lines)
             if structure.ignore_doc:
-                result.skipped.append(doc)
+                skipped.append(doc)
                 continue
-        result.documents.append(doc)
+        scanned.append(doc)
         accept.doc = doc
-        _scan_document(doc, lines, structure, config, index, accept, remotes, result.citations)
-    return result
+        _scan_document(doc, lines, structure, config, index, accept, remotes, out)
+    return scanned, skipped
 
 
 def collect_citations(root: Path, config: Config) -> list[Citation]:

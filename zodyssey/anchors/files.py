@@ -103,6 +103,9 @@ class FileIndex:
         self._basename_cache: dict[str, tuple[str, ...]] = {}
         self._memo: dict[str, Resolution] = {}
 
+    def prepare(self) -> None:
+        self._suffix_table()
+
     def _suffix_table(self) -> dict[str, list[str]]:
         if self._suffixes is None:
             table: dict[str, list[str]] = {}
@@ -163,9 +166,12 @@ class FileIndex:
     def resolve(self, cited: str, doc: str, *, basename_step: bool = True) -> Resolution:
         if cited in self.file_set:
             return Resolution(cited)
-        doc_dir = posixpath.dirname(doc)
-        if doc_dir:
-            relative = posixpath.normpath(posixpath.join(doc_dir, cited))
+        cut = doc.rfind("/")
+        if cut > 0:
+            relative = doc[:cut] + "/" + cited
+            # normpath only when the text has `.`/`..` segments or doubled slashes (it is slow).
+            if "./" in cited or "//" in cited or cited.endswith("/.") or cited.endswith(".."):
+                relative = posixpath.normpath(relative)
             if relative in self.file_set:
                 return Resolution(relative)
         return self.resolve_global(cited, basename_step=basename_step)

@@ -55,7 +55,9 @@ class RawRef:
     path_span: tuple[int, int]  # columns of the path token (of the antecedent for bare/chain)
 
 
-def _numbers(match: re.Match[str], first: int) -> tuple[int, int, bool, tuple[tuple[int, int], ...]]:
+def _numbers(
+    match: re.Match[str], first: int
+) -> tuple[int, int, bool, tuple[tuple[int, int], ...]]:
     a = int(match.group(first))
     b_text = match.group(first + 1)
     spans = [match.span(first)]
@@ -67,9 +69,7 @@ def _numbers(match: re.Match[str], first: int) -> tuple[int, int, bool, tuple[tu
     return a, b, b != 0, tuple(spans)
 
 
-def _chain(
-    line: str, pos: int, cited: str, path_span: tuple[int, int], out: list[RawRef]
-) -> int:
+def _chain(line: str, pos: int, cited: str, path_span: tuple[int, int], out: list[RawRef]) -> int:
     while True:
         element = CHAIN_ELEMENT.match(line, pos)
         if element is None:

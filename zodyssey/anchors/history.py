@@ -16,18 +16,20 @@ traces into a `Report` and an exit code. Documented in docs/citation-history.md.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from zodyssey.anchors.history_trace import Trace, TraceRun, trace_citations
-from zodyssey.anchors.model import Citation
+from zodyssey.anchors.model import Citation, make_key
 from zodyssey.config import Config
 from zodyssey.errors import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS
 from zodyssey.findings import Case, Finding, Report
 
-SCHEMA = "zodyssey.anchors.history/1"
+# JSON payload version of both modes (documented in docs/citation-history.md).
+SCHEMA_VERSION = 1
 PROBLEM_KINDS = ("moved", "drift", "gone")  # these fail the check (exit 9)
 KINDS = ("ok", *PROBLEM_KINDS, "unknown")
 
@@ -55,24 +57,118 @@ def history_report(
     """Judge every citation against the commit that wrote it; exit 0, 4 or 9.
 
     Raises `GitUnavailable` (a ZodysseyError, exit 2) when git is missing or
-    `root` is not in a work tree. With `fix`, moved citations that still name
-    the same file get their numbers rewritten (`dry_run`: diff only).
+    `root` is not in a work tree. With `fix`, moved citations get their
+    numbers (and, after a git rename, their path) rewritten and an existing
+    lock is re-pinned for them; `dry_run` only writes the diff to stderr.
     """
     selected = _not_exempt(citations, config, _lock_exempt(root, config))
     run = trace_citations(root, selected, jobs=jobs, progress_stream=progress_stream)
     fixable = [t for t in run.traces if _fixable(t)]
     diff = ""
+    rewritten: set[int] = set()
+    would_rewrite: set[int] = set()
+    repinned = 0
     if fix and fixable:
-        from zodyssey.anchors.fix import apply_moves
-
-        moves = [(t.citation, t.moved_to[1], t.moved_to[2]) for t in fixable if t.moved_to]
-        diff = apply_moves(root, moves, dry_run)
-    rewritten = {id(t) for t in fixable} if fix and not dry_run else set()
+        diff, would_rewrite = _rewrite_moves(root, config, fixable, dry_run)
+        rewritten = set() if dry_run else would_rewrite
+        if rewritten and not dry_run:
+            moved = [t for t in fixable if id(t) in rewritten]
+            kept = [t.citation for t in run.traces if id(t) not in rewritten]
+            repinned = _repin_moved(root, config, moved, kept)
+        if diff:
+            # stdout carries the report (maybe JSON); the diff goes beside it.
+            sys.stderr.write(diff)
     report = _build_report(run, rewritten, fix=fix, dry_run=dry_run, diff=diff)
+    if fix and dry_run:
+        report.summary += (
+            f"; --dry-run: would rewrite {len(would_rewrite)} moved citation(s), nothing written"
+        )
+    if repinned:
+        report.summary += f"; re-pinned {repinned} lock entr{'y' if repinned == 1 else 'ies'}"
     if not selected:
         return report, EXIT_EMPTY
     failing = [t for t in run.traces if t.kind in PROBLEM_KINDS and id(t) not in rewritten]
     return report, EXIT_PROBLEMS if failing else EXIT_OK
+
+
+def _fixable(trace: Trace) -> bool:
+    """Moved, and the move is known: rewrite the numbers (and the path after a rename)."""
+    return trace.kind == "moved" and trace.moved_to is not None
+
+
+def _rewrite_moves(
+    root: Path, config: Config, traces: list[Trace], dry_run: bool
+) -> tuple[str, set[int]]:
+    """Rewrite moved citations via the checker's `apply_moves`; (diff, traces rewritten)."""
+    from zodyssey.anchors.fix import apply_moves, plan_edits
+
+    moves: list[tuple[Citation, int, int]] = []
+    new_paths: dict[Citation, str] = {}
+    renamed = [t for t in traces if t.moved_to and t.moved_to[0] != t.citation.resolved]
+    index = None
+    if renamed:
+        from zodyssey.anchors.discover import discover
+        from zodyssey.anchors.rewrite import new_cited_text
+
+        index = discover(root, config).index
+        for trace in renamed:
+            assert trace.moved_to is not None
+            new_paths[trace.citation] = new_cited_text(trace.citation, trace.moved_to[0], index)
+    for trace in traces:
+        assert trace.moved_to is not None
+        moves.append((trace.citation, trace.moved_to[1], trace.moved_to[2]))
+    # Which moves the rewrite will refuse (the document changed under the
+    # citation): those stay problems.
+    refused: set[Citation] = set()
+    by_doc: dict[str, list[tuple[Citation, int, int]]] = {}
+    for move in moves:
+        by_doc.setdefault(move[0].site.doc, []).append(move)
+    for doc, doc_moves in by_doc.items():
+        try:
+            lines = (root / doc).read_bytes().decode("utf-8", "surrogateescape").split("\n")
+        except OSError:
+            refused.update(c for c, _, _ in doc_moves)
+            continue
+        _, skipped = plan_edits(lines, doc_moves, new_paths)
+        refused.update(skipped)
+    diff = apply_moves(root, moves, dry_run, new_paths=new_paths)
+    return diff, {id(t) for t in traces if t.citation not in refused}
+
+
+def _repin_moved(root: Path, config: Config, traces: list[Trace], unmoved: list[Citation]) -> int:
+    """Keep an existing lock in step with rewritten citations: pin their new keys.
+
+    History showed the content unchanged since the citing line was written,
+    so the lines at the new place are the cited content. Old keys no other
+    citation uses are dropped. No lock, nothing to do (--history needs none).
+    """
+    from zodyssey.anchors.fingerprint import fingerprint, hash_text, normalise
+    from zodyssey.anchors.lock import read_lock, write_lock
+    from zodyssey.errors import ZodysseyError
+
+    lock_path = root / config.lock
+    try:
+        lock = read_lock(lock_path)
+    except ZodysseyError:
+        return 0
+    if not lock.exists:
+        return 0
+    for trace in traces:
+        assert trace.moved_to is not None
+        path, start, end = trace.moved_to
+        key = make_key(path, start, end, trace.citation.ranged)
+        lines = list(trace.now_text)
+        lock.citations[key] = fingerprint(lines, 1, len(lines))
+        if len(lines) > 1:  # the lock keeps per-line pins for ranges only
+            lock.spans[key] = [hash_text(normalise(line)) for line in lines]
+    still_used = {c.key for c in unmoved}
+    for trace in traces:
+        old = trace.citation.key
+        if old is not None and old not in still_used:
+            lock.citations.pop(old, None)
+            lock.spans.pop(old, None)
+    write_lock(lock_path, lock)
+    return len(traces)
 
 
 def _lock_exempt(root: Path, config: Config) -> list[str]:
@@ -93,18 +189,8 @@ def _not_exempt(
     return [c for c in citations if c.cited_as not in exempt]
 
 
-def _fixable(trace: Trace) -> bool:
-    """Moved within the same file: only the numbers need rewriting.
-
-    A move into a renamed file would need the path rewritten too, which
-    `apply_moves` does not do; those are reported for a person to fix.
-    """
-    return (
-        trace.kind == "moved"
-        and trace.moved_to is not None
-        and trace.citation.resolved is not None
-        and trace.moved_to[0] == trace.citation.resolved
-    )
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def _span(start: int, end: int) -> str:
@@ -123,7 +209,7 @@ def _message(trace: Trace, rewritten: bool) -> str:
     head = f"{citation.cited_as}: {trace.reason}"
     if rewritten and trace.moved_to is not None:
         head = f"{citation.cited_as}: rewritten to {_span(*trace.moved_to[1:])} ({trace.reason})"
-    if trace.commit:
+    if trace.commit and trace.commit[:12] not in head:
         head += f" [citing line from {trace.commit[:12]}]"
     lines = [head]
     if trace.kind == "drift":
@@ -151,7 +237,14 @@ def _problem(trace: Trace, rewritten: bool) -> dict[str, Any]:
         "then": list(trace.then_text),
         "now_path": trace.now_path,
         "now": list(trace.now_text),
-        "moved_to": {"path": moved[0], "start": moved[1], "end": moved[2]} if moved else None,
+        "moved_to": {
+            "path": moved[0],
+            "start": moved[1],
+            "end": moved[2],
+            "key": make_key(moved[0], moved[1], moved[2], citation.ranged),
+        }
+        if moved
+        else None,
         "nearby": list(trace.nearby) if trace.nearby else None,
         "rewritten": rewritten,
     }
@@ -215,17 +308,18 @@ def _build_report(
             )
         )
     shown = ", ".join(f"{counts[k]} {k}" for k in KINDS if counts[k] or k == "ok")
+    documents = len({t.citation.site.doc for t in run.traces})
     summary = (
-        f"history: {len(run.traces)} citations in "
-        f"{len({t.citation.site.doc for t in run.traces})} documents: {shown} ({_depth_note(run)})"
+        f"history: {_plural(len(run.traces), 'citation')} in {_plural(documents, 'document')}: "
+        f"{shown} ({_depth_note(run)})"
     )
     if rewritten:
         summary += f"; rewrote {len(rewritten)} moved citation(s)"
-    elif fix and dry_run and diff:
-        summary += "; --dry-run: documents left unchanged"
     failing = sum(1 for p in problems if not p["rewritten"])
     payload: dict[str, Any] = {
-        "schema": SCHEMA,
+        "tool": "anchors",
+        "schema": SCHEMA_VERSION,
+        "mode": "history",
         "ok": failing == 0,
         "checked": len(run.traces),
         "documents": len({t.citation.site.doc for t in run.traces}),
@@ -244,9 +338,6 @@ def _build_report(
         cases=cases,
         rules=dict(RULES),
     )
-
-
-SEED_SCHEMA = "zodyssey.anchors.history-seed/1"
 
 
 @dataclass
@@ -273,8 +364,9 @@ def seed_lock_from_history(
     are being written now) are pinned as they are now, and say so. Problem
     citations (unresolved, out of range now, contentless) are not pinned,
     like `--update`. The existing lock's exempt list and comment are kept.
-    Exit 0 once written (4 with zero citations); the next normal check
-    reports the stale pins as drift or moved.
+    Exit 0 once written, 9 when some citations could not be pinned (as
+    `--update`), 4 with zero citations; the next normal check reports the
+    stale pins as drift or moved.
     """
     from zodyssey.anchors.lock import DEFAULT_COMMENT, LockFile, read_lock, write_lock
 
@@ -298,7 +390,7 @@ def seed_lock_from_history(
     lock = LockFile(
         citations={k: p.fingerprint for k, p in pins.items()},
         exempt=list(old.exempt),
-        spans={k: p.line_hashes for k, p in pins.items()},
+        spans={k: p.line_hashes for k, p in pins.items() if len(p.line_hashes) > 1},
         comment=old.comment if old.exists else DEFAULT_COMMENT,
         exists=True,
         extra=dict(old.extra),
@@ -307,7 +399,10 @@ def seed_lock_from_history(
     if selected:
         write_lock(lock_path, lock)
     report = _seed_report(run, pins, skipped, dropped, lock_path, written=bool(selected))
-    return report, EXIT_OK if selected else EXIT_EMPTY
+    if not selected:
+        return report, EXIT_EMPTY
+    # Like --update: a lock is written, but problem citations left unpinned fail.
+    return report, EXIT_PROBLEMS if skipped else EXIT_OK
 
 
 def _pin_for(root: Path, trace: Trace, files: dict[str, list[str] | None]) -> _Pin | str:
@@ -428,7 +523,9 @@ def _seed_report(
     if not written:
         summary = "no citations discovered; the lock was left unchanged"
     payload: dict[str, Any] = {
-        "schema": SEED_SCHEMA,
+        "tool": "anchors",
+        "schema": SCHEMA_VERSION,
+        "mode": "seed-from-history",
         "lock": str(lock_path),
         "written": written,
         "pinned": len(pins),

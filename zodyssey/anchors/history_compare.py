@@ -17,11 +17,6 @@ from zodyssey.anchors.fingerprint import normalise
 SpanKind = Literal["ok", "moved", "drift"]
 
 
-def split_lines(text: str) -> list[str]:
-    """Split like the fingerprint does: on `\\n` only, keeping a trailing empty piece."""
-    return text.split("\n")
-
-
 def map_old_to_new(old: list[str], new: list[str]) -> list[int | None]:
     """For each old line (0-based), its 0-based line in `new`, or None if changed.
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -181,6 +182,111 @@ def parse_name_status_z(data: bytes) -> TreeChanges:
 
 
 @dataclass(frozen=True, slots=True)
+class PathChange:
+    status: str  # "A", "D", "R" (other letters are ignored)
+    path: str  # the path (for R: the old name)
+    new: str | None = None  # R: the new name
+
+
+def parse_chain_log(data: bytes) -> list[tuple[str, list[PathChange]]]:
+    """Parse `git log --name-status -z --format=%x01%H`: commits newest first."""
+    commits: list[tuple[str, list[PathChange]]] = []
+    items = data.split(b"\0")
+    index = 0
+    while index < len(items):
+        token = items[index].decode("utf-8", "surrogateescape")
+        index += 1
+        if token.startswith("\x01"):
+            commits.append((token[1:], []))
+            continue
+        status = token.lstrip("\n")
+        if not status or not commits:
+            continue
+        letter = status[:1]
+        if letter in ("R", "C"):
+            if index + 1 >= len(items):
+                break
+            old = items[index].decode("utf-8", "surrogateescape")
+            new = items[index + 1].decode("utf-8", "surrogateescape")
+            index += 2
+            change = PathChange("R", old, new) if letter == "R" else PathChange("A", new)
+            commits[-1][1].append(change)
+            continue
+        if index >= len(items):
+            break
+        path = items[index].decode("utf-8", "surrogateescape")
+        index += 1
+        if letter in ("A", "D"):
+            commits[-1][1].append(PathChange(letter, path))
+    return commits
+
+
+class FirstParentChain:
+    """Renames, additions and deletions along HEAD's first-parent chain.
+
+    One `git log` for the whole history; following a path between a commit
+    and HEAD is then a few dictionary lookups and binary searches per rename
+    instead of a tree diff per commit (which, with rename detection across
+    thousands of commits, costs tens of milliseconds each).
+    """
+
+    def __init__(self, commits: list[tuple[str, list[PathChange]]]) -> None:
+        self.commits = [commit for commit, _ in commits]
+        self.position = {commit: pos for pos, commit in enumerate(self.commits)}
+        self.changes = [changes for _, changes in commits]
+        # path -> sorted positions (0 = HEAD, larger = older) of changes naming it
+        self.touches: dict[str, list[int]] = {}
+        for pos, changes in enumerate(self.changes):
+            for change in changes:
+                for name in (change.path, change.new):
+                    if name is not None:
+                        spots = self.touches.setdefault(name, [])
+                        if not spots or spots[-1] != pos:
+                            spots.append(pos)
+
+    def on_chain(self, commit: str) -> bool:
+        return commit in self.position
+
+    def backward(self, commit: str, path: str) -> str | None:
+        """The name at `commit` of `path` at HEAD; None if added after `commit`."""
+        limit = self.position[commit]  # changes strictly newer than `commit`: pos < limit
+        name = path
+        cursor = 0
+        while True:
+            spots = self.touches.get(name, [])
+            at = bisect_left(spots, cursor)
+            if at >= len(spots) or spots[at] >= limit:
+                return name
+            pos = spots[at]
+            for change in self.changes[pos]:
+                if change.status == "A" and change.path == name:
+                    return None
+                if change.status == "R" and change.new == name:
+                    name = change.path
+                    break
+            cursor = pos + 1
+
+    def forward(self, commit: str, path: str) -> tuple[str | None, str | None]:
+        """(name at HEAD, None) of `path` at `commit`, or (None, deleting commit)."""
+        cursor = self.position[commit]  # changes newer than `commit`: pos < cursor
+        name = path
+        while True:
+            spots = self.touches.get(name, [])
+            at = bisect_left(spots, cursor) - 1
+            if at < 0:
+                return name, None
+            pos = spots[at]
+            for change in self.changes[pos]:
+                if change.status == "D" and change.path == name:
+                    return None, self.commits[pos]
+                if change.status == "R" and change.path == name:
+                    assert change.new is not None
+                    name = change.new
+                    break
+            cursor = pos
+
+
+@dataclass(frozen=True, slots=True)
 class RepoInfo:
     top: Path  # the work tree's top level
     prefix: str  # the checked root relative to `top` ("" or "sub/dir/")
@@ -231,6 +337,30 @@ class GitHistory:
         self._trees: dict[str, list[str]] = {}
         self._worktree: TreeChanges | None = None
         self._tracked: set[str] | None = None
+        self._chain: FirstParentChain | None = None
+
+    def chain(self) -> FirstParentChain:
+        """HEAD's first-parent history with its renames (one git log, cached)."""
+        if self._chain is None:
+            commits: list[tuple[str, list[PathChange]]] = []
+            if self.info.head is not None:
+                commits = parse_chain_log(
+                    run_git(
+                        self.top,
+                        [
+                            "log",
+                            "--first-parent",
+                            "-M",
+                            "--name-status",
+                            "-z",
+                            "--format=%x01%H",
+                            "HEAD",
+                            "--",
+                        ],
+                    )
+                )
+            self._chain = FirstParentChain(commits)
+        return self._chain
 
     def tracked(self) -> set[str]:
         """Paths in the index (tracked by git), top-level relative."""
@@ -262,6 +392,27 @@ class GitHistory:
             )
             self._since[commit] = cached
         return cached
+
+    def name_then(self, commit: str, head_path: str) -> str | None:
+        """The name at `commit` of the file at `head_path` in HEAD (None: added later).
+
+        Along the first-parent chain renames are followed commit by commit;
+        for a commit off that chain (on a merged branch) one tree diff and
+        then `git log --follow` answer instead.
+        """
+        chain = self.chain()
+        if chain.on_chain(commit):
+            return chain.backward(commit, head_path)
+        name = self.changes_since(commit).backward(head_path)
+        return name if name is not None else self.follow_back(commit, head_path)
+
+    def name_at_head(self, commit: str, path: str) -> tuple[str | None, str | None]:
+        """The name in HEAD of `path` at `commit`: (name, None) or (None, deleting commit)."""
+        chain = self.chain()
+        if chain.on_chain(commit):
+            return chain.forward(commit, path)
+        name = self.changes_since(commit).forward(path)
+        return name, None
 
     def follow_back(self, commit: str, path: str) -> str | None:
         """The name `path` (at HEAD) had at `commit`, following renames step by step.

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Literal, TextIO
 from urllib.parse import unquote
 
-from zodyssey.anchors.history_compare import locate_span, map_old_to_new, split_lines
+from zodyssey.anchors.history_compare import locate_span, map_old_to_new
 from zodyssey.anchors.history_git import (
     UNCOMMITTED,
     BlameResult,
@@ -185,7 +185,6 @@ def _name_files(
     shallow = commit in history.info.shallow
     short = commit[:12]
     try:
-        since = history.changes_since(commit)
         worktree = history.worktree_changes()
         if citation.resolved is not None:
             now_top = prefix + citation.resolved
@@ -206,9 +205,7 @@ def _name_files(
                     commit=commit,
                     shallow=shallow,
                 )
-            then_top = since.backward(head_name)
-            if then_top is None:
-                then_top = history.follow_back(commit, head_name)
+            then_top = history.name_then(commit, head_name)
             if then_top is None:
                 return Trace(
                     citation,
@@ -229,15 +226,20 @@ def _name_files(
                 commit=commit,
                 shallow=shallow,
             )
-        head_name = since.forward(then_top)
+        head_name, deleter = history.name_at_head(commit, then_top)
         current_top = worktree.forward(head_name) if head_name is not None else None
         then_rel = then_top[len(prefix) :]
         if current_top is None:
-            where = "since" if head_name is None else "in the work tree (not committed) since"
+            if head_name is not None:
+                when = "in the work tree (not committed yet)"
+            elif deleter:
+                when = f"by {deleter[:12]}"
+            else:
+                when = "since"
             return Trace(
                 citation,
                 "gone",
-                f"{then_rel} was deleted {where} {short}, the commit that wrote the citing line",
+                f"{then_rel} was deleted {when}; the citing line is from {short}",
                 commit=commit,
                 shallow=shallow,
                 then_path=then_rel,
@@ -309,11 +311,12 @@ def _resolve_at_commit(
 def _read_now(root_top: Path, path: str, cache: dict[str, list[str] | None]) -> list[str] | None:
     if path not in cache:
         try:
-            text = (root_top / path).read_bytes().decode("utf-8", "surrogateescape")
+            # Invalid UTF-8 decodes to U+FFFD, as the checker reads files (hashes agree).
+            text = (root_top / path).read_bytes().decode("utf-8", "replace")
         except OSError:
             cache[path] = None
         else:
-            cache[path] = split_lines(text)
+            cache[path] = text.split("\n")  # the fingerprint's line model
     return cache[path]
 
 
@@ -335,7 +338,7 @@ def _compare(
     blob = blobs.get((item.commit, item.then_top))
     if blob is None:
         return replace(base, reason=f"cannot read {then_rel} at {short}")
-    then_lines = split_lines(blob.decode("utf-8", "surrogateescape"))
+    then_lines = blob.decode("utf-8", "replace").split("\n")
     start, end = citation.start, citation.end
     if start < 1 or end < start or end > len(then_lines):
         return replace(

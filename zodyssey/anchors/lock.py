@@ -6,7 +6,7 @@ Shape (a superset of the JavaScript checker's `scripts/anchors.lock.json`):
       "_comment": "free text",
       "exempt": ["<cited>:<a>[-<b>]", ...],          # as written, skipped entirely
       "citations": {"<path>:<a>[-<b>]": "<12 hex>"},  # the JS tool's pins, unchanged
-      "spans": {"<path>:<a>[-<b>]": {"lines": ["<12 hex per line>", ...]}}
+      "spans": {"<path>:<a>-<b>": "<12 hex> <12 hex> ..."}  # ranges only: per-line pins
     }
 
 `spans` is ours and optional: a JS lock (without it) reads and verifies
@@ -47,7 +47,7 @@ class LockFile:
             "exempt": sorted(set(self.exempt)),
             "citations": {k: self.citations[k] for k in sorted(self.citations)},
         }
-        spans = {k: {"lines": self.spans[k]} for k in sorted(self.spans) if k in self.citations}
+        spans = {k: " ".join(self.spans[k]) for k in sorted(self.spans) if k in self.citations}
         if spans:
             document["spans"] = spans
         for key, value in self.extra.items():
@@ -95,10 +95,9 @@ def read_lock(path: str | Path) -> LockFile:
     raw_spans = data.get("spans", {})
     if isinstance(raw_spans, dict):
         for key, value in raw_spans.items():
-            lines = value.get("lines") if isinstance(value, dict) else None
             # Per-line detail is an optional extra: ignore entries we cannot read.
-            if isinstance(lines, list) and all(isinstance(h, str) for h in lines):
-                spans[key] = list(lines)
+            if isinstance(value, str):
+                spans[key] = value.split()
     comment = data.get("_comment")
     extra = {k: v for k, v in data.items() if k not in ("_comment", "exempt", "citations", "spans")}
     return LockFile(

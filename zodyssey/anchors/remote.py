@@ -53,7 +53,7 @@ class OwnRemotes:
                                 self._remotes.add(parsed)
                 finally:
                     repo.close()
-            except Exception:  # noqa: BLE001 - no repository or unreadable config: no own remote
+            except Exception:
                 pass
         return self._remotes
 
@@ -91,6 +91,8 @@ class OwnRemotes:
                 ranged = b != 0
                 spans.append(match.span(6))
             out.append(
-                grammar.RawRef(cited, a, b, ranged, "blob", tuple(spans), (begin, begin + len(cited)))
+                grammar.RawRef(
+                    cited, a, b, ranged, "blob", tuple(spans), (begin, begin + len(cited))
+                )
             )
         return out

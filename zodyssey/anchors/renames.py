@@ -6,6 +6,7 @@ most runs never import git. Without a repository there are no renames.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 
@@ -23,7 +24,7 @@ def git_renames(root: Path) -> dict[str, str]:
         import git
 
         repo = git.Repo(root, search_parent_directories=True)
-    except Exception:  # noqa: BLE001 - not a repository: nothing was renamed
+    except Exception:
         return renames
     try:
         top = Path(repo.working_tree_dir or root).resolve()
@@ -38,12 +39,10 @@ def git_renames(root: Path) -> dict[str, str]:
                 _parse_name_status(repo.git.diff("--cached", "-M", "--name-status"), found)
         except git.GitCommandError:
             pass
-        try:
+        with contextlib.suppress(git.GitCommandError):
             _parse_name_status(
                 repo.git.log("-M", "--diff-filter=R", "--name-status", "--format="), found
             )
-        except git.GitCommandError:
-            pass
         for old, new in found.items():
             if old.startswith(prefix) and new.startswith(prefix):
                 renames[old[len(prefix) :]] = new[len(prefix) :]

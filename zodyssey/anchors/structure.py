@@ -37,19 +37,28 @@ MARKER_IGNORE_NEXT = "anchor-lock: ignore-next"
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
-_PARSER: MarkdownIt | None = None
+_PARSERS: tuple[MarkdownIt, MarkdownIt] | None = None
 
 
-def _parser() -> MarkdownIt:
-    global _PARSER
-    if _PARSER is None:
+def _parsers() -> tuple[MarkdownIt, MarkdownIt]:
+    """(block parser, inline parser), built once.
+
+    The block parser skips inline parsing (done below only where needed) and
+    setext headings: `Title` over `===` then reads as a paragraph, which holds
+    the same inline text, and markdown-it's setext rule re-scans every
+    paragraph (it was most of the parse time). The inline parser keeps only
+    the rules that decide what is a link, a code span or raw HTML.
+    """
+    global _PARSERS
+    if _PARSERS is None:
         from markdown_it import MarkdownIt
 
-        parser = MarkdownIt("commonmark")
-        # Block structure for every document; inline parsing only where needed (below).
-        parser.disable("inline")
-        _PARSER = parser
-    return _PARSER
+        block = MarkdownIt("commonmark")
+        block.disable(["inline", "lheading"])
+        inline = MarkdownIt("commonmark")
+        inline.disable(["newline", "emphasis", "entity", "balance_pairs", "fragments_join"])
+        _PARSERS = (block, inline)
+    return _PARSERS
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +118,7 @@ def analyse(text: str, lines: list[str]) -> DocStructure:
     result = DocStructure()
     source = _Source(text, lines)
     env: dict[str, Any] = {}
-    parser = _parser()
+    parser, inline_parser = _parsers()
     tokens = parser.parse(text, env)
     marks: list[tuple[int, int, str]] = []  # absolute start, end, kind of marker comments
     link_cursor: dict[str, int] = {}
@@ -129,7 +138,7 @@ def analyse(text: str, lines: list[str]) -> DocStructure:
             if "<!--" not in raw and "#L" not in raw:
                 continue
             children: list[Any] = []
-            parser.inline.parse(token.content, parser, env, children)
+            inline_parser.inline.parse(token.content, inline_parser, env, children)
             cursor = lo
             for child in children:
                 if child.type == "html_inline" and child.content.startswith("<!--"):
@@ -152,7 +161,9 @@ def analyse(text: str, lines: list[str]) -> DocStructure:
     return result
 
 
-def _apply_markers(result: DocStructure, source: _Source, marks: list[tuple[int, int, str]]) -> None:
+def _apply_markers(
+    result: DocStructure, source: _Source, marks: list[tuple[int, int, str]]
+) -> None:
     for start, end, kind in marks:
         if kind == MARKER_IGNORE:
             result.ignore_doc = True

@@ -109,7 +109,13 @@ def audit(run: AuditedRun, *, strict: bool = False) -> AuditOutcome:
     _windows(run, emit)
     _ungated_and_overrides(run, emit)
     for text in run.not_verifiable:
-        emit("not-verifiable", "note", f"not verifiable for JS-pipeline runs: {text}")
+        emit(
+            "not-verifiable",
+            "note",
+            f"not verifiable for JS-pipeline runs: {text}",
+            run.state_path,
+            key=text[:40],
+        )
     return outcome
 
 
@@ -146,8 +152,9 @@ def _criteria(outcome: AuditOutcome, emit: _Emitter) -> None:
             )
         for criterion in todo.criteria:
             records = by_key.get((todo.id, criterion.index), [])
-            result = _judge(run, todo.id, criterion.index, criterion.text, criterion.command,
-                            records, bound)
+            result = _judge(
+                run, todo.id, criterion.index, criterion.text, criterion.command, records, bound
+            )
             result.todo_status = status
             result.attempts = len(records)
             if forced:
@@ -231,28 +238,30 @@ _CRITERION_RULE = {
 def _emit_criterion(emit: _Emitter, run: AuditedRun, result: CriterionResult) -> None:
     rule = _CRITERION_RULE[result.status]
     where = result.record.where if result.record else run.plan_path
-    file, line = _split_where(where)
+    file, line, extra = _split_where(where)
     emit(
         rule,
         "error",
-        f"todo {result.todo} criterion {result.index} ({clip(result.text, 120)}): "
-        f"{result.message}",
+        f"todo {result.todo} criterion {result.index} ({clip(result.text, 120)}): {result.message}",
         file,
         line,
+        **extra,
         todo=result.todo,
         criterion=result.index,
         key=f"{rule}/{result.todo}/{result.index}",
     )
 
 
-def _split_where(where: str | None) -> tuple[str | None, int | None]:
-    """`path:12` -> (path, 12); anything else is a file (or a file plus a JSON path)."""
+def _split_where(where: str | None) -> tuple[str | None, int | None, dict[str, object]]:
+    """`path:12` -> (path, 12, {}); `path $.a[0]` -> (path, None, {"json_path": "$.a[0]"})."""
     if not where:
-        return None, None
-    head, sep, tail = where.rpartition(":")
+        return None, None, {}
+    path, sep, json_path = where.partition(" $")
+    extra: dict[str, object] = {"json_path": "$" + json_path} if sep else {}
+    head, sep, tail = path.rpartition(":")
     if sep and tail.isdigit():
-        return head, int(tail)
-    return where, None
+        return head, int(tail), extra
+    return path, None, extra
 
 
 # ----------------------------------------------------------------------------- review
@@ -263,12 +272,22 @@ def _review(run: AuditedRun, emit: _Emitter) -> None:
     state = run.state_path
     if review.verdict != "OKAY":
         said = review.verdict or "no verdict"
-        emit("review-not-okay", "error", f"review verdict is {said}: the plan was never accepted",
-             state, key="verdict")
+        emit(
+            "review-not-okay",
+            "error",
+            f"review verdict is {said}: the plan was never accepted",
+            state,
+            key="verdict",
+        )
     deciding = _deciding_round(review.rounds) if review.verdict == "OKAY" else None
     if review.verdict == "OKAY" and deciding is None:
-        emit("review-artifact", "error",
-             "verdict OKAY but no OKAY round is recorded in review.history", state, key="no-round")
+        emit(
+            "review-artifact",
+            "error",
+            "verdict OKAY but no OKAY round is recorded in review.history",
+            state,
+            key="no-round",
+        )
     if deciding is not None:
         _deciding_artifact(run, deciding, emit)
     _nonces(run, emit)
@@ -310,23 +329,39 @@ def _deciding_artifact(run: AuditedRun, deciding: ReviewRound, emit: _Emitter) -
         return  # a person's verdict carries no reviewer artifact
     if not deciding.artifact_found or deciding.artifact_problem:
         reason = deciding.artifact_problem or "is missing"
-        emit("review-artifact", "error",
-             f"OKAY {label}: review artifact {deciding.artifact or '(none recorded)'} {reason}",
-             deciding.artifact or run.state_path, key=f"artifact/{deciding.round}")
+        emit(
+            "review-artifact",
+            "error",
+            f"OKAY {label}: review artifact {deciding.artifact or '(none recorded)'} {reason}",
+            deciding.artifact or run.state_path,
+            key=f"artifact/{deciding.round}",
+        )
         return
     if (deciding.artifact_verdict or "").upper() != "OKAY":
-        emit("review-artifact", "error",
-             f"OKAY {label}: the artifact says {clip(deciding.artifact_verdict, 40)!r}",
-             deciding.artifact, key=f"verdict/{deciding.round}")
+        emit(
+            "review-artifact",
+            "error",
+            f"OKAY {label}: the artifact says {clip(deciding.artifact_verdict, 40)!r}",
+            deciding.artifact,
+            key=f"verdict/{deciding.round}",
+        )
     if deciding.artifact_round is not None and deciding.artifact_round != deciding.round:
-        emit("review-artifact", "error",
-             f"OKAY {label}: the artifact belongs to round {deciding.artifact_round}",
-             deciding.artifact, key=f"round/{deciding.round}")
+        emit(
+            "review-artifact",
+            "error",
+            f"OKAY {label}: the artifact belongs to round {deciding.artifact_round}",
+            deciding.artifact,
+            key=f"round/{deciding.round}",
+        )
     if deciding.recorded_sha256 and deciding.recorded_sha256 != deciding.artifact_sha256:
-        emit("review-artifact", "error",
-             f"OKAY {label}: the artifact changed after it was recorded (sha256 now "
-             f"{(deciding.artifact_sha256 or '')[:12]}, recorded {clip(deciding.recorded_sha256, 12)})",
-             deciding.artifact, key=f"sha/{deciding.round}")
+        emit(
+            "review-artifact",
+            "error",
+            f"OKAY {label}: the artifact changed after it was recorded (sha256 now "
+            f"{(deciding.artifact_sha256 or '')[:12]}, recorded {clip(deciding.recorded_sha256, 12)})",
+            deciding.artifact,
+            key=f"sha/{deciding.round}",
+        )
 
 
 def _nonces(run: AuditedRun, emit: _Emitter) -> None:
@@ -335,33 +370,56 @@ def _nonces(run: AuditedRun, emit: _Emitter) -> None:
     seen: dict[str, int | None] = {}
     for entry in review.rounds:
         if entry.human_by is not None or entry.nonce is None:
-            if entry.verdict == "OKAY" and entry.human_by is None and entry is _deciding_round(
-                review.rounds
+            if (
+                entry.verdict == "OKAY"
+                and entry.human_by is None
+                and entry is _deciding_round(review.rounds)
             ):
-                emit("nonce-reuse", "error",
-                     f"OKAY round {entry.round} carries no review nonce",
-                     entry.artifact or run.state_path, key=f"none/{entry.round}")
+                emit(
+                    "nonce-reuse",
+                    "error",
+                    f"OKAY round {entry.round} carries no review nonce",
+                    entry.artifact or run.state_path,
+                    key=f"none/{entry.round}",
+                )
             continue
         nonce = entry.nonce
         shown = clip(nonce, 16)
         if nonce in seen:
-            emit("nonce-reuse", "error",
-                 f"nonce {shown} is used by round {seen[nonce]} and round {entry.round}",
-                 entry.artifact, key=f"dup/{entry.round}")
+            emit(
+                "nonce-reuse",
+                "error",
+                f"nonce {shown} is used by round {seen[nonce]} and round {entry.round}",
+                entry.artifact,
+                key=f"dup/{entry.round}",
+            )
         seen[nonce] = entry.round
         record = consumed.get(nonce)
         if record is None:
-            emit("nonce-reuse", "error",
-                 f"round {entry.round}: nonce {shown} was never consumed (not minted for a "
-                 "dispatched reviewer)", entry.artifact, key=f"unconsumed/{entry.round}")
+            emit(
+                "nonce-reuse",
+                "error",
+                f"round {entry.round}: nonce {shown} was never consumed (not minted for a "
+                "dispatched reviewer)",
+                entry.artifact,
+                key=f"unconsumed/{entry.round}",
+            )
         elif record.round is not None and entry.round is not None and record.round != entry.round:
-            emit("nonce-reuse", "error",
-                 f"round {entry.round}: nonce {shown} was consumed by round {record.round}",
-                 entry.artifact, key=f"other/{entry.round}")
+            emit(
+                "nonce-reuse",
+                "error",
+                f"round {entry.round}: nonce {shown} was consumed by round {record.round}",
+                entry.artifact,
+                key=f"other/{entry.round}",
+            )
     if review.pending_nonce is not None and review.pending_nonce in consumed:
-        emit("nonce-reuse", "error",
-             f"pending nonce {clip(review.pending_nonce, 16)} was already consumed",
-             run.state_path, key="pending")
+        emit(
+            "nonce-reuse",
+            "error",
+            f"pending nonce {clip(review.pending_nonce, 16)} was already consumed",
+            run.state_path,
+            key="pending",
+        )
 
 
 # ----------------------------------------------------------------------------- windows
@@ -369,37 +427,74 @@ def _nonces(run: AuditedRun, emit: _Emitter) -> None:
 
 def _windows(run: AuditedRun, emit: _Emitter) -> None:
     for window in run.windows:
-        file, line = _split_where(window.where)
+        file, line, extra = _split_where(window.where)
         if not window.present:
-            emit("window-missing", "error",
-                 f"{window.label}: no readOnlyViolation recorded, the window was not witnessed",
-                 file, line, key=f"missing/{window.label}")
+            emit(
+                "window-missing",
+                "error",
+                f"{window.label}: no readOnlyViolation recorded, the window was not witnessed",
+                file,
+                line,
+                key=f"missing/{window.label}",
+                **extra,
+            )
         elif window.violation is True:
             detail = f": {window.detail}" if window.detail else ""
-            emit("window-violated", "error", f"{window.label}: the read-only window was "
-                 f"violated{detail}", file, line, key=f"violated/{window.label}")
+            emit(
+                "window-violated",
+                "error",
+                f"{window.label}: the read-only window was violated{detail}",
+                file,
+                line,
+                key=f"violated/{window.label}",
+                **extra,
+            )
         elif window.violation is None:
-            emit("window-unknown", "error",
-                 f"{window.label}: readOnlyViolation is null (git state could not be read); "
-                 "could not verify is not a pass", file, line, key=f"unknown/{window.label}")
+            emit(
+                "window-unknown",
+                "error",
+                f"{window.label}: readOnlyViolation is null (git state could not be read); "
+                "could not verify is not a pass",
+                file,
+                line,
+                key=f"unknown/{window.label}",
+                **extra,
+            )
     witnessed = [w for w in run.windows if w.present]
     if run.claims_external_audit and not witnessed:
-        emit("window-missing", "error",
-             "the run claims an external audit but records no read-only window",
-             run.state_path, key="claimed")
+        emit(
+            "window-missing",
+            "error",
+            "the run claims an external audit but records no read-only window",
+            run.state_path,
+            key="claimed",
+        )
 
 
 def _ungated_and_overrides(run: AuditedRun, emit: _Emitter) -> None:
     for call in run.ungated:
-        file, line = _split_where(call.where)
-        emit("ungated-shell", "warning", f"ungated shell call: {clip(call.command, 300)}",
-             file, line, key=call.where)
+        file, line, extra = _split_where(call.where)
+        emit(
+            "ungated-shell",
+            "warning",
+            f"ungated shell call: {clip(call.command, 300)}",
+            file,
+            line,
+            key=call.where,
+            **extra,
+        )
     for event in run.gate_events:
         if not event.override:
             continue
-        file, line = _split_where(event.where)
+        file, line, extra = _split_where(event.where)
         by = f" by {event.by}" if event.by else ""
-        emit("check-override", "warning",
-             f"{event.check}: {event.decision} overridden{by}: "
-             f"{clip(event.reason or 'no reason recorded', 300)}",
-             file, line, key=event.where)
+        emit(
+            "check-override",
+            "warning",
+            f"{event.check}: {event.decision} overridden{by}: "
+            f"{clip(event.reason or 'no reason recorded', 300)}",
+            file,
+            line,
+            key=event.where,
+            **extra,
+        )

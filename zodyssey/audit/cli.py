@@ -1,19 +1,94 @@
-"""`zodyssey audit` (placeholder until implemented)."""
+"""`zodyssey audit`: what a run really did, as a report (docs/audit.md)."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
+
+from zodyssey.errors import EXIT_FINDINGS, EXIT_MISSING, EXIT_OK
+
+FORMATS = ("text", "json", "markdown", "html", "junit", "sarif", "github")
+
+DESCRIPTION = """\
+Read a run's artifacts after the fact and say, with evidence, whether the run
+did what it claims: every declared acceptance criterion of every done todo was
+executed and passed under the reviewed plan, the evidence chain is intact,
+review bound the plan that was executed, and every read-only window stayed
+read-only. Works on runs written by `zodyssey run` and by the JavaScript
+ZOdyssey pipeline (whose thinner evidence is reported as "not verifiable").
+"""
+
+EPILOG = """\
+exit codes:
+  0  the run passes the audit
+  1  findings fail the run (errors; with --strict, warnings too)
+  2  bad arguments
+  3  run artifacts missing or unreadable (the path and the reason are printed)
+
+examples:
+  zodyssey audit my-run
+  zodyssey audit .zcode/state/my-run.json --format html -o audit.html
+  zodyssey audit --repo ../other my-run --format junit -o audit.xml --strict
+"""
 
 
 def register(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
-        "audit", help="Post-run audit of a run's artifacts."
+        "audit",
+        help="Post-run audit of a run's artifacts.",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("target", metavar="SLUG|STATE_FILE", help="run slug or state file path")
+    parser.add_argument("--repo", metavar="DIR", help="repository root (default: cwd)")
+    parser.add_argument("--format", choices=FORMATS, default="text", help="report format")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE")
+    parser.add_argument(
+        "--strict", action="store_true", help="warnings (e.g. forced todos) fail the run"
     )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    print("zodyssey audit: not implemented yet", file=sys.stderr)
-    return 2
+    from zodyssey.audit.artifacts import ArtifactMissing
+    from zodyssey.audit.checks import audit
+    from zodyssey.audit.load import load_run
+    from zodyssey.audit.report import build_report
+    from zodyssey.formats import render
+
+    try:
+        loaded = load_run(args.target, args.repo)
+        outcome = audit(loaded, strict=args.strict)
+        report = build_report(outcome)
+        text = render(report, args.format)
+    except (ArtifactMissing, RecursionError, MemoryError) as exc:
+        if isinstance(exc, ArtifactMissing):
+            raise
+        # Artifacts are untrusted: a structure built to exhaust the audit fails it closed.
+        raise ArtifactMissing(f"run artifacts could not be audited ({type(exc).__name__})") from exc
+    except (OSError, ValueError, TypeError, KeyError, AttributeError) as exc:
+        if os.environ.get("ZODYSSEY_DEBUG"):
+            raise
+        raise ArtifactMissing(
+            f"run artifacts could not be audited: {type(exc).__name__}: {str(exc)[:300]} "
+            "(set ZODYSSEY_DEBUG=1 for details)"
+        ) from exc
+    if args.output:
+        from zodyssey.atomicfile import write_atomic
+
+        try:
+            write_atomic(args.output, text)
+        except OSError as exc:
+            from zodyssey.errors import UsageError
+
+            raise UsageError(f"cannot write {args.output}: {exc.strerror}") from exc
+        print(report.summary, file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return EXIT_FINDINGS if report.failed else EXIT_OK
+
+
+__all__ = ["EXIT_MISSING", "register", "run"]

@@ -30,6 +30,7 @@ from zodyssey.audit.model import (
     AuditedRun,
     ConsumedNonce,
     CriterionRecord,
+    PhaseEvent,
     ReviewRound,
     TodoState,
     WindowRecord,
@@ -82,6 +83,10 @@ def load(root: Path, slug: str, state: Any, state_file: Path) -> AuditedRun:
     _load_criteria(run, root, doc)
     _load_windows(run, doc, where)
     load_ungated(run, root)
+    # No phase history is kept; the start and the phase at the last update are all there is.
+    run.phases.append(PhaseEvent("plan", run.started_at))
+    if run.phase and run.updated_at:
+        run.phases.append(PhaseEvent(run.phase, run.updated_at))
     return run
 
 

@@ -61,7 +61,8 @@ def summary_line(outcome: AuditOutcome, counts: dict[str, int]) -> str:
         f"{counts['ungated_calls']} ungated shell calls",
     ]
     return (
-        f"audit {verdict}: run {outcome.run.slug}: " + ", ".join(parts)
+        f"audit {verdict}: run {outcome.run.slug}: "
+        + ", ".join(parts)
         + f" ({counts['errors']} errors, {counts['warnings']} warnings, {counts['notes']} notes)"
     )
 
@@ -153,13 +154,15 @@ def cases(outcome: AuditOutcome) -> list[Case]:
         if result.status == "forced":
             out.append(Case(name, classname, skipped="todo forced to done", seconds=seconds))
         elif not result.required:
-            out.append(Case(name, classname, skipped=f"todo is {result.todo_status}",
-                            seconds=seconds))
+            out.append(
+                Case(name, classname, skipped=f"todo is {result.todo_status}", seconds=seconds)
+            )
         elif result.status == "passed":
             out.append(Case(name, classname, seconds=seconds))
         else:
-            out.append(Case(name, classname, failure=f"{result.status}: {result.message}",
-                            seconds=seconds))
+            out.append(
+                Case(name, classname, failure=f"{result.status}: {result.message}", seconds=seconds)
+            )
     for window in outcome.run.windows:
         classname = f"zodyssey.audit.{slug}.windows"
         failure = None
@@ -169,8 +172,14 @@ def cases(outcome: AuditOutcome) -> list[Case]:
             failure = "read-only window violated"
         elif window.violation is None:
             failure = "readOnlyViolation is null: could not verify"
-        out.append(Case(f"window {clip(window.label, 100)}", classname, failure=failure,
-                        seconds=window.duration_s or 0.0))
+        out.append(
+            Case(
+                f"window {clip(window.label, 100)}",
+                classname,
+                failure=failure,
+                seconds=window.duration_s or 0.0,
+            )
+        )
     return out
 
 
@@ -210,8 +219,15 @@ def timeline(outcome: AuditOutcome) -> dict[str, Any]:
         at = _when(entry.at)
         if at is not None:
             who = f" by {entry.human_by}" if entry.human_by else ""
-            marks.append(_Mark("review", at, None, f"round {entry.round}: {entry.verdict}{who}",
-                               "okay" if entry.verdict == "OKAY" else "reject"))
+            marks.append(
+                _Mark(
+                    "review",
+                    at,
+                    None,
+                    f"round {entry.round}: {entry.verdict}{who}",
+                    "okay" if entry.verdict == "OKAY" else "reject",
+                )
+            )
     for result in outcome.criteria:
         record = result.record
         if record is None:
@@ -221,8 +237,16 @@ def timeline(outcome: AuditOutcome) -> dict[str, Any]:
         if start is None:
             continue
         css = "okay" if record.passed else "reject"
-        marks.append(_Mark("criteria", start, end, f"{result.todo}.{result.index} "
-                           f"{record.status or ('passed' if record.passed else 'failed')}", css))
+        marks.append(
+            _Mark(
+                "criteria",
+                start,
+                end,
+                f"{result.todo}.{result.index} "
+                f"{record.status or ('passed' if record.passed else 'failed')}",
+                css,
+            )
+        )
     for window in run.windows:
         end = _when(window.finished_at)
         start = _when(window.started_at) or end
@@ -238,21 +262,27 @@ def timeline(outcome: AuditOutcome) -> dict[str, Any]:
         return {"lanes": [], "start": None, "end": None}
     first, last = min(moments), max(moments)
     span = max((last - first).total_seconds(), 1.0)
-    lanes: dict[str, list[dict[str, Any]]] = {"phases": [], "review": [], "criteria": [],
-                                             "windows": []}
+    lanes: dict[str, list[dict[str, Any]]] = {
+        "phases": [],
+        "review": [],
+        "criteria": [],
+        "windows": [],
+    }
     for mark in marks:
         left = (mark.start - first).total_seconds() / span * 100
         end = mark.end if mark.end is not None and mark.end >= mark.start else None
         if mark.lane == "phases" and end is None:
             end = last
         width = ((end - mark.start).total_seconds() / span * 100) if end is not None else 0.0
-        lanes[mark.lane].append({
-            "left": round(min(max(left, 0.0), 100.0), 3),
-            "width": round(min(max(width, 0.0), 100.0 - left), 3),
-            "label": clip(mark.label, 200),
-            "css": mark.css,
-            "at": mark.start.isoformat(timespec="seconds"),
-        })
+        lanes[mark.lane].append(
+            {
+                "left": round(min(max(left, 0.0), 100.0), 3),
+                "width": round(min(max(width, 0.0), 100.0 - left), 3),
+                "label": clip(mark.label, 200),
+                "css": mark.css,
+                "at": mark.start.isoformat(timespec="seconds"),
+            }
+        )
     return {
         "lanes": [{"name": name, "marks": items} for name, items in lanes.items() if items],
         "start": first.isoformat(timespec="seconds"),

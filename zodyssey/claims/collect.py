@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zodyssey.claims.model import TestLink
+from zodyssey.claims.model import LinkedTest
 from zodyssey.errors import UsageError
 
 COLLECT_TIMEOUT_S = 300
@@ -23,7 +23,7 @@ COLLECT_TIMEOUT_S = 300
 
 @dataclass
 class Collection:
-    links: list[TestLink] = field(default_factory=list)
+    links: list[LinkedTest] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # node ids pytest could not collect
 
 
@@ -73,6 +73,8 @@ def collect_links(root: Path, paths: list[str]) -> Collection:
     result = Collection(errors=[str(e) for e in data.get("collect_errors", [])])
     for link in data.get("links", []):
         result.links.append(
-            TestLink(str(link["nodeid"]), tuple(link["claims"]), link.get("file"), link.get("line"))
+            LinkedTest(
+                str(link["nodeid"]), tuple(link["claims"]), link.get("file"), link.get("line")
+            )
         )
     return result

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zodyssey.claims.model import ClaimSet, TestLink
+from zodyssey.claims.model import ClaimSet, LinkedTest
 from zodyssey.errors import UsageError
 from zodyssey.findings import Finding
 
@@ -115,7 +115,7 @@ def write_ledger(path: Path, ledger: Ledger) -> None:
     write_atomic(path, render_ledger(ledger))
 
 
-def links_by_claim(links: list[TestLink]) -> dict[str, list[str]]:
+def links_by_claim(links: list[LinkedTest]) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for link in links:
         for claim_id in link.claims:
@@ -125,7 +125,7 @@ def links_by_claim(links: list[TestLink]) -> dict[str, list[str]]:
     return out
 
 
-def build_ledger(claims: ClaimSet, links: list[TestLink]) -> Ledger:
+def build_ledger(claims: ClaimSet, links: list[LinkedTest]) -> Ledger:
     """The ledger that records the present state (what `update` writes)."""
     linked = links_by_claim(links)
     ledger = Ledger()
@@ -167,7 +167,7 @@ def marker_findings(claims: ClaimSet) -> list[Finding]:
 
 def compare(
     claims: ClaimSet,
-    links: list[TestLink],
+    links: list[LinkedTest],
     ledger: Ledger | None,
     ledger_path: str,
 ) -> list[Finding]:

@@ -63,7 +63,7 @@ class Claim:
 
 
 @dataclass(frozen=True, slots=True)
-class TestLink:
+class LinkedTest:
     """A collected test and the claim ids its `@pytest.mark.claim` names."""
 
     nodeid: str  # root-relative pytest node id

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from zodyssey.claims.model import ClaimSet, TestLink
+    from zodyssey.claims.model import ClaimSet, LinkedTest
     from zodyssey.findings import Finding
 
 MARKER_HELP = (
@@ -177,10 +177,10 @@ class ClaimsRecorder:
             linked.outcome = outcome
 
     # -- verdict ----------------------------------------------------------
-    def links(self) -> list[TestLink]:
-        from zodyssey.claims.model import TestLink
+    def links(self) -> list[LinkedTest]:
+        from zodyssey.claims.model import LinkedTest
 
-        return [TestLink(v.nodeid, v.claims, v.file, v.line) for v in self.linked.values()]
+        return [LinkedTest(v.nodeid, v.claims, v.file, v.line) for v in self.linked.values()]
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -276,6 +276,7 @@ class ClaimsRecorder:
 
         document = {
             "root": str(self.root),
+            "plugin": __file__,  # which copy of zodyssey judged (the deletion drill checks it)
             "strict": self.strict,
             "ok": not self.problems,
             "claims": self.rows,

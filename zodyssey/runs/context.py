@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
@@ -98,8 +99,7 @@ class RunContext:
     ) -> NoReturn:
         """Record the refusal in the gate log (when the run exists), then raise it."""
         if self.store.exists():
-            try:
+            # An unreadable state cannot take the entry; the refusal still stands.
+            with contextlib.suppress(StateError):
                 self.log(command, "refuse", subject=subject, reason=message)
-            except StateError:
-                pass  # an unreadable state cannot take the entry; the refusal still stands
         raise RunRefused(message, exit_code)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -118,6 +118,7 @@ class ChainProblem:
 @dataclass
 class ReadResult:
     records: list[dict[str, Any]] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)  # line number of each record in the file
     problems: list[ChainProblem] = field(default_factory=list)
 
 
@@ -142,14 +143,15 @@ def read_evidence(path: Path) -> ReadResult:
         if not isinstance(value, dict):
             result.problems.append(ChainProblem(number, None, f"line {number} is not an object"))
             continue
-        value.setdefault("_line", number)
         result.records.append(value)
+        result.lines.append(number)
     return result
 
 
 def verify_chain(
     records: Iterable[Mapping[str, Any]],
     *,
+    lines: Sequence[int] | None = None,
     expected_count: int | None = None,
     expected_head: str | None = None,
 ) -> list[ChainProblem]:
@@ -158,17 +160,16 @@ def verify_chain(
     Checks, record by record: `hash` equals the recomputed hash (an edit),
     `prev` equals the previous record's `hash` (a deletion or reordering), and
     `seq` counts 1, 2, 3... Optionally the chain's length and last hash against
-    the state's `evidence` head (a truncated tail). A `_line` key added by
-    `read_evidence` is ignored for hashing.
+    the state's `evidence` head (a truncated tail). `lines` (from
+    `read_evidence`) only improves the positions reported.
     """
     problems: list[ChainProblem] = []
     previous_hash = GENESIS_HASH
     count = 0
-    for position, raw in enumerate(records, start=1):
-        record = {key: value for key, value in raw.items() if key != "_line"}
-        line = int(raw.get("_line", position))
+    for position, record in enumerate(records, start=1):
+        line = lines[position - 1] if lines is not None and position <= len(lines) else position
         seq = record.get("seq")
-        seq_int = seq if isinstance(seq, int) else None
+        seq_int = seq if isinstance(seq, int) and not isinstance(seq, bool) else None
         count = position
         stated = record.get("hash")
         actual = record_hash(record)
@@ -187,7 +188,7 @@ def verify_chain(
                     "(a record was deleted, inserted or reordered)",
                 )
             )
-        if seq != position:
+        if seq_int != position:
             problems.append(
                 ChainProblem(line, seq_int, f"record at position {position} has seq {seq}")
             )

@@ -1,0 +1,120 @@
+"""README promises about the citation lock, through the real `check-anchors` command."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+APP = "def main():\n    return 41\n\n\ndef other():\n    pass\n"
+README = "# Demo\n\nThe answer is at `src/app.py:2`; the helper is src/app.py:5-6.\n"
+
+
+def cited_repo(lab: Any) -> Path:
+    repo: Path = lab.repo()
+    (repo / "src").mkdir()
+    (repo / "src" / "app.py").write_text(APP, encoding="utf-8")
+    (repo / "README.md").write_text(README, encoding="utf-8")
+    return repo
+
+
+def anchors(lab: Any, repo: Path, *args: str) -> Any:
+    return lab.zodyssey("anchors", "check", *args, cwd=repo)
+
+
+def js_fingerprint(lines: list[str], start: int, end: int) -> str:
+    """The JavaScript checker's pin, from the reference (not from our code)."""
+    span = [" ".join(line.split()) for line in lines[start - 1 : end]]
+    return hashlib.sha256("\n".join(span).encode("utf-8")).hexdigest()[:12]
+
+
+@pytest.mark.claim("citation-drift-fails")
+def test_changed_cited_line_fails_with_exit_9_and_shows_it(lab: Any) -> None:
+    repo = cited_repo(lab)
+    assert anchors(lab, repo, "--update").returncode == 0
+    assert anchors(lab, repo).returncode == 0
+    (repo / "src" / "app.py").write_text(APP.replace("return 41", "return 42"), encoding="utf-8")
+    done = anchors(lab, repo)
+    assert done.returncode == 9, done.stdout + done.stderr
+    assert "drift" in done.stdout
+    assert "return 42" in done.stdout, "the finding shows what the line says now"
+    assert "README.md:3" in done.stdout
+
+
+@pytest.mark.claim("zero-citations-fails")
+def test_zero_citations_exit_4(lab: Any) -> None:
+    repo = lab.repo()
+    (repo / "README.md").write_text("# Demo\n\nNothing cited here.\n", encoding="utf-8")
+    done = anchors(lab, repo)
+    assert done.returncode == 4, done.stdout + done.stderr
+    # Control: one citation and the same repository passes.
+    (repo / "src").mkdir()
+    (repo / "src" / "app.py").write_text(APP, encoding="utf-8")
+    (repo / "README.md").write_text(README, encoding="utf-8")
+    assert anchors(lab, repo, "--update").returncode == 0
+    assert anchors(lab, repo).returncode == 0
+
+
+@pytest.mark.claim("moved-citations-fixed")
+def test_moved_is_named_and_fix_rewrites_only_the_numbers(lab: Any) -> None:
+    repo = cited_repo(lab)
+    extra = "Untouched line with src/app.py in prose and tabs\tand trailing space \n"
+    (repo / "README.md").write_text(README + extra, encoding="utf-8")
+    assert anchors(lab, repo, "--update").returncode == 0
+    (repo / "src" / "app.py").write_text("# one\n# two\n" + APP, encoding="utf-8")
+    done = anchors(lab, repo, "--format", "json")
+    assert done.returncode == 9
+    problems = json.loads(done.stdout)["problems"]
+    moved = {p["key"]: p["moved_to"]["key"] for p in problems if p["kind"] == "moved"}
+    assert moved == {"src/app.py:2": "src/app.py:4", "src/app.py:5-6": "src/app.py:7-8"}
+    fixed = anchors(lab, repo, "--fix")
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    expected = README.replace("src/app.py:2", "src/app.py:4").replace(
+        "src/app.py:5-6", "src/app.py:7-8"
+    )
+    assert (repo / "README.md").read_bytes() == (expected + extra).encode("utf-8")
+    assert anchors(lab, repo).returncode == 0
+
+
+@pytest.mark.claim("js-lock-compatible")
+def test_javascript_lock_reads_unchanged(lab: Any) -> None:
+    repo = cited_repo(lab)
+    lines = APP.split("\n")
+    lock: dict[str, Any] = {
+        "_comment": "written by scripts/check-anchors.mjs",
+        "exempt": [],
+        "citations": {
+            "src/app.py:2": js_fingerprint(lines, 2, 2),
+            "src/app.py:5-6": js_fingerprint(lines, 5, 6),
+        },
+    }
+    (repo / "scripts").mkdir()
+    lock_path = repo / "scripts" / "anchors.lock.json"
+    lock_path.write_text(json.dumps(lock, indent=2) + "\n", encoding="utf-8")
+    before = lock_path.read_bytes()
+    done = anchors(lab, repo, "--lock", "scripts/anchors.lock.json")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert lock_path.read_bytes() == before, "checking must not rewrite the JS lock"
+    # Control: a pin the JS checker would reject fails here too.
+    lock["citations"]["src/app.py:2"] = "000000000000"
+    lock_path.write_text(json.dumps(lock, indent=2) + "\n", encoding="utf-8")
+    assert anchors(lab, repo, "--lock", "scripts/anchors.lock.json").returncode == 9
+
+
+@pytest.mark.claim("history-check")
+def test_history_judges_a_repository_without_a_lock(lab: Any) -> None:
+    repo = cited_repo(lab)
+    lab.commit(repo, "cite the answer")
+    assert not (repo / "anchors" / "anchors.lock.json").exists()
+    unchanged = anchors(lab, repo, "--history")
+    assert unchanged.returncode == 0, unchanged.stdout + unchanged.stderr
+    (repo / "src" / "app.py").write_text(APP.replace("return 41", "return 42"), encoding="utf-8")
+    lab.commit(repo, "change the answer after it was cited")
+    drifted = anchors(lab, repo, "--history", "--format", "json")
+    assert drifted.returncode == 9, drifted.stdout + drifted.stderr
+    kinds = {(p["kind"], p["key"]) for p in json.loads(drifted.stdout)["problems"]}
+    assert ("drift", "src/app.py:2") in kinds
+    assert not (repo / "anchors" / "anchors.lock.json").exists(), "--history needs no lock"

@@ -1,0 +1,73 @@
+"""README promise about the claims ledger, through the real commands."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+DOC = "# Demo\n\nThe gate blocks tee before review. <!-- claim: tee-blocked -->\n"
+TESTS = """
+import pytest
+
+@pytest.mark.claim("tee-blocked")
+def test_tee_in_pipeline():
+    pass
+
+@pytest.mark.claim("tee-blocked")
+def test_tee_alone():
+    pass
+
+@pytest.mark.claim("tee-blocked")
+def test_tee_append():
+    pass
+"""
+
+
+def claims_repo(lab: Any) -> Path:
+    repo: Path = lab.repo()
+    (repo / "pyproject.toml").write_text('[tool.pytest.ini_options]\ntestpaths = ["checks"]\n')
+    (repo / "README.md").write_text(DOC, encoding="utf-8")
+    (repo / "checks").mkdir()
+    (repo / "checks" / "test_tee.py").write_text(TESTS, encoding="utf-8")
+    return repo
+
+
+def strict_session(repo: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--claims-strict"],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+
+
+@pytest.mark.claim("claim-test-deleted-fails")
+def test_deleting_one_of_three_linked_tests_fails(lab: Any) -> None:
+    repo = claims_repo(lab)
+    assert lab.zodyssey("claims", "update", cwd=repo).returncode == 0
+    assert lab.zodyssey("claims", "check", cwd=repo).returncode == 0
+    assert strict_session(repo).returncode == 0
+    # Delete ONE test: the claim is still covered by two, and still the check fails.
+    test_file = repo / "checks" / "test_tee.py"
+    test_file.write_text(TESTS.split('@pytest.mark.claim("tee-blocked")\ndef test_tee_append')[0])
+    done = lab.zodyssey("claims", "check", "--format", "json", cwd=repo)
+    assert done.returncode == 9, done.stdout + done.stderr
+    findings = json.loads(done.stdout)["findings"]
+    assert [(f["rule"], f["extra"]["id"], f["extra"]["test"]) for f in findings] == [
+        ("missing-test", "tee-blocked", "checks/test_tee.py::test_tee_append")
+    ]
+    strict = strict_session(repo)
+    assert strict.returncode != 0
+    assert "missing-test tee-blocked" in strict.stdout
+    # Un-linking a test (marker removed, test kept) is the same deletion.
+    test_file.write_text(
+        TESTS.replace('@pytest.mark.claim("tee-blocked")\ndef test_tee_alone', "def test_tee_alone")
+    )
+    assert lab.zodyssey("claims", "check", cwd=repo).returncode == 9

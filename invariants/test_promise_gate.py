@@ -1,0 +1,255 @@
+"""README promises about the gate hook, defended through the real hook process.
+
+`python -m zodyssey hook pre-tool` reads a Claude Code PreToolUse payload on
+stdin; exit 2 (reason on stderr) is the only exit that blocks there.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+# Write-capable commands the README names, plus the shapes the gate was
+# historically blind to (see docs/DESIGN.md).
+README_WRITERS = (
+    "sed -i 's/a/b/' src/app.py",
+    "echo hi | tee src/app.py",
+    "cat > src/app.py <<'EOF'\nx = 1\nEOF",
+    "python3 -c \"open('src/app.py', 'w').write('x')\"",
+    "rm -rf src",
+    "find . -delete",
+    "unlink src/app.py",
+    "bash -c 'echo x > src/app.py'",
+    "ls && rm src/app.py",
+    "/bin/rm src/app.py",
+)
+READERS = (
+    "ls -la",
+    "git status",
+    "grep -rn TODO src/",
+    "cat README.md | head -5",
+    "ls 2>/dev/null",
+)
+
+
+# ------------------------------------------------------------------ no run: no-op
+
+
+@pytest.mark.claim("noop-without-run")
+def test_without_run_everything_is_allowed_silently(lab: Any) -> None:
+    repo = lab.repo()
+    payloads: list[Any] = [
+        lab.write(repo, "src/app.py"),
+        lab.edit(repo, "README.md"),
+        lab.bash(repo, "rm -rf src && tee /tmp/x"),
+        lab.bash(repo, "python3 -c \"open('x','w')\""),
+        lab.write(repo, ".zcode/plans/demo.md"),
+        "garbage {",
+    ]
+    for payload in payloads:
+        outcome = lab.hook(repo, payload)
+        assert outcome.allowed, (payload, outcome)
+        assert outcome.stdout == "" and outcome.stderr == "", (payload, outcome)
+
+
+@pytest.mark.claim("noop-without-run")
+@pytest.mark.parametrize("phase", ["done", "audited", "abandoned"])
+def test_terminal_run_is_no_run(lab: Any, phase: str) -> None:
+    repo = lab.repo()
+    lab.start_run(repo, phase=phase)
+    outcome = lab.hook(repo, lab.write(repo, "README.md"))
+    assert outcome.allowed, outcome
+    assert lab.hook(repo, lab.bash(repo, "rm -rf src")).allowed
+
+
+# ------------------------------------------------------------------ review gate
+
+
+@pytest.mark.claim("review-gate")
+@pytest.mark.parametrize("verdict", [None, "REJECT"])
+def test_no_product_edit_before_okay(lab: Any, verdict: str | None) -> None:
+    repo = lab.repo()
+    lab.start_run(repo, verdict=verdict)
+    for payload in (
+        lab.write(repo, "src/app.py"),
+        lab.edit(repo, "src/app.py"),
+        {
+            "session_id": "s1",
+            "cwd": str(repo),
+            "tool_name": "MultiEdit",
+            "tool_input": {"file_path": str(repo / "src/app.py"), "edits": []},
+        },
+    ):
+        outcome = lab.hook(repo, payload)
+        assert outcome.blocked, (verdict, payload["tool_name"], outcome)
+        assert outcome.stderr.strip() or outcome.stdout.strip(), "a block must say why"
+
+
+@pytest.mark.claim("review-gate")
+def test_the_same_edit_passes_once_the_verdict_is_okay(lab: Any) -> None:
+    # The control: what blocked above is the missing verdict, not the file.
+    repo = lab.repo()
+    lab.start_run(repo, verdict="OKAY")
+    outcome = lab.hook(repo, lab.write(repo, "src/app.py"))
+    assert outcome.allowed, outcome
+
+
+# ------------------------------------------------------------------ scope lock
+
+
+@pytest.mark.claim("scope-lock")
+def test_after_okay_only_declared_files_and_directories(lab: Any, tmp_path: Path) -> None:
+    repo = lab.repo()
+    lab.start_run(repo, verdict="OKAY")
+    allowed = [
+        lab.write(repo, "src/app.py"),
+        lab.write(repo, "lib/deep/module.py"),
+        lab.bash(repo, "echo x > src/app.py"),
+    ]
+    blocked = [
+        lab.write(repo, "src/other.py"),
+        lab.write(repo, "README.md"),
+        lab.write(repo, "src/../README.md"),
+        lab.write(repo, str(tmp_path / "outside.py")),
+        lab.bash(repo, "echo x > src/other.py"),
+        lab.bash(repo, "cp /etc/passwd src"),
+        lab.bash(repo, "echo x > src/app.py && rm -rf lib/../docs"),
+    ]
+    for payload in allowed:
+        outcome = lab.hook(repo, payload)
+        assert outcome.allowed, (payload["tool_input"], outcome)
+    for payload in blocked:
+        outcome = lab.hook(repo, payload)
+        assert outcome.blocked, (payload["tool_input"], outcome)
+
+
+@pytest.mark.claim("scope-lock")
+def test_files_mentioned_outside_todo_bullets_grant_nothing(lab: Any) -> None:
+    plan = (
+        "# Demo change\n"
+        "<!-- Files: [`README.md`] -->\n"
+        "## Todos\n"
+        "- [ ] 1. Add the module\n"
+        "  - Files: [`src/app.py`]\n"
+        "  - Acceptance criteria:\n"
+        "    - `test -f src/app.py`\n"
+        "## Must NOT have\n"
+        "Files: [`setup.py`]\n"
+    )
+    repo = lab.repo()
+    lab.start_run(repo, verdict="OKAY", plan=plan)
+    assert lab.hook(repo, lab.write(repo, "src/app.py")).allowed
+    assert lab.hook(repo, lab.write(repo, "README.md")).blocked
+    assert lab.hook(repo, lab.write(repo, "setup.py")).blocked
+
+
+# ------------------------------------------------------------------ shell gate
+
+
+@pytest.mark.claim("bash-gate")
+def test_corpus_before_okay_writers_blocked_readers_pass(
+    lab: Any, corpus: list[dict[str, Any]]
+) -> None:
+    repo = lab.repo()
+    lab.start_run(repo)
+    wrong: list[str] = []
+    for case in corpus:
+        outcome = lab.hook(repo, lab.bash(repo, case["command"]))
+        if case["class"] == "write" and not outcome.blocked:
+            wrong.append(f"write let through: {case['command']!r} -> {outcome}")
+        if case["class"] == "read" and not outcome.allowed:
+            wrong.append(f"read blocked: {case['command']!r} -> {outcome}")
+    assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.claim("bash-gate")
+@pytest.mark.parametrize("command", README_WRITERS)
+def test_readme_writers_blocked_before_okay(lab: Any, command: str) -> None:
+    repo = lab.repo()
+    lab.start_run(repo)
+    outcome = lab.hook(repo, lab.bash(repo, command))
+    assert outcome.blocked, outcome
+    assert outcome.stderr.strip(), "the reason goes to stderr for the model"
+
+
+@pytest.mark.claim("bash-gate")
+def test_readers_pass_before_okay(lab: Any) -> None:
+    repo = lab.repo()
+    lab.start_run(repo)
+    for command in READERS:
+        outcome = lab.hook(repo, lab.bash(repo, command))
+        assert outcome.allowed, (command, outcome)
+
+
+# ------------------------------------------------------------------ plan tamper
+
+
+@pytest.mark.claim("plan-tamper")
+def test_edited_plan_after_okay_blocks_writes(lab: Any) -> None:
+    repo = lab.repo()
+    lab.start_run(repo, verdict="OKAY")
+    assert lab.hook(repo, lab.write(repo, "src/app.py")).allowed
+    plan = repo / ".zcode" / "plans" / "demo.md"
+    # The tamper widens scope: a new declared file the reviewer never saw.
+    plan.write_text(plan.read_text().replace("`lib/`]", "`lib/`, `README.md`]"), encoding="utf-8")
+    for payload in (lab.write(repo, "src/app.py"), lab.write(repo, "README.md")):
+        outcome = lab.hook(repo, payload)
+        assert outcome.blocked, (payload["tool_input"]["file_path"], outcome)
+    assert "plan" in (lab.hook(repo, lab.write(repo, "src/app.py")).stderr.lower())
+
+
+@pytest.mark.claim("plan-tamper")
+def test_plan_is_frozen_after_okay_on_every_path(lab: Any) -> None:
+    repo = lab.repo()
+    lab.start_run(repo, verdict="OKAY")
+    plan = ".zcode/plans/demo.md"
+    for payload in (
+        lab.write(repo, plan, "# widened\n"),
+        lab.edit(repo, plan),
+        lab.bash(repo, f"echo '  - Files: [`README.md`]' >> {plan}"),
+    ):
+        outcome = lab.hook(repo, payload)
+        assert outcome.blocked, (payload["tool_name"], outcome)
+
+
+# ------------------------------------------------------------------ fail closed
+
+
+@pytest.mark.claim("fail-closed")
+@pytest.mark.parametrize(
+    "garbage", ["not json {", "", "[1, 2]", '{"tool_name": 7, "tool_input": "x"}']
+)
+def test_garbage_stdin_in_a_run_blocks_with_a_reason(lab: Any, garbage: str) -> None:
+    repo = lab.repo()
+    lab.start_run(repo, verdict="OKAY")
+    outcome = lab.hook(repo, garbage)
+    assert outcome.code == 2, outcome
+    assert outcome.stderr.strip(), "a block must say why"
+    assert "Traceback" not in outcome.stderr
+
+
+@pytest.mark.claim("fail-closed")
+def test_unreadable_state_or_plan_blocks(lab: Any) -> None:
+    repo = lab.repo()
+    state = lab.start_run(repo, verdict="OKAY")
+    assert lab.hook(repo, lab.write(repo, "src/app.py")).allowed
+    good = state.read_text()
+    state.write_text('{"slug": "demo", "phase": ', encoding="utf-8")
+    outcome = lab.hook(repo, lab.write(repo, "src/app.py"))
+    assert outcome.code == 2 and outcome.stderr.strip(), outcome
+    state.write_text(good, encoding="utf-8")
+    (repo / ".zcode" / "plans" / "demo.md").unlink()
+    outcome = lab.hook(repo, lab.write(repo, "src/app.py"))
+    assert outcome.blocked, outcome
+
+
+def test_helpers_read_a_claude_deny_as_a_block(lab: Any) -> None:
+    # Guards the suite itself: a deny on stdout with exit 0 counts as blocked.
+    Outcome = lab.outcome_type
+    deny = json.dumps({"hookSpecificOutput": {"permissionDecision": "deny"}})
+    assert Outcome(0, deny, "").blocked and not Outcome(0, deny, "").allowed
+    assert Outcome(2, "", "no").blocked and Outcome(0, "", "").allowed
+    assert not Outcome(1, "", "boom").allowed and not Outcome(1, "", "boom").blocked

@@ -1,0 +1,141 @@
+"""Runs made by the real `zodyssey run` commands in temporary git repositories, then audited."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from audit_builders import audit_cli, audit_json, rules_of
+
+from zodyssey.runs.store import RunStore
+
+PLAN = """\
+# Add a greeting
+## Todos
+- [ ] 1. Write the greeting
+  - Files: [`greeting.txt`]
+  - Acceptance criteria:
+    - `test -f greeting.txt` exits 0
+    - `grep -q hello greeting.txt`
+- [ ] 2. Document it
+  - Files: [`README.md`]
+  - Acceptance criteria:
+    - `grep -q greeting README.md`
+"""
+
+
+def git(root: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
+
+
+def zrun(root: Path, *args: str, expect: int = 0) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [sys.executable, "-m", "zodyssey", "run", args[0], "--repo", str(root), *args[1:]],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == expect, (args, result.stdout, result.stderr)
+    return result
+
+
+@pytest.fixture
+def reviewed(tmp_path: Path) -> Path:
+    """A git repository with run `greet` started, linted and reviewed OKAY (nonce minted)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    git(root, "config", "user.email", "t@example.invalid")
+    git(root, "config", "user.name", "t")
+    (root / "README.md").write_text("project\n")
+    (root / "plan.md").write_text(PLAN)
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "init")
+    zrun(root, "start", "greet", "--plan", str(root / "plan.md"))
+    zrun(root, "lint", "greet")
+    # What the gate does when it dispatches the reviewer: mint a one-use nonce.
+    RunStore(root, "greet").update(
+        lambda state: state["review"].__setitem__("pending_nonce", "nonce-0001")
+    )
+    artifact = tmp_path / "review.json"
+    artifact.write_text(json.dumps({"verdict": "OKAY", "blockers": [], "nonce": "nonce-0001"}))
+    zrun(root, "review", "greet", "--artifact", str(artifact))
+    return root
+
+
+def _work(root: Path) -> None:
+    (root / "greeting.txt").write_text("hello\n")
+    (root / "README.md").write_text("project with a greeting\n")
+
+
+def test_real_passing_run(reviewed: Path) -> None:
+    root = reviewed
+    _work(root)
+    zrun(root, "verify", "greet", "1")
+    zrun(root, "todo", "greet", "1", "done")
+    zrun(root, "verify", "greet", "2")
+    zrun(root, "todo", "greet", "2", "done")
+    zrun(root, "window", "greet", "--label", "external-audit", "--", "git", "status")
+    code, payload = audit_json(root, "greet")
+    assert code == 0, payload["findings"]
+    assert payload["ok"] and payload["run"]["source"] == "zodyssey"
+    assert payload["counts"]["criteria_passed"] == 3
+    assert payload["counts"]["windows_clean"] == 1
+    assert all(c["duration_s"] is not None for c in payload["criteria"])
+    # the state file path works as the target too
+    by_file = audit_cli(root, str(root / ".zcode" / "state" / "greet.json"))
+    assert by_file.returncode == 0 and "audit passed" in by_file.stdout
+
+
+def test_real_failing_run(reviewed: Path) -> None:
+    root = reviewed
+    (root / "greeting.txt").write_text("goodbye\n")
+    zrun(root, "verify", "greet", "1", expect=1)  # criterion 2 fails
+    zrun(root, "todo", "greet", "1", "done", "--force-done", "--reason", "grep is wrong")
+    # an auditor that writes: the window records the violation
+    zrun(
+        root,
+        "window",
+        "greet",
+        "--label",
+        "external-audit",
+        "--",
+        "sh",
+        "-c",
+        "echo x >> README.md",
+        expect=1,
+    )
+    code, payload = audit_json(root, "greet")
+    assert code == 1
+    assert {"window-violated"} <= rules_of(payload, "error")
+    assert "todo-forced" in rules_of(payload, "warning")
+    strict_code, strict = audit_json(root, "greet", "--strict")
+    assert strict_code == 1 and "todo-forced" in rules_of(strict, "error")
+    rows = {(c["todo"], c["index"]): c for c in payload["criteria"]}
+    assert rows[("1", 2)]["status"] == "forced" and rows[("1", 2)]["exit_code"] == 1
+
+
+def test_real_run_tampered_after_the_fact(reviewed: Path) -> None:
+    root = reviewed
+    (root / "greeting.txt").write_text("goodbye\n")
+    zrun(root, "verify", "greet", "1", "--criterion", "1")
+    zrun(root, "verify", "greet", "1", "--criterion", "2", expect=1)
+    # The agent edits the failing record to exit 0 and marks the todo done by hand.
+    evidence = root / ".zcode" / "verify" / "greet" / "evidence.jsonl"
+    lines = evidence.read_text().splitlines()
+    record = json.loads(lines[-1])
+    record.update(exit_code=0, passed=True)
+    lines[-1] = json.dumps(record, sort_keys=True)
+    evidence.write_text("\n".join(lines) + "\n")
+    state_file = root / ".zcode" / "state" / "greet.json"
+    state = json.loads(state_file.read_text())
+    state["todos"]["1"]["status"] = "done"
+    state_file.write_text(json.dumps(state))
+    (root / ".zcode" / "plans" / "greet.md").write_text(PLAN + "- [ ] 3. More\n")
+    code, payload = audit_json(root, "greet")
+    assert code == 1
+    assert {"chain-broken", "plan-drift"} <= rules_of(payload, "error")

@@ -1,0 +1,227 @@
+"""The docs we own say what the code does: snippets load, commands run, tables agree."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+from markdown_it import MarkdownIt
+
+from zodyssey import errors
+from zodyssey.cli import EPILOG
+
+REPO = Path(__file__).resolve().parents[2]
+DOCS = REPO / "docs"
+HARNESS_HEADINGS = {
+    "Claude Code": "claude-code",
+    "ZCode": "zcode",
+    "Codex CLI": "codex",
+    "Gemini CLI": "gemini",
+    "Cursor": "cursor",
+}
+
+
+def fences(path: Path) -> list[tuple[str, str, str]]:
+    """(info, content, the `##` heading above it) for every fenced block of a document."""
+    tokens = MarkdownIt("commonmark").parse(path.read_text(encoding="utf-8"))
+    heading = ""
+    found: list[tuple[str, str, str]] = []
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open" and token.tag == "h2":
+            heading = tokens[index + 1].content
+        elif token.type == "fence":
+            found.append((token.info.strip(), token.content, heading))
+    return found
+
+
+def hook_commands(value: object) -> list[tuple[str, dict[str, object]]]:
+    """Every `command` string in a parsed hooks config, with the object holding it."""
+    found: list[tuple[str, dict[str, object]]] = []
+    if isinstance(value, dict):
+        command = value.get("command")
+        if isinstance(command, str):
+            found.append((command, value))
+        for child in value.values():
+            found += hook_commands(child)
+    elif isinstance(value, list):
+        for child in value:
+            found += hook_commands(child)
+    return found
+
+
+def adapt_snippets() -> list[tuple[str, object, str]]:
+    """(harness, parsed config, language) for every JSON/TOML block of ADAPT.md."""
+    parsed: list[tuple[str, object, str]] = []
+    for info, content, heading in fences(DOCS / "ADAPT.md"):
+        if info not in {"json", "toml"}:
+            continue
+        data = json.loads(content) if info == "json" else tomllib.loads(content)
+        parsed.append((HARNESS_HEADINGS[heading], data, info))
+    return parsed
+
+
+# ---------------------------------------------------------------- ADAPT.md
+
+
+def test_every_adapt_snippet_loads() -> None:
+    blocks = [f for f in fences(DOCS / "ADAPT.md") if f[0] in {"json", "toml"}]
+    assert len(blocks) >= 6
+    for info, content, heading in blocks:
+        try:
+            json.loads(content) if info == "json" else tomllib.loads(content)
+        except (json.JSONDecodeError, tomllib.TOMLDecodeError) as exc:
+            pytest.fail(f"ADAPT.md, {heading}: the {info} snippet does not load: {exc}")
+
+
+def test_every_harness_has_a_snippet_naming_it() -> None:
+    snippets = adapt_snippets()
+    assert {harness for harness, _, _ in snippets} == set(HARNESS_HEADINGS.values())
+    for harness, data, _ in snippets:
+        commands = [c for c, _ in hook_commands(data) if "pre-tool" in c]
+        assert commands, f"{harness}: no pre-tool command"
+        for command in commands:
+            assert shlex.split(command) == ["zodyssey", "hook", "pre-tool", "--harness", harness]
+
+
+def test_timeouts_use_each_harness_unit() -> None:
+    for harness, data, _ in adapt_snippets():
+        for _, holder in hook_commands(data):
+            timeout = holder.get("timeout")
+            if timeout is None:
+                continue
+            assert isinstance(timeout, int)
+            if harness == "gemini":
+                assert timeout >= 1000, "Gemini counts milliseconds"
+            else:
+                assert 1 <= timeout <= 600, f"{harness} counts seconds"
+
+
+def test_claude_snippet_has_the_documented_shape() -> None:
+    (claude,) = [d for h, d, _ in adapt_snippets() if h == "claude-code"]
+    assert isinstance(claude, dict)
+    entry = claude["hooks"]["PreToolUse"][0]
+    for tool in ("Edit", "Write", "MultiEdit", "NotebookEdit", "Bash", "Task"):
+        assert re.fullmatch(entry["matcher"], tool), tool
+    assert re.fullmatch(entry["matcher"], "mcp__files__write_file")
+    assert entry["hooks"][0]["type"] == "command"
+    post = claude["hooks"]["PostToolUse"][0]["hooks"][0]["command"]
+    assert shlex.split(post) == ["zodyssey", "hook", "post-tool"]
+    (cursor,) = [d for h, d, _ in adapt_snippets() if h == "cursor"]
+    assert isinstance(cursor, dict) and cursor["version"] == 1
+
+
+@pytest.mark.parametrize("harness", sorted(HARNESS_HEADINGS.values()))
+def test_snippet_commands_run_against_the_real_hook(tmp_path: Path, harness: str) -> None:
+    """Each documented command, run as written, answers an allow outside a run."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    env = {
+        k: v for k, v in os.environ.items() if k not in {"CLAUDE_PROJECT_DIR", "ZCODE_PROJECT_DIR"}
+    }
+    env["CLAUDE_PROJECT_DIR"] = str(tmp_path)
+    payload = json.dumps(
+        {"cwd": str(tmp_path), "tool_name": "Bash", "tool_input": {"command": "ls"}}
+    )
+    commands = {c for h, d, _ in adapt_snippets() if h == harness for c, _ in hook_commands(d)}
+    for command in commands:
+        argv = shlex.split(command)
+        assert argv[0] == "zodyssey"
+        done = subprocess.run(
+            [sys.executable, "-m", "zodyssey", *argv[1:]],
+            input=payload,
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+            env=env,
+            timeout=60,
+        )
+        assert done.returncode == 0, (command, done.stderr)
+        assert done.stdout == "", (command, done.stdout)
+
+
+# ---------------------------------------------------------------- ci.md
+
+
+def test_exit_code_table_matches_the_code() -> None:
+    text = (DOCS / "ci.md").read_text(encoding="utf-8")
+    documented = {int(m.group(1)) for m in re.finditer(r"^\| (\d+) \|", text, re.MULTILINE)}
+    constants = {
+        value
+        for name, value in vars(errors).items()
+        if name.startswith("EXIT_") and isinstance(value, int)
+    }
+    assert documented == constants
+    in_help = {int(m.group(1)) for m in re.finditer(r"^  (\d+) ", EPILOG, re.MULTILINE)}
+    assert documented == in_help
+
+
+def test_ci_guide_yaml_snippets_load() -> None:
+    blocks = [content for info, content, _ in fences(DOCS / "ci.md") if info == "yaml"]
+    assert len(blocks) >= 3
+    for content in blocks:
+        assert isinstance(yaml.safe_load(content), dict)
+
+
+def test_ci_guide_names_the_files_we_ship() -> None:
+    text = (DOCS / "ci.md").read_text(encoding="utf-8")
+    for rel in (
+        "ci/github/zodyssey.yml",
+        "action.yml",
+        ".pre-commit-hooks.yaml",
+        "ci/gitlab/zodyssey.gitlab-ci.yml",
+        "ci/noxfile_example.py",
+    ):
+        assert f"`{rel}`" in text and (REPO / rel).is_file(), rel
+    workflow = (REPO / "ci/github/zodyssey.yml").read_text(encoding="utf-8")
+    gitlab = (REPO / "ci/gitlab/zodyssey.gitlab-ci.yml").read_text(encoding="utf-8")
+    for report in re.findall(r"`(?:GitHub: )?(zodyssey-reports/[\w.]+)`", text):
+        assert report in workflow, report
+    for report in re.findall(r"`(zodyssey-(?:check|audit)\.junit\.xml)`", text):
+        assert report in gitlab, report
+
+
+# ---------------------------------------------------------------- getting-started.md
+
+
+def test_getting_started_runs_as_written(tmp_path: Path) -> None:
+    """Paste every shell block into one shell, pip install aside: 0, then 9, then 0."""
+    blocks = [c for info, c, _ in fences(DOCS / "getting-started.md") if info == "sh"]
+    script_lines = ["set -u"]
+    for block in blocks:
+        for line in block.splitlines():
+            if "pip install" in line:
+                continue  # this interpreter already has zodyssey
+            script_lines.append(line)
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for name, argv in (("zodyssey", []), ("check-anchors", ["anchors", "check"])):
+        shim = bindir / name
+        shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m zodyssey {" ".join(argv)} "$@"\n')
+        shim.chmod(0o755)
+    env = {
+        **os.environ,
+        "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+    }
+    env.pop("GITHUB_STEP_SUMMARY", None)
+    done = subprocess.run(
+        ["bash", "-c", "\n".join(script_lines)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    exits = re.findall(r"^exit (\d+)$", done.stdout, re.MULTILINE)
+    assert exits == ["0", "9", "0"], done.stdout + done.stderr
+    assert "docs/zodyssey.md" in done.stdout

@@ -1,0 +1,221 @@
+"""A whole run, end to end, through the real CLI in a temporary git repository."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Repo
+
+from zodyssey.runs import evidence as chain
+from zodyssey.runs.models import EvidenceRecord, ReviewArtifact, RunState
+
+HOOK_PRESENT = importlib.util.find_spec("zodyssey.gate.hook") is not None
+
+
+def hook(repo: Repo, payload: dict[str, Any]) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(repo.root)}
+    env.pop("ZODYSSEY_UNGATE_BASH", None)
+    return subprocess.run(
+        [sys.executable, "-m", "zodyssey", "hook", "pre-tool"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=repo.root,
+        env=env,
+        timeout=60,
+    )
+
+
+def edit_payload(repo: Repo, rel: str) -> dict[str, Any]:
+    return {
+        "session_id": "e2e-session",
+        "hook_event_name": "PreToolUse",
+        "cwd": str(repo.root),
+        "tool_name": "Edit",
+        "tool_input": {
+            "file_path": str(repo.root / rel),
+            "old_string": "",
+            "new_string": "hello\n",
+        },
+    }
+
+
+def blocked(done: subprocess.CompletedProcess[str]) -> bool:
+    if done.returncode == 2:
+        return True
+    try:
+        answer = json.loads(done.stdout or "{}")
+    except ValueError:
+        return False
+    decision = json.dumps(answer).lower()
+    return '"deny"' in decision or '"block"' in decision
+
+
+@pytest.mark.parametrize(
+    "with_gate",
+    [
+        pytest.param(False, id="nonce-minted-as-the-gate-would"),
+        pytest.param(
+            True,
+            id="real-gate-hook",
+            marks=pytest.mark.skipif(
+                not HOOK_PRESENT,
+                reason="zodyssey/gate/hook.py is not there yet (issue 3): cannot show the "
+                "gate blocking an Edit before OKAY and allowing it after",
+            ),
+        ),
+    ],
+)
+def test_whole_run(started: Repo, with_gate: bool) -> None:
+    repo = started
+    repo.write(
+        "pyproject.toml",
+        '[tool.zodyssey.checks.smoke]\ncommand = "test -f README.md"\non_failure = "block"\n',
+    )
+    repo.commit("configure checks")
+
+    lint = repo.run("lint", "demo")
+    assert lint.code == 0, lint.text
+    assert "2 todos" in lint.out
+
+    gate_checked = False
+    if with_gate:
+        # Before OKAY the gate holds product-code edits shut.
+        assert blocked(hook(repo, edit_payload(repo, "greeting.txt")))
+        # The gate mints the nonce when the reviewer is dispatched.
+        dispatch = {
+            "session_id": "e2e-session",
+            "hook_event_name": "PreToolUse",
+            "cwd": str(repo.root),
+            "tool_name": "Task",
+            "tool_input": {"subagent_type": "momus", "description": "review", "prompt": "review"},
+        }
+        hook(repo, dispatch)
+        pending = repo.state()["review"].get("pending_nonce")
+        nonce = pending["nonce"] if isinstance(pending, dict) else pending
+        assert isinstance(nonce, str) and nonce
+        gate_checked = True
+    else:
+        # zodyssey/gate/hook.py is not there yet: mint the nonce as the gate would.
+        nonce = "e2e-nonce-1"
+        repo.mint_nonce(nonce)
+
+    review = repo.run("review", "demo", "--artifact", str(repo.artifact("OKAY", nonce)))
+    assert review.code == 0, review.text
+    state = repo.state()
+    assert state["review"]["verdict"] == "OKAY"
+    assert state["review"]["pending_nonce"] is None
+    assert nonce in state["review"]["consumed_nonces"]
+    assert state["phase"] == "execute"
+    plan_bytes = Path(state["plan_path"]).read_bytes()
+    assert state["review"]["plan_sha256"] == hashlib.sha256(plan_bytes).hexdigest()
+    ReviewArtifact.model_validate_json(
+        (repo.root / ".zcode/reviews/demo-r1.json").read_text(encoding="utf-8")
+    )
+
+    if gate_checked:
+        assert not blocked(hook(repo, edit_payload(repo, "greeting.txt")))
+
+    # The agent does the work.
+    repo.write("greeting.txt", "hello world\n")
+    repo.write("docs/greeting.md", "The greeting says hello.\n")
+    for todo in ("1", "2"):
+        assert repo.run("todo", "demo", todo, "in_flight", "--owner", "agent-a").code == 0
+        verify = repo.run("verify", "demo", todo)
+        assert verify.code == 0, verify.text
+        assert "check smoke: PASS" in verify.out
+        done = repo.run("todo", "demo", todo, "done")
+        assert done.code == 0, done.text
+    assert repo.run("todo", "demo", "F1", "done").code == 0
+
+    window = repo.run("window", "demo", "--label", "final-audit", "--", "git", "status")
+    assert window.code == 0, window.text
+    assert "readOnlyViolation=false" in window.out
+
+    finished = repo.run("phase", "demo", "done", "--note", "all verified")
+    assert finished.code == 0, finished.text
+
+    state = repo.state()
+    RunState.model_validate(state)
+    assert state["phase"] == "done"
+    assert state["acceptance"]["1"]["pass"] is True
+    assert state["acceptance"]["1"]["criteria_declared"] == 2
+    assert state["verify"]["passed"] == 3 and state["verify"]["failed"] == 0
+    assert state["windows"][0]["readOnlyViolation"] is False
+    assert state["active_todos"] == {}
+    decisions = [(e["command"], e["decision"]) for e in state["gate_log"]]
+    assert ("review", "allow") in decisions
+    assert ("phase", "allow") in decisions
+
+    read = chain.read_evidence(chain.evidence_path(repo.root, "demo"))
+    assert not read.problems
+    assert (
+        chain.verify_chain(
+            read.records,
+            expected_count=state["evidence"]["count"],
+            expected_head=state["evidence"]["head"],
+        )
+        == []
+    )
+    kinds = [r["kind"] for r in read.records]
+    # 3 criteria + a check per verify (2) + the window + the check at done
+    assert kinds.count("criterion") == 3
+    assert kinds.count("check") == 3
+    assert kinds.count("window") == 1
+    for record in read.records:
+        EvidenceRecord.model_validate(record)
+    first = read.records[0]
+    assert first["criterion_text"] == "`test -f greeting.txt` exits 0"
+    assert first["command"] == "test -f greeting.txt"
+    assert first["plan_sha256"] == state["review"]["plan_sha256"]
+    assert first["tree_before"] and first["head_before"] == repo.git("rev-parse", "HEAD").strip()
+    grep = read.records[1]
+    stored = repo.root / ".zcode/verify/demo/output" / grep["stdout"]["sha256"]
+    assert stored.read_bytes() == b""
+
+    status = repo.run("status", "demo", "--json")
+    summary = json.loads(status.out)["summary"]
+    assert summary["chain_ok"] and summary["phase"] == "done"
+    assert summary["todos"] == {"1": "done", "2": "done", "F1": "done"}
+
+
+def test_failing_criterion_output_is_recorded_and_stored(approved: Repo) -> None:
+    repo = approved
+    repo.write("greeting.txt", "goodbye\n")
+    verify = repo.run("verify", "demo", "1")
+    assert verify.code == 1
+    assert "criterion 2: FAIL" in verify.out
+    record = chain.read_evidence(chain.evidence_path(repo.root, "demo")).records[-1]
+    assert record["exit_code"] == 1 and record["passed"] is False
+    state = repo.state()
+    assert state["acceptance"]["1"]["pass"] is False
+    assert state["verify"]["failed"] == 1
+    entry = next(h for h in state["verify"]["history"] if h["criterion_index"] == 2)
+    assert entry["status"] == "failed" and entry["worktree"] == record["tree_before"]
+
+
+def test_timeout_kills_the_criterion(approved: Repo) -> None:
+    repo = approved
+    plan = Path(repo.state()["plan_path"])
+    assert plan.is_file()
+    repo.write("greeting.txt", "hello\n")
+    # Only criterion 1 runs; a tiny timeout on a command that sleeps is not possible from the
+    # plan (the agent cannot substitute commands), so use a sleeping check instead.
+    repo.write(
+        "pyproject.toml",
+        '[tool.zodyssey.checks.slow]\ncommand = "sleep 30"\non_failure = "block"\ntimeout = 0.5\n',
+    )
+    verify = repo.run("verify", "demo", "1", "--criterion", "1")
+    assert verify.code == 1
+    assert "check slow: FAIL (blocks)" in verify.out
+    record = chain.read_evidence(chain.evidence_path(repo.root, "demo")).records[-1]
+    assert record["kind"] == "check" and record["timed_out"] is True
+    assert record["exit_code"] is None and record["duration_s"] < 10

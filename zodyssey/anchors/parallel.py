@@ -1,0 +1,69 @@
+"""Split a large job over the machine's cores with fork (results come back pickled).
+
+The file index and configuration are built once in the parent; forked
+children inherit them, so only results cross a pipe. Small jobs, platforms
+without fork, and `ZODYSSEY_JOBS=1` run serially; a child that fails has its
+share redone in the parent, so the result never depends on the split.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
+
+def worker_count() -> int:
+    configured = os.environ.get("ZODYSSEY_JOBS", "")
+    if configured.isdigit() and int(configured) > 0:
+        return int(configured)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def split_run(work: Callable[[int, int], T], parts: int) -> list[T]:
+    """[work(0, parts), ..., work(parts - 1, parts)]; part 0 runs here, the rest in children."""
+    if parts <= 1 or not hasattr(os, "fork"):
+        return [work(0, 1)] if parts <= 1 else [work(i, parts) for i in range(parts)]
+    children: list[tuple[int, int]] = []
+    for part in range(1, parts):
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # child: compute, send, leave without running any parent cleanup
+            os.close(read_end)
+            status = 0
+            try:
+                payload = pickle.dumps(work(part, parts), protocol=pickle.HIGHEST_PROTOCOL)
+                with os.fdopen(write_end, "wb") as pipe:
+                    pipe.write(payload)
+            except BaseException:  # any failure: the parent redoes this part
+                status = 1
+            os._exit(status)
+        os.close(write_end)
+        children.append((pid, read_end))
+    try:
+        results: list[T] = [work(0, parts)]
+    except BaseException:
+        for pid, read_end in children:
+            os.close(read_end)
+            os.waitpid(pid, 0)
+        raise
+    for part, (pid, read_end) in enumerate(children, start=1):
+        with os.fdopen(read_end, "rb") as pipe:
+            payload = pipe.read()
+        _, status = os.waitpid(pid, 0)
+        value: T
+        if status == 0 and payload:
+            try:
+                value = pickle.loads(payload)
+            except Exception:
+                value = work(part, parts)  # a truncated result: recompute it here
+        else:
+            value = work(part, parts)
+        results.append(value)
+    return results

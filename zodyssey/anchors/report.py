@@ -1,0 +1,132 @@
+"""Turn a check result into the shared `Report` (every output format renders it).
+
+JSON payload schema (version 1; stable, documented in docs/citation-lock.md):
+
+    {
+      "tool": "anchors", "schema": 1, "ok": bool, "mode": "check|update|fix",
+      "checked": int,        # distinct citation keys discovered (exempt ones included)
+      "documents": int,      # documents scanned
+      "exempted": int,       # citations skipped by an `exempt` list
+      "counts": {kind: int},
+      "problems": [{
+        "kind": str, "key": str, "cited_as": str,
+        "sites": [{"doc": str, "line": int}],
+        "detail": str,
+        "target": str | null, "lines": [a, b] | null, "now_reads": str | null,
+        "moved_to": {"path": str, "start": int, "end": int, "key": str} | null,
+        "citedAs": str, "where": str      # the JS checker's names, for old consumers
+      }],
+      "stale": [key, ...]    # only with --strict or --update
+    }
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zodyssey.anchors.check import KIND_HELP, CheckResult, Problem
+from zodyssey.findings import Case, Finding, Report
+
+SCHEMA_VERSION = 1
+
+
+def _where(problem: Problem) -> str:
+    return ", ".join(f"{s.doc}:{s.line}" for s in problem.sites)
+
+
+def _lines_text(problem: Problem) -> str:
+    if problem.target is None or problem.lines is None:
+        return ""
+    a, b = problem.lines
+    return f" -> {problem.target}:{a}" + (f"-{b}" if b != a else "")
+
+
+def problem_payload(problem: Problem) -> dict[str, Any]:
+    return {
+        "kind": problem.kind,
+        "key": problem.key,
+        "cited_as": problem.cited_as,
+        "sites": [{"doc": s.doc, "line": s.line} for s in problem.sites],
+        "detail": problem.detail,
+        "target": problem.target,
+        "lines": list(problem.lines) if problem.lines else None,
+        "now_reads": problem.now_reads,
+        "moved_to": problem.moved_to,
+        "citedAs": problem.cited_as,
+        "where": _where(problem),
+    }
+
+
+def _finding(problem: Problem) -> Finding:
+    site = problem.sites[0] if problem.sites else None
+    message = f"`{problem.cited_as}`{_lines_text(problem)}: {problem.detail}"
+    if len(problem.sites) > 1:
+        others = ", ".join(f"{s.doc}:{s.line}" for s in problem.sites[1:6])
+        more = len(problem.sites) - 6
+        message += f"\n(also cited at {others}{f' and {more} more' if more > 0 else ''})"
+    return Finding(
+        tool="anchors",
+        rule=problem.kind,
+        severity="error",
+        message=message,
+        file=site.doc if site else None,
+        line=site.line if site else None,
+        extra={"key": problem.key, "cited_as": problem.cited_as, "moved_to": problem.moved_to},
+    )
+
+
+def _stale_problem(key: str) -> Problem:
+    return Problem("stale", key, key, [], "lock entry no citation uses any more")
+
+
+def build_report(
+    result: CheckResult,
+    *,
+    mode: str,
+    strict: bool,
+    summary: str,
+    fmt: str,
+    extra_problems: list[Problem] | None = None,
+) -> Report:
+    problems = list(result.problems)
+    if strict and mode == "check":
+        problems += [_stale_problem(k) for k in result.stale]
+    problems += extra_problems or []
+    findings = [_finding(p) for p in problems]
+    counts: dict[str, int] = {}
+    for p in problems:
+        counts[p.kind] = counts.get(p.kind, 0) + 1
+    payload: dict[str, Any] = {
+        "tool": "anchors",
+        "schema": SCHEMA_VERSION,
+        "ok": not problems,
+        "mode": mode,
+        "checked": result.checked,
+        "documents": result.documents,
+        "exempted": result.exempted,
+        "counts": counts,
+        "problems": [problem_payload(p) for p in problems],
+    }
+    if strict or mode == "update":
+        payload["stale"] = result.stale
+    cases: list[Case] = []
+    if fmt == "junit":
+        failing = {p.key: p for p in problems}
+        for key in sorted(result.cited_keys | set(failing)):
+            failed = failing.get(key)
+            cases.append(
+                Case(
+                    name=key,
+                    classname="zodyssey.anchors",
+                    failure=f"[{failed.kind}] {failed.detail}" if failed else None,
+                )
+            )
+    return Report(
+        tool="anchors",
+        title="citation lock",
+        findings=findings,
+        summary=summary,
+        payload=payload,
+        cases=cases,
+        rules=dict(KIND_HELP),
+    )

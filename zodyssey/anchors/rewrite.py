@@ -1,0 +1,50 @@
+"""From `moved` problems to the edits --fix makes (numbers, and paths after a rename)."""
+
+from __future__ import annotations
+
+import posixpath
+
+from zodyssey.anchors.check import Problem
+from zodyssey.anchors.files import FileIndex
+from zodyssey.anchors.model import Citation
+
+
+def new_cited_text(citation: Citation, new_path: str, index: FileIndex) -> str:
+    """How to write `new_path` in place of the citation's old path text.
+
+    Links stay relative to their document; blob URLs name the repo path; path
+    forms keep as few trailing segments as the old text had, lengthened until
+    they resolve uniquely to the new file.
+    """
+    if citation.dialect == "link":
+        if citation.cited.startswith("/"):
+            return "/" + new_path
+        return posixpath.relpath(new_path, posixpath.dirname(citation.site.doc) or ".")
+    if citation.dialect == "blob":
+        return new_path
+    segments = new_path.split("/")
+    keep = min(len(segments), citation.cited.count("/") + 1)
+    while keep <= len(segments):
+        candidate = "/".join(segments[-keep:])
+        if index.resolve(candidate, citation.site.doc).path == new_path:
+            return candidate
+        keep += 1
+    return new_path
+
+
+def moves_of(
+    problems: list[Problem], index: FileIndex
+) -> tuple[list[tuple[Citation, int, int]], dict[Citation, str]]:
+    moves: list[tuple[Citation, int, int]] = []
+    new_paths: dict[Citation, str] = {}
+    for problem in problems:
+        if problem.kind != "moved" or problem.moved_to is None:
+            continue
+        start = int(str(problem.moved_to["start"]))
+        end = int(str(problem.moved_to["end"]))
+        path = str(problem.moved_to["path"])
+        for citation in problem.citations:
+            moves.append((citation, start, end))
+            if path != problem.target:
+                new_paths[citation] = new_cited_text(citation, path, index)
+    return moves, new_paths

@@ -1,0 +1,437 @@
+"""Runs written by `zodyssey run`, read into the audit's model.
+
+The state is validated with our pydantic models (`zodyssey/runs/models.py`),
+the evidence chain with the very functions `zodyssey run` uses
+(`zodyssey/runs/evidence.py`: `read_evidence`, `verify_chain`,
+`record_passed`), so "passed" means the same thing in both places.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from zodyssey.audit.artifacts import (
+    as_bool,
+    as_dict,
+    as_float,
+    as_int,
+    as_list,
+    as_str,
+    display_path,
+    read_bytes,
+)
+from zodyssey.audit.load_common import (
+    load_plan,
+    load_ungated,
+    read_review_artifact,
+    review_artifact_path,
+)
+from zodyssey.audit.model import (
+    AuditedRun,
+    ConsumedNonce,
+    CriterionRecord,
+    GateEvent,
+    PhaseEvent,
+    ReviewRound,
+    TodoState,
+    WindowRecord,
+    clip,
+)
+from zodyssey.audit.validation import MAX_VIOLATIONS
+
+# Where the evidence log may not be read whole: far beyond any real run.
+MAX_EVIDENCE_BYTES = 256 * 1024 * 1024
+
+
+def is_ours(state: Any, root: Path, slug: str) -> bool:
+    """A run we wrote: marked by its creator, or carrying our evidence lanes or log."""
+    from zodyssey.runs.evidence import evidence_path
+
+    doc = as_dict(state)
+    created = as_str(doc.get("created_by")) or ""
+    if created.startswith("zodyssey"):
+        return True
+    if any(key in doc for key in ("evidence", "gate_log", "phase_history")):
+        return True
+    return evidence_path(root, slug).exists()
+
+
+def json_path(loc: tuple[Any, ...]) -> str:
+    out = "$"
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return out
+
+
+def _pydantic_problems(
+    run: AuditedRun, model: Any, value: Any, where: str, line: int | None = None
+) -> bool:
+    """Validate `value` with `model`; record each violation with its JSON path."""
+    from pydantic import ValidationError
+
+    try:
+        model.model_validate(value)
+        return True
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False, include_input=False)
+        for error in errors[:MAX_VIOLATIONS]:
+            path = json_path(tuple(error.get("loc", ())))
+            run.problem(
+                "schema-violation",
+                f"{path}: {clip(error.get('msg', 'invalid'), 200)}",
+                where,
+                line=line,
+                json_path=path,
+            )
+        if len(errors) > MAX_VIOLATIONS:
+            run.problem(
+                "schema-violation",
+                f"{len(errors) - MAX_VIOLATIONS} more violations",
+                where,
+                line=line,
+            )
+        return False
+
+
+def load(root: Path, slug: str, state: Any, state_file: Path) -> AuditedRun:
+    from zodyssey.runs.models import RunState
+
+    where = display_path(state_file, root)
+    run = AuditedRun(slug=slug, source="zodyssey", state_path=where)
+    _pydantic_problems(run, RunState, state, where)
+    doc = as_dict(state)
+    run.title = clip(as_str(doc.get("title")) or "", 300)
+    run.phase = clip(as_str(doc.get("phase")) or "", 40)
+    run.started_at = as_str(doc.get("started_at"))
+    run.updated_at = as_str(doc.get("updated_at"))
+    load_plan(run, root, doc.get("plan_path"))
+    _load_todos(run, doc)
+    _load_review(run, root, doc)
+    records = _load_evidence(run, root, doc)
+    _load_criteria(run, records)
+    _load_windows(run, doc, records)
+    _load_gate_log(run, doc)
+    _load_phases(run, doc)
+    load_ungated(run, root)
+    return run
+
+
+def _load_todos(run: AuditedRun, doc: dict[str, Any]) -> None:
+    for key, raw in as_dict(doc.get("todos")).items():
+        todo = as_dict(raw)
+        reason = todo.get("forced_reason")
+        run.todos[clip(key, 40)] = TodoState(
+            id=clip(key, 40),
+            status=as_str(todo.get("status")) or "unknown",
+            forced=as_bool(todo.get("forced")) is True,
+            forced_reason=clip(reason, 500) if reason is not None else None,
+            attempts=as_int(todo.get("attempts")),
+        )
+
+
+def _load_review(run: AuditedRun, root: Path, doc: dict[str, Any]) -> None:
+    from zodyssey.runs.models import ReviewArtifact
+
+    review = as_dict(doc.get("review"))
+    state = run.review
+    state.verdict = as_str(review.get("verdict"))
+    state.round = as_int(review.get("round"))
+    state.max_rounds = as_int(review.get("max_rounds")) or 3
+    state.plan_sha256 = as_str(review.get("plan_sha256")) or None
+    if as_str(review.get("source")) == "human":
+        state.human_by = clip(as_str(review.get("by")) or "a person", 100)
+    pending = review.get("pending_nonce")
+    state.pending_nonce = as_str(pending) or as_str(as_dict(pending).get("nonce"))
+    for nonce, raw in as_dict(review.get("consumed_nonces")).items():
+        entry = as_dict(raw)
+        state.consumed.append(
+            ConsumedNonce(
+                nonce=nonce,
+                round=as_int(entry.get("round")),
+                artifact=as_str(entry.get("artifact")),
+                sha256=as_str(entry.get("artifact_sha256")),
+            )
+        )
+    for raw in as_list(review.get("history")):
+        entry = as_dict(raw)
+        number = as_int(entry.get("round"))
+        human = as_str(entry.get("source")) == "human"
+        rnd = ReviewRound(
+            round=number,
+            verdict=as_str(entry.get("verdict")),
+            at=as_str(entry.get("at")),
+            human_by=clip(as_str(entry.get("by")) or "a person", 100) if human else None,
+            nonce=as_str(entry.get("nonce")),
+            blockers=len(as_list(entry.get("blockers"))),
+            recorded_sha256=as_str(entry.get("artifact_sha256")),
+        )
+        if number is not None and number >= 1:
+            path = review_artifact_path(root, run.slug, number, entry.get("artifact"))
+            artifact = read_review_artifact(run, root, rnd, path, None)
+            if rnd.artifact_found and rnd.artifact_problem is None:
+                _pydantic_problems(run, ReviewArtifact, artifact, rnd.artifact or "")
+            rnd.artifact_verdict = as_str(artifact.get("verdict"))
+            rnd.artifact_nonce = as_str(artifact.get("nonce"))
+            rnd.artifact_round = as_int(artifact.get("round"))
+            if (
+                rnd.artifact_nonce is not None
+                and rnd.nonce is not None
+                and (rnd.artifact_nonce != rnd.nonce)
+            ):
+                run.problem(
+                    "review-artifact",
+                    f"round {number}: the artifact's nonce is not the one the state recorded",
+                    rnd.artifact,
+                )
+        state.rounds.append(rnd)
+
+
+def _load_evidence(run: AuditedRun, root: Path, doc: dict[str, Any]) -> list[dict[str, Any]]:
+    from zodyssey.runs.evidence import evidence_path, read_evidence, verify_chain
+    from zodyssey.runs.models import EvidenceRecord
+
+    path = evidence_path(root, run.slug)
+    where = display_path(path, root)
+    head = as_dict(doc.get("evidence"))
+    expected_count = as_int(head.get("count")) if "count" in head else None
+    expected_head = as_str(head.get("head"))
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        size = 0
+    except OSError as exc:
+        run.problem("chain-broken", f"cannot read the evidence log: {exc.strerror}", where)
+        run.chain_intact = False
+        return []
+    if size > MAX_EVIDENCE_BYTES:
+        run.problem("chain-broken", f"evidence log is {size} bytes, over the audit's limit", where)
+        run.chain_intact = False
+        return []
+    result = read_evidence(path)
+    problems = list(result.problems)
+    try:
+        problems += verify_chain(
+            result.records, expected_count=expected_count, expected_head=expected_head
+        )
+    except (TypeError, ValueError, RecursionError) as exc:
+        # A record whose values cannot be serialised back (not JSON-shaped) is tampering too.
+        problems.append(_chain_problem(str(exc)))
+    for problem in problems:
+        run.problem(
+            "chain-broken",
+            clip(getattr(problem, "message", str(problem)), 300),
+            where,
+            line=getattr(problem, "line", 0) or None,
+        )
+    run.chain_intact = not problems
+    shown = 0
+    for record in result.records:
+        line = as_int(record.get("_line"))
+        body = {k: v for k, v in record.items() if k != "_line"}
+        if shown < MAX_VIOLATIONS and not _pydantic_problems(
+            run, EvidenceRecord, body, where, line
+        ):
+            shown += 1
+    run.evidence_records = len(result.records)
+    _check_outputs(run, root, result.records, where)
+    return result.records
+
+
+def _chain_problem(message: str) -> Any:
+    from zodyssey.runs.evidence import ChainProblem
+
+    return ChainProblem(0, None, f"the chain cannot be verified: {message}")
+
+
+def _check_outputs(run: AuditedRun, root: Path, records: list[dict[str, Any]], where: str) -> None:
+    """Recorded output hashes must match the stored bytes, where bytes were stored."""
+    from zodyssey.runs.evidence import output_dir
+
+    folder = output_dir(root, run.slug)
+    checked: dict[str, str | None] = {}
+    for record in records:
+        line = as_int(record.get("_line"))
+        for stream in ("stdout", "stderr"):
+            capture = as_dict(record.get(stream))
+            digest = as_str(capture.get("sha256"))
+            if not digest or capture.get("stored") is not True:
+                continue
+            if not _is_hex64(digest):
+                run.problem(
+                    "output-mismatch",
+                    f"{stream} hash {clip(digest, 20)!r} is not a sha256",
+                    where,
+                    line=line,
+                )
+                continue
+            if digest not in checked:
+                data, reason = read_bytes(folder / digest)
+                if data is None:
+                    checked[digest] = f"stored output is missing ({reason})"
+                elif hashlib.sha256(data).hexdigest() != digest:
+                    checked[digest] = "stored output does not hash to the recorded sha256"
+                elif as_int(capture.get("size")) not in (None, len(data)):
+                    checked[digest] = "stored output size differs from the recorded size"
+                else:
+                    checked[digest] = None
+            problem = checked[digest]
+            if problem is not None:
+                run.problem(
+                    "output-mismatch",
+                    f"record seq {clip(record.get('seq'), 20)} {stream}: {problem} "
+                    f"(output/{digest[:12]}...)",
+                    where,
+                    line=line,
+                )
+
+
+def _is_hex64(value: str) -> bool:
+    return len(value) == 64 and all(ch in "0123456789abcdef" for ch in value)
+
+
+def _where(run: AuditedRun, record: dict[str, Any]) -> str:
+    line = as_int(record.get("_line"))
+    base = f".zcode/verify/{run.slug}/evidence.jsonl"
+    return f"{base}:{line}" if line else base
+
+
+def _load_criteria(run: AuditedRun, records: list[dict[str, Any]]) -> None:
+    from zodyssey.runs.evidence import record_passed
+
+    for record in records:
+        kind = record.get("kind")
+        if kind == "override":
+            subject = as_str(record.get("subject"))
+            todo = run.todos.get(subject or "")
+            if todo is not None and todo.status == "done" and not todo.forced:
+                # The chain says this todo was forced; the state no longer does.
+                todo.forced = True
+                todo.forced_reason = clip(as_str(record.get("reason")) or "", 500)
+            continue
+        if kind != "criterion":
+            continue
+        todo_id = record.get("todo")
+        index = as_int(record.get("criterion_index"))
+        if not isinstance(todo_id, str | int) or isinstance(todo_id, bool) or index is None:
+            continue
+        stdout = as_dict(record.get("stdout"))
+        stderr = as_dict(record.get("stderr"))
+        timed_out = as_bool(record.get("timed_out")) is True
+        passed = record_passed(record)
+        signal = as_int(record.get("signal"))
+        status = "passed" if passed else ("timeout" if timed_out else "failed")
+        if signal is not None and not timed_out:
+            status = f"signal {signal}"
+        run.criteria.append(
+            CriterionRecord(
+                todo=clip(str(todo_id), 40),
+                index=index,
+                where=_where(run, record),
+                text=clip(as_str(record.get("criterion_text")))
+                if record.get("criterion_text") is not None
+                else None,
+                text_sha256=as_str(record.get("criterion_sha256")),
+                command=clip(as_str(record.get("command")) or ""),
+                executed=True,  # our writer runs the criterion itself; nothing is asserted
+                exit_code=as_int(record.get("exit_code")),
+                timed_out=timed_out,
+                passed=passed,
+                status=status,
+                duration_s=as_float(record.get("duration_s")),
+                started_at=as_str(record.get("started_at")),
+                finished_at=as_str(record.get("finished_at")),
+                plan_sha256=as_str(record.get("plan_sha256")),
+                seq=as_int(record.get("seq")),
+                stdout_tail=clip(as_str(stdout.get("tail")) or "", 1000),
+                stderr_tail=clip(as_str(stderr.get("tail")) or "", 1000),
+            )
+        )
+
+
+def _load_windows(run: AuditedRun, doc: dict[str, Any], records: list[dict[str, Any]]) -> None:
+    seen: set[int] = set()
+    for record in records:
+        if record.get("kind") != "window":
+            continue
+        seq = as_int(record.get("seq"))
+        if seq is not None:
+            seen.add(seq)
+        present = "readOnlyViolation" in record
+        value = record.get("readOnlyViolation")
+        argv = [a for a in as_list(record.get("argv")) if isinstance(a, str)]
+        changed = [p for p in as_list(record.get("changed_paths")) if isinstance(p, str)]
+        detail = ""
+        if changed:
+            detail = "changed: " + ", ".join(clip(p, 120) for p in changed[:10])
+            if len(changed) > 10:
+                detail += f" and {len(changed) - 10} more"
+        run.windows.append(
+            WindowRecord(
+                label=clip(as_str(record.get("label")) or f"window seq {seq}", 200),
+                violation=value if isinstance(value, bool) else None,
+                where=_where(run, record),
+                present=present,
+                command=clip(" ".join(argv) or as_str(record.get("command")) or "", 500),
+                started_at=as_str(record.get("started_at")),
+                finished_at=as_str(record.get("finished_at")),
+                duration_s=as_float(record.get("duration_s")),
+                detail=detail,
+            )
+        )
+    for position, raw in enumerate(as_list(doc.get("windows"))):
+        entry = as_dict(raw)
+        seq = as_int(entry.get("seq"))
+        if seq is not None and seq in seen:
+            continue
+        # Summarised in the state but absent from the chain: the chain check reports the
+        # gap; the window still counts, judged by what the state says.
+        value = entry.get("readOnlyViolation")
+        run.windows.append(
+            WindowRecord(
+                label=clip(as_str(entry.get("label")) or f"window {position + 1}", 200),
+                violation=value if isinstance(value, bool) else None,
+                where=f"{run.state_path} $.windows[{position}]",
+                present="readOnlyViolation" in entry,
+                finished_at=as_str(entry.get("at")),
+            )
+        )
+    run.claims_external_audit = run.phase == "audited" or any(
+        as_str(as_dict(p).get("to")) == "audited" for p in as_list(doc.get("phase_history"))
+    )
+
+
+def _load_gate_log(run: AuditedRun, doc: dict[str, Any]) -> None:
+    for position, raw in enumerate(as_list(doc.get("gate_log"))):
+        entry = as_dict(raw)
+        decision = as_str(entry.get("decision")) or ""
+        override_reason = as_str(entry.get("override_reason"))
+        run.gate_events.append(
+            GateEvent(
+                check=clip(
+                    as_str(entry.get("subject")) or as_str(entry.get("command")) or "?", 100
+                ),
+                decision=clip(decision, 40),
+                at=as_str(entry.get("at")),
+                override=decision == "override" or bool(override_reason),
+                reason=clip(override_reason or as_str(entry.get("reason")) or "", 500) or None,
+                by=clip(as_str(entry.get("by")) or "", 100) or None,
+                where=f"{run.state_path} $.gate_log[{position}]",
+            )
+        )
+
+
+def _load_phases(run: AuditedRun, doc: dict[str, Any]) -> None:
+    run.phases.append(PhaseEvent("plan", run.started_at))
+    for raw in as_list(doc.get("phase_history")):
+        entry = as_dict(raw)
+        target = as_str(entry.get("to"))
+        if target:
+            run.phases.append(
+                PhaseEvent(
+                    clip(target, 40),
+                    as_str(entry.get("at")),
+                    clip(as_str(entry.get("note")) or "", 200),
+                )
+            )

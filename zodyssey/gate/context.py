@@ -1,0 +1,250 @@
+"""`RunContext`: what the policy knows about the active run, and how it is found.
+
+Discovery is a handful of `stat`/`listdir` calls and one small JSON read, so
+the common case (no run) costs almost nothing. The plan, the dispatch ledger
+and the gate settings are loaded only when a rule needs them, then memoised:
+a read-only shell command never parses the plan.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from typing import Any, NamedTuple
+
+from zodyssey.gate.paths import Layout, resolve
+
+SLUG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
+TERMINAL_PHASES = frozenset({"done", "audited", "abandoned", "blocked"})
+DEFAULT_CAP = 4
+DEFAULT_REVIEWER = "momus"
+# Subagents that only read: allowed in every phase (the reviewer is added).
+DEFAULT_READ_ONLY_AGENTS = ("explore", "Explore", "explorer", "librarian", "oracle", "metis", "Plan")
+
+
+class GateSettings(NamedTuple):
+    read_only: tuple[tuple[str, ...], ...] = ()
+    reviewer_agent: str = DEFAULT_REVIEWER
+    read_only_agents: frozenset[str] = frozenset(DEFAULT_READ_ONLY_AGENTS)
+
+
+class PlanView(NamedTuple):
+    path: str  # resolved plan path
+    text: bytes | None
+    error: str | None  # why the plan grants nothing
+    sha256: str | None
+    files: frozenset[str] = frozenset()  # resolved declared files
+    dirs: frozenset[str] = frozenset()  # resolved declared directories
+    todo_of: tuple[tuple[str, str], ...] = ()  # (resolved path, todo id), files and dirs
+
+
+def plan_view(path: str, text: bytes | None, root: str, error: str | None = None) -> PlanView:
+    """Scope of a plan text, with every declared path resolved against the root."""
+    if text is None:
+        return PlanView(path, None, error or "the plan is unreadable", None)
+    from zodyssey.runs.plan import parse_plan, plan_sha256
+
+    sha = plan_sha256(text)
+    try:
+        plan = parse_plan(text.decode("utf-8"))
+    except UnicodeDecodeError:
+        return PlanView(path, text, "the plan is not UTF-8 text", sha)
+    files: set[str] = set()
+    dirs: set[str] = set()
+    owners: list[tuple[str, str]] = []
+    for todo in plan.todos:
+        for declared in todo.files:
+            is_dir = declared.endswith("/")
+            resolved = resolve(declared.rstrip("/") or "/", root, os.path.expanduser("~"))
+            (dirs if is_dir else files).add(resolved)
+            owners.append((resolved, todo.id))
+    if not files and not dirs:
+        return PlanView(path, text, "the plan declares no Files", sha)
+    return PlanView(path, text, None, sha, frozenset(files), frozenset(dirs), tuple(owners))
+
+
+class RunContext:
+    """One active run as the policy sees it (loaders make the heavy parts lazy)."""
+
+    def __init__(
+        self,
+        layout: Layout,
+        slug: str,
+        state: dict[str, Any],
+        *,
+        plan: PlanView | Callable[[], PlanView],
+        inflight: list[dict[str, Any]] | Callable[[], list[dict[str, Any]]] = (lambda: []),
+        settings: GateSettings | Callable[[], GateSettings] = GateSettings(),
+        now: float = 0.0,
+        home: str = "/nonexistent-home",
+        ungated: bool = False,
+        cap: int = DEFAULT_CAP,
+        exists: Callable[[str], bool] = os.path.lexists,
+    ) -> None:
+        self.layout = layout
+        self.root = layout.root
+        self.slug = slug
+        self.state = state
+        self._plan = plan
+        self._inflight = inflight
+        self._settings = settings
+        self.now = now
+        self.home = home
+        self.ungated = ungated
+        self.cap = cap
+        self.exists = exists
+
+    @property
+    def phase(self) -> str:
+        phase = self.state.get("phase")
+        return phase if isinstance(phase, str) else ""
+
+    @property
+    def review(self) -> dict[str, Any]:
+        review = self.state.get("review")
+        return review if isinstance(review, dict) else {}
+
+    @property
+    def verdict(self) -> str | None:
+        verdict = self.review.get("verdict")
+        return verdict if isinstance(verdict, str) else None
+
+    def plan(self) -> PlanView:
+        if callable(self._plan):
+            self._plan = self._plan()
+        return self._plan
+
+    def inflight(self) -> list[dict[str, Any]]:
+        if callable(self._inflight):
+            self._inflight = self._inflight()
+        return self._inflight
+
+    def settings(self) -> GateSettings:
+        if callable(self._settings):
+            self._settings = self._settings()
+        return self._settings
+
+
+# ---------------------------------------------------------------- discovery
+
+
+class Discovery(NamedTuple):
+    root: str | None  # the directory holding .zcode/state, None when there is none
+    runs: list[tuple[str, dict[str, Any] | str]]  # (slug, state or why it is unreadable)
+
+
+def find_root(start: str) -> str | None:
+    """The nearest directory at or above `start` holding `.zcode/state`.
+
+    The search stops at the first directory holding `.git` (the repository
+    root), so a run in an unrelated parent directory is never picked up.
+    """
+    current = os.path.abspath(start)
+    while True:
+        if os.path.isdir(os.path.join(current, ".zcode", "state")):
+            return current
+        if os.path.exists(os.path.join(current, ".git")):
+            return None
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+
+
+def discover(start: str) -> Discovery:
+    root = find_root(start)
+    if root is None:
+        return Discovery(None, [])
+    directory = os.path.join(root, ".zcode", "state")
+    runs: list[tuple[str, dict[str, Any] | str]] = []
+    for name in sorted(os.listdir(directory)):
+        if not name.endswith(".json") or name.endswith(".inflight.json"):
+            continue
+        slug = name[:-5]
+        if not slug or not set(slug) <= SLUG_CHARS or slug.startswith("-"):
+            continue
+        path = os.path.join(directory, name)
+        try:
+            with open(path, encoding="utf-8") as handle:
+                value = json.load(handle)
+        except FileNotFoundError:
+            continue  # removed between listdir and open
+        except (OSError, ValueError) as exc:
+            runs.append((slug, f"run state .zcode/state/{name} is unreadable ({exc.__class__.__name__}: {exc})"))
+            continue
+        if not isinstance(value, dict):
+            runs.append((slug, f"run state .zcode/state/{name} does not hold a JSON object"))
+            continue
+        runs.append((slug, value))
+    return Discovery(root, runs)
+
+
+def is_active(state: dict[str, Any] | str) -> bool:
+    if isinstance(state, str):
+        return True  # unreadable: fail closed
+    return state.get("phase") not in TERMINAL_PHASES
+
+
+# ---------------------------------------------------------------- loaders
+
+
+def load_plan(layout: Layout, slug: str, state: dict[str, Any]) -> PlanView:
+    raw = state.get("plan_path")
+    if raw is None or raw == "":
+        raw = os.path.join(layout.root, ".zcode", "plans", f"{slug}.md")
+    if not isinstance(raw, str):
+        return PlanView("", None, "plan_path in the run state is not a string", None)
+    path = resolve(raw, layout.root, os.path.expanduser("~"))
+    if layout.bookkeeping(path) is None and not path.startswith(layout.root + "/"):
+        return PlanView(path, None, f"plan_path {raw} lies outside the repository", None)
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read()
+    except OSError as exc:
+        return PlanView(path, None, f"the plan {layout.show(path)} is unreadable ({exc.strerror})", None)
+    return plan_view(path, text, layout.root)
+
+
+def load_inflight(layout: Layout, slug: str) -> list[dict[str, Any]]:
+    path = os.path.join(layout.root, ".zcode", "state", f"{slug}.inflight.json")
+    try:
+        with open(path, encoding="utf-8") as handle:
+            value = json.load(handle)
+    except FileNotFoundError:
+        return []
+    if not isinstance(value, list):
+        raise ValueError(f"{path} does not hold a JSON list")
+    return [entry for entry in value if isinstance(entry, dict)]
+
+
+def load_settings(root: str) -> GateSettings:
+    """`[tool.zodyssey.gate]`: read_only, reviewer_agent, read_only_agents."""
+    # Parsing TOML costs milliseconds; skip it when no config file mentions the gate.
+    mentions = False
+    for name in (".zodyssey.toml", "pyproject.toml"):
+        try:
+            with open(os.path.join(root, name), "rb") as handle:
+                if b"gate" in handle.read():
+                    mentions = True
+        except OSError:
+            continue
+    if not mentions:
+        return GateSettings()
+    from zodyssey.config import load_config
+
+    section = load_config(root).section("gate")
+    read_only_raw = section.get("read_only", [])
+    if not isinstance(read_only_raw, list) or not all(isinstance(v, str) for v in read_only_raw):
+        raise ValueError("[tool.zodyssey.gate] read_only must be a list of strings")
+    reviewer = section.get("reviewer_agent", DEFAULT_REVIEWER)
+    if not isinstance(reviewer, str) or not reviewer:
+        raise ValueError("[tool.zodyssey.gate] reviewer_agent must be a non-empty string")
+    agents_raw = section.get("read_only_agents", list(DEFAULT_READ_ONLY_AGENTS))
+    if not isinstance(agents_raw, list) or not all(isinstance(v, str) for v in agents_raw):
+        raise ValueError("[tool.zodyssey.gate] read_only_agents must be a list of strings")
+    return GateSettings(
+        tuple(tuple(entry.split()) for entry in read_only_raw if entry.split()),
+        reviewer,
+        frozenset(agents_raw),
+    )

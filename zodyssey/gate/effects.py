@@ -1,0 +1,140 @@
+"""Carry out what an allowed call takes: dispatch slots, the review nonce,
+file locks and the ungated-shell record.
+
+All writes go through `zodyssey.runs.store` (fcntl lock, re-read, atomic
+replace). Each effect re-checks its condition under the lock, because the
+policy decided on a snapshot and another hook process may have run since:
+that is what makes "50 simultaneous dispatches against cap 4 admit 4" hold.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from zodyssey.gate.context import RunContext
+from zodyssey.gate.policy import (
+    DISPATCH_TTL_SECONDS,
+    Decision,
+    Effect,
+    live_lock,
+    parse_time,
+)
+from zodyssey.runs import store
+
+
+class Refused(Exception):
+    """An effect's condition no longer holds under the lock."""
+
+
+def apply(decision: Decision, ctx: RunContext) -> Decision:
+    """Apply the effects of an allowing decision; a refused effect turns it into a block."""
+    root = Path(ctx.root)
+    taken_slot: str | None = None
+    try:
+        for effect in decision.effects:
+            if effect.kind == "slot":
+                taken_slot = _take_slot(root, ctx, str(effect.data or ""))
+            elif effect.kind == "nonce":
+                _mint_nonce(root, ctx)
+            elif effect.kind == "locks":
+                owner, wanted = effect.data
+                _take_locks(root, ctx, owner, wanted)
+            elif effect.kind == "ungated":
+                record = dict(effect.data)
+                record["at"] = store.now_iso()
+                store.append_jsonl(store.ungated_path(root, ctx.slug), record)
+            else:
+                raise Refused(f"unknown effect {effect.kind}")
+    except Refused as exc:
+        if taken_slot is not None:
+            release_slot(root, ctx.slug, taken_slot)
+        return Decision(False, str(exc), "effect")
+    except BaseException:
+        if taken_slot is not None:
+            release_slot(root, ctx.slug, taken_slot)
+        raise
+    return decision
+
+
+def _take_slot(root: Path, ctx: RunContext, tool_use_id: str) -> str:
+    slot_id = tool_use_id or f"anon-{os.getpid()}-{os.urandom(4).hex()}"
+
+    def reserve(ledger: Any) -> None:
+        if not isinstance(ledger, list):
+            raise Refused("the dispatch ledger is not a JSON list")
+        live = [
+            e for e in ledger
+            if isinstance(e, dict)
+            and ((at := parse_time(e.get("at"))) is None or ctx.now - at < DISPATCH_TTL_SECONDS)
+        ]
+        if any(e.get("id") == slot_id for e in live):
+            ledger[:] = live
+            return  # the same call asked twice: it already holds its slot
+        if len(live) >= ctx.cap:
+            raise Refused(
+                f"{len(live)} subagents are already in flight (cap {ctx.cap}, "
+                "ZODYSSEY_PARALLEL_CAP); wait for one to finish"
+            )
+        live.append({"id": slot_id, "at": store.now_iso()})
+        ledger[:] = live
+
+    store.update_json(store.inflight_path(root, ctx.slug), reserve, list)
+    return slot_id
+
+
+def release_slot(root: Path, slug: str, tool_use_id: str) -> bool:
+    """Remove one ledger entry (post-tool); True when it was there."""
+    path = store.inflight_path(root, slug)
+    if not path.exists():
+        return False
+
+    def remove(ledger: Any) -> bool:
+        if not isinstance(ledger, list):
+            return False
+        before = len(ledger)
+        ledger[:] = [e for e in ledger if not (isinstance(e, dict) and e.get("id") == tool_use_id)]
+        return len(ledger) != before
+
+    return store.update_json(path, remove, list)
+
+
+def _mint_nonce(root: Path, ctx: RunContext) -> None:
+    nonce = os.urandom(16).hex()
+
+    def mint(state: dict[str, Any]) -> None:
+        review = state.get("review")
+        if not isinstance(review, dict):
+            review = {}
+            state["review"] = review
+        review["pending_nonce"] = nonce
+
+    store.RunStore(root, ctx.slug).update(mint)
+
+
+def _take_locks(root: Path, ctx: RunContext, owner: str, wanted: Sequence[tuple[str, str | None]]) -> None:
+    def take(state: dict[str, Any]) -> None:
+        locks = state.get("file_locks")
+        if not isinstance(locks, dict):
+            locks = {}
+            state["file_locks"] = locks
+        # Re-check against the state as it is now, not the snapshot.
+        view = RunContext(ctx.layout, ctx.slug, state, plan=ctx.plan, now=ctx.now)
+        for rel, _ in wanted:
+            holder = live_lock(locks.get(rel), view)
+            if holder is not None and holder != owner:
+                raise Refused(f"{rel} is locked by {holder}; wait for its todo to finish")
+        stamp = store.now_iso()
+        for rel, todo in wanted:
+            locks[rel] = {"session": owner, "todo": todo, "acquired_at": stamp}
+        active = state.get("active_todos")
+        todos = {todo for _, todo in wanted if todo is not None}
+        if len(todos) == 1:
+            if not isinstance(active, dict):
+                active = {}
+                state["active_todos"] = active
+            active.setdefault(owner, next(iter(todos)))
+
+    store.RunStore(root, ctx.slug).update(take)

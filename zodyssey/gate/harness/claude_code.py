@@ -1,0 +1,29 @@
+"""Claude Code: PreToolUse payload on stdin; block = exit 2 with the reason on stderr.
+
+Exit 2 is the only exit code that blocks: any other non-zero exit lets the
+tool call through, so the hook process catches everything and exits 2.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from zodyssey.gate.harness import Reply
+from zodyssey.gate.toolcall import ToolCall, build_call
+
+
+class ClaudeCode:
+    name = "claude-code"
+    project_env: tuple[str, ...] = ()
+
+    def to_call(self, payload: dict[str, Any]) -> ToolCall:
+        return build_call(self.name, payload.get("tool_name"), payload.get("tool_input"), payload)
+
+    def project_hint(self, payload: dict[str, Any]) -> str | None:
+        return None
+
+    def block(self, reason: str, slug: str) -> Reply:
+        return Reply(2, "", f"zodyssey gate (run {slug}): {reason}\n")
+
+
+ADAPTER = ClaudeCode()

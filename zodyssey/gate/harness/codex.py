@@ -1,0 +1,40 @@
+"""Codex CLI: Claude-compatible wire format.
+
+Bash and `apply_patch` carry their text in `tool_input.command`; every
+`*** Update/Add/Delete File:` path of a patch is a write target. A block is
+exit 2 with the reason on stderr plus a `permissionDecision: deny` document
+on stdout, which Codex also honours.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from zodyssey.gate.harness import Reply
+from zodyssey.gate.toolcall import ToolCall, build_call
+
+
+class Codex:
+    name = "codex"
+    project_env: tuple[str, ...] = ()
+
+    def to_call(self, payload: dict[str, Any]) -> ToolCall:
+        return build_call(self.name, payload.get("tool_name"), payload.get("tool_input"), payload)
+
+    def project_hint(self, payload: dict[str, Any]) -> str | None:
+        return None
+
+    def block(self, reason: str, slug: str) -> Reply:
+        text = f"zodyssey gate (run {slug}): {reason}"
+        document = {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "deny",
+                "permissionDecisionReason": text,
+            }
+        }
+        return Reply(2, json.dumps(document, ensure_ascii=False) + "\n", text + "\n")
+
+
+ADAPTER = Codex()

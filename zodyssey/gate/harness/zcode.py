@@ -1,0 +1,34 @@
+"""ZCode / ZOdyssey native: one stdout line with a fixed prefix, exit 2.
+
+The `ZODYSSEY_BLOCK gate:` prefix lets run reports count blocks in a log.
+The reason also goes to stderr so a Claude Code host feeds it to the model.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from zodyssey.gate.harness import Reply
+from zodyssey.gate.toolcall import ToolCall, build_call
+
+
+class ZCode:
+    name = "zcode"
+    project_env: tuple[str, ...] = ()
+
+    def to_call(self, payload: dict[str, Any]) -> ToolCall:
+        return build_call(self.name, payload.get("tool_name"), payload.get("tool_input"), payload)
+
+    def project_hint(self, payload: dict[str, Any]) -> str | None:
+        return None
+
+    def block(self, reason: str, slug: str) -> Reply:
+        line = json.dumps(
+            {"decision": "block", "reason": f"ZODYSSEY_BLOCK gate: {reason} (slug={slug})"},
+            ensure_ascii=False,
+        )
+        return Reply(2, line + "\n", f"ZODYSSEY_BLOCK gate: {reason} (slug={slug})\n")
+
+
+ADAPTER = ZCode()

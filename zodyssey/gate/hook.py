@@ -1,0 +1,254 @@
+"""`zodyssey hook pre-tool|post-tool`: the process around the pure policy.
+
+stdin -> harness adapter -> ToolCall -> policy(ToolCall, RunContext) ->
+Decision -> adapter -> exit code / stdout / stderr.
+
+This module is on the hot path of every tool call an agent makes, so it
+imports only the standard library at the top; the shell parser, the plan
+parser and the state store are imported when a decision needs them.
+
+Failure rules: outside a run the hook never blocks (exit 0, no output,
+whatever the input). Inside a run it fails CLOSED: malformed stdin, an
+unreadable state file or plan, or any internal exception blocks with a reason
+naming the cause, because for Claude Code any exit code but 2 lets the call
+through.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import Any
+
+USAGE = "usage: zodyssey hook pre-tool|post-tool [--harness claude-code|zcode|codex|gemini|cursor]"
+PROJECT_ENV = ("CLAUDE_PROJECT_DIR", "ZCODE_PROJECT_DIR")
+
+
+def _parse_argv(argv: list[str]) -> tuple[str, str, str | None]:
+    """(event, harness, problem) without argparse: this runs on every tool call."""
+    event = argv[0] if argv else ""
+    harness = "claude-code"
+    problem: str | None = None
+    rest = argv[1:]
+    i = 0
+    while i < len(rest):
+        arg = rest[i]
+        if arg == "--harness" and i + 1 < len(rest):
+            harness = rest[i + 1]
+            i += 2
+        elif arg.startswith("--harness="):
+            harness = arg.split("=", 1)[1]
+            i += 1
+        else:
+            problem = f"unknown argument {arg!r} ({USAGE})"
+            i += 1
+    return event, harness, problem
+
+
+def _write(reply: Any) -> int:
+    if reply.stdout:
+        sys.stdout.write(reply.stdout)
+        sys.stdout.flush()
+    if reply.stderr:
+        sys.stderr.write(reply.stderr)
+        sys.stderr.flush()
+    return int(reply.exit_code)
+
+
+def _fail_closed(harness_name: str, reason: str, slug: str) -> int:
+    """Block in the harness's protocol; fall back to Claude Code's when even that fails."""
+    try:
+        from zodyssey.gate.harness import get_harness
+
+        try:
+            adapter = get_harness(harness_name)
+        except KeyError:
+            adapter = get_harness("claude-code")
+        return _write(adapter.block(reason, slug))
+    except BaseException:
+        sys.stderr.write(f"zodyssey gate (run {slug}): {reason}\n")
+        return 2
+
+
+def _start_dir(payload: Any, hint: str | None, project_env: tuple[str, ...]) -> str:
+    for name in (*PROJECT_ENV, *project_env):
+        value = os.environ.get(name)
+        if value:
+            return value
+    if hint:
+        return hint
+    if isinstance(payload, dict):
+        cwd = payload.get("cwd")
+        if isinstance(cwd, str) and cwd:
+            return cwd
+    return os.getcwd()
+
+
+def main(argv: list[str]) -> int:
+    event, harness_name, problem = _parse_argv(list(argv))
+    try:
+        raw = sys.stdin.buffer.read()
+    except BaseException:
+        raw = b""
+    in_run = False  # becomes True once an active run (or unreadable state) is found
+    slug = "?"
+    try:
+        payload: Any
+        try:
+            payload = json.loads(raw)
+            payload_error = None if isinstance(payload, dict) else "stdin is not a JSON object"
+        except ValueError as exc:
+            payload, payload_error = None, f"stdin is not valid JSON ({exc})"
+        adapter = None
+        try:
+            from zodyssey.gate.harness import get_harness
+
+            adapter = get_harness(harness_name)
+        except KeyError:
+            problem = problem or f"unknown harness {harness_name!r} ({USAGE})"
+        hint = None
+        if adapter is not None and isinstance(payload, dict):
+            hint = adapter.project_hint(payload)
+        start = _start_dir(payload, hint, adapter.project_env if adapter else ())
+
+        from zodyssey.gate.context import discover, is_active
+
+        found = discover(start)
+        active = [(s, state) for s, state in found.runs if is_active(state)]
+        if not active or found.root is None:
+            return 0  # no run: never block, say nothing
+        in_run = True
+        slug = active[0][0]
+        if event == "post-tool":
+            readable = [(s, st) for s, st in active if not isinstance(st, str)]
+            return _post_tool(found.root, readable, payload, adapter)
+        for s, state in active:
+            if isinstance(state, str):
+                slug = s
+                return _fail_closed(harness_name, state, s)
+        if event != "pre-tool":
+            return _fail_closed(harness_name, f"unknown hook event {event!r} ({USAGE})", slug)
+        if problem:
+            return _fail_closed(harness_name, problem, slug)
+        if payload_error or adapter is None:
+            return _fail_closed(harness_name, f"cannot read the hook payload: {payload_error}", slug)
+        call = adapter.to_call(payload)
+        return _pre_tool(found.root, active, call, adapter)
+    except BaseException as exc:  # fail closed inside a run, stay open outside
+        if isinstance(exc, KeyboardInterrupt | SystemExit) and not in_run:
+            return 0
+        if not in_run and not _maybe_in_run(raw):
+            return 0
+        if event == "post-tool":
+            sys.stderr.write(f"zodyssey gate post-tool: internal error {exc.__class__.__name__}: {exc}\n")
+            return 1  # post-tool cannot undo a call; report, do not block
+        return _fail_closed(harness_name, f"internal gate error {exc.__class__.__name__}: {exc}", slug)
+
+
+def _maybe_in_run(raw: bytes) -> bool:
+    """After an unexpected error before discovery finished: could a run exist?"""
+    candidates = [os.environ.get(n) for n in PROJECT_ENV] + [os.getcwd()]
+    try:
+        payload = json.loads(raw)
+        if isinstance(payload, dict) and isinstance(payload.get("cwd"), str):
+            candidates.append(payload["cwd"])
+    except ValueError:
+        pass
+    for candidate in candidates:
+        if not candidate:
+            continue
+        current = os.path.abspath(candidate)
+        while True:
+            if os.path.isdir(os.path.join(current, ".zcode", "state")):
+                return True
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            current = parent
+    return False
+
+
+def _contexts(root: str, active: list[tuple[str, Any]]) -> list[Any]:
+    from zodyssey.gate.context import (
+        DEFAULT_CAP,
+        RunContext,
+        load_inflight,
+        load_plan,
+        load_settings,
+    )
+    from zodyssey.gate.paths import Layout
+
+    layout = Layout(root)
+    cap_raw = os.environ.get("ZODYSSEY_PARALLEL_CAP", "")
+    try:
+        cap = int(cap_raw) if cap_raw else DEFAULT_CAP
+    except ValueError:
+        raise ValueError(f"ZODYSSEY_PARALLEL_CAP={cap_raw!r} is not a number") from None
+    ungated = os.environ.get("ZODYSSEY_UNGATE_BASH", "") == "1"
+    settings_cache: list[Any] = []
+
+    def settings() -> Any:
+        if not settings_cache:
+            settings_cache.append(load_settings(layout.root))
+        return settings_cache[0]
+
+    now = time.time()
+    home = os.path.expanduser("~")
+    contexts = []
+    for slug, state in active:
+        contexts.append(
+            RunContext(
+                layout,
+                slug,
+                state,
+                plan=lambda s=slug, st=state: load_plan(layout, s, st),
+                inflight=lambda s=slug: load_inflight(layout, s),
+                settings=settings,
+                now=now,
+                home=home,
+                ungated=ungated,
+                cap=cap,
+            )
+        )
+    return contexts
+
+
+def _pre_tool(root: str, active: list[tuple[str, Any]], call: Any, adapter: Any) -> int:
+    from zodyssey.gate.policy import decide
+
+    contexts = _contexts(root, active)
+    if call.kind == "read" and not call.error:
+        return 0
+    decisions = []
+    for ctx in contexts:
+        decision = decide(call, ctx)
+        if not decision.allow:
+            return _write(adapter.block(decision.reason, ctx.slug))
+        decisions.append((ctx, decision))
+    if not any(d.effects for _, d in decisions):
+        return 0
+    from zodyssey.gate.effects import apply
+
+    for ctx, decision in decisions:
+        applied = apply(decision, ctx)
+        if not applied.allow:
+            return _write(adapter.block(applied.reason, ctx.slug))
+    return 0
+
+
+def _post_tool(root: str, active: list[tuple[str, Any]], payload: Any, adapter: Any) -> int:
+    """Release the dispatch slot a Task/Agent call took. Never blocks."""
+    if not isinstance(payload, dict) or adapter is None:
+        return 0
+    call = adapter.to_call(payload)
+    if call.kind != "dispatch" or not call.tool_use_id:
+        return 0
+    from pathlib import Path
+
+    from zodyssey.gate.effects import release_slot
+
+    for slug, _ in active:
+        release_slot(Path(root), slug, call.tool_use_id)
+    return 0

@@ -1,0 +1,98 @@
+"""Path resolution and the path categories the gate rules are written in.
+
+Targets are resolved the way the operating system would resolve them for the
+call: `~` expanded, joined onto the call's cwd, `..` and symlinks resolved
+(`os.path.realpath`, which also resolves the existing prefix of a path that
+does not exist yet). Everything is compared as absolute real paths.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+STATE_DIRS = (".zcode/state", ".zcode/reviews", ".zcode/verify")
+BOOKKEEPING_DIRS = (".zcode/plans", ".zcode/notepads", ".zcode/staging")
+# Hook configuration files: the installed gate, never writable during a run.
+GATE_CONFIG_FILES = (
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".gemini/settings.json",
+    ".cursor/hooks.json",
+    ".codex/hooks.json",
+)
+GATE_PACKAGE_DIR = os.path.realpath(os.path.dirname(os.path.abspath(__file__)))
+
+_TEST_NAME = re.compile(
+    r"(^test_.*\.py$|.*_test\.py$|^conftest\.py$|.*_test\.go$|.*\.(test|spec)\.[cm]?[jt]sx?$"
+    r"|.*_spec\.rb$|.*Test\.java$|.*Tests?\.kt$|.*_test\.rs$)"
+)
+_TEST_DIRS = frozenset({"tests", "test", "__tests__", "spec", "specs", "testing"})
+
+
+def resolve(path: str, cwd: str, home: str) -> str:
+    if path == "~" or path.startswith("~/"):
+        path = home + path[1:]
+    if not os.path.isabs(path):
+        path = os.path.join(cwd, path)
+    return os.path.realpath(path)
+
+
+def within(path: str, directory: str) -> bool:
+    if directory == "/":
+        return True
+    return path == directory or path.startswith(directory + "/")
+
+
+def relative(path: str, root: str) -> str | None:
+    """Repository-relative posix path, None when outside the repository."""
+    if path == root:
+        return "."
+    if within(path, root):
+        return path[len(root) + 1 :] if root != "/" else path[1:]
+    return None
+
+
+def is_test_file(rel: str) -> bool:
+    parts = rel.split("/")
+    if any(part in _TEST_DIRS for part in parts[:-1]):
+        return True
+    return bool(_TEST_NAME.match(parts[-1]))
+
+
+class Layout:
+    """The resolved locations of one repository's run layout."""
+
+    def __init__(self, root: str) -> None:
+        self.root = os.path.realpath(root)
+        self.state_dirs = tuple(os.path.realpath(os.path.join(self.root, d)) for d in STATE_DIRS)
+        self.plans_dir, self.notepads_dir, self.staging_dir = (
+            os.path.realpath(os.path.join(self.root, d)) for d in BOOKKEEPING_DIRS
+        )
+        self.gate_paths = (
+            *(os.path.realpath(os.path.join(self.root, f)) for f in GATE_CONFIG_FILES),
+            GATE_PACKAGE_DIR,
+        )
+
+    def run_state(self, path: str) -> str | None:
+        """The run-state location `path` is in (or contains), else None."""
+        for directory in self.state_dirs:
+            if within(path, directory) or within(directory, path):
+                return directory
+        return None
+
+    def gate(self, path: str) -> str | None:
+        for protected in self.gate_paths:
+            if within(path, protected) or within(protected, path):
+                return protected
+        return None
+
+    def bookkeeping(self, path: str) -> str | None:
+        for directory in (self.plans_dir, self.notepads_dir, self.staging_dir):
+            if within(path, directory):
+                return directory
+        return None
+
+    def show(self, path: str) -> str:
+        rel = relative(path, self.root)
+        return rel if rel is not None else path

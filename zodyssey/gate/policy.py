@@ -1,0 +1,385 @@
+"""The gate policy: a pure function of (ToolCall, RunContext) -> Decision.
+
+Rules, first match wins (docs/gate.md explains each):
+ 1. run state (.zcode/state, reviews, verify) and the installed gate: never writable;
+ 2. bookkeeping (.zcode/plans, notepads, staging): writable, notepads append-only,
+    the run's plan frozen once the review says OKAY;
+ 3. test files frozen in phases verify and final;
+ 4. review gate: product-code writes wait for `review.verdict == "OKAY"`;
+ 5. plan tamper: the plan must still hash to `review.plan_sha256`;
+ 6. scope: every target a declared file or inside a declared directory;
+ 7. file locks: another owner's live lock blocks.
+Shell commands are classified first; a write-capable part that names no
+target blocks in every phase. Dispatches (Task/Agent) have their own rules.
+
+Side effects the hook must carry out when a call is allowed (take a dispatch
+slot, mint the review nonce, take file locks, record an ungated shell call)
+are returned as `effects`; the hook re-checks them under the state lock.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from zodyssey.gate import shell
+from zodyssey.gate.context import RunContext
+from zodyssey.gate.paths import is_test_file, relative, resolve, within
+from zodyssey.gate.shell import Target
+from zodyssey.gate.toolcall import DISPATCH, EDIT, OTHER, PATCH, READ, SHELL, ToolCall
+
+LOCK_TTL_SECONDS = 30 * 60  # mirrors zodyssey.runs.store.LOCK_TTL_SECONDS
+DISPATCH_TTL_SECONDS = 2 * 60 * 60  # a ledger entry whose post-tool never came expires
+EXECUTOR_PHASES = frozenset({"execute", "verify", "final", "remediate"})
+TEST_FROZEN_PHASES = frozenset({"verify", "final"})
+
+
+class Effect(NamedTuple):
+    kind: str  # "slot" | "nonce" | "locks" | "ungated"
+    data: Any = None
+
+
+class Decision(NamedTuple):
+    allow: bool
+    reason: str = ""
+    rule: str = ""
+    effects: tuple[Effect, ...] = ()
+
+
+ALLOW = Decision(True)
+
+
+def _block(rule: str, reason: str) -> Decision:
+    return Decision(False, reason, rule)
+
+
+def parse_time(value: Any) -> float | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return None
+
+
+def live_inflight(ctx: RunContext) -> list[dict[str, Any]]:
+    out = []
+    for entry in ctx.inflight():
+        at = parse_time(entry.get("at"))
+        if at is None or ctx.now - at < DISPATCH_TTL_SECONDS:
+            out.append(entry)
+    return out
+
+
+# ---------------------------------------------------------------- entry
+
+
+def decide(call: ToolCall, ctx: RunContext) -> Decision:
+    """Decide one pre-tool call inside an active run."""
+    if call.error:
+        return _block("malformed", f"cannot read the tool call: {call.error}")
+    if call.kind == READ:
+        return ALLOW
+    if call.kind == DISPATCH:
+        return _dispatch(call, ctx)
+    if call.kind == OTHER:
+        return _non_native(call, ctx)
+    if call.kind == SHELL:
+        return _shell(call, ctx)
+    if call.kind in (EDIT, PATCH):
+        if not call.targets:
+            return _block("no-path", f"{call.tool_name} names no file; every write must name its files during a run")
+        return _targets(call, ctx, call.targets)
+    return _block("unknown-kind", f"unknown kind of tool call {call.kind}")
+
+
+# ---------------------------------------------------------------- shell
+
+
+def _shell(call: ToolCall, ctx: RunContext) -> Decision:
+    analysis = shell.classify(call.command)
+    if analysis.is_write and not ctx.ungated:
+        extra = ctx.settings().read_only
+        if extra:
+            analysis = shell.classify(call.command, extra)
+    if not analysis.is_write and not ctx.ungated:
+        return ALLOW
+    cwd = call.cwd or ctx.root
+    # Run state and the gate stay closed even through the hatch.
+    for target in analysis.targets:
+        blocked = _protected(resolve(target.path, cwd, ctx.home), ctx)
+        if blocked:
+            return blocked
+    if ctx.ungated:
+        would = _shell_gated(call, ctx, analysis)
+        record = {
+            "command": call.command,
+            "cwd": cwd,
+            "owner": call.owner,
+            "tool_use_id": call.tool_use_id,
+            "harness": call.harness,
+            "class": "write" if analysis.is_write else "read",
+            "would_block": None if would.allow else would.reason,
+        }
+        return Decision(True, "ZODYSSEY_UNGATE_BASH=1", "ungated", (Effect("ungated", record),))
+    return _shell_gated(call, ctx, analysis)
+
+
+def _shell_gated(call: ToolCall, ctx: RunContext, analysis: shell.Analysis) -> Decision:
+    if not analysis.is_write:
+        return ALLOW
+    unbounded = analysis.unbounded_parts()
+    if unbounded:
+        part = unbounded[0]
+        snippet = part.text if len(part.text) <= 120 else part.text[:117] + "..."
+        if ctx.verdict != "OKAY":
+            return _block(
+                "review-gate",
+                f"`{snippet}` can write ({part.why}) and {_verdict_text(ctx)}; "
+                "only read-only shell commands run before the review says OKAY",
+            )
+        return _block(
+            "shell-untargeted",
+            f"`{snippet}` can write ({part.why}) without naming its files; after review every "
+            "shell write must name in-scope files (use Edit/Write, or add a read-only command "
+            "to [tool.zodyssey.gate] read_only)",
+        )
+    return _targets(call, ctx, analysis.targets)
+
+
+# ---------------------------------------------------------------- targets
+
+
+def _protected(path: str, ctx: RunContext) -> Decision | None:
+    layout = ctx.layout
+    where = layout.run_state(path)
+    if where is not None:
+        return _block(
+            "run-state",
+            f"{layout.show(path)} is run state ({layout.show(where)}/): only the trusted "
+            "`zodyssey run ...` commands write it, in every phase",
+        )
+    gate = layout.gate(path)
+    if gate is not None:
+        return _block("gate-itself", f"{layout.show(path)} is part of the installed gate ({layout.show(gate)}); it is not writable during a run")
+    return None
+
+
+def _verdict_text(ctx: RunContext) -> str:
+    review = ctx.review
+    round_ = review.get("round", 0)
+    max_rounds = review.get("max_rounds", 3)
+    verdict = ctx.verdict or "none yet"
+    return f"the review verdict is {verdict} (round {round_}/{max_rounds})"
+
+
+def _review_gate(ctx: RunContext, shown: str) -> Decision:
+    settings_reviewer = ctx.settings().reviewer_agent
+    return _block(
+        "review-gate",
+        f"writing {shown} is product code and {_verdict_text(ctx)}; finish the plan in "
+        f".zcode/plans/{ctx.slug}.md and get an OKAY from the reviewer ({settings_reviewer}) first",
+    )
+
+
+def _targets(call: ToolCall, ctx: RunContext, targets: tuple[Target, ...]) -> Decision:
+    cwd = call.cwd or ctx.root
+    resolved = [(resolve(t.path, cwd, ctx.home), t) for t in targets]
+    layout = ctx.layout
+    okay = ctx.verdict == "OKAY"
+    # 1. run state and gate
+    for path, _ in resolved:
+        blocked = _protected(path, ctx)
+        if blocked:
+            return blocked
+    # 2. bookkeeping
+    product: list[str] = []
+    plan_path: str | None = None
+    for path, target in resolved:
+        area = layout.bookkeeping(path)
+        if okay:
+            if plan_path is None:
+                plan_path = ctx.plan().path
+            if plan_path and (within(plan_path, path)):
+                return _block(
+                    "plan-frozen",
+                    f"the plan {layout.show(plan_path)} is frozen since the review said OKAY; "
+                    "a changed plan needs a new review round (`zodyssey run` re-opens review)",
+                )
+        if area is None:
+            product.append(path)
+            continue
+        if area == layout.notepads_dir and not target.append and ctx.exists(path):
+            return _block(
+                "notepad-append-only",
+                f"{layout.show(path)} is a notepad: append to it (>> or an Edit that keeps the "
+                "old text), do not overwrite or delete it",
+            )
+    if not product:
+        return ALLOW
+    # 3. tests frozen in verify/final
+    if ctx.phase in TEST_FROZEN_PHASES:
+        for path in product:
+            rel = relative(path, ctx.root)
+            if rel is not None and is_test_file(rel):
+                return _block(
+                    "tests-frozen",
+                    f"{rel} is a test file and tests are frozen in phase {ctx.phase}; "
+                    "a failing criterion is fixed in product code, or the run goes back to remediate",
+                )
+    # 4. review gate
+    if not okay:
+        return _review_gate(ctx, layout.show(product[0]))
+    # 5. plan tamper
+    plan = ctx.plan()
+    expected = ctx.review.get("plan_sha256")
+    if plan.text is None:
+        return _block("plan-unreadable", f"{plan.error}; an unreadable plan grants nothing")
+    if not isinstance(expected, str) or not expected:
+        return _block("plan-tamper", "the review is OKAY but binds no plan_sha256; re-run the review")
+    if plan.sha256 != expected:
+        return _block(
+            "plan-tamper",
+            f"the plan {layout.show(plan.path)} changed after review: expected sha256 "
+            f"{expected[:12]}, actual {(plan.sha256 or '')[:12]}; restore the reviewed plan or "
+            "send it back to review",
+        )
+    # 6. scope
+    if plan.error:
+        return _block("scope", f"{plan.error}; nothing is in scope")
+    outside = [p for p in product if not _in_scope(p, plan.files, plan.dirs)]
+    if outside:
+        shown = ", ".join(layout.show(p) for p in outside[:5])
+        return _block(
+            "scope",
+            f"{shown} {'is' if len(outside) == 1 else 'are'} outside the plan's scope; only files "
+            "listed under a todo's Files: (or inside a listed dir/) may be written",
+        )
+    # 7. file locks
+    owner = call.owner or "unknown"
+    locks = ctx.state.get("file_locks")
+    locks = locks if isinstance(locks, dict) else {}
+    wanted: list[tuple[str, str | None]] = []
+    for path in product:
+        rel = relative(path, ctx.root)
+        if rel is None:
+            continue
+        holder = live_lock(locks.get(rel), ctx)
+        if holder is not None and holder != owner:
+            lock = locks[rel]
+            return _block(
+                "file-lock",
+                f"{rel} is locked by {holder} (todo {lock.get('todo')}, since {lock.get('acquired_at')}); "
+                "wait for that todo to finish or for the lock to expire (30 minutes)",
+            )
+        wanted.append((rel, _todo_for(path, owner, ctx)))
+    if wanted:
+        return Decision(True, "", "", (Effect("locks", (owner, tuple(wanted))),))
+    return ALLOW
+
+
+def _in_scope(path: str, files: frozenset[str], dirs: frozenset[str]) -> bool:
+    if path in files:
+        return True
+    return any(within(path, d) for d in dirs)
+
+
+def live_lock(lock: Any, ctx: RunContext) -> str | None:
+    """The owner of a lock that still holds, else None."""
+    if not isinstance(lock, dict):
+        return None
+    owner = lock.get("session")
+    acquired = parse_time(lock.get("acquired_at"))
+    if acquired is None or ctx.now - acquired >= LOCK_TTL_SECONDS:
+        return None
+    todo = lock.get("todo")
+    todos = ctx.state.get("todos")
+    if isinstance(todos, dict) and todo is not None:
+        entry = todos.get(str(todo))
+        if isinstance(entry, dict) and entry.get("status") == "done":
+            return None
+    return owner if isinstance(owner, str) else str(owner)
+
+
+def _todo_for(path: str, owner: str, ctx: RunContext) -> str | None:
+    active = ctx.state.get("active_todos")
+    if isinstance(active, dict) and isinstance(active.get(owner), str):
+        return str(active[owner])
+    for declared, todo in ctx.plan().todo_of:
+        if path == declared or within(path, declared):
+            return todo
+    return None
+
+
+# ---------------------------------------------------------------- dispatch
+
+_NESTED = re.compile(
+    r'"(?:subagent_type|tool_use_id|hook_event_name)"\s*:'
+    r'|"(?:tool_name|name)"\s*:\s*"(?:Task|Agent)"'
+    r'|<invoke\s+name="(?:Task|Agent)"'
+    r"|<(?:antml:)?function_calls>"
+    r'|"type"\s*:\s*"tool_use"',
+)
+
+
+def _dispatch(call: ToolCall, ctx: RunContext) -> Decision:
+    if _NESTED.search(call.prompt):
+        return _block(
+            "nested-dispatch",
+            "the dispatch prompt embeds a serialized tool call or dispatch; subagents are "
+            "dispatched one level at a time by the orchestrator",
+        )
+    settings = ctx.settings()
+    agent = call.subagent_type
+    reviewer = agent == settings.reviewer_agent
+    read_only = reviewer or agent in settings.read_only_agents
+    if not read_only and ctx.phase not in EXECUTOR_PHASES:
+        return _block(
+            "dispatch-phase",
+            f"executor dispatch ({agent or 'unnamed agent'}) in phase {ctx.phase or 'unknown'}; "
+            "executors run only in execute, verify, final or remediate (read-only agents and "
+            f"the reviewer {settings.reviewer_agent} run in every phase)",
+        )
+    live = live_inflight(ctx)
+    if len(live) >= ctx.cap:
+        return _block(
+            "dispatch-cap",
+            f"{len(live)} subagents are already in flight (cap {ctx.cap}, ZODYSSEY_PARALLEL_CAP); "
+            "wait for one to finish",
+        )
+    effects = [Effect("slot", call.tool_use_id)]
+    if reviewer:
+        effects.append(Effect("nonce"))
+    return Decision(True, "", "", tuple(effects))
+
+
+# ---------------------------------------------------------------- MCP / unknown
+
+_PATH_TOKEN = re.compile(r"[^\s'\"`=,;:()\[\]{}<>|&]+")
+_STATE_MARKERS = (".zcode/state", ".zcode/reviews", ".zcode/verify")
+
+
+def _non_native(call: ToolCall, ctx: RunContext) -> Decision:
+    cwd = call.cwd or ctx.root
+    layout = ctx.layout
+    frozen_plan = ctx.plan().path if ctx.verdict == "OKAY" else None
+    for text in call.strings:
+        for marker in _STATE_MARKERS:
+            if marker in text:
+                return _block("run-state", f"{call.tool_name} input mentions run state ({marker}); no tool but `zodyssey run` touches it")
+        candidates = [text.strip()] + _PATH_TOKEN.findall(text) if len(text) < 4096 else _PATH_TOKEN.findall(text)
+        for candidate in candidates:
+            if not candidate or not ("/" in candidate or candidate.startswith((".", "~"))):
+                continue
+            try:
+                path = resolve(candidate, cwd, ctx.home)
+            except (ValueError, OSError):
+                continue
+            if any(within(path, d) for d in layout.state_dirs):
+                return _block("run-state", f"{call.tool_name} input points at run state ({layout.show(path)})")
+            if any(within(path, g) for g in layout.gate_paths):
+                return _block("gate-itself", f"{call.tool_name} input points at the installed gate ({layout.show(path)})")
+            if frozen_plan and path == frozen_plan:
+                return _block("plan-frozen", f"{call.tool_name} input points at the frozen plan ({layout.show(path)})")
+    return ALLOW

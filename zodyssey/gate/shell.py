@@ -1,0 +1,1378 @@
+"""Shell classifier: can this command line write, and if so, where?
+
+The command is parsed with tree-sitter-bash and every simple command is
+classified, wherever it sits: lists, pipelines, subshells, groups, control
+flow, function bodies, `$( )`, backticks, `<( )`/`>( )` and heredoc bodies.
+Wrappers (`env`, `nice`, `timeout`, ...) are unwrapped to the real command and
+strings that are code (`bash -c`, `eval`, `xargs CMD`, `find -exec CMD`) are
+parsed again.
+
+Read-only is decided by an ALLOWLIST with per-command option rules; anything
+the classifier does not know, or cannot read statically (a variable as a
+command name, a glob as a write target, a parse error), is write-capable with
+no target. Targets are reported as written (after unquoting), joined onto the
+directory of a preceding `cd DIR &&` or `git -C DIR`; resolution against the
+real file system happens in the gate, not here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, NamedTuple
+
+MAX_DEPTH = 8  # nested `bash -c` / `eval` levels before giving up (fail closed)
+
+
+class Target(NamedTuple):
+    path: str
+    append: bool = False  # `>>`, `tee -a`: adds to the file, keeps its content
+
+
+class Part(NamedTuple):
+    """One simple command or redirection and what it may write."""
+
+    text: str
+    write: bool
+    targets: tuple[Target, ...] = ()
+    unbounded: bool = False  # may write somewhere it does not name
+    why: str = ""
+
+
+class Analysis(NamedTuple):
+    command: str
+    parts: tuple[Part, ...]
+
+    @property
+    def is_write(self) -> bool:
+        return any(p.write for p in self.parts)
+
+    @property
+    def unknown(self) -> bool:
+        """True when some write-capable part cannot be bounded by named targets."""
+        return any(p.write and p.unbounded for p in self.parts)
+
+    @property
+    def targets(self) -> tuple[Target, ...]:
+        seen: dict[str, Target] = {}
+        for part in self.parts:
+            for target in part.targets:
+                previous = seen.get(target.path)
+                if previous is None or (previous.append and not target.append):
+                    seen[target.path] = target
+        return tuple(seen.values())
+
+    def unbounded_parts(self) -> list[Part]:
+        return [p for p in self.parts if p.write and p.unbounded]
+
+    def as_record(self) -> dict[str, Any]:
+        return {
+            "command": self.command,
+            "class": "write" if self.is_write else "read",
+            "targets": [t.path for t in self.targets],
+            "unknown": self.unknown,
+        }
+
+
+class Arg(NamedTuple):
+    value: str | None  # static value after unquoting; None when it depends on expansion
+    multi: bool = False  # unquoted glob or brace pattern: may name several paths
+    text: str = ""
+
+
+# ---------------------------------------------------------------- parser
+
+
+_PARSER: Any = None
+
+
+def _parser() -> Any:
+    global _PARSER
+    if _PARSER is None:
+        import tree_sitter
+        import tree_sitter_bash
+
+        _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+    return _PARSER
+
+
+def classify(command: str, read_only: Sequence[Sequence[str]] = ()) -> Analysis:
+    """Classify one shell command line.
+
+    `read_only` holds user-configured allowlist entries as word sequences
+    (`("pytest",)`, `("npm", "test")`): a simple command whose words start with
+    one of them is read-only.
+    """
+    walker = _Walker(tuple(tuple(entry) for entry in read_only))
+    walker.run(command, "", 0)
+    return Analysis(command, tuple(walker.parts))
+
+
+# ---------------------------------------------------------------- words
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
+_BRACE = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
+
+
+def _unescape_word(text: str) -> tuple[str, bool]:
+    """Value of an unquoted word and whether it carries glob/brace patterns."""
+    out: list[str] = []
+    plain: list[str] = []  # unescaped characters only, for pattern detection
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch == "\\" and i + 1 < len(text):
+            if text[i + 1] != "\n":
+                out.append(text[i + 1])
+                plain.append("_")
+            i += 2
+            continue
+        out.append(ch)
+        plain.append(ch)
+        i += 1
+    raw = "".join(plain)
+    multi = bool(_GLOB_CHARS.search(raw))
+    return "".join(out), multi
+
+
+def _string_value(node: Any) -> str | None:
+    """Value of a double-quoted string, None when it contains expansions."""
+    pieces: list[str] = []
+    for child in node.children:
+        kind = child.type
+        if kind == '"':
+            continue
+        if kind == "string_content":
+            text = child.text.decode("utf-8", "replace")
+            pieces.append(re.sub(r'\\([$`"\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), text))
+        else:
+            return None
+    return "".join(pieces)
+
+
+def _arg(node: Any) -> Arg:
+    text = node.text.decode("utf-8", "replace")
+    kind = node.type
+    if kind == "word":
+        value, multi = _unescape_word(text)
+        return Arg(value, multi, text)
+    if kind == "number":
+        return Arg(text, False, text)
+    if kind == "raw_string":
+        return Arg(text[1:-1], False, text)
+    if kind == "string":
+        return Arg(_string_value(node), False, text)
+    if kind == "concatenation":
+        values: list[str] = []
+        multi = False
+        unquoted: list[str] = []
+        for child in node.children:
+            part = _arg(child)
+            if part.value is None:
+                return Arg(None, False, text)
+            values.append(part.value)
+            multi = multi or part.multi
+            unquoted.append(part.value if child.type == "word" else "_" * len(part.value))
+        if _BRACE.search("".join(unquoted)):
+            multi = True
+        return Arg("".join(values), multi, text)
+    return Arg(None, False, text)
+
+
+# ---------------------------------------------------------------- options
+
+
+def _split_options(
+    args: Sequence[Arg],
+    short_values: str = "",
+    long_values: Iterable[str] = (),
+    stop_at_operand: bool = False,
+) -> tuple[list[tuple[str, str | None]], list[Arg]]:
+    """Split GNU-style arguments into (option, value) pairs and operands.
+
+    `short_values` lists short flags that take a value (attached or next);
+    `long_values` long options that take one (`--opt=v` or `--opt v`).
+    A non-static argument counts as an operand.
+    """
+    long_set = set(long_values)
+    options: list[tuple[str, str | None]] = []
+    operands: list[Arg] = []
+    i = 0
+    only_operands = False
+    while i < len(args):
+        arg = args[i]
+        value = arg.value
+        i += 1
+        if only_operands or value is None or value == "-" or not value.startswith("-"):
+            operands.append(arg)
+            if stop_at_operand:
+                only_operands = True
+            continue
+        if value == "--":
+            only_operands = True
+            continue
+        if value.startswith("--"):
+            name, eq, attached = value.partition("=")
+            if eq:
+                options.append((name, attached))
+            elif name in long_set and i < len(args):
+                options.append((name, args[i].value if args[i].value is not None else "\0"))
+                i += 1
+            else:
+                options.append((name, None))
+            continue
+        # short cluster: -abc, -ofile, -o file
+        j = 1
+        while j < len(value):
+            flag = value[j]
+            if flag in short_values:
+                rest = value[j + 1 :]
+                if rest:
+                    options.append(("-" + flag, rest))
+                elif i < len(args):
+                    options.append(("-" + flag, args[i].value if args[i].value is not None else "\0"))
+                    i += 1
+                else:
+                    options.append(("-" + flag, None))
+                break
+            options.append(("-" + flag, None))
+            j += 1
+    return options, operands
+
+
+def _has(options: Sequence[tuple[str, str | None]], *names: str) -> bool:
+    return any(name in names for name, _ in options)
+
+
+def _values(options: Sequence[tuple[str, str | None]], *names: str) -> list[str | None]:
+    return [(None if v == "\0" else v) for n, v in options if n in names]
+
+
+# ---------------------------------------------------------------- walker
+
+
+_SYSTEM_BIN = ("/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/", "/usr/local/sbin/", "/opt/homebrew/bin/")
+_DEV_SINKS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2"})
+_AMBIGUOUS = "\0ambiguous"
+_LEAVES = frozenset(
+    {"word", "raw_string", "string_content", "heredoc_content", "heredoc_start", "heredoc_end",
+     "number", "variable_name", "comment", "test_operator", "file_descriptor",
+     "special_variable_name", "regex", "extglob_pattern", "ansi_c_string"}
+)
+
+
+def _join(cwd: str | None, path: str) -> str | None:
+    if path.startswith("/") or path.startswith("~"):
+        return path
+    if cwd is None or cwd == _AMBIGUOUS:
+        return None
+    if cwd == "":
+        return path
+    return cwd.rstrip("/") + "/" + path
+
+
+class _Walker:
+    def __init__(self, read_only: tuple[tuple[str, ...], ...]) -> None:
+        self.read_only = read_only
+        self.parts: list[Part] = []
+        self.functions: set[str] = set()
+
+    # -- recording
+    def read(self, text: str) -> None:
+        self.parts.append(Part(text, False))
+
+    def unknown(self, text: str, why: str, targets: Sequence[Target] = ()) -> None:
+        self.parts.append(Part(text, True, tuple(targets), True, why))
+
+    def write(self, text: str, cwd: str | None, paths: Sequence[Arg], why: str, append: bool = False) -> None:
+        targets: list[Target] = []
+        unbounded = False
+        for arg in paths:
+            if arg.value is None or arg.multi or arg.value == "":
+                unbounded = True
+                continue
+            if arg.value in _DEV_SINKS:
+                continue
+            if arg.value.startswith("~") and not (arg.value == "~" or arg.value.startswith("~/")):
+                unbounded = True  # ~user/...
+                continue
+            joined = _join(cwd, arg.value)
+            if joined is None:
+                unbounded = True
+                continue
+            targets.append(Target(joined, append))
+        if not paths:
+            unbounded = True
+        if not targets and not unbounded:
+            self.read(text)  # only sinks such as /dev/null
+            return
+        self.parts.append(Part(text, True, tuple(targets), unbounded, why))
+
+    # -- entry points
+    def run(self, source: str, cwd: str | None, depth: int) -> None:
+        if depth > MAX_DEPTH:
+            self.unknown(source, "nested too deeply")
+            return
+        tree = _parser().parse(source.encode("utf-8", "surrogatepass"))
+        root = tree.root_node
+        if root.has_error:
+            self.unknown(source, "the shell parser could not read it")
+            return
+        self.depth = depth
+        self.walk(root, cwd)
+
+    def walk(self, node: Any, cwd: str | None) -> str | None:
+        """Classify everything under `node`; returns the directory afterwards."""
+        kind = node.type
+        if kind == "command":
+            return self.command(node, cwd)
+        if kind in ("program", "compound_statement"):
+            current = cwd
+            for child in node.children:
+                if not child.is_named:
+                    continue
+                after = self.walk(child, current)
+                current = after if after == current else _AMBIGUOUS
+            return current
+        if kind == "list":
+            return self.walk_list(node, cwd)
+        if kind in ("subshell", "pipeline", "command_substitution", "process_substitution"):
+            current = cwd
+            for child in node.children:
+                if child.is_named:
+                    current = self.walk(child, current if kind != "pipeline" else cwd)
+            return cwd
+        if kind == "function_definition":
+            name = node.child_by_field_name("name")
+            if name is not None:
+                self.functions.add(name.text.decode("utf-8", "replace"))
+            body = node.child_by_field_name("body")
+            if body is not None:
+                self.walk(body, cwd)
+            return cwd
+        if kind == "file_redirect":
+            self.redirect(node, cwd)
+            return cwd
+        if kind == "heredoc_redirect":
+            for child in node.children:
+                if child.is_named:
+                    self.walk(child, cwd)
+            return cwd
+        if kind == "redirected_statement":
+            body = node.child_by_field_name("body")
+            result = cwd
+            for child in node.children:
+                if child is not None and body is not None and child.id == body.id:
+                    result = self.walk(child, cwd)
+                elif child.is_named:
+                    self.walk(child, cwd)
+            return result
+        if kind in _LEAVES:
+            return cwd
+        if kind == "ERROR" or node.is_missing:
+            self.unknown(node.text.decode("utf-8", "replace"), "the shell parser could not read it")
+            return cwd
+        # Everything else (control flow, tests, assignments, expansions) only
+        # matters for the commands and redirections inside it: walk them in
+        # order. A `cd` inside control flow may or may not have run afterwards.
+        current = cwd
+        for child in node.children:
+            if child.is_named:
+                after = self.walk(child, current)
+                current = after if after == current else _AMBIGUOUS
+        return cwd if current == cwd else _AMBIGUOUS
+
+    def walk_list(self, node: Any, cwd: str | None) -> str | None:
+        current = cwd
+        operator = None
+        for child in node.children:
+            if not child.is_named:
+                operator = child.type
+                continue
+            if operator == "||":
+                start = cwd if current == cwd else _AMBIGUOUS
+            elif operator == "&&" or operator is None:
+                start = current
+            else:
+                start = current if current == cwd else _AMBIGUOUS
+            current = self.walk(child, start)
+        return current
+
+    def redirect(self, node: Any, cwd: str | None) -> None:
+        operator = ""
+        destination: Any = None
+        for child in node.children:
+            if not child.is_named:
+                operator = child.type
+            elif child.type != "file_descriptor":
+                destination = child
+        text = node.text.decode("utf-8", "replace")
+        if destination is not None:
+            # substitutions inside the destination run too
+            self.walk_words([destination], cwd)
+        if operator in ("<", "<&", "<<<"):
+            return
+        if operator in (">&", "<&") or operator.endswith("&") and operator not in ("&>", "&>>"):
+            if destination is not None and destination.type == "number":
+                return
+            value = _arg(destination).value if destination is not None else None
+            if value is not None and (value.isdigit() or value == "-"):
+                return
+        if operator in (">&-", "<&-"):
+            return
+        if destination is None:
+            self.unknown(text, "redirection without a file")
+            return
+        append = operator in (">>", "&>>")
+        self.write(text, cwd, [_arg(destination)], f"redirection {operator}", append=append)
+
+    def walk_words(self, nodes: Iterable[Any], cwd: str | None) -> None:
+        """Classify substitutions hidden inside words."""
+        for node in nodes:
+            stack = [node]
+            while stack:
+                current = stack.pop()
+                if current.type in ("command_substitution", "process_substitution"):
+                    self.walk(current, cwd)
+                    continue
+                stack.extend(c for c in current.children if c.is_named)
+
+    # -- simple commands
+    def command(self, node: Any, cwd: str | None) -> str | None:
+        name_node = None
+        args: list[Arg] = []
+        word_nodes: list[Any] = []
+        for child in node.children:
+            if not child.is_named:
+                continue
+            if child.type == "command_name":
+                name_node = child
+                word_nodes.append(child)
+            elif child.type == "variable_assignment":
+                self.walk(child, cwd)
+            elif child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+                self.walk(child, cwd)
+            else:
+                args.append(_arg(child))
+                word_nodes.append(child)
+        self.walk_words(word_nodes, cwd)
+        text = node.text.decode("utf-8", "replace")
+        if name_node is None:
+            return cwd
+        name_arg = _arg(name_node.children[0]) if name_node.children else Arg(None)
+        return self.simple(text, name_arg, args, cwd)
+
+    def simple(self, text: str, name_arg: Arg, args: list[Arg], cwd: str | None) -> str | None:
+        name = name_arg.value
+        if name is None or name_arg.multi or name == "":
+            self.unknown(text, "the command name is not static")
+            return cwd
+        if "/" in name:
+            base = name.rsplit("/", 1)[1]
+            if not any(name == prefix + base for prefix in _SYSTEM_BIN):
+                self.unknown(text, f"runs the program {name}")
+                return cwd
+            name = base
+        if _PYTHON_NAME.match(name):
+            name = "python3"
+        words = [name, *[a.value for a in args]]
+        for entry in self.read_only:
+            if len(words) >= len(entry) and all(w == e for w, e in zip(words, entry, strict=False)):
+                self.read(text)
+                return cwd
+        if name in self.functions:
+            self.read(text)  # its body was classified where it was defined
+            return cwd
+        handler = _HANDLERS.get(name)
+        if handler is not None:
+            return handler(self, text, args, cwd)
+        if name in _READ_ONLY:
+            self.read(text)
+            return cwd
+        if name in _VERSION_QUERY and len(args) == 1 and args[0].value in _VERSION_QUERY[name]:
+            self.read(text)
+            return cwd
+        self.unknown(text, f"{name} is not on the read-only allowlist")
+        return cwd
+
+    def nested(self, text: str, args: list[Arg], cwd: str | None, extra_unknown: bool = False) -> str | None:
+        """Run the command formed by `args` (after a wrapper)."""
+        if not args:
+            self.read(text)
+            return cwd
+        if extra_unknown:
+            # xargs / find -exec: operands appended at run time are unknown
+            args = [*args, Arg(None, False, "{}")]
+        self.simple(text, args[0], list(args[1:]), cwd)
+        return cwd
+
+    def reparse(self, text: str, code: str | None, cwd: str | None) -> None:
+        if code is None:
+            self.unknown(text, "the code string is not static")
+            return
+        depth = getattr(self, "depth", 0)
+        self.run(code, cwd, depth + 1)
+        self.depth = depth
+
+
+# ---------------------------------------------------------------- allowlist
+
+_READ_ONLY = frozenset(
+    """
+    ls cat head tail wc grep egrep fgrep echo printf pwd which whereis type stat du df
+    diff cmp cut tr nl tac rev seq expr id whoami uname basename dirname realpath readlink
+    test [ true false : jq sha256sum sha1sum sha512sum sha224sum sha384sum md5sum b2sum cksum
+    sum fold fmt column paste join comm od hexdump strings base64 base32 nproc printenv
+    groups logname tty sleep wait jobs exit return break continue shift read let local
+    export declare typeset readonly getconf arch locale look numfmt factor tsort shuf
+    """.split()
+)
+
+# Tools whose `--version` style query only prints a version.
+_VERSION_QUERY: dict[str, frozenset[str]] = {
+    name: frozenset({"--version"})
+    for name in """npm npx yarn pnpm pip pip3 uv poetry cargo rustc rustup go gcc g++ clang
+    make cmake java javac ruby perl php deno bun tsc docker kubectl terraform bash sh zsh dash
+    git gh node python python3 pytest ruff mypy black tox nox""".split()
+}
+for _py in ("python", "python3", "python2"):
+    _VERSION_QUERY[_py] = frozenset({"--version", "-V"})
+_VERSION_QUERY["node"] = frozenset({"--version", "-v"})
+_VERSION_QUERY["go"] = frozenset({"version"})
+_PYTHON_NAME = re.compile(r"^python\d+(\.\d+)?$")
+
+Handler = Callable[[_Walker, str, list[Arg], "str | None"], "str | None"]
+_HANDLERS: dict[str, Handler] = {}
+
+
+def _handles(*names: str) -> Callable[[Handler], Handler]:
+    def register(func: Handler) -> Handler:
+        for name in names:
+            _HANDLERS[name] = func
+        return func
+
+    return register
+
+
+# -- navigation
+
+
+@_handles("cd", "pushd")
+def _cd(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    w.read(text)
+    operands = [a for a in args if not (a.value or "").startswith("-") or a.value == "-"]
+    if not operands:
+        return "~"
+    target = operands[0]
+    if target.value is None or target.multi or target.value == "-":
+        return None
+    return _join(cwd, target.value)
+
+
+@_handles("popd")
+def _popd(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    w.read(text)
+    return None
+
+
+# -- wrappers
+
+
+def _after_options(args: list[Arg], with_value: str, long_values: Iterable[str] = ()) -> list[Arg] | None:
+    options, operands = _split_options(args, with_value, long_values, stop_at_operand=True)
+    return operands
+
+
+@_handles("env")
+def _env(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    i = 0
+    while i < len(args):
+        value = args[i].value
+        if value is None:
+            w.unknown(text, "env with a non-static argument")
+            return cwd
+        if value in ("-i", "--ignore-environment", "-0", "--null", "-v", "--debug", "-"):
+            i += 1
+        elif value in ("-u", "--unset"):
+            i += 2
+        elif value.startswith("--unset=") or (value.startswith("-u") and len(value) > 2):
+            i += 1
+        elif value in ("-C", "--chdir") or value.startswith("--chdir="):
+            if value.startswith("--chdir="):
+                new = value.split("=", 1)[1]
+                i += 1
+            else:
+                new = args[i + 1].value if i + 1 < len(args) else None
+                i += 2
+            cwd = _join(cwd, new) if new is not None else None
+        elif value == "--":
+            i += 1
+            break
+        elif value.startswith("-"):
+            w.unknown(text, f"env option {value}")
+            return cwd
+        elif "=" in value and not value.startswith("="):
+            i += 1
+        else:
+            break
+    rest = args[i:]
+    if not rest:
+        w.read(text)
+        return cwd
+    w.nested(text, rest, cwd)
+    return cwd
+
+
+def _wrapper(with_value: str, long_values: Iterable[str] = (), skip_operands: int = 0) -> Handler:
+    long_set = tuple(long_values)
+
+    def handler(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+        operands = _after_options(args, with_value, long_set) or []
+        for arg in operands[:skip_operands]:
+            if arg.value is None:
+                w.unknown(text, "wrapper argument is not static")
+                return cwd
+        rest = operands[skip_operands:]
+        if not rest:
+            w.read(text)
+            return cwd
+        w.nested(text, rest, cwd)
+        return cwd
+
+    return handler
+
+
+_HANDLERS["nice"] = _wrapper("n", ("--adjustment",))
+_HANDLERS["nohup"] = _wrapper("")
+_HANDLERS["timeout"] = _wrapper("sk", ("--signal", "--kill-after"), skip_operands=1)
+_HANDLERS["stdbuf"] = _wrapper("ioe", ("--input", "--output", "--error"))
+_HANDLERS["builtin"] = _wrapper("")
+_HANDLERS["exec"] = _wrapper("a", ())
+
+
+@_handles("time")
+def _time(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    options, operands = _split_options(args, "fo", ("--format", "--output"), stop_at_operand=True)
+    output = _values(options, "-o", "--output")
+    if output:
+        w.write(text, cwd, [Arg(v) for v in output], "time -o writes its report")
+    if not operands:
+        w.read(text)
+        return cwd
+    w.nested(text, operands, cwd)
+    return cwd
+
+
+@_handles("command")
+def _command(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    options, operands = _split_options(args, "", (), stop_at_operand=True)
+    if _has(options, "-v", "-V"):
+        w.read(text)
+        return cwd
+    w.nested(text, operands, cwd)
+    return cwd
+
+
+@_handles("sudo", "doas", "su", "runuser", "pkexec")
+def _sudo(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    w.unknown(text, "runs with other privileges")
+    return cwd
+
+
+@_handles("xargs")
+def _xargs(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    options, operands = _split_options(
+        args,
+        "IndLsEPae",
+        ("--replace", "--max-args", "--delimiter", "--max-lines", "--max-chars", "--eof",
+         "--max-procs", "--arg-file", "--process-slot-var"),
+        stop_at_operand=True,
+    )
+    if not operands:
+        w.read(text)  # default command is echo
+        return cwd
+    w.nested(text, operands, cwd, extra_unknown=True)
+    return cwd
+
+
+# -- code strings
+
+
+@_handles("bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "busybox")
+def _shell(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    i = 0
+    while i < len(args):
+        value = args[i].value
+        if value is None:
+            break
+        if value == "-c" or (value.startswith("-") and not value.startswith("--") and "c" in value[1:]):
+            code = args[i + 1].value if i + 1 < len(args) else None
+            w.reparse(text, code, cwd)
+            return cwd
+        if value in ("--version",) and len(args) == 1:
+            w.read(text)
+            return cwd
+        if value.startswith("-") and value not in ("-", "--"):
+            if value in ("-o", "+o", "-O", "+O"):
+                i += 2
+                continue
+            i += 1
+            continue
+        break
+    w.unknown(text, "runs a shell script or reads code from stdin")
+    return cwd
+
+
+@_handles("eval")
+def _eval(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    if any(a.value is None for a in args):
+        w.unknown(text, "eval of a non-static string")
+        return cwd
+    w.reparse(text, " ".join(a.value or "" for a in args), cwd)
+    return cwd
+
+
+@_handles("source", ".")
+def _source(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    w.unknown(text, "runs another script in this shell")
+    return cwd
+
+
+# -- find
+
+
+_FIND_EXEC = ("-exec", "-execdir", "-ok", "-okdir")
+_FIND_FILE_ACTIONS = ("-fprint", "-fprint0", "-fprintf", "-fls")
+
+
+@_handles("find")
+def _find(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    i = 0
+    wrote = False
+    while i < len(args):
+        value = args[i].value
+        i += 1
+        if value in _FIND_EXEC:
+            inner: list[Arg] = []
+            while i < len(args) and args[i].value not in (";", "+"):
+                inner.append(args[i])
+                i += 1
+            i += 1
+            inner = [a for a in inner if a.value != "{}"]
+            if not inner:
+                w.unknown(text, "find -exec without a command")
+            else:
+                w.nested(text, inner, cwd, extra_unknown=True)
+            wrote = True
+        elif value == "-delete":
+            w.unknown(text, "find -delete removes whatever matches")
+            wrote = True
+        elif value in _FIND_FILE_ACTIONS:
+            target = args[i] if i < len(args) else Arg(None)
+            i += 2 if value == "-fprintf" else 1
+            w.write(text, cwd, [target], f"find {value} writes a file")
+            wrote = True
+    if not wrote:
+        w.read(text)
+    return cwd
+
+
+# -- git
+
+
+_GIT_READ = frozenset(
+    """status diff log show blame ls-files ls-tree rev-parse cat-file describe shortlog grep
+    show-ref rev-list merge-base for-each-ref name-rev whatchanged count-objects check-ignore
+    check-attr version help var cherry range-diff diff-tree diff-files diff-index ls-remote
+    verify-commit verify-tag fsck annotate show-branch""".split()
+)
+
+
+@_handles("git")
+def _git(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    i = 0
+    here = cwd
+    while i < len(args):
+        value = args[i].value
+        if value is None:
+            w.unknown(text, "git with a non-static argument")
+            return cwd
+        if value == "-C":
+            new = args[i + 1].value if i + 1 < len(args) else None
+            here = _join(here, new) if new is not None else None
+            i += 2
+        elif value in ("--no-pager", "-P", "--paginate", "-p", "--no-replace-objects",
+                       "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs",
+                       "--icase-pathspecs", "--no-optional-locks", "--bare"):
+            i += 1
+        elif value.startswith(("--git-dir=", "--work-tree=", "--namespace=")):
+            i += 1
+        elif value in ("--version", "--help"):
+            w.read(text)
+            return cwd
+        elif value.startswith("-"):
+            w.unknown(text, f"git option {value} can change what git runs")
+            return cwd
+        else:
+            break
+    if i >= len(args):
+        w.read(text)
+        return cwd
+    sub = args[i].value or ""
+    rest = args[i + 1 :]
+    values = [a.value for a in rest]
+    if any(v is not None and (v == "--ext-diff" or v.startswith("--output") or v in ("-O", "--open-files-in-pager") or v.startswith("--open-files-in-pager")) for v in values):
+        outputs = []
+        for k, v in enumerate(values):
+            if v is not None and v.startswith("--output="):
+                outputs.append(Arg(v.split("=", 1)[1]))
+            elif v == "--output":
+                outputs.append(rest[k + 1] if k + 1 < len(rest) else Arg(None))
+        if outputs and not any(v in ("--ext-diff",) or (v or "").startswith(("-O", "--open-files")) for v in values):
+            w.write(text, here, outputs, f"git {sub} --output writes a file")
+        else:
+            w.unknown(text, f"git {sub} runs an external program")
+        return cwd
+    if sub in _GIT_READ:
+        w.read(text)
+        return cwd
+    if sub == "branch":
+        listing = {"-a", "--all", "-r", "--remotes", "-l", "--list", "-v", "-vv", "--verbose",
+                   "--show-current", "--no-color", "--color", "--column", "--no-column"}
+        takes = {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at",
+                 "--sort", "--format"}
+        positional = False
+        list_mode = False
+        k = 0
+        while k < len(values):
+            v = values[k]
+            if v is None:
+                positional = True
+            elif v in ("-l", "--list"):
+                list_mode = True
+            elif v in takes:
+                k += 1
+            elif v.startswith(tuple(t + "=" for t in takes)) or v in listing:
+                pass
+            elif v.startswith("-"):
+                w.unknown(text, f"git branch {v} changes branches")
+                return cwd
+            else:
+                positional = True
+            k += 1
+        if positional and not list_mode:
+            w.unknown(text, "git branch NAME creates a branch")
+        else:
+            w.read(text)
+        return cwd
+    if sub == "remote":
+        if not values or values in (["-v"], ["--verbose"]) or (values and values[0] in ("show", "get-url")):
+            w.read(text)
+        else:
+            w.unknown(text, "git remote changes remotes")
+        return cwd
+    if sub == "config":
+        if values and all(v is not None for v in values) and values[0] in (
+            "--get", "--get-all", "--get-regexp", "--list", "-l", "get", "list"
+        ):
+            w.read(text)
+        else:
+            w.unknown(text, "git config may change configuration")
+        return cwd
+    if sub in ("stash", "worktree", "tag", "reflog", "notes", "submodule"):
+        if sub == "tag" and (not values or values[0] in ("-l", "--list")):
+            w.read(text)
+        elif sub in ("stash", "worktree", "reflog", "notes", "submodule") and (
+            (sub == "reflog" and (not values or values[0] == "show"))
+            or (values and values[0] in ("list", "show") and sub != "reflog")
+            or (sub == "submodule" and values and values[0] == "status")
+        ):
+            w.read(text)
+        else:
+            w.unknown(text, f"git {sub} changes the repository")
+        return cwd
+    if sub in ("checkout", "restore"):
+        options, operands = _split_options(rest, "sbB" if sub == "checkout" else "s", ("--source", "--conflict", "--pathspec-from-file"))
+        if "--" in [a.value for a in rest]:
+            after = rest[[a.value for a in rest].index("--") + 1 :]
+            if after and sub == "checkout" and not _has(options, "-b", "-B", "--orphan"):
+                w.write(text, here, after, f"git {sub} overwrites files")
+                return cwd
+        if sub == "restore" and operands and not _has(options, "--pathspec-from-file"):
+            w.write(text, here, operands, "git restore overwrites files")
+            return cwd
+        w.unknown(text, f"git {sub} changes the work tree")
+        return cwd
+    if sub in ("rm", "add", "mv"):
+        options, operands = _split_options(rest, "", ("--pathspec-from-file", "--chmod"))
+        if _has(options, "--pathspec-from-file") or not operands:
+            w.unknown(text, f"git {sub} without explicit paths")
+        else:
+            w.write(text, here, operands, f"git {sub} changes files")
+        return cwd
+    w.unknown(text, f"git {sub} is not a read-only git command")
+    return cwd
+
+
+# -- read-only tools with writing options
+
+
+@_handles("sort")
+def _sort(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    options, _ = _split_options(args, "okStT", ("--output", "--key", "--field-separator", "--buffer-size", "--temporary-directory", "--parallel", "--batch-size", "--files0-from", "--compress-program", "--random-source", "--sort"))
+    if _has(options, "--compress-program"):
+        w.unknown(text, "sort --compress-program runs a program")
+        return cwd
+    outputs = _values(options, "-o", "--output")
+    if outputs:
+        w.write(text, cwd, [Arg(v) for v in outputs], "sort -o writes a file")
+    else:
+        w.read(text)
+    return cwd
+
+
+@_handles("uniq")
+def _uniq(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    _, operands = _split_options(args, "fsw", ("--skip-fields", "--skip-chars", "--check-chars", "--group", "--all-repeated"))
+    if len(operands) >= 2:
+        w.write(text, cwd, operands[1:2], "uniq writes its second operand")
+    else:
+        w.read(text)
+    return cwd
+
+
+@_handles("xxd")
+def _xxd(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    _, operands = _split_options(args, "cglnosC", ("-cols", "-len", "-seek", "-name"))
+    if len(operands) >= 2:
+        w.write(text, cwd, operands[1:2], "xxd writes its second operand")
+    else:
+        w.read(text)
+    return cwd
+
+
+@_handles("rg")
+def _rg(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    if any(a.value is not None and (a.value == "--pre" or a.value.startswith("--pre=")) for a in args):
+        w.unknown(text, "rg --pre runs a program on every file")
+    else:
+        w.read(text)
+    return cwd
+
+
+@_handles("tree")
+def _tree(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    options, _ = _split_options(args, "oLPIH", ("--filelimit", "--timefmt", "--charset", "--sort", "--fromfile"))
+    outputs = _values(options, "-o")
+    if outputs:
+        w.write(text, cwd, [Arg(v) for v in outputs], "tree -o writes a file")
+    else:
+        w.read(text)
+    return cwd
+
+
+@_handles("date")
+def _date(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    if any(a.value is not None and (a.value in ("-s", "--set") or a.value.startswith("--set=")) for a in args):
+        w.unknown(text, "date --set changes the clock")
+    else:
+        w.read(text)
+    return cwd
+
+
+@_handles("file")
+def _file(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    if any(a.value in ("-C", "--compile") for a in args):
+        w.unknown(text, "file -C writes a magic database")
+    else:
+        w.read(text)
+    return cwd
+
+
+@_handles("hostname")
+def _hostname(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    if any(not (a.value or "x").startswith("-") for a in args) or any(a.value in ("-F", "--file") for a in args):
+        w.unknown(text, "hostname NAME changes the host name")
+    else:
+        w.read(text)
+    return cwd
+
+
+_SED_SIMPLE = set("pPdDnNgGhHxz=lFqQ{}!")
+
+
+def _sed_script_writes(script: str) -> bool:
+    """True when a sed script can write files or run commands (w, W, e, s///w, s///e)."""
+    i = 0
+    n = len(script)
+
+    def skip_to_eol(k: int) -> int:
+        while k < n and script[k] != "\n":
+            k += 1
+        return k
+
+    while i < n:
+        ch = script[i]
+        if ch in " \t\n;":
+            i += 1
+            continue
+        if ch == "#":
+            i = skip_to_eol(i)
+            continue
+        # addresses
+        if ch.isdigit() or ch in "$,~+":
+            i += 1
+            continue
+        if ch == "/" or (ch == "\\" and i + 1 < n):
+            delim = "/" if ch == "/" else script[i + 1]
+            i += 1 if ch == "/" else 2
+            while i < n and script[i] != delim:
+                i += 2 if script[i] == "\\" else 1
+            i += 1
+            while i < n and script[i] in "IM":
+                i += 1
+            continue
+        if ch in ("s", "y"):
+            if i + 1 >= n:
+                return True
+            delim = script[i + 1]
+            if delim in "\n\\":
+                return True
+            i += 2
+            for _ in range(2):
+                while i < n and script[i] != delim:
+                    i += 2 if script[i] == "\\" else 1
+                i += 1
+            if ch == "s":
+                while i < n and script[i] not in ";\n}":
+                    if script[i] in "we":
+                        return True
+                    i += 1
+            continue
+        if ch in "aic":
+            i = skip_to_eol(i)
+            continue
+        if ch in "rRbtT:vL":
+            i += 1
+            while i < n and script[i] not in ";\n":
+                i += 1
+            continue
+        if ch in "wWe":
+            return True
+        if ch in _SED_SIMPLE or ch.isalpha() and ch in "lqQ":
+            i += 1
+            continue
+        return True  # an unknown sed command: assume the worst
+    return False
+
+
+@_handles("sed", "gsed")
+def _sed(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    in_place = False
+    scripts: list[str | None] = []
+    operands: list[Arg] = []
+    i = 0
+    only_operands = False
+    while i < len(args):
+        arg = args[i]
+        value = arg.value
+        i += 1
+        if only_operands or value is None or not value.startswith("-") or value == "-":
+            operands.append(arg)
+            continue
+        if value == "--":
+            only_operands = True
+        elif value.startswith("--"):
+            name, eq, attached = value.partition("=")
+            if name == "--in-place":
+                in_place = True
+            elif name == "--expression":
+                scripts.append(attached if eq else (args[i].value if i < len(args) else None))
+                i += 0 if eq else 1
+            elif name == "--file":
+                scripts.append(None)
+                i += 0 if eq else 1
+            elif name in ("--line-length",):
+                i += 0 if eq else 1
+        else:
+            j = 1
+            while j < len(value):
+                flag = value[j]
+                if flag == "i":
+                    in_place = True
+                    break  # the rest is a backup suffix
+                if flag in "ef":
+                    rest = value[j + 1 :]
+                    script = rest if rest else (args[i].value if i < len(args) else None)
+                    if not rest:
+                        i += 1
+                    scripts.append(script if flag == "e" else None)
+                    break
+                if flag == "l":
+                    if not value[j + 1 :]:
+                        i += 1
+                    break
+                j += 1
+    if not scripts and operands:
+        scripts.append(operands[0].value)
+        operands = operands[1:]
+    if any(s is None or _sed_script_writes(s) for s in scripts):
+        w.unknown(text, "the sed script can write files or run commands")
+        return cwd
+    if in_place:
+        w.write(text, cwd, operands, "sed -i rewrites its files")
+        return cwd
+    w.read(text)
+    return cwd
+
+
+_AWK_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_AWK_REGEX = re.compile(r"(?:^|(?<=[(,~!&|{};\s]))/(?:[^/\\\n]|\\.)+/")
+_AWK_PRINT_REDIRECT = re.compile(r"\bprintf?\b[^;}\n]*>")
+
+
+def _awk_program_writes(program: str) -> bool:
+    code = _AWK_STRING.sub('""', program)
+    code = _AWK_REGEX.sub("//", code)
+    if "system" in code or "|" in code.replace("||", "") or "@" in code:
+        return True
+    return bool(_AWK_PRINT_REDIRECT.search(code))
+
+
+@_handles("awk", "gawk", "mawk", "nawk")
+def _awk(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    i = 0
+    program: str | None = None
+    while i < len(args):
+        value = args[i].value
+        if value is None:
+            w.unknown(text, "awk with a non-static argument")
+            return cwd
+        if value == "--":
+            i += 1
+            break
+        if value in ("-F", "-v"):
+            i += 2
+            continue
+        if value.startswith(("-F", "-v")) and len(value) > 2:
+            i += 1
+            continue
+        if value.startswith("-"):
+            w.unknown(text, f"awk option {value} (program file, include or in-place)")
+            return cwd
+        break
+    if i < len(args):
+        program = args[i].value
+    if program is None or _awk_program_writes(program):
+        w.unknown(text, "the awk program can write files or run commands")
+    else:
+        w.read(text)
+    return cwd
+
+
+# -- write-capable tools with parseable targets
+
+
+def _copy_like(kind: str) -> Handler:
+    short = {"cp": "tS", "mv": "tS", "install": "tSmogf", "ln": "tS"}[kind]
+    long_values = ("--target-directory", "--suffix", "--mode", "--owner", "--group")
+
+    def handler(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+        options, operands = _split_options(args, short, long_values)
+        directories = _values(options, "-t", "--target-directory")
+        if kind == "install" and _has(options, "-d", "--directory"):
+            w.write(text, cwd, operands, "install -d creates directories")
+            return cwd
+        if directories:
+            destinations = [Arg(v) for v in directories]
+            sources = operands
+        elif kind == "ln" and len(operands) == 1 and operands[0].value is not None:
+            destinations = [Arg(operands[0].value.rstrip("/").rsplit("/", 1)[-1] or None)]
+            sources = []
+        else:
+            destinations = operands[-1:]
+            sources = operands[:-1]
+        targets = list(destinations)
+        if kind == "mv":
+            targets = [*sources, *destinations]
+        w.write(text, cwd, targets, f"{kind} writes its destination")
+        return cwd
+
+    return handler
+
+
+for _name in ("cp", "mv", "install", "ln"):
+    _HANDLERS[_name] = _copy_like(_name)
+_HANDLERS["gcp"] = _HANDLERS["cp"]
+
+
+def _every_operand(short: str, long_values: Iterable[str], why: str, skip_first: bool = False) -> Handler:
+    long_set = tuple(long_values)
+
+    def handler(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+        options, operands = _split_options(args, short, long_set)
+        if skip_first and not any(name == "--reference" for name, _ in options):
+            operands = operands[1:]
+        w.write(text, cwd, operands, why)
+        return cwd
+
+    return handler
+
+
+_HANDLERS["rm"] = _every_operand("", (), "rm removes files")
+_HANDLERS["rmdir"] = _every_operand("", (), "rmdir removes directories")
+_HANDLERS["unlink"] = _every_operand("", (), "unlink removes a file")
+_HANDLERS["shred"] = _every_operand("ns", ("--iterations", "--size", "--random-source", "--remove"), "shred overwrites files")
+_HANDLERS["truncate"] = _every_operand("sr", ("--size", "--reference"), "truncate resizes files")
+_HANDLERS["touch"] = _every_operand("drt", ("--date", "--reference", "--time"), "touch creates or stamps files")
+_HANDLERS["mkdir"] = _every_operand("m", ("--mode", "--context"), "mkdir creates directories")
+_HANDLERS["mkfifo"] = _every_operand("m", ("--mode",), "mkfifo creates files")
+_HANDLERS["chown"] = _every_operand("", ("--from", "--reference"), "chown changes owners", skip_first=True)
+_HANDLERS["chgrp"] = _every_operand("", ("--reference",), "chgrp changes groups", skip_first=True)
+
+
+_CHMOD_MODE = re.compile(r"^[ugoa]*[-+=][rwxXstugo]*([,][ugoa]*[-+=][rwxXstugo]*)*$|^[0-7]{1,4}$")
+
+
+@_handles("chmod")
+def _chmod(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    mode_seen = any((a.value or "").startswith("--reference") for a in args)
+    targets: list[Arg] = []
+    only = False
+    for arg in args:
+        value = arg.value
+        if only or value is None:
+            targets.append(arg)
+            continue
+        if value == "--":
+            only = True
+            continue
+        if not mode_seen and _CHMOD_MODE.match(value):
+            mode_seen = True
+            continue
+        if value.startswith("-"):
+            continue
+        targets.append(arg)
+    w.write(text, cwd, targets, "chmod changes file modes")
+    return cwd
+
+
+@_handles("tee")
+def _tee(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    options, operands = _split_options(args, "", ())
+    append = _has(options, "-a", "--append")
+    if not operands:
+        w.read(text)
+        return cwd
+    w.write(text, cwd, operands, "tee writes its files", append=append)
+    return cwd
+
+
+@_handles("dd")
+def _dd(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    outputs: list[Arg] = []
+    for arg in args:
+        if arg.value is None:
+            w.unknown(text, "dd with a non-static operand")
+            return cwd
+        if arg.value.startswith("of="):
+            outputs.append(Arg(arg.value[3:], arg.multi))
+    if outputs:
+        w.write(text, cwd, outputs, "dd of= writes a file")
+    else:
+        w.read(text)
+    return cwd
+
+
+_CURL_FILE_OPTIONS = ("-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace",
+                      "--trace-ascii", "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc")
+_CURL_UNBOUNDED = ("-O", "--remote-name", "--remote-name-all", "-J", "--remote-header-name",
+                   "--output-dir", "-K", "--config", "--create-dirs")
+
+
+@_handles("curl")
+def _curl(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    options, _ = _split_options(
+        args,
+        "oDcHdXuAebFmwxTrCYyzEKQtU",
+        (*_CURL_FILE_OPTIONS, "--header", "--data", "--data-raw", "--data-binary", "--data-urlencode",
+         "--request", "--user", "--user-agent", "--referer", "--cookie", "--form", "--max-time",
+         "--write-out", "--proxy", "--upload-file", "--range", "--url", "--connect-timeout",
+         "--retry", "--retry-delay", "--retry-max-time", "--cacert", "--cert", "--key",
+         "--resolve", "--json", "--config", "--output-dir", "--time-cond", "--quote"),
+    )
+    names = {name for name, _ in options}
+    if names & set(_CURL_UNBOUNDED):
+        w.unknown(text, "curl writes files it does not name")
+        return cwd
+    outputs = _values(options, *_CURL_FILE_OPTIONS)
+    outputs = [v for v in outputs if v != "-"]
+    if outputs:
+        w.write(text, cwd, [Arg(v) for v in outputs], "curl writes a file")
+    else:
+        w.read(text)
+    return cwd
+
+
+@_handles("wget")
+def _wget(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    options, _ = _split_options(args, "OoaPeUtTwQ", ("--output-document", "--output-file", "--append-output", "--directory-prefix", "--user-agent", "--tries", "--timeout", "--wait", "--quota", "--header"))
+    documents = _values(options, "-O", "--output-document")
+    logs = _values(options, "-o", "--output-file", "-a", "--append-output")
+    if not documents or _has(options, "-P", "--directory-prefix", "-e", "--execute"):
+        w.unknown(text, "wget saves downloads under names it does not state")
+        return cwd
+    files = [Arg(v) for v in [*documents, *logs] if v != "-"]
+    if files:
+        w.write(text, cwd, files, "wget writes a file")
+    else:
+        w.read(text)
+    return cwd
+
+
+@_handles("vi", "vim", "nvim", "view", "nano", "pico", "emacs", "ed", "ex", "micro", "joe", "kak", "hx")
+def _editor(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    operands: list[Arg] = []
+    for arg in args:
+        value = arg.value
+        if value is not None and value.startswith(("-", "+")):
+            if value.startswith(("-c", "--cmd", "-S", "+")) and value not in ("+",):
+                w.unknown(text, "the editor is told to run commands")
+                return cwd
+            continue
+        operands.append(arg)
+    if not operands:
+        w.unknown(text, "an editor without a file")
+        return cwd
+    w.write(text, cwd, operands, "an editor writes its files")
+    return cwd
+
+
+def _interpreter(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    values = [a.value for a in args]
+    in_place: list[Arg] = []
+    if any(v is not None and v.startswith("-") and not v.startswith("--") and "i" in v[1:] for v in values):
+        # perl -i / ruby -i rewrite their file operands, but the code can still do anything
+        skip_next = False
+        for arg in args:
+            v = arg.value
+            if skip_next:
+                skip_next = False
+                continue
+            if v is not None and v.startswith("-"):
+                skip_next = v[-1:] == "e" or v in ("-e", "-E", "-M", "-I")
+                continue
+            in_place.append(arg)
+        targets = [Target(p) for p in (a.value for a in in_place) if p is not None]
+        w.unknown(text, "interpreter code can write anywhere", targets)
+        return cwd
+    w.unknown(text, "interpreter code can write anywhere")
+    return cwd
+
+
+for _name in ("perl", "ruby", "python", "python3", "python2", "node", "deno", "bun", "php", "lua", "Rscript", "osascript", "pwsh", "tclsh"):
+    _HANDLERS[_name] = lambda w, t, a, c, _n=_name: (
+        (w.read(t), c)[1]
+        if len(a) == 1 and a[0].value in _VERSION_QUERY.get(_n, frozenset())
+        else _interpreter(w, t, a, c)
+    )

@@ -1,0 +1,526 @@
+"""`run start`, `run todo`, `run phase`, `run status`: the run's life, one transition at a time."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from zodyssey import __version__
+from zodyssey.atomicfile import write_atomic
+from zodyssey.errors import EXIT_REFUSED_STATE, UsageError
+from zodyssey.runs import evidence as chain
+from zodyssey.runs.checks import load_checks
+from zodyssey.runs.context import LoadedPlan, RunContext, RunRefused, gate_entry
+from zodyssey.runs.store import (
+    TERMINAL_PHASES,
+    RunStore,
+    StateError,
+    now_iso,
+    plan_path,
+    read_json,
+    reviews_dir,
+    verify_dir,
+    zcode_dir,
+)
+
+TODO_STATUSES = ("pending", "in_flight", "done", "failed", "blocked")
+# Phases that only make sense once review said OKAY (the plan is bound).
+EXECUTING_PHASES = frozenset({"execute", "verify", "final", "remediate"})
+PLAN_TEMPLATE = """\
+# {title}
+
+## Todos
+<!-- One row per todo, for example:
+- [ ] 1. Add the route
+  - Files: [`src/server.py`, `tests/test_server.py`]
+  - Acceptance criteria:
+    - `python -m pytest -q tests/test_server.py` exits 0
+-->
+
+## Final verification wave
+"""
+
+
+def new_state(root: Path, slug: str, title: str, plan_file: Path) -> dict[str, Any]:
+    from zodyssey.runs.worktree import snapshot
+
+    snap = snapshot(root)
+    started = now_iso()
+    return {
+        "slug": slug,
+        "title": title,
+        "phase": "plan",
+        "started_at": started,
+        "updated_at": started,
+        "run_start_sha": (snap.get("head") or "") if snap["ok"] else "",
+        "dirty_at_start": bool(snap.get("files")) if snap["ok"] else None,
+        "plan_path": str(plan_file),
+        "project_dir": str(root),
+        "review": {
+            "round": 0,
+            "max_rounds": 3,
+            "verdict": None,
+            "plan_sha256": None,
+            "history": [],
+            "blockers": [],
+            "pending_nonce": None,
+            "consumed_nonces": {},
+        },
+        "todos": {},
+        "file_locks": {},
+        "active_todos": {},
+        "verify": {"total": 0, "passed": 0, "failed": 0, "flaky": 0, "history": []},
+        "acceptance": {},
+        "gate_log": [],
+        "phase_history": [{"from": None, "to": "plan", "at": started, "note": "run started"}],
+        "windows": [],
+        "evidence": {
+            "count": 0,
+            "head": chain.GENESIS_HASH,
+            "path": str(chain.evidence_path(root, slug)),
+        },
+        "created_by": f"zodyssey {__version__}",
+    }
+
+
+def _archive_previous(root: Path, slug: str) -> Path | None:
+    """Move a finished run's artifacts aside so the new run starts a fresh chain."""
+    store = RunStore(root, slug)
+    if not store.exists():
+        return None
+    try:
+        old = read_json(store.path)
+    except (StateError, FileNotFoundError):
+        old = None
+    if isinstance(old, dict) and old.get("phase") not in TERMINAL_PHASES:
+        return None  # active: create() refuses it with the proper message
+    stamp = str(old.get("started_at", "unknown") if isinstance(old, dict) else "unknown")
+    target = zcode_dir(root) / "archive" / f"{slug}-{stamp.replace(':', '')}"
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(store.path, target / f"{slug}.json")
+    evidence_dir = verify_dir(root, slug)
+    if evidence_dir.is_dir():
+        shutil.move(str(evidence_dir), str(target / "verify"))
+    for review in sorted(reviews_dir(root).glob(f"{slug}-r*.json")):
+        (target / "reviews").mkdir(exist_ok=True)
+        shutil.move(str(review), str(target / "reviews" / review.name))
+    return target
+
+
+def cmd_start(args: argparse.Namespace) -> int:
+    ctx = RunContext.open(args.repo, args.slug)
+    text: str | None = None
+    if args.plan:
+        try:
+            text = Path(args.plan).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read --plan {args.plan}: {exc}") from exc
+    title = args.title
+    if not title and text is not None:
+        from zodyssey.runs.plan import parse_plan
+
+        title = parse_plan(text).title
+    title = title or ctx.slug
+    if text is None:
+        text = PLAN_TEMPLATE.format(title=title)
+    if args.max_rounds is not None and args.max_rounds < 1:
+        raise UsageError("--max-rounds must be at least 1")
+    archived = _archive_previous(ctx.root, ctx.slug)
+    target_plan = plan_path(ctx.root, ctx.slug)
+    state = new_state(ctx.root, ctx.slug, title, target_plan)
+    if args.max_rounds is not None:
+        state["review"]["max_rounds"] = args.max_rounds
+    gate_entry(state, "start", "allow", subject=ctx.slug, reason="run created")
+    try:
+        ctx.store.create(state)
+    except StateError as exc:
+        raise RunRefused(exc.message, exc.exit_code) from exc
+    write_atomic(target_plan, text)
+    print(f"started run {ctx.slug!r} (phase plan); plan: {target_plan}")
+    if archived:
+        print(f"the previous run {ctx.slug!r} was archived to {archived}")
+    return 0
+
+
+# --------------------------------------------------------------------------- shared preconditions
+
+
+def require_bound_plan(ctx: RunContext, state: dict[str, Any], command: str) -> LoadedPlan:
+    """Refuse unless review said OKAY and the plan on disk is the plan it bound."""
+    review = state.get("review") or {}
+    if review.get("verdict") != "OKAY":
+        ctx.refuse(
+            command,
+            f"run {ctx.slug!r} has no OKAY review verdict (verdict {review.get('verdict')}, "
+            f"round {review.get('round', 0)}/{review.get('max_rounds', 3)}); "
+            f"record one with `zodyssey run review {ctx.slug} ...` first",
+            EXIT_REFUSED_STATE,
+        )
+    loaded = ctx.load_plan(state)
+    bound = review.get("plan_sha256")
+    if loaded.sha256 != bound:
+        ctx.refuse(
+            command,
+            f"the plan changed since review said OKAY (bound {str(bound)[:12]}, "
+            f"on disk {loaded.sha256[:12]}); restore it or review the new plan",
+            EXIT_REFUSED_STATE,
+        )
+    return loaded
+
+
+def require_active(ctx: RunContext, state: dict[str, Any], command: str) -> None:
+    if state.get("phase") in TERMINAL_PHASES:
+        ctx.refuse(
+            command,
+            f"run {ctx.slug!r} is in terminal phase {state.get('phase')}; "
+            "nothing more can be recorded for it",
+            EXIT_REFUSED_STATE,
+        )
+
+
+def stamp_override(
+    ctx: RunContext, command: str, subject: str, reason: str, plan_sha: str | None
+) -> dict[str, Any]:
+    """Put a --force decision into the evidence chain, where the audit will see it."""
+    now = now_iso()
+    record = chain.append_record(
+        ctx.root,
+        ctx.slug,
+        {
+            "kind": "override",
+            "slug": ctx.slug,
+            "subject": subject,
+            "reason": reason,
+            "by": f"zodyssey run {command}",
+            "started_at": now,
+            "finished_at": now,
+            "duration_s": 0.0,
+            "plan_sha256": plan_sha,
+            "passed": False,
+        },
+    )
+    return record
+
+
+def note_evidence_head(state: dict[str, Any], record: dict[str, Any]) -> None:
+    head = state.get("evidence")
+    if not isinstance(head, dict):
+        head = state["evidence"] = {}
+    # Parallel appenders may finish out of order: keep the highest seq.
+    if int(record["seq"]) >= int(head.get("count", 0) or 0):
+        head["count"] = record["seq"]
+        head["head"] = record["hash"]
+
+
+def check_chain(ctx: RunContext, state: dict[str, Any], command: str) -> list[dict[str, Any]]:
+    path = chain.evidence_path(ctx.root, ctx.slug)
+    result = chain.read_evidence(path)
+    problems = list(result.problems) + chain.verify_chain(result.records, lines=result.lines)
+    head = state.get("evidence")
+    recorded = int(head.get("count", 0) or 0) if isinstance(head, dict) else 0
+    if len(result.records) < recorded:
+        # Fewer records than the state saw appended: the tail was cut off.
+        problems.append(
+            chain.ChainProblem(
+                0, None, f"it holds {len(result.records)} records but {recorded} were recorded"
+            )
+        )
+    if problems:
+        ctx.refuse(
+            command,
+            f"the evidence chain {path} is broken: {problems[0].message}"
+            + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""),
+            EXIT_REFUSED_STATE,
+        )
+    return result.records
+
+
+# --------------------------------------------------------------------------- todo
+
+
+def _release(state: dict[str, Any], todo_id: str) -> list[str]:
+    released: list[str] = []
+    locks = state.get("file_locks")
+    if isinstance(locks, dict):
+        for path in [p for p, lock in locks.items() if isinstance(lock, dict)]:
+            if str(locks[path].get("todo")) == todo_id:
+                del locks[path]
+                released.append(path)
+    active = state.get("active_todos")
+    if isinstance(active, dict):
+        for owner in [o for o, t in active.items() if str(t) == todo_id]:
+            del active[owner]
+    return released
+
+
+def cmd_todo(args: argparse.Namespace) -> int:
+    ctx = RunContext.open(args.repo, args.slug)
+    if args.force_done and args.status != "done":
+        raise UsageError("--force-done only applies to status done")
+    if args.force_done and not (args.reason or "").strip():
+        raise UsageError("--force-done needs --reason saying why the evidence is missing")
+    state = ctx.state()
+    require_active(ctx, state, "todo")
+    loaded = require_bound_plan(ctx, state, "todo")
+    todo = loaded.plan.todo(args.todo)
+    if todo is None:
+        known = ", ".join(t.id for t in loaded.plan.todos) or "none"
+        raise UsageError(f"the plan has no todo {args.todo!r} (todos: {known})")
+    override: dict[str, Any] | None = None
+    if args.status == "done":
+        records = check_chain(ctx, state, "todo")
+        gaps = chain.criterion_gaps(records, todo, loaded.sha256)
+        if gaps and not args.force_done:
+            ctx.refuse(
+                "todo",
+                f"todo {todo.id} cannot be done: {'; '.join(gaps)}; "
+                f"run `zodyssey run verify {ctx.slug} {todo.id}`",
+                EXIT_REFUSED_STATE,
+                subject=todo.id,
+            )
+        if args.force_done:
+            override = stamp_override(
+                ctx, "todo", f"todo {todo.id} done", args.reason.strip(), loaded.sha256
+            )
+
+    def mutate(current: dict[str, Any]) -> list[str]:
+        if current.get("phase") in TERMINAL_PHASES:
+            raise RunRefused(f"run {ctx.slug!r} became terminal meanwhile", EXIT_REFUSED_STATE)
+        todos = current.setdefault("todos", {})
+        entry = todos.setdefault(todo.id, {"status": "pending", "attempts": 0})
+        previous = entry.get("status")
+        entry["status"] = args.status
+        entry["updated_at"] = now_iso()
+        if args.status == "in_flight":
+            entry["attempts"] = int(entry.get("attempts", 0) or 0) + 1
+            if args.owner:
+                current.setdefault("active_todos", {})[args.owner] = todo.id
+        released: list[str] = []
+        if args.status in ("done", "failed"):
+            released = _release(current, todo.id)
+        if override is not None:
+            entry["forced"] = True
+            entry["forced_reason"] = args.reason.strip()
+            entry["forced_at"] = override["finished_at"]
+            note_evidence_head(current, override)
+            gate_entry(
+                current,
+                "todo",
+                "override",
+                subject=todo.id,
+                reason=f"{previous} -> done without complete evidence (seq {override['seq']})",
+                override_reason=args.reason.strip(),
+            )
+        else:
+            gate_entry(
+                current, "todo", "allow", subject=todo.id, reason=f"{previous} -> {args.status}"
+            )
+        return released
+
+    released = ctx.store.update(mutate)
+    suffix = f"; released locks: {', '.join(released)}" if released else ""
+    forced = " (FORCED, recorded as an override)" if override else ""
+    print(f"todo {todo.id}: {args.status}{forced}{suffix}")
+    return 0
+
+
+# --------------------------------------------------------------------------- phase
+
+
+def cmd_phase(args: argparse.Namespace) -> int:
+    from zodyssey.runs.verification import run_quality_checks
+
+    ctx = RunContext.open(args.repo, args.slug)
+    target: str = args.phase
+    reason = (args.reason or args.note or "").strip()
+    if args.force and not (args.reason or "").strip():
+        raise UsageError("--force needs --reason saying why the preconditions are overridden")
+    state = ctx.state()
+    current = state.get("phase")
+    if current == target:
+        print(f"run {ctx.slug!r} is already in phase {target}")
+        return 0
+    if target in ("abandoned", "blocked") and not reason:
+        raise UsageError(f"moving to {target} needs --reason (or --note) saying why")
+    if args.force and target != "done":
+        raise UsageError("--force only overrides the preconditions of `done`")
+    leaving_terminal = current in TERMINAL_PHASES and target not in TERMINAL_PHASES
+    if target == "audited" and current != "done":
+        ctx.refuse(
+            "phase",
+            f"only a done run can become audited (phase {current})",
+            EXIT_REFUSED_STATE,
+            subject=target,
+        )
+    if current in ("done", "audited") and target in ("abandoned", "blocked"):
+        ctx.refuse(
+            "phase",
+            f"run {ctx.slug!r} is {current}; it cannot become {target}",
+            EXIT_REFUSED_STATE,
+            subject=target,
+        )
+    loaded: LoadedPlan | None = None
+    if target in EXECUTING_PHASES or target == "done":
+        if leaving_terminal:
+            ctx.refuse(
+                "phase",
+                f"leaving terminal phase {current} invalidates the verdict: move to review "
+                "and record a new verdict before {target}".replace("{target}", target),
+                EXIT_REFUSED_STATE,
+                subject=target,
+            )
+        loaded = require_bound_plan(ctx, state, "phase")
+    overrides: list[str] = []
+    check_failures: list[str] = []
+    if target == "done":
+        assert loaded is not None
+        todos = state.get("todos") or {}
+        undone = [
+            t.id for t in loaded.plan.todos if (todos.get(t.id) or {}).get("status") != "done"
+        ]
+        if undone:
+            if not args.force:
+                ctx.refuse(
+                    "phase",
+                    f"run {ctx.slug!r} cannot be done: todos not done: {', '.join(undone)}",
+                    EXIT_REFUSED_STATE,
+                    subject=target,
+                )
+            overrides.append(f"todos not done: {', '.join(undone)}")
+        results = run_quality_checks(
+            ctx, load_checks(ctx.root), loaded.sha256, todo=None, stage="done"
+        )
+        check_failures = [r.name for r in results if r.blocking_failure]
+        if check_failures:
+            if not args.force:
+                ctx.refuse(
+                    "phase",
+                    f"run {ctx.slug!r} cannot be done: blocking quality checks failed: "
+                    f"{', '.join(check_failures)}",
+                    EXIT_REFUSED_STATE,
+                    subject=target,
+                )
+            overrides.append(f"blocking checks failed: {', '.join(check_failures)}")
+    override_record: dict[str, Any] | None = None
+    if overrides:
+        override_record = stamp_override(
+            ctx,
+            "phase",
+            f"phase done ({'; '.join(overrides)})",
+            reason,
+            loaded.sha256 if loaded else None,
+        )
+
+    def mutate(st: dict[str, Any]) -> bool:
+        before = st.get("phase")
+        invalidated = before in TERMINAL_PHASES and target not in TERMINAL_PHASES
+        review = st.setdefault("review", {})
+        if invalidated and review.get("verdict") is not None:
+            review["verdict"] = None
+            review["invalidated_at"] = now_iso()
+        st["phase"] = target
+        st.setdefault("phase_history", []).append(
+            {
+                "from": before,
+                "to": target,
+                "at": now_iso(),
+                "note": args.note,
+                "forced": bool(overrides),
+                "reason": reason or None,
+                "verdict_invalidated": invalidated,
+            }
+        )
+        if override_record is not None:
+            note_evidence_head(st, override_record)
+            gate_entry(
+                st,
+                "phase",
+                "override",
+                subject=target,
+                reason="; ".join(overrides),
+                override_reason=reason,
+            )
+        else:
+            gate_entry(st, "phase", "allow", subject=target, reason=f"{before} -> {target}")
+        return invalidated
+
+    invalidated = ctx.store.update(mutate)
+    extra = " (the review verdict is invalidated: review again)" if invalidated else ""
+    forced = f" (FORCED: {'; '.join(overrides)})" if overrides else ""
+    print(f"run {ctx.slug!r}: {current} -> {target}{forced}{extra}")
+    return 0
+
+
+# --------------------------------------------------------------------------- status
+
+
+def summarize(ctx: RunContext, state: dict[str, Any]) -> dict[str, Any]:
+    result = chain.read_evidence(chain.evidence_path(ctx.root, ctx.slug))
+    head = state.get("evidence") or {}
+    problems = list(result.problems) + chain.verify_chain(
+        result.records,
+        lines=result.lines,
+        expected_count=head.get("count") if isinstance(head, dict) else None,
+        expected_head=head.get("head") if isinstance(head, dict) else None,
+    )
+    try:
+        loaded: LoadedPlan | None = ctx.load_plan(state)
+    except StateError:
+        loaded = None
+    review = state.get("review") or {}
+    return {
+        "slug": ctx.slug,
+        "phase": state.get("phase"),
+        "verdict": review.get("verdict"),
+        "verdict_source": review.get("source"),
+        "round": review.get("round", 0),
+        "max_rounds": review.get("max_rounds", 3),
+        "plan_sha256": loaded.sha256 if loaded else None,
+        "plan_matches_review": bool(loaded and loaded.sha256 == review.get("plan_sha256")),
+        "todos": {
+            t.id: (state.get("todos") or {}).get(t.id, {}).get("status", "pending")
+            for t in (loaded.plan.todos if loaded else [])
+        },
+        "evidence_records": len(result.records),
+        "chain_ok": not problems,
+        "chain_problems": [p.message for p in problems],
+        "windows": state.get("windows") or [],
+        "verify": {k: v for k, v in (state.get("verify") or {}).items() if k != "history"},
+    }
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    ctx = RunContext.open(args.repo, args.slug)
+    state = ctx.state()
+    summary = summarize(ctx, state)
+    if args.json:
+        print(json.dumps({"summary": summary, "state": state}, indent=2, ensure_ascii=False))
+        return 0
+    who = f" ({summary['verdict_source']})" if summary["verdict_source"] == "human" else ""
+    print(f"run {ctx.slug}: phase {summary['phase']}")
+    print(
+        f"  review: {summary['verdict']}{who}, round {summary['round']}/{summary['max_rounds']}"
+        + (
+            ""
+            if summary["plan_matches_review"] or summary["verdict"] != "OKAY"
+            else " (PLAN CHANGED since OKAY)"
+        )
+    )
+    for todo_id, status in summary["todos"].items():
+        print(f"  todo {todo_id}: {status}")
+    v = summary["verify"]
+    print(
+        f"  verify: {v.get('passed', 0)} passed, {v.get('failed', 0)} failed of {v.get('total', 0)}"
+    )
+    print(
+        f"  evidence: {summary['evidence_records']} records, chain "
+        + ("intact" if summary["chain_ok"] else "BROKEN: " + summary["chain_problems"][0])
+    )
+    for window in summary["windows"]:
+        print(
+            f"  window {window.get('label')}: readOnlyViolation={json.dumps(window.get('readOnlyViolation'))}"
+        )
+    return 0

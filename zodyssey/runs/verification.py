@@ -1,0 +1,308 @@
+"""`run verify`: execute a todo's acceptance criteria from the plan, then the quality checks.
+
+Every execution becomes one evidence record (see `zodyssey/runs/evidence.py`).
+The command run is always the one in the plan the review bound: the agent
+names a todo and optionally a criterion index, never a command.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from zodyssey.config import load_config
+from zodyssey.errors import EXIT_REFUSED, EXIT_REFUSED_STATE, UsageError
+from zodyssey.runs import evidence as chain
+from zodyssey.runs.checks import QualityCheck, load_checks
+from zodyssey.runs.context import RunContext, gate_entry
+from zodyssey.runs.execution import DEFAULT_TIMEOUT_S, execute
+from zodyssey.runs.lifecycle import (
+    check_chain,
+    note_evidence_head,
+    require_active,
+    require_bound_plan,
+)
+from zodyssey.runs.plan import Criterion, Todo
+from zodyssey.runs.worktree import snapshot
+
+EXIT_FAILED = 1  # a criterion or a blocking quality check failed
+
+
+@dataclass
+class CheckResult:
+    name: str
+    on_failure: str
+    passed: bool
+    skipped: bool
+    seq: int | None
+
+    @property
+    def blocking_failure(self) -> bool:
+        return not self.passed and not self.skipped and self.on_failure == "block"
+
+
+def configured_timeout(root: Path) -> float:
+    value = load_config(root).section("runs").get("timeout")
+    if value is None:
+        return DEFAULT_TIMEOUT_S
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise UsageError("[tool.zodyssey.runs] timeout must be a positive number of seconds")
+    return float(value)
+
+
+def record_execution(
+    ctx: RunContext,
+    *,
+    kind: str,
+    command: str,
+    timeout_s: float,
+    plan_sha: str | None,
+    extra: dict[str, Any],
+    before: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Run one shell command between two snapshots and append its evidence record."""
+    snap_before = before if before is not None else snapshot(ctx.root)
+    run = execute(command, ctx.root, timeout_s)
+    snap_after = snapshot(ctx.root)
+    record: dict[str, Any] = {
+        "kind": kind,
+        "slug": ctx.slug,
+        **extra,
+        "command": command,
+        "cwd": str(ctx.root),
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "duration_s": run.duration_s,
+        "exit_code": run.exit_code,
+        "signal": run.signal,
+        "timed_out": run.timed_out,
+        "timeout_s": timeout_s,
+        "stdout": chain.capture_output(ctx.root, ctx.slug, run.stdout),
+        "stderr": chain.capture_output(ctx.root, ctx.slug, run.stderr),
+        "head_before": snap_before.get("head"),
+        "head_after": snap_after.get("head"),
+        "tree_before": snap_before.get("fingerprint"),
+        "tree_after": snap_after.get("fingerprint"),
+        "plan_sha256": plan_sha,
+        "passed": run.passed,
+    }
+    return chain.append_record(ctx.root, ctx.slug, record)
+
+
+def run_quality_checks(
+    ctx: RunContext,
+    checks: list[QualityCheck],
+    plan_sha: str | None,
+    *,
+    todo: str | None,
+    stage: str,
+) -> list[CheckResult]:
+    """Run every configured check, record each as evidence and as a gate decision."""
+    results: list[CheckResult] = []
+    decisions: list[tuple[str, str, str, dict[str, Any] | None]] = []
+    default_timeout = configured_timeout(ctx.root) if checks else DEFAULT_TIMEOUT_S
+    for check in checks:
+        if check.on_failure == "skip":
+            results.append(CheckResult(check.name, check.on_failure, False, True, None))
+            decisions.append((check.name, "skip", f"{stage}: configured on_failure = skip", None))
+            print(f"check {check.name}: skipped (on_failure = skip)")
+            continue
+        record = record_execution(
+            ctx,
+            kind="check",
+            command=check.command,
+            timeout_s=check.timeout_s or default_timeout,
+            plan_sha=plan_sha,
+            extra={"todo": todo, "check": check.name, "on_failure": check.on_failure},
+        )
+        passed = bool(record["passed"])
+        results.append(CheckResult(check.name, check.on_failure, passed, False, record["seq"]))
+        decision = "pass" if passed else ("fail" if check.on_failure == "block" else "warn")
+        why = f"{stage}: exit {record['exit_code']}" + (
+            " (timed out)" if record["timed_out"] else ""
+        )
+        decisions.append((check.name, decision, why, record))
+        label = "PASS" if passed else ("FAIL (blocks)" if decision == "fail" else "FAIL (warning)")
+        print(
+            f"check {check.name}: {label} (exit {record['exit_code']}, {record['duration_s']:.2f}s)"
+        )
+
+    if decisions:
+
+        def mutate(state: dict[str, Any]) -> None:
+            for name, decision, why, record in decisions:
+                if record is not None:
+                    note_evidence_head(state, record)
+                gate_entry(
+                    state,
+                    stage if stage == "verify" else "phase",
+                    decision,
+                    by=f"check:{name}",
+                    subject=name,
+                    reason=why + (f" (evidence seq {record['seq']})" if record else ""),
+                )
+
+        ctx.store.update(mutate)
+    return results
+
+
+def _history_entry(record: dict[str, Any], path: Path) -> dict[str, Any]:
+    return {
+        "todo_id": record["todo"],
+        "criterion_index": record["criterion_index"],
+        "passed": record["passed"],
+        "status": "passed" if record["passed"] else "failed",
+        "flaky": False,
+        "criterion": record["criterion_text"],
+        "exit_code": record["exit_code"],
+        "worktree": record["tree_before"],
+        "at": record["finished_at"],
+        "artifact": str(path),
+        "seq": record["seq"],
+        "plan_sha256": record["plan_sha256"],
+    }
+
+
+def _update_summaries(
+    state: dict[str, Any], todo: Todo, records: list[dict[str, Any]], path: Path
+) -> None:
+    verify = state.get("verify")
+    if not isinstance(verify, dict):
+        verify = state["verify"] = {}
+    history = verify.get("history")
+    history = history if isinstance(history, list) else []
+    for record in records:
+        note_evidence_head(state, record)
+        history = [
+            h
+            for h in history
+            if not (
+                isinstance(h, dict)
+                and str(h.get("todo_id")) == str(record["todo"])
+                and h.get("criterion_index") == record["criterion_index"]
+            )
+        ]
+        history.append(_history_entry(record, path))
+        gate_entry(
+            state,
+            "verify",
+            "pass" if record["passed"] else "fail",
+            subject=f"{todo.id}#{record['criterion_index']}",
+            reason=f"exit {record['exit_code']} (evidence seq {record['seq']})",
+        )
+    verify["history"] = history
+    verify["total"] = len(history)
+    verify["passed"] = sum(1 for h in history if h.get("passed"))
+    verify["flaky"] = sum(1 for h in history if h.get("flaky"))
+    verify["failed"] = verify["total"] - verify["passed"] - verify["flaky"]
+    mine = {h.get("criterion_index"): h for h in history if str(h.get("todo_id")) == todo.id}
+    declared = {c.index for c in todo.criteria}
+    state.setdefault("acceptance", {})[todo.id] = {
+        "pass": bool(declared) and all(mine.get(i, {}).get("passed") for i in declared),
+        "at": records[-1]["finished_at"] if records else None,
+        "evidence": str(path),
+        "criteria_run": len(declared & set(mine)),
+        "criteria_declared": len(declared),
+    }
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    ctx = RunContext.open(args.repo, args.slug)
+    if args.timeout is not None and args.timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    checks = load_checks(ctx.root)
+    timeout_s = args.timeout or configured_timeout(ctx.root)
+    state = ctx.state()
+    require_active(ctx, state, "verify")
+    loaded = require_bound_plan(ctx, state, "verify")
+    todo = loaded.plan.todo(args.todo)
+    if todo is None:
+        known = ", ".join(t.id for t in loaded.plan.todos) or "none"
+        raise UsageError(f"the plan has no todo {args.todo!r} (todos: {known})")
+    selected: list[Criterion] = list(todo.criteria)
+    if args.criterion is not None:
+        selected = [c for c in todo.criteria if c.index == args.criterion]
+        if not selected:
+            raise UsageError(
+                f"todo {todo.id} has {len(todo.criteria)} acceptance criteria; "
+                f"there is no criterion {args.criterion}"
+            )
+    if not selected and not checks:
+        ctx.refuse(
+            "verify", f"todo {todo.id} declares no acceptance criteria to run", EXIT_REFUSED_STATE
+        )
+    for criterion in selected:
+        if not criterion.command:
+            ctx.refuse(
+                "verify",
+                f"criterion {criterion.index} of todo {todo.id} has no backticked command: "
+                "the plan cannot be verified as written",
+                EXIT_REFUSED_STATE,
+                subject=f"{todo.id}#{criterion.index}",
+            )
+    records = check_chain(ctx, state, "verify")
+    # Stall check before running anything: a failure on this exact tree is already known.
+    current = snapshot(ctx.root)
+    if current["ok"]:
+        for criterion in selected:
+            last = chain.latest_criterion_record(records, todo.id, criterion, loaded.sha256)
+            if (
+                last is not None
+                and not chain.record_passed(last)
+                and current["fingerprint"] in (last.get("tree_before"), last.get("tree_after"))
+            ):
+                ctx.refuse(
+                    "verify",
+                    f"not re-running criterion {criterion.index} of todo {todo.id}: the work "
+                    f"tree is byte-identical to its last failure (record seq {last.get('seq')}, "
+                    f"fingerprint {current['fingerprint'][:12]}); change the code, or re-plan "
+                    "if the criterion is wrong",
+                    EXIT_REFUSED,
+                    subject=f"{todo.id}#{criterion.index}",
+                )
+    done: list[dict[str, Any]] = []
+    path = chain.evidence_path(ctx.root, ctx.slug)
+    for criterion in selected:
+        assert criterion.command is not None
+        record = record_execution(
+            ctx,
+            kind="criterion",
+            command=criterion.command,
+            timeout_s=timeout_s,
+            plan_sha=loaded.sha256,
+            extra={
+                "todo": todo.id,
+                "criterion_index": criterion.index,
+                "criterion_text": criterion.text,
+                "criterion_sha256": chain.sha256_text(criterion.text),
+            },
+            before=current if not done else None,
+        )
+        done.append(record)
+        outcome = "PASS" if record["passed"] else "FAIL"
+        why = "timed out" if record["timed_out"] else f"exit {record['exit_code']}"
+        print(
+            f"todo {todo.id} criterion {criterion.index}: {outcome} ({why}, "
+            f"{record['duration_s']:.2f}s, evidence seq {record['seq']}) `{criterion.command}`"
+        )
+        if not record["passed"] and record["stderr"]["tail"].strip():
+            tail = record["stderr"]["tail"].strip().splitlines()[-3:]
+            for line in tail:
+                print(f"    {line}")
+    if done:
+        ctx.store.update(lambda state: _update_summaries(state, todo, done, path))
+    results = run_quality_checks(ctx, checks, loaded.sha256, todo=todo.id, stage="verify")
+    failed = [r for r in done if not r["passed"]]
+    blocking = [r.name for r in results if r.blocking_failure]
+    if failed or blocking:
+        parts = []
+        if failed:
+            parts.append(f"criteria failed: {', '.join(str(r['criterion_index']) for r in failed)}")
+        if blocking:
+            parts.append(f"blocking checks failed: {', '.join(blocking)}")
+        print(f"verify todo {todo.id}: FAILED ({'; '.join(parts)})")
+        return EXIT_FAILED
+    print(f"verify todo {todo.id}: passed")
+    return 0

@@ -1,0 +1,143 @@
+"""`run window`: run an auditor command that must not change anything, and prove it didn't.
+
+Snapshots before and after (HEAD, branch, index digest, porcelain v2 status,
+content hashes of changed and untracked paths). `readOnlyViolation` is true
+when anything differs, false when the snapshots are identical, and null when
+git state could not be read: null is never a pass, so the command fails.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+from typing import Any
+
+from zodyssey.errors import UsageError
+from zodyssey.runs import evidence as chain
+from zodyssey.runs.context import RunContext, gate_entry
+from zodyssey.runs.execution import execute
+from zodyssey.runs.lifecycle import note_evidence_head
+from zodyssey.runs.verification import configured_timeout
+from zodyssey.runs.worktree import changed_paths, read_only_violation, snapshot
+
+EXIT_WINDOW_FAILED = 1
+
+
+USAGE = "zodyssey run window [--repo DIR] SLUG --label L [--timeout S] -- CMD..."
+
+
+def split_window_args(args: argparse.Namespace) -> tuple[str, list[str]]:
+    """Fill slug/label/timeout/repo from `rest` (everything after the first positional)."""
+    rest: list[str] = list(args.rest or [])
+    if "--" not in rest:
+        raise UsageError(f"put the auditor command after `--`: {USAGE}")
+    split = rest.index("--")
+    head, argv = rest[:split], rest[split + 1 :]
+    options = argparse.ArgumentParser(prog="zodyssey run window", add_help=False)
+    options.add_argument("slug")
+    options.add_argument("--label")
+    options.add_argument("--timeout", type=float)
+    options.add_argument("--repo")
+    try:
+        parsed, unknown = options.parse_known_args(head)
+    except SystemExit as exc:  # argparse already printed why
+        raise UsageError(f"bad window arguments; usage: {USAGE}") from exc
+    if unknown:
+        raise UsageError(f"unrecognized window arguments {' '.join(unknown)}; usage: {USAGE}")
+    for name in ("label", "timeout", "repo"):
+        if getattr(parsed, name) is not None:
+            setattr(args, name, getattr(parsed, name))
+    if not argv:
+        raise UsageError(f"give the auditor command after `--`: {USAGE}")
+    if not (args.label or "").strip():
+        raise UsageError(f"--label is required and must not be empty: {USAGE}")
+    if args.timeout is not None and args.timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    return str(parsed.slug), argv
+
+
+def cmd_window(args: argparse.Namespace) -> int:
+    slug, argv = split_window_args(args)
+    ctx = RunContext.open(args.repo, slug)
+    timeout_s = args.timeout or configured_timeout(ctx.root)
+    state = ctx.state()  # the run must exist; any phase may hold a window (audits come late)
+    plan_sha: str | None
+    try:
+        plan_sha = ctx.load_plan(state).sha256
+    except Exception:
+        plan_sha = None
+    before = snapshot(ctx.root, keep_status=True)
+    run = execute(argv, ctx.root, timeout_s)
+    after = snapshot(ctx.root, keep_status=True)
+    violation = read_only_violation(before, after)
+    changed = changed_paths(before, after) if violation else []
+    record: dict[str, Any] = chain.append_record(
+        ctx.root,
+        ctx.slug,
+        {
+            "kind": "window",
+            "slug": ctx.slug,
+            "label": args.label,
+            "argv": argv,
+            "command": shlex.join(argv),
+            "cwd": str(ctx.root),
+            "started_at": run.started_at,
+            "finished_at": run.finished_at,
+            "duration_s": run.duration_s,
+            "exit_code": run.exit_code,
+            "signal": run.signal,
+            "timed_out": run.timed_out,
+            "timeout_s": timeout_s,
+            "stdout": chain.capture_output(ctx.root, ctx.slug, run.stdout),
+            "stderr": chain.capture_output(ctx.root, ctx.slug, run.stderr),
+            "head_before": before.get("head"),
+            "head_after": after.get("head"),
+            "tree_before": before.get("fingerprint"),
+            "tree_after": after.get("fingerprint"),
+            "plan_sha256": plan_sha,
+            "passed": violation is False and run.passed,
+            "readOnlyViolation": violation,
+            "snapshot_before": before,
+            "snapshot_after": after,
+            "changed_paths": changed,
+        },
+    )
+
+    def mutate(st: dict[str, Any]) -> None:
+        note_evidence_head(st, record)
+        windows = st.get("windows")
+        if not isinstance(windows, list):
+            windows = st["windows"] = []
+        windows.append(
+            {
+                "label": args.label,
+                "at": record["finished_at"],
+                "readOnlyViolation": violation,
+                "exit_code": run.exit_code,
+                "seq": record["seq"],
+            }
+        )
+        decision = "pass" if violation is False else "fail"
+        why = {
+            True: f"read-only window violated: {', '.join(changed[:10]) or 'snapshot differs'}",
+            False: "read-only: snapshots identical",
+            None: "read-only state unknown (git state unreadable): not a pass",
+        }[violation]
+        gate_entry(
+            st, "window", decision, subject=args.label, reason=f"{why} (seq {record['seq']})"
+        )
+
+    ctx.store.update(mutate)
+    flag = {True: "true", False: "false", None: "null"}[violation]
+    print(
+        f"window {args.label!r}: readOnlyViolation={flag}; auditor exit "
+        f"{run.exit_code if not run.timed_out else 'timeout'}; evidence seq {record['seq']}"
+    )
+    if violation:
+        print(f"  changed: {', '.join(changed)}")
+    if violation is None:
+        reason = after.get("error") or before.get("error")
+        print(f"  git state could not be read ({reason}): the window is not verified")
+    if violation is not False or not run.passed:
+        return EXIT_WINDOW_FAILED
+    return 0
