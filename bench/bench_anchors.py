@@ -36,7 +36,10 @@ def build_repo(root: Path, files: int, docs: int, citations: int) -> int:
         target = root / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         body = [f"# module {i}"]
-        body += [f"def function_{i}_{j}(value):  return value * {j} + {i}" for j in range(1, LINES_PER_FILE)]
+        body += [
+            f"def function_{i}_{j}(value):  return value * {j} + {i}"
+            for j in range(1, LINES_PER_FILE)
+        ]
         target.write_text("\n".join(body) + "\n")
     (root / "docs").mkdir(exist_ok=True)
     per_doc = citations // docs
@@ -139,7 +142,9 @@ def main() -> int:
         ratio = large / small
         print()
         print(f"python -c pass        {baseline:6.3f} s")
-        print(f"tiny / python         {tiny / baseline:6.2f} x   (tiny {tiny:.3f} s; JS checker 0.29 s, target <= {0.29 * 1.5:.3f} s)")
+        print(
+            f"tiny / python         {tiny / baseline:6.2f} x   (tiny {tiny:.3f} s; JS checker 0.29 s, target <= {0.29 * 1.5:.3f} s)"
+        )
         print(f"large / small         {ratio:6.2f} x   (target <= 2.2; JS checker 3.64)")
         print(f"large                 {large:6.3f} s   (target < 3 s; JS checker 30.6 s)")
         print(f"cpus                  {os.cpu_count()}")

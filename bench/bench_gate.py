@@ -91,12 +91,21 @@ def payload(root: Path, command: str) -> bytes:
 
 def once(argv: list[str], stdin: bytes, env: dict[str, str]) -> float:
     start = time.perf_counter()
-    subprocess.run(argv, input=stdin, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    subprocess.run(
+        argv,
+        input=stdin,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
     return time.perf_counter() - start
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--rounds", type=int, default=60)
     args = parser.parse_args()
     compileall.compile_dir(str(REPO / "zodyssey"), quiet=1)
@@ -106,19 +115,42 @@ def main() -> int:
         base = Path(tmp)
         no_run = make_repo(base, with_run=False)
         run = make_repo(base, with_run=True)
-        env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR", "ZCODE_PROJECT_DIR")}
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("CLAUDE_PROJECT_DIR", "ZCODE_PROJECT_DIR")
+        }
         env["PYTHONPATH"] = str(REPO)
         series = {
             "baseline": ([py, "-c", "pass"], b"", env),
-            "no-run": (hook, payload(no_run, "git status"), {**env, "CLAUDE_PROJECT_DIR": str(no_run)}),
+            "no-run": (
+                hook,
+                payload(no_run, "git status"),
+                {**env, "CLAUDE_PROJECT_DIR": str(no_run)},
+            ),
             "run-read": (hook, payload(run, "git status"), {**env, "CLAUDE_PROJECT_DIR": str(run)}),
-            "run-write": (hook, payload(run, "echo x > src/app.py"), {**env, "CLAUDE_PROJECT_DIR": str(run)}),
-            "run-blocked": (hook, payload(run, "echo x > src/other.py"), {**env, "CLAUDE_PROJECT_DIR": str(run)}),
+            "run-write": (
+                hook,
+                payload(run, "echo x > src/app.py"),
+                {**env, "CLAUDE_PROJECT_DIR": str(run)},
+            ),
+            "run-blocked": (
+                hook,
+                payload(run, "echo x > src/other.py"),
+                {**env, "CLAUDE_PROJECT_DIR": str(run)},
+            ),
         }
         # sanity: the decisions are the expected ones
-        for name, expected in (("no-run", 0), ("run-read", 0), ("run-write", 0), ("run-blocked", 2)):
+        for name, expected in (
+            ("no-run", 0),
+            ("run-read", 0),
+            ("run-write", 0),
+            ("run-blocked", 2),
+        ):
             argv, stdin, e = series[name]
-            code = subprocess.run(argv, input=stdin, env=e, capture_output=True, check=False).returncode
+            code = subprocess.run(
+                argv, input=stdin, env=e, capture_output=True, check=False
+            ).returncode
             if code != expected:
                 print(f"{name}: exit {code}, expected {expected}", file=sys.stderr)
                 return 1
@@ -135,10 +167,20 @@ def main() -> int:
         print(f"{'series':<12} {'median ms':>10} {'ratio':>7}  target")
         for name, value in medians.items():
             target = targets.get(name)
-            verdict = "" if target is None else f"<= {target}x  {'ok' if value / base_ms <= target else 'OVER'}"
+            verdict = (
+                ""
+                if target is None
+                else f"<= {target}x  {'ok' if value / base_ms <= target else 'OVER'}"
+            )
             print(f"{name:<12} {value:>10.2f} {value / base_ms:>7.3f}  {verdict}")
         argv, stdin, e = series["run-read"]
-        result = subprocess.run([py, "-X", "importtime", *argv[1:]], input=stdin, env=e, capture_output=True, check=False)
+        result = subprocess.run(
+            [py, "-X", "importtime", *argv[1:]],
+            input=stdin,
+            env=e,
+            capture_output=True,
+            check=False,
+        )
         rows = []
         for line in result.stderr.decode().splitlines():
             if not line.startswith("import time:") or "|" not in line:

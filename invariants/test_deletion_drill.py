@@ -4,7 +4,7 @@ prove the invariants suite notices and names the broken promise.
 The shell write-gate of the pipeline this project replaces was deleted twice
 and three audits missed it. Here the copy's shell classifier is made to call
 every command read-only (the "allow everything" regression), and, separately,
-the copy's review gate is made to treat every run as approved. The gate's
+the copy's review gate is made to allow what it used to block. The gate's
 invariants then run against the copy (`PYTHONPATH` first, so every
 `python -m zodyssey` the tests start is the sabotaged one) with
 `--claims-strict`, and must fail naming `bash-gate` / `review-gate`, while the
@@ -55,31 +55,21 @@ class _ShellAllowsEverything(ast.NodeTransformer):
         return node
 
 
-class _EveryRunApproved(ast.NodeTransformer):
-    """Every comparison of a verdict with "OKAY" comes out as approved."""
+class _ReviewGateAllows(ast.NodeTransformer):
+    """Every decision the gate makes under the rule id `review-gate` becomes ALLOW.
 
-    def __init__(self, okay_names: set[str]) -> None:
-        self.okay_names = okay_names
+    That is the regression precisely: the review check is gone, every other
+    layer (plan tamper, scope, run state) is left as it is."""
+
+    def __init__(self) -> None:
         self.changed = 0
 
-    def _is_okay(self, node: ast.expr) -> bool:
-        if isinstance(node, ast.Constant) and node.value == "OKAY":
-            return True
-        return isinstance(node, ast.Name) and node.id in self.okay_names
-
-    def visit_Compare(self, node: ast.Compare) -> ast.expr:
+    def visit_Call(self, node: ast.Call) -> ast.expr:
         self.generic_visit(node)
-        if len(node.ops) != 1:
-            return node
-        left, right, op = node.left, node.comparators[0], node.ops[0]
-        if not (self._is_okay(left) or self._is_okay(right)):
-            return node
-        if isinstance(op, ast.Eq | ast.Is):
+        first = node.args[0] if node.args else None
+        if isinstance(first, ast.Constant) and first.value == "review-gate":
             self.changed += 1
-            return ast.copy_location(ast.Constant(True), node)
-        if isinstance(op, ast.NotEq | ast.IsNot):
-            self.changed += 1
-            return ast.copy_location(ast.Constant(False), node)
+            return ast.copy_location(ast.Name("ALLOW", ast.Load()), node)
         return node
 
 
@@ -91,15 +81,12 @@ def _is_docstring(stmt: ast.stmt) -> bool:
     )
 
 
-def _okay_constants(tree: ast.Module) -> set[str]:
-    names: set[str] = set()
-    for stmt in tree.body:
-        value = stmt.value if isinstance(stmt, ast.Assign | ast.AnnAssign) else None
-        if not (isinstance(value, ast.Constant) and value.value == "OKAY"):
-            continue
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]  # type: ignore[attr-defined]
-        names.update(t.id for t in targets if isinstance(t, ast.Name))
-    return names
+def _targets_of(stmt: ast.stmt) -> list[ast.expr]:
+    if isinstance(stmt, ast.Assign):
+        return list(stmt.targets)
+    if isinstance(stmt, ast.AnnAssign):
+        return [stmt.target]
+    return []
 
 
 def sabotage_shell(copy: Path) -> int:
@@ -118,7 +105,14 @@ def sabotage_review(copy: Path) -> int:
     changed = 0
     for path in sorted((copy / "gate").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        transformer = _EveryRunApproved(_okay_constants(tree))
+        defines_allow = any(
+            isinstance(stmt, ast.Assign | ast.AnnAssign)
+            and any(isinstance(t, ast.Name) and t.id == "ALLOW" for t in _targets_of(stmt))
+            for stmt in tree.body
+        )
+        if not defines_allow:
+            continue
+        transformer = _ReviewGateAllows()
         tree = transformer.visit(tree)
         if transformer.changed:
             path.write_text(ast.unparse(ast.fix_missing_locations(tree)) + "\n", encoding="utf-8")
@@ -128,7 +122,7 @@ def sabotage_review(copy: Path) -> int:
 
 def drill(
     tmp_path: Path, sabotage: Callable[[Path], int]
-) -> tuple[subprocess.CompletedProcess[str], dict[str, bool]]:
+) -> tuple[subprocess.CompletedProcess[str], dict[str, bool], dict[str, int], set[str]]:
     site = tmp_path / "site"
     copy = site / "zodyssey"
     shutil.copytree(PACKAGE, copy, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
@@ -174,25 +168,29 @@ def drill(
     assert probe.stdout.strip().startswith(str(site)), probe.stdout
     document = json.loads(matrix.read_text())
     assert document["plugin"].startswith(str(site)), document["plugin"]
+    failing = {row["id"]: row["failed"] for row in document["claims"]}
     covered = {row["id"]: row["covered"] for row in document["claims"]}
-    return done, covered
+    named = {f["extra"].get("id") for f in document["findings"] if f["rule"] == "test-failed"}
+    return done, covered, failing, named
 
 
 def test_deleting_the_shell_gate_fails_the_suite_naming_bash_gate(tmp_path: Path) -> None:
-    done, covered = drill(tmp_path, sabotage_shell)
+    done, covered, failing, named = drill(tmp_path, sabotage_shell)
     assert done.returncode != 0, "the suite passed with the shell gate deleted"
-    assert covered.get("bash-gate") is False, covered
-    assert "not-passed bash-gate" in done.stdout, done.stdout[-3000:]
+    assert failing["bash-gate"] > 0 and "bash-gate" in named, failing
+    assert "test-failed bash-gate" in done.stdout, done.stdout[-3000:]
     # Specific: the promises the sabotage did not touch are still kept.
-    assert covered.get("review-gate") and covered.get("noop-without-run"), covered
+    for untouched in ("review-gate", "noop-without-run", "fail-closed"):
+        assert covered[untouched] and not failing[untouched], (untouched, failing)
 
 
 def test_deleting_the_review_gate_fails_the_suite_naming_review_gate(tmp_path: Path) -> None:
-    done, covered = drill(tmp_path, sabotage_review)
+    done, covered, failing, named = drill(tmp_path, sabotage_review)
     assert done.returncode != 0, "the suite passed with the review gate deleted"
-    assert covered.get("review-gate") is False, covered
-    assert "not-passed review-gate" in done.stdout, done.stdout[-3000:]
-    assert covered.get("noop-without-run"), covered
+    assert failing["review-gate"] > 0 and "review-gate" in named, failing
+    assert "test-failed review-gate" in done.stdout, done.stdout[-3000:]
+    for untouched in ("noop-without-run", "fail-closed"):
+        assert covered[untouched] and not failing[untouched], (untouched, failing)
 
 
 def test_sabotage_rewrites_what_it_claims(tmp_path: Path) -> None:
@@ -203,15 +201,17 @@ def test_sabotage_rewrites_what_it_claims(tmp_path: Path) -> None:
         'class Analysis(tuple):\n    pass\n\ndef classify(command, read_only=()):\n    """doc"""\n    return 1\n'
     )
     (gate / "policy.py").write_text(
-        'OKAY = "OKAY"\n'
+        'ALLOW = "allow"\n'
+        "def _block(rule, why):\n    return 'block'\n"
         "def gate(v):\n"
-        '    if v != "OKAY":\n        return "block"\n'
-        "    if v == OKAY:\n        return 'allow'\n"
+        '    if v != "OKAY":\n        return _block("review-gate", "no")\n'
+        '    return _block("scope", "no")\n'
     )
     assert sabotage_shell(tmp_path / "pkg") == 1
     assert "return Analysis(command, ())" in (gate / "shell.py").read_text()
-    assert sabotage_review(tmp_path / "pkg") == 2
+    assert sabotage_review(tmp_path / "pkg") == 1
     namespace: dict[str, object] = {}
     exec((gate / "policy.py").read_text(), namespace)
     gate_fn = namespace["gate"]
-    assert callable(gate_fn) and gate_fn(None) == "allow"
+    assert callable(gate_fn)
+    assert gate_fn(None) == "allow" and gate_fn("OKAY") == "block"

@@ -26,6 +26,18 @@ README_WRITERS = (
     "ls && rm src/app.py",
     "/bin/rm src/app.py",
 )
+WRITER_IDS = (
+    "sed-i",
+    "tee",
+    "cat-heredoc",
+    "python-c",
+    "rm-rf",
+    "find-delete",
+    "unlink",
+    "bash-c",
+    "and-list-rm",
+    "absolute-rm",
+)
 READERS = (
     "ls -la",
     "git status",
@@ -166,7 +178,7 @@ def test_corpus_before_okay_writers_blocked_readers_pass(
 
 
 @pytest.mark.claim("bash-gate")
-@pytest.mark.parametrize("command", README_WRITERS)
+@pytest.mark.parametrize("command", README_WRITERS, ids=WRITER_IDS)
 def test_readme_writers_blocked_before_okay(lab: Any, command: str) -> None:
     repo = lab.repo()
     lab.start_run(repo)

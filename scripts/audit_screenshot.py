@@ -43,8 +43,9 @@ def _run(args: list[str], cwd: Path, ok: tuple[int, ...] = (0,)) -> None:
 
 
 def _zrun(root: Path, *args: str, ok: tuple[int, ...] = (0,)) -> None:
-    _run([sys.executable, "-m", "zodyssey", "run", args[0], "--repo", str(root), *args[1:]],
-         root, ok)
+    _run(
+        [sys.executable, "-m", "zodyssey", "run", args[0], "--repo", str(root), *args[1:]], root, ok
+    )
 
 
 def demo_report(folder: Path) -> Path:
@@ -58,28 +59,75 @@ def demo_report(folder: Path) -> Path:
     _run(["git", "add", "."], root)
     _run(["git", "commit", "-qm", "init"], root)
     _zrun(root, "start", "greeting", "--plan", str(root / "plan.md"))
-    _zrun(root, "review", "greeting", "--human", "REJECT", "--by", "Ada",
-          "--comment", "criteria too vague")
+    _zrun(
+        root,
+        "review",
+        "greeting",
+        "--human",
+        "REJECT",
+        "--by",
+        "Ada",
+        "--comment",
+        "criteria too vague",
+    )
     _zrun(root, "review", "greeting", "--human", "OKAY", "--by", "Ada")
     (root / "greeting.txt").write_text("hello\n")
     (root / "README.md").write_text("the greeting\n")
     _zrun(root, "verify", "greeting", "1")
     _zrun(root, "todo", "greeting", "1", "done")
     _zrun(root, "verify", "greeting", "2", ok=(1,))
-    _zrun(root, "todo", "greeting", "2", "done", "--force-done", "--reason",
-          "endpoint wording agreed later")
+    _zrun(
+        root,
+        "todo",
+        "greeting",
+        "2",
+        "done",
+        "--force-done",
+        "--reason",
+        "endpoint wording agreed later",
+    )
     _zrun(root, "window", "greeting", "--label", "external-audit", "--", "git", "status")
-    _zrun(root, "window", "greeting", "--label", "second-auditor", "--",
-          "sh", "-c", "echo note >> README.md", ok=(1,))
+    _zrun(
+        root,
+        "window",
+        "greeting",
+        "--label",
+        "second-auditor",
+        "--",
+        "sh",
+        "-c",
+        "echo note >> README.md",
+        ok=(1,),
+    )
     page = folder / "audit.html"
-    _run([sys.executable, "-m", "zodyssey", "audit", "--repo", str(root), "greeting",
-          "--format", "html", "-o", str(page)], root, ok=(0, 1))
+    _run(
+        [
+            sys.executable,
+            "-m",
+            "zodyssey",
+            "audit",
+            "--repo",
+            str(root),
+            "greeting",
+            "--format",
+            "html",
+            "-o",
+            str(page),
+        ],
+        root,
+        ok=(0, 1),
+    )
     return page
 
 
 def browser() -> str | None:
-    for candidate in (os.environ.get("ZODYSSEY_CHROMIUM"), "/usr/bin/chromium", "chromium",
-                      "chromium-browser", "google-chrome"):
+    for candidate in (
+        os.environ.get("ZODYSSEY_CHROMIUM"),
+        "/usr/bin/chromium",
+        "chromium",
+        "chromium-browser",
+        "google-chrome",
+    ):
         if candidate and (found := shutil.which(candidate)):
             return found
     return None
@@ -93,18 +141,32 @@ def main() -> int:
     args = parser.parse_args()
     binary = browser()
     if binary is None:
-        print("no chromium found: apt-get install -y chromium, or set ZODYSSEY_CHROMIUM",
-              file=sys.stderr)
+        print(
+            "no chromium found: apt-get install -y chromium, or set ZODYSSEY_CHROMIUM",
+            file=sys.stderr,
+        )
         return 2
     output = Path(args.output).resolve()
     output.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as folder:
         page = Path(args.html).resolve() if args.html else demo_report(Path(folder))
         result = subprocess.run(
-            [binary, "--headless", "--no-sandbox", "--disable-gpu",
-             "--disable-background-networking", "--no-first-run", "--hide-scrollbars",
-             f"--window-size={args.size}", f"--screenshot={output}", page.as_uri()],
-            capture_output=True, text=True, timeout=120, check=False,
+            [
+                binary,
+                "--headless",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--no-first-run",
+                "--hide-scrollbars",
+                f"--window-size={args.size}",
+                f"--screenshot={output}",
+                page.as_uri(),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
             env={**os.environ, "HOME": folder},
         )
     if result.returncode != 0 or not output.is_file():

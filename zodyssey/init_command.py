@@ -199,9 +199,9 @@ def initialise(root: Path, force: bool) -> list[Outcome]:
             )
         outcomes.append(outcome)
 
-    workflow = _write(root, WORKFLOW_PATH, template_text("github-workflow.yml"), force)
-
+    # Read the configuration before writing anything else: a broken one stops here.
     config = load_config(root)
+    workflow = _write(root, WORKFLOW_PATH, template_text("github-workflow.yml"), force)
     lock_rel = Path(config.lock).as_posix()
     citation = _find_citation(root)
     doc_outcome: Outcome
@@ -244,7 +244,31 @@ def run(args: argparse.Namespace) -> int:
             f"note: GitHub reads workflows only from {top}/.github/workflows; "
             "move the workflow there if this is a subdirectory"
         )
-    print("next: run `zodyssey check` (it should pass), then commit these files.")
-    print("      Existing citations in your docs are not pinned: review them, then")
-    print("      run `check-anchors --update` to pin them deliberately.")
+    print("next: run `zodyssey check`, then commit these files.")
+    unpinned = _unpinned_elsewhere(root)
+    if unpinned:
+        print(
+            f"      {unpinned} citation(s) in your other documents are not pinned yet: "
+            "re-read them, then run `check-anchors --update` to pin them deliberately."
+        )
     return 0
+
+
+def _unpinned_elsewhere(root: Path) -> int:
+    """How many citations outside the starter page the lock does not pin (0 if unknown)."""
+    from zodyssey.anchors.discover import collect_citations
+    from zodyssey.config import load_config
+    from zodyssey.errors import ZodysseyError
+
+    try:
+        config = load_config(root)
+        lock = json.loads((root / config.lock).read_text(encoding="utf-8"))
+        pinned = set(lock.get("citations", {})) if isinstance(lock, dict) else set()
+        citations = collect_citations(root, config)
+    except (ZodysseyError, OSError, ValueError):
+        return 0
+    return sum(
+        1
+        for c in citations
+        if c.site.doc != STARTER_DOC_PATH and (c.key is None or c.key not in pinned)
+    )

@@ -271,9 +271,9 @@ class OursRun:
                 {
                     "kind": "override",
                     "slug": self.slug,
-                    "subject": todo,
+                    "subject": f"todo {todo} done",
                     "reason": forced_reason,
-                    "by": "zodyssey run todo --force-done",
+                    "by": "zodyssey run todo",
                     "started_at": ts(minute),
                     "finished_at": ts(minute),
                     "duration_s": 0.0,

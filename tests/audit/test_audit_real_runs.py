@@ -109,10 +109,13 @@ def test_real_failing_run(reviewed: Path) -> None:
         "echo x >> README.md",
         expect=1,
     )
+    zrun(root, "phase", "greet", "done", "--force", "--reason", "ship it anyway")
     code, payload = audit_json(root, "greet")
     assert code == 1
     assert {"window-violated"} <= rules_of(payload, "error")
-    assert "todo-forced" in rules_of(payload, "warning")
+    assert {"todo-forced", "check-override"} <= rules_of(payload, "warning")
+    overrides = [f for f in payload["findings"] if f["rule"] == "check-override"]
+    assert len(overrides) == 1 and "ship it anyway" in overrides[0]["message"]
     strict_code, strict = audit_json(root, "greet", "--strict")
     assert strict_code == 1 and "todo-forced" in rules_of(strict, "error")
     rows = {(c["todo"], c["index"]): c for c in payload["criteria"]}

@@ -108,7 +108,9 @@ def _lines(run: OursRun) -> list[str]:
     return run.evidence_file.read_text(encoding="utf-8").splitlines()
 
 
-@pytest.mark.parametrize("damage", ["edit", "delete", "reorder", "truncate", "garbage"])
+@pytest.mark.parametrize(
+    "damage", ["edit", "delete", "reorder", "truncate", "garbage", "missing-file"]
+)
 def test_chain_broken(tmp_path: Path, damage: str) -> None:
     run = OursRun(tmp_path).honest()
     lines = _lines(run)
@@ -122,9 +124,13 @@ def test_chain_broken(tmp_path: Path, damage: str) -> None:
         lines[0], lines[1] = lines[1], lines[0]
     elif damage == "truncate":
         lines = lines[:-1]
-    else:
+    elif damage == "garbage":
         lines[2] = "{not json"
+    else:
+        lines = []
     run.evidence_file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if damage == "missing-file":
+        run.evidence_file.unlink()
     payload = audit_inproc(tmp_path, run.slug)
     assert payload["ok"] is False
     assert finding(payload, "chain-broken")["file"].endswith("evidence.jsonl")
@@ -241,21 +247,39 @@ def test_ungated_calls_are_counted_and_listed(tmp_path: Path) -> None:
 
 def test_check_overrides_are_listed(tmp_path: Path) -> None:
     run = OursRun(tmp_path).honest()
+    # `run phase done --force` stamps an override into the chain ...
+    run._append(
+        {
+            "kind": "override",
+            "slug": run.slug,
+            "by": "zodyssey run phase",
+            "subject": "phase done (blocking checks failed: tests)",
+            "reason": "flaky CI runner",
+            "started_at": "2026-03-01T10:14:00Z",
+            "finished_at": "2026-03-01T10:14:00Z",
+            "duration_s": 0.0,
+            "passed": False,
+        }
+    )
+    # ... and a command that only logs its override is listed from the gate log.
     run.state["gate_log"].append(
         {
-            "at": "2026-03-01T10:14:00Z",
-            "command": "phase",
-            "phase": "final",
+            "at": "2026-03-01T10:15:00Z",
+            "command": "verify",
+            "phase": "verify",
             "decision": "override",
-            "by": "check:tests",
-            "subject": "tests",
-            "override_reason": "flaky CI runner",
+            "by": "check:lint",
+            "subject": "lint",
+            "override_reason": "lint config migrating",
         }
     )
     run.write()
     payload = audit_inproc(tmp_path, run.slug)
-    assert "flaky CI runner" in finding(payload, "check-override")["message"]
-    assert payload["counts"]["overrides"] == 1
+    messages = [f["message"] for f in payload["findings"] if f["rule"] == "check-override"]
+    assert len(messages) == 2 and payload["counts"]["overrides"] == 2
+    assert any("flaky CI runner" in m and "blocking checks failed" in m for m in messages)
+    assert any("lint config migrating" in m for m in messages)
+    assert all(f["severity"] == "warning" for f in payload["findings"])
 
 
 def test_schema_violation_names_the_json_path(tmp_path: Path) -> None:

@@ -87,8 +87,12 @@ def test_every_harness_has_a_snippet_naming_it() -> None:
     for harness, data, _ in snippets:
         commands = [c for c, _ in hook_commands(data) if "pre-tool" in c]
         assert commands, f"{harness}: no pre-tool command"
+        # Claude Code is the default harness, so its command may leave it out.
+        expected = [["zodyssey", "hook", "pre-tool", "--harness", harness]]
+        if harness == "claude-code":
+            expected.append(["zodyssey", "hook", "pre-tool"])
         for command in commands:
-            assert shlex.split(command) == ["zodyssey", "hook", "pre-tool", "--harness", harness]
+            assert shlex.split(command) in expected, command
 
 
 def test_timeouts_use_each_harness_unit() -> None:
@@ -108,9 +112,7 @@ def test_claude_snippet_has_the_documented_shape() -> None:
     (claude,) = [d for h, d, _ in adapt_snippets() if h == "claude-code"]
     assert isinstance(claude, dict)
     entry = claude["hooks"]["PreToolUse"][0]
-    for tool in ("Edit", "Write", "MultiEdit", "NotebookEdit", "Bash", "Task"):
-        assert re.fullmatch(entry["matcher"], tool), tool
-    assert re.fullmatch(entry["matcher"], "mcp__files__write_file")
+    assert entry["matcher"] == "*", "every tool, MCP ones included, must reach the gate"
     assert entry["hooks"][0]["type"] == "command"
     post = claude["hooks"]["PostToolUse"][0]["hooks"][0]["command"]
     assert shlex.split(post) == ["zodyssey", "hook", "post-tool"]
@@ -225,3 +227,91 @@ def test_getting_started_runs_as_written(tmp_path: Path) -> None:
     exits = re.findall(r"^exit (\d+)$", done.stdout, re.MULTILINE)
     assert exits == ["0", "9", "0"], done.stdout + done.stderr
     assert "docs/zodyssey.md" in done.stdout
+
+
+BLOCK_SHAPES = {
+    # harness: (key, value) the last stdout line must carry when the gate blocks
+    "zcode": ("decision", "block"),
+    "gemini": ("decision", "deny"),
+    "cursor": ("permission", "deny"),
+}
+
+
+@pytest.mark.parametrize("harness", sorted(HARNESS_HEADINGS.values()))
+def test_blocks_look_as_adapt_says(tmp_path: Path, harness: str) -> None:
+    """Inside a run, before review, `tee src/app.py` is blocked in each harness's own words."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    plan = tmp_path / ".zcode/plans/demo.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text("# Demo\n## Todos\n- [ ] 1. Add\n  - Files: [`src/app.py`]\n", encoding="utf-8")
+    state = {
+        "slug": "demo",
+        "phase": "plan",
+        "started_at": "2026-01-01T00:00:00Z",
+        "updated_at": "2026-01-01T00:00:00Z",
+        "run_start_sha": "",
+        "plan_path": str(plan),
+        "review": {"round": 0, "max_rounds": 3, "verdict": None, "history": [], "blockers": []},
+        "todos": {"1": {"status": "pending", "attempts": 0}},
+        "file_locks": {},
+        "active_todos": {},
+    }
+    (tmp_path / ".zcode/state").mkdir(parents=True)
+    (tmp_path / ".zcode/state/demo.json").write_text(json.dumps(state), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "ZODYSSEY_UNGATE_BASH"}
+    env["CLAUDE_PROJECT_DIR"] = str(tmp_path)
+    payload = {
+        "cwd": str(tmp_path),
+        "tool_name": "Bash",
+        "tool_input": {"command": "tee src/app.py"},
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "zodyssey", "hook", "pre-tool", "--harness", harness],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 2, (harness, done.stdout, done.stderr)
+    if harness in BLOCK_SHAPES:
+        key, value = BLOCK_SHAPES[harness]
+        answer = json.loads(done.stdout.strip().splitlines()[-1])
+        assert answer[key] == value, answer
+        if harness == "zcode":
+            assert answer["reason"].startswith("ZODYSSEY_BLOCK gate:")
+        if harness == "cursor":
+            assert answer["user_message"] and answer["agent_message"]
+    else:
+        assert done.stderr.strip(), "Claude Code and Codex read the reason on stderr"
+    # ADAPT.md names each shape: keep the page and the hook in step.
+    adapt = (DOCS / "ADAPT.md").read_text(encoding="utf-8")
+    if harness in BLOCK_SHAPES:
+        key, value = BLOCK_SHAPES[harness]
+        assert f'{{"{key}":"{value}"' in adapt, harness
+
+
+@pytest.mark.parametrize("harness", sorted(HARNESS_HEADINGS.values()))
+def test_snippets_are_what_hook_install_writes(tmp_path: Path, harness: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "zodyssey", "hook", "install", "--harness", harness]
+        + ["--project", str(tmp_path), "--command", "zodyssey"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    (written,) = [p for p in tmp_path.rglob("*") if p.is_file()]
+    installed = json.loads(written.read_text(encoding="utf-8"))
+    documented = [d for h, d, lang in adapt_snippets() if h == harness and lang == "json"]
+    assert documented == [installed]
+
+
+def test_codex_toml_says_what_the_json_says() -> None:
+    codex = {lang: d for h, d, lang in adapt_snippets() if h == "codex"}
+    toml_hooks = codex["toml"]
+    json_hooks = codex["json"]
+    assert isinstance(toml_hooks, dict) and isinstance(json_hooks, dict)
+    assert toml_hooks["hooks"] == json_hooks["hooks"]
+    assert toml_hooks["features"] == {"codex_hooks": True}

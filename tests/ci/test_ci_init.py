@@ -268,3 +268,27 @@ def test_templates_ship_in_the_wheel(tmp_path: Path) -> None:
     names = set(zipfile.ZipFile(wheel).namelist())
     for template in ("zodyssey.toml", "github-workflow.yml", "starter-doc.md"):
         assert f"zodyssey/templates/{template}" in names
+
+
+def test_init_names_existing_citations_it_did_not_pin(tmp_path: Path) -> None:
+    repo = git_repo(tmp_path / "repo")
+    (repo / "a.py").write_text("x = 1\n", encoding="utf-8")
+    (repo / "README.md").write_text("# R\n\nSee a.py:1.\n", encoding="utf-8")
+    done = zodyssey("init", cwd=repo)
+    assert done.returncode == 0
+    assert "1 citation(s) in your other documents are not pinned" in done.stdout
+    # Pinning them stays a deliberate step: the check reports them until then.
+    assert zodyssey("anchors", "check", cwd=repo).returncode == 9
+    assert zodyssey("anchors", "check", "--update", cwd=repo).returncode == 0
+    assert zodyssey("anchors", "check", cwd=repo).returncode == 0
+    fresh = git_repo(tmp_path / "fresh")
+    assert "not pinned" not in zodyssey("init", cwd=fresh).stdout
+
+
+def test_broken_existing_config_stops_before_writing(tmp_path: Path) -> None:
+    repo = git_repo(tmp_path / "repo")
+    (repo / ".zodyssey.toml").write_text("documents = [\n", encoding="utf-8")
+    done = zodyssey("init", cwd=repo)
+    assert done.returncode == 2
+    assert ".zodyssey.toml" in done.stderr and "Traceback" not in done.stderr
+    assert sorted(p.name for p in repo.iterdir()) == [".git", ".zodyssey.toml"]

@@ -101,9 +101,18 @@ def test_damaged_line_is_a_problem_not_an_exception(tmp_path: Path) -> None:
     count=st.integers(min_value=2, max_value=8),
     data=st.data(),
 )
-def test_any_single_tampering_is_detected(tmp_path_factory: Any, count: int, data: Any) -> None:
-    root = tmp_path_factory.mktemp("chain")
-    records = build_chain(root, count)
+def test_any_single_tampering_is_detected(count: int, data: Any) -> None:
+    records = chain.link_records(
+        {
+            "kind": "criterion",
+            "todo": "1",
+            "criterion_index": n,
+            "command": f"echo {n}",
+            "exit_code": 0,
+            "duration_s": 0.5,
+        }
+        for n in range(1, count + 1)
+    )
     action = data.draw(st.sampled_from(["edit", "delete", "swap", "duplicate"]))
     index = data.draw(st.integers(min_value=0, max_value=count - 1))
     tampered = [dict(r) for r in records]
@@ -157,3 +166,11 @@ def test_status_reports_a_cut_chain(approved: Repo, cut: str) -> None:
     summary = json.loads(status.out)["summary"]
     assert summary["chain_ok"] is False
     assert repo.run("todo", "demo", "1", "done").code == 11
+
+
+def test_link_records_matches_append_record(tmp_path: Path) -> None:
+    appended = build_chain(tmp_path, 3)
+    bare = [{k: v for k, v in r.items() if k not in ("seq", "prev", "hash")} for r in appended]
+    assert chain.link_records(bare) == appended
+    path = chain.evidence_path(tmp_path, "demo")
+    assert chain.dump_records(appended) == path.read_text(encoding="utf-8")

@@ -10,7 +10,7 @@ from conftest import Repo
 
 from zodyssey.runs import evidence as chain
 
-WORKERS = 12
+WORKERS = 8
 
 
 def many_todo_plan(count: int) -> str:

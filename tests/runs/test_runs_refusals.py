@@ -383,3 +383,47 @@ def test_plan_outside_the_repository_is_refused(started: Repo, tmp_path: Path) -
     RunStore(started.root, "demo").update(move)
     refused(started.run("lint", "demo"), 2, "lies outside the repository")
     assert plan_sha256(PLAN)  # the plan itself is fine; only its location is refused
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ("[tool.zodyssey.checks.tests]\non_failure = 'block'\n", "needs a non-empty `command`"),
+        (
+            "[tool.zodyssey.checks]\nx = { command = 'true', on_failure = 'maybe' }\n",
+            "on_failure must",
+        ),
+        ("[tool.zodyssey.checks]\nx = { command = 'true', timeout = -1 }\n", "timeout must"),
+        ("[tool.zodyssey.runs]\ntimeout = 'soon'\n", "timeout must be a positive number"),
+        ("[tool.zodyssey\n", "is not valid TOML"),
+    ],
+)
+def test_bad_configuration_is_exit_2(approved: Repo, config: str, message: str) -> None:
+    approved.write("pyproject.toml", config)
+    refused(approved.run("verify", "demo", "1"), 2, message)
+
+
+def test_deeply_nested_artifact_is_exit_2(started: Repo) -> None:
+    started.mint_nonce("n")
+    path = started.write(".zcode/staging/deep.json", "{" + '"a":[' * 100000)
+    refused(started.run("review", "demo", "--artifact", str(path)), 2, "review artifact")
+
+
+def test_repo_flag_from_another_directory(started: Repo, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "zodyssey", "run", "status", "demo", "--repo", str(started.root)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0 and "phase plan" in done.stdout
+    missing = subprocess.run(
+        [sys.executable, "-m", "zodyssey", "run", "status", "demo", "--repo", str(tmp_path / "no")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert missing.returncode == 2 and "not a directory" in missing.stderr

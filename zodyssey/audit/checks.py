@@ -368,13 +368,13 @@ def _nonces(run: AuditedRun, emit: _Emitter) -> None:
     review = run.review
     consumed = {c.nonce: c for c in review.consumed}
     seen: dict[str, int | None] = {}
+    deciding = _deciding_round(review.rounds)
     for entry in review.rounds:
-        if entry.human_by is not None or entry.nonce is None:
-            if (
-                entry.verdict == "OKAY"
-                and entry.human_by is None
-                and entry is _deciding_round(review.rounds)
-            ):
+        if entry.human_by is not None:
+            continue  # a person's verdict needs no reviewer nonce
+        nonce = entry.nonce
+        if nonce is None:
+            if entry is deciding:
                 emit(
                     "nonce-reuse",
                     "error",
@@ -383,7 +383,6 @@ def _nonces(run: AuditedRun, emit: _Emitter) -> None:
                     key=f"none/{entry.round}",
                 )
             continue
-        nonce = entry.nonce
         shown = clip(nonce, 16)
         if nonce in seen:
             emit(
@@ -491,7 +490,7 @@ def _ungated_and_overrides(run: AuditedRun, emit: _Emitter) -> None:
         emit(
             "check-override",
             "warning",
-            f"{event.check}: {event.decision} overridden{by}: "
+            f"gate overridden{by}: {event.check}: "
             f"{clip(event.reason or 'no reason recorded', 300)}",
             file,
             line,

@@ -9,6 +9,7 @@ the evidence chain with the very functions `zodyssey run` uses
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,11 @@ from zodyssey.audit.model import (
     clip,
 )
 from zodyssey.audit.validation import MAX_VIOLATIONS
+
+_FORCED_TODO = re.compile(r"^todo (\S+) done$")
+
+# Commands whose --force is stamped into the evidence chain (see `_override`).
+CHAINED_OVERRIDES = frozenset({"todo", "phase"})
 
 # Where the evidence log may not be read whole: far beyond any real run.
 MAX_EVIDENCE_BYTES = 256 * 1024 * 1024
@@ -211,9 +217,13 @@ def _load_evidence(run: AuditedRun, root: Path, doc: dict[str, Any]) -> list[dic
         return []
     result = read_evidence(path)
     problems = list(result.problems)
+    lines = list(result.lines)
     try:
         problems += verify_chain(
-            result.records, expected_count=expected_count, expected_head=expected_head
+            result.records,
+            lines=lines,
+            expected_count=expected_count,
+            expected_head=expected_head,
         )
     except (TypeError, ValueError, RecursionError) as exc:
         # A record whose values cannot be serialised back (not JSON-shaped) is tampering too.
@@ -221,22 +231,24 @@ def _load_evidence(run: AuditedRun, root: Path, doc: dict[str, Any]) -> list[dic
     for problem in problems:
         run.problem(
             "chain-broken",
-            clip(getattr(problem, "message", str(problem)), 300),
+            clip(problem.message, 300),
             where,
-            line=getattr(problem, "line", 0) or None,
+            line=problem.line or None,
         )
     run.chain_intact = not problems
     shown = 0
-    for record in result.records:
-        line = as_int(record.get("_line"))
-        body = {k: v for k, v in record.items() if k != "_line"}
+    records: list[dict[str, Any]] = []
+    for position, record in enumerate(result.records):
+        line = lines[position] if position < len(lines) else position + 1
         if shown < MAX_VIOLATIONS and not _pydantic_problems(
-            run, EvidenceRecord, body, where, line
+            run, EvidenceRecord, record, where, line
         ):
             shown += 1
-    run.evidence_records = len(result.records)
-    _check_outputs(run, root, result.records, where)
-    return result.records
+        # `_line` is ours, added to a copy after hashing: where each record sits in the file.
+        records.append({**record, "_line": line})
+    run.evidence_records = len(records)
+    _check_outputs(run, root, records, where)
+    return records
 
 
 def _chain_problem(message: str) -> Any:
@@ -303,12 +315,7 @@ def _load_criteria(run: AuditedRun, records: list[dict[str, Any]]) -> None:
     for record in records:
         kind = record.get("kind")
         if kind == "override":
-            subject = as_str(record.get("subject"))
-            todo = run.todos.get(subject or "")
-            if todo is not None and todo.status == "done" and not todo.forced:
-                # The chain says this todo was forced; the state no longer does.
-                todo.forced = True
-                todo.forced_reason = clip(as_str(record.get("reason")) or "", 500)
+            _override(run, record)
             continue
         if kind != "criterion":
             continue
@@ -348,6 +355,32 @@ def _load_criteria(run: AuditedRun, records: list[dict[str, Any]]) -> None:
                 stderr_tail=clip(as_str(stderr.get("tail")) or "", 1000),
             )
         )
+
+
+def _override(run: AuditedRun, record: dict[str, Any]) -> None:
+    """A `--force` stamped into the chain: a forced todo, or an overridden quality gate."""
+    subject = as_str(record.get("subject")) or ""
+    reason = clip(as_str(record.get("reason")) or "", 500)
+    # `run todo --force-done` stamps the subject "todo <id> done".
+    named = _FORCED_TODO.match(subject)
+    todo = run.todos.get(named.group(1) if named else subject)
+    if todo is not None:
+        if todo.status == "done" and not todo.forced:
+            # The chain says this todo was forced; the state no longer does.
+            todo.forced = True
+            todo.forced_reason = reason
+        return  # reported as todo-forced
+    run.gate_events.append(
+        GateEvent(
+            check=clip(subject or "?", 200),
+            decision="override",
+            at=as_str(record.get("finished_at")),
+            override=True,
+            reason=reason or None,
+            by=clip(as_str(record.get("by")) or "", 100) or None,
+            where=_where(run, record),
+        )
+    )
 
 
 def _load_windows(run: AuditedRun, doc: dict[str, Any], records: list[dict[str, Any]]) -> None:
@@ -403,18 +436,25 @@ def _load_windows(run: AuditedRun, doc: dict[str, Any], records: list[dict[str, 
 
 
 def _load_gate_log(run: AuditedRun, doc: dict[str, Any]) -> None:
+    """Overrides logged by commands that do not stamp them into the chain.
+
+    `run todo --force-done` and `run phase done --force` put an `override`
+    record into the evidence chain (tamper-evident, read by `_override`); their
+    gate-log entries would only repeat it.
+    """
     for position, raw in enumerate(as_list(doc.get("gate_log"))):
         entry = as_dict(raw)
+        command = as_str(entry.get("command")) or ""
         decision = as_str(entry.get("decision")) or ""
         override_reason = as_str(entry.get("override_reason"))
+        if command in CHAINED_OVERRIDES or not (decision == "override" or override_reason):
+            continue
         run.gate_events.append(
             GateEvent(
-                check=clip(
-                    as_str(entry.get("subject")) or as_str(entry.get("command")) or "?", 100
-                ),
+                check=clip(f"{command} {as_str(entry.get('subject')) or ''}".strip() or "?", 200),
                 decision=clip(decision, 40),
                 at=as_str(entry.get("at")),
-                override=decision == "override" or bool(override_reason),
+                override=True,
                 reason=clip(override_reason or as_str(entry.get("reason")) or "", 500) or None,
                 by=clip(as_str(entry.get("by")) or "", 100) or None,
                 where=f"{run.state_path} $.gate_log[{position}]",

@@ -241,6 +241,24 @@ class ClaimsRecorder:
                     "tests": [{"nodeid": t.nodeid, "outcome": t.outcome} for t in tests],
                 }
             )
+            broken = [t for t in tests if t.outcome in ("failed", "error")]
+            self.rows[-1]["failed"] = len(broken)
+            if broken:
+                # Covered or not, a failing defender means the promise is in doubt:
+                # name the claim, not only the test (the deletion drill relies on it).
+                names = ", ".join(f"{t.nodeid} {t.outcome}" for t in broken)
+                findings.append(
+                    Finding(
+                        "claims",
+                        "test-failed",
+                        "error",
+                        f"claim `{claim_id}`: {len(broken)} of {len(tests)} linked test(s) "
+                        f"failed ({names})",
+                        claim.doc,
+                        claim.line,
+                        {"id": claim_id},
+                    )
+                )
             if tests and not covered:
                 seen = ", ".join(f"{t.nodeid} {t.outcome}" for t in tests)
                 findings.append(

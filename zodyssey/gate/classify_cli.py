@@ -1,19 +1,94 @@
-"""`zodyssey gate` (placeholder until implemented)."""
+"""`zodyssey gate classify`: the gate's shell classifier as a command.
+
+With `--jsonl`, reads lines `{"command": "..."}` on stdin and writes one line
+per input: `{"command", "class": "read"|"write", "targets": [...], "unknown": bool}`.
+Without it, classifies the COMMAND arguments (one per argument) the same way.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import Any
+
+from zodyssey.errors import UsageError
+
+EPILOG = """\
+output fields:
+  class     read: nothing in the command can write; write: some part can
+  targets   files the write-capable parts name (as written, after cd/-C joins)
+  unknown   true when some write-capable part names no target (or not all)
+
+exit codes:
+  0   every line classified
+  2   bad arguments, or an input line that is not {"command": "..."}
+
+examples:
+  zodyssey gate classify --jsonl < corpus.jsonl
+  zodyssey gate classify 'echo x > src/app.py'
+"""
 
 
 def register(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
-        "gate", help="Shell command classifier used by the gate."
+        "gate",
+        help="Shell command classifier used by the gate.",
+        description="Tools of the gate hook.",
     )
+    verbs = parser.add_subparsers(dest="gate_command", metavar="VERB")
+    classify = verbs.add_parser(
+        "classify",
+        help="classify shell commands as read or write, with their targets",
+        description=(
+            "Classify shell command lines the way the gate hook does: every simple command "
+            "is parsed, unknown commands count as write-capable with no target."
+        ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    classify.add_argument(
+        "--jsonl", action="store_true", help='read {"command": ...} lines on stdin'
+    )
+    classify.add_argument(
+        "--read-only",
+        action="append",
+        default=[],
+        metavar="CMD",
+        help="treat CMD (words, e.g. 'npm test') as read-only, like [tool.zodyssey.gate] read_only",
+    )
+    classify.add_argument("commands", nargs="*", metavar="COMMAND")
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    print("zodyssey gate: not implemented yet", file=sys.stderr)
-    return 2
+    if getattr(args, "gate_command", None) != "classify":
+        print("usage: zodyssey gate classify [--jsonl] [COMMAND ...]", file=sys.stderr)
+        return 2
+    from zodyssey.gate.shell import classify
+
+    read_only = [entry.split() for entry in args.read_only if entry.split()]
+    out = sys.stdout
+    if not args.jsonl:
+        if not args.commands:
+            raise UsageError("give COMMAND arguments, or --jsonl with lines on stdin")
+        for command in args.commands:
+            out.write(
+                json.dumps(classify(command, read_only).as_record(), ensure_ascii=False) + "\n"
+            )
+        return 0
+    for number, line in enumerate(sys.stdin, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"stdin line {number} is not JSON ({exc.msg})") from exc
+        if not isinstance(record, dict) or not isinstance(record.get("command"), str):
+            raise UsageError(f'stdin line {number} is not an object with a "command" string')
+        out.write(
+            json.dumps(classify(record["command"], read_only).as_record(), ensure_ascii=False)
+            + "\n"
+        )
+        out.flush()
+    return 0

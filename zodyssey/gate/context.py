@@ -13,20 +13,31 @@ import os
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
+from zodyssey.gate.discovery import find_root, state_files
 from zodyssey.gate.paths import Layout, resolve
 
-SLUG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 TERMINAL_PHASES = frozenset({"done", "audited", "abandoned", "blocked"})
 DEFAULT_CAP = 4
 DEFAULT_REVIEWER = "momus"
 # Subagents that only read: allowed in every phase (the reviewer is added).
-DEFAULT_READ_ONLY_AGENTS = ("explore", "Explore", "explorer", "librarian", "oracle", "metis", "Plan")
+DEFAULT_READ_ONLY_AGENTS = (
+    "explore",
+    "Explore",
+    "explorer",
+    "librarian",
+    "oracle",
+    "metis",
+    "Plan",
+)
 
 
 class GateSettings(NamedTuple):
     read_only: tuple[tuple[str, ...], ...] = ()
     reviewer_agent: str = DEFAULT_REVIEWER
     read_only_agents: frozenset[str] = frozenset(DEFAULT_READ_ONLY_AGENTS)
+
+
+DEFAULT_SETTINGS = GateSettings()
 
 
 class PlanView(NamedTuple):
@@ -75,7 +86,7 @@ class RunContext:
         *,
         plan: PlanView | Callable[[], PlanView],
         inflight: list[dict[str, Any]] | Callable[[], list[dict[str, Any]]] = (lambda: []),
-        settings: GateSettings | Callable[[], GateSettings] = GateSettings(),
+        settings: GateSettings | Callable[[], GateSettings] = DEFAULT_SETTINGS,
         now: float = 0.0,
         home: str = "/nonexistent-home",
         ungated: bool = False,
@@ -134,50 +145,35 @@ class Discovery(NamedTuple):
     runs: list[tuple[str, dict[str, Any] | str]]  # (slug, state or why it is unreadable)
 
 
-def find_root(start: str) -> str | None:
-    """The nearest directory at or above `start` holding `.zcode/state`.
-
-    The search stops at the first directory holding `.git` (the repository
-    root), so a run in an unrelated parent directory is never picked up.
-    """
-    current = os.path.abspath(start)
-    while True:
-        if os.path.isdir(os.path.join(current, ".zcode", "state")):
-            return current
-        if os.path.exists(os.path.join(current, ".git")):
-            return None
-        parent = os.path.dirname(current)
-        if parent == current:
-            return None
-        current = parent
-
-
-def discover(start: str) -> Discovery:
-    root = find_root(start)
-    if root is None:
-        return Discovery(None, [])
-    directory = os.path.join(root, ".zcode", "state")
+def read_states(root: str, files: list[tuple[str, str]]) -> Discovery:
     runs: list[tuple[str, dict[str, Any] | str]] = []
-    for name in sorted(os.listdir(directory)):
-        if not name.endswith(".json") or name.endswith(".inflight.json"):
-            continue
-        slug = name[:-5]
-        if not slug or not set(slug) <= SLUG_CHARS or slug.startswith("-"):
-            continue
-        path = os.path.join(directory, name)
+    for slug, path in files:
+        name = os.path.basename(path)
         try:
             with open(path, encoding="utf-8") as handle:
                 value = json.load(handle)
         except FileNotFoundError:
             continue  # removed between listdir and open
         except (OSError, ValueError) as exc:
-            runs.append((slug, f"run state .zcode/state/{name} is unreadable ({exc.__class__.__name__}: {exc})"))
+            runs.append(
+                (
+                    slug,
+                    f"run state .zcode/state/{name} is unreadable ({exc.__class__.__name__}: {exc})",
+                )
+            )
             continue
         if not isinstance(value, dict):
             runs.append((slug, f"run state .zcode/state/{name} does not hold a JSON object"))
             continue
         runs.append((slug, value))
     return Discovery(root, runs)
+
+
+def discover(start: str) -> Discovery:
+    root = find_root(start)
+    if root is None:
+        return Discovery(None, [])
+    return read_states(root, state_files(root))
 
 
 def is_active(state: dict[str, Any] | str) -> bool:
@@ -202,7 +198,9 @@ def load_plan(layout: Layout, slug: str, state: dict[str, Any]) -> PlanView:
         with open(path, "rb") as handle:
             text = handle.read()
     except OSError as exc:
-        return PlanView(path, None, f"the plan {layout.show(path)} is unreadable ({exc.strerror})", None)
+        return PlanView(
+            path, None, f"the plan {layout.show(path)} is unreadable ({exc.strerror})", None
+        )
     return plan_view(path, text, layout.root)
 
 

@@ -18,7 +18,6 @@ from zodyssey.gate.context import RunContext
 from zodyssey.gate.policy import (
     DISPATCH_TTL_SECONDS,
     Decision,
-    Effect,
     live_lock,
     parse_time,
 )
@@ -66,7 +65,8 @@ def _take_slot(root: Path, ctx: RunContext, tool_use_id: str) -> str:
         if not isinstance(ledger, list):
             raise Refused("the dispatch ledger is not a JSON list")
         live = [
-            e for e in ledger
+            e
+            for e in ledger
             if isinstance(e, dict)
             and ((at := parse_time(e.get("at"))) is None or ctx.now - at < DISPATCH_TTL_SECONDS)
         ]
@@ -114,7 +114,9 @@ def _mint_nonce(root: Path, ctx: RunContext) -> None:
     store.RunStore(root, ctx.slug).update(mint)
 
 
-def _take_locks(root: Path, ctx: RunContext, owner: str, wanted: Sequence[tuple[str, str | None]]) -> None:
+def _take_locks(
+    root: Path, ctx: RunContext, owner: str, wanted: Sequence[tuple[str, str | None]]
+) -> None:
     def take(state: dict[str, Any]) -> None:
         locks = state.get("file_locks")
         if not isinstance(locks, dict):

@@ -16,7 +16,6 @@ through.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -24,6 +23,11 @@ from typing import Any
 
 USAGE = "usage: zodyssey hook pre-tool|post-tool [--harness claude-code|zcode|codex|gemini|cursor]"
 PROJECT_ENV = ("CLAUDE_PROJECT_DIR", "ZCODE_PROJECT_DIR")
+# Consulted after PROJECT_ENV, only for that harness.
+HARNESS_ENV: dict[str, tuple[str, ...]] = {
+    "gemini": ("GEMINI_PROJECT_DIR",),
+    "cursor": ("CURSOR_PROJECT_DIR",),
+}
 
 
 def _parse_argv(argv: list[str]) -> tuple[str, str, str | None]:
@@ -72,21 +76,41 @@ def _fail_closed(harness_name: str, reason: str, slug: str) -> int:
         return 2
 
 
-def _start_dir(payload: Any, hint: str | None, project_env: tuple[str, ...]) -> str:
-    for name in (*PROJECT_ENV, *project_env):
+def _env_dir(harness_name: str) -> str | None:
+    for name in (*PROJECT_ENV, *HARNESS_ENV.get(harness_name, ())):
         value = os.environ.get(name)
         if value:
             return value
-    if hint:
-        return hint
+    return None
+
+
+def _payload_dir(payload: Any) -> str:
     if isinstance(payload, dict):
+        roots = payload.get("workspace_roots")  # Cursor
+        if isinstance(roots, list) and roots and isinstance(roots[0], str) and roots[0]:
+            return roots[0]
         cwd = payload.get("cwd")
         if isinstance(cwd, str) and cwd:
             return cwd
     return os.getcwd()
 
 
+def _load_payload(raw: bytes) -> tuple[Any, str | None]:
+    import json
+
+    try:
+        payload = json.loads(raw)
+    except ValueError as exc:
+        return None, f"stdin is not valid JSON ({exc})"
+    if not isinstance(payload, dict):
+        return payload, "stdin is not a JSON object"
+    return payload, None
+
+
 def main(argv: list[str]) -> int:
+    if "-h" in argv or "--help" in argv:
+        print(USAGE + "\n(see `zodyssey hook --help`)")
+        return 0
     event, harness_name, problem = _parse_argv(list(argv))
     try:
         raw = sys.stdin.buffer.read()
@@ -95,12 +119,35 @@ def main(argv: list[str]) -> int:
     in_run = False  # becomes True once an active run (or unreadable state) is found
     slug = "?"
     try:
-        payload: Any
-        try:
-            payload = json.loads(raw)
-            payload_error = None if isinstance(payload, dict) else "stdin is not a JSON object"
-        except ValueError as exc:
-            payload, payload_error = None, f"stdin is not valid JSON ({exc})"
+        from zodyssey.gate.discovery import find_root, state_files
+
+        # Cheapest first: with the project dir in the environment, a project
+        # without run state is recognised by a few stat calls, before stdin is
+        # even parsed.
+        payload: Any = None
+        payload_error: str | None = None
+        parsed = False
+        start = _env_dir(harness_name)
+        if start is None:
+            payload, payload_error = _load_payload(raw)
+            parsed = True
+            start = _payload_dir(payload)
+        root = find_root(start)
+        if root is None:
+            return 0
+        files = state_files(root)
+        if not files:
+            return 0
+        from zodyssey.gate.context import is_active, read_states
+
+        found = read_states(root, files)
+        active = [(s, state) for s, state in found.runs if is_active(state)]
+        if not active:
+            return 0  # no active run: never block, say nothing
+        in_run = True
+        slug = active[0][0]
+        if not parsed:
+            payload, payload_error = _load_payload(raw)
         adapter = None
         try:
             from zodyssey.gate.harness import get_harness
@@ -108,22 +155,9 @@ def main(argv: list[str]) -> int:
             adapter = get_harness(harness_name)
         except KeyError:
             problem = problem or f"unknown harness {harness_name!r} ({USAGE})"
-        hint = None
-        if adapter is not None and isinstance(payload, dict):
-            hint = adapter.project_hint(payload)
-        start = _start_dir(payload, hint, adapter.project_env if adapter else ())
-
-        from zodyssey.gate.context import discover, is_active
-
-        found = discover(start)
-        active = [(s, state) for s, state in found.runs if is_active(state)]
-        if not active or found.root is None:
-            return 0  # no run: never block, say nothing
-        in_run = True
-        slug = active[0][0]
         if event == "post-tool":
             readable = [(s, st) for s, st in active if not isinstance(st, str)]
-            return _post_tool(found.root, readable, payload, adapter)
+            return _post_tool(root, readable, payload, adapter)
         for s, state in active:
             if isinstance(state, str):
                 slug = s
@@ -133,29 +167,32 @@ def main(argv: list[str]) -> int:
         if problem:
             return _fail_closed(harness_name, problem, slug)
         if payload_error or adapter is None:
-            return _fail_closed(harness_name, f"cannot read the hook payload: {payload_error}", slug)
+            return _fail_closed(
+                harness_name, f"cannot read the hook payload: {payload_error}", slug
+            )
         call = adapter.to_call(payload)
-        return _pre_tool(found.root, active, call, adapter)
+        return _pre_tool(root, active, call, adapter)
     except BaseException as exc:  # fail closed inside a run, stay open outside
         if isinstance(exc, KeyboardInterrupt | SystemExit) and not in_run:
             return 0
         if not in_run and not _maybe_in_run(raw):
             return 0
         if event == "post-tool":
-            sys.stderr.write(f"zodyssey gate post-tool: internal error {exc.__class__.__name__}: {exc}\n")
+            sys.stderr.write(
+                f"zodyssey gate post-tool: internal error {exc.__class__.__name__}: {exc}\n"
+            )
             return 1  # post-tool cannot undo a call; report, do not block
-        return _fail_closed(harness_name, f"internal gate error {exc.__class__.__name__}: {exc}", slug)
+        return _fail_closed(
+            harness_name, f"internal gate error {exc.__class__.__name__}: {exc}", slug
+        )
 
 
 def _maybe_in_run(raw: bytes) -> bool:
     """After an unexpected error before discovery finished: could a run exist?"""
     candidates = [os.environ.get(n) for n in PROJECT_ENV] + [os.getcwd()]
-    try:
-        payload = json.loads(raw)
-        if isinstance(payload, dict) and isinstance(payload.get("cwd"), str):
-            candidates.append(payload["cwd"])
-    except ValueError:
-        pass
+    payload, _ = _load_payload(raw)
+    if isinstance(payload, dict) and isinstance(payload.get("cwd"), str):
+        candidates.append(payload["cwd"])
     for candidate in candidates:
         if not candidate:
             continue
@@ -171,6 +208,8 @@ def _maybe_in_run(raw: bytes) -> bool:
 
 
 def _contexts(root: str, active: list[tuple[str, Any]]) -> list[Any]:
+    import functools
+
     from zodyssey.gate.context import (
         DEFAULT_CAP,
         RunContext,
@@ -203,8 +242,8 @@ def _contexts(root: str, active: list[tuple[str, Any]]) -> list[Any]:
                 layout,
                 slug,
                 state,
-                plan=lambda s=slug, st=state: load_plan(layout, s, st),
-                inflight=lambda s=slug: load_inflight(layout, s),
+                plan=functools.partial(load_plan, layout, slug, state),
+                inflight=functools.partial(load_inflight, layout, slug),
                 settings=settings,
                 now=now,
                 home=home,

@@ -20,14 +20,12 @@ are returned as `effects`; the hook re-checks them under the state lock.
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from typing import Any, NamedTuple
 
 from zodyssey.gate import shell
 from zodyssey.gate.context import RunContext
 from zodyssey.gate.paths import is_test_file, relative, resolve, within
-from zodyssey.gate.shell import Target
-from zodyssey.gate.toolcall import DISPATCH, EDIT, OTHER, PATCH, READ, SHELL, ToolCall
+from zodyssey.gate.toolcall import DISPATCH, EDIT, OTHER, PATCH, READ, SHELL, Target, ToolCall
 
 LOCK_TTL_SECONDS = 30 * 60  # mirrors zodyssey.runs.store.LOCK_TTL_SECONDS
 DISPATCH_TTL_SECONDS = 2 * 60 * 60  # a ledger entry whose post-tool never came expires
@@ -57,6 +55,8 @@ def _block(rule: str, reason: str) -> Decision:
 def parse_time(value: Any) -> float | None:
     if not isinstance(value, str) or not value:
         return None
+    from datetime import datetime  # only dispatch and lock rules need clock parsing
+
     try:
         return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
     except ValueError:
@@ -89,7 +89,10 @@ def decide(call: ToolCall, ctx: RunContext) -> Decision:
         return _shell(call, ctx)
     if call.kind in (EDIT, PATCH):
         if not call.targets:
-            return _block("no-path", f"{call.tool_name} names no file; every write must name its files during a run")
+            return _block(
+                "no-path",
+                f"{call.tool_name} names no file; every write must name its files during a run",
+            )
         return _targets(call, ctx, call.targets)
     return _block("unknown-kind", f"unknown kind of tool call {call.kind}")
 
@@ -162,7 +165,10 @@ def _protected(path: str, ctx: RunContext) -> Decision | None:
         )
     gate = layout.gate(path)
     if gate is not None:
-        return _block("gate-itself", f"{layout.show(path)} is part of the installed gate ({layout.show(gate)}); it is not writable during a run")
+        return _block(
+            "gate-itself",
+            f"{layout.show(path)} is part of the installed gate ({layout.show(gate)}); it is not writable during a run",
+        )
     return None
 
 
@@ -237,7 +243,9 @@ def _targets(call: ToolCall, ctx: RunContext, targets: tuple[Target, ...]) -> De
     if plan.text is None:
         return _block("plan-unreadable", f"{plan.error}; an unreadable plan grants nothing")
     if not isinstance(expected, str) or not expected:
-        return _block("plan-tamper", "the review is OKAY but binds no plan_sha256; re-run the review")
+        return _block(
+            "plan-tamper", "the review is OKAY but binds no plan_sha256; re-run the review"
+        )
     if plan.sha256 != expected:
         return _block(
             "plan-tamper",
@@ -367,8 +375,15 @@ def _non_native(call: ToolCall, ctx: RunContext) -> Decision:
     for text in call.strings:
         for marker in _STATE_MARKERS:
             if marker in text:
-                return _block("run-state", f"{call.tool_name} input mentions run state ({marker}); no tool but `zodyssey run` touches it")
-        candidates = [text.strip()] + _PATH_TOKEN.findall(text) if len(text) < 4096 else _PATH_TOKEN.findall(text)
+                return _block(
+                    "run-state",
+                    f"{call.tool_name} input mentions run state ({marker}); no tool but `zodyssey run` touches it",
+                )
+        candidates = (
+            [text.strip(), *_PATH_TOKEN.findall(text)]
+            if len(text) < 4096
+            else _PATH_TOKEN.findall(text)
+        )
         for candidate in candidates:
             if not candidate or not ("/" in candidate or candidate.startswith((".", "~"))):
                 continue
@@ -377,9 +392,17 @@ def _non_native(call: ToolCall, ctx: RunContext) -> Decision:
             except (ValueError, OSError):
                 continue
             if any(within(path, d) for d in layout.state_dirs):
-                return _block("run-state", f"{call.tool_name} input points at run state ({layout.show(path)})")
+                return _block(
+                    "run-state", f"{call.tool_name} input points at run state ({layout.show(path)})"
+                )
             if any(within(path, g) for g in layout.gate_paths):
-                return _block("gate-itself", f"{call.tool_name} input points at the installed gate ({layout.show(path)})")
+                return _block(
+                    "gate-itself",
+                    f"{call.tool_name} input points at the installed gate ({layout.show(path)})",
+                )
             if frozen_plan and path == frozen_plan:
-                return _block("plan-frozen", f"{call.tool_name} input points at the frozen plan ({layout.show(path)})")
+                return _block(
+                    "plan-frozen",
+                    f"{call.tool_name} input points at the frozen plan ({layout.show(path)})",
+                )
     return ALLOW

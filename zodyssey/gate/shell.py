@@ -21,12 +21,9 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
+from zodyssey.gate.toolcall import Target
+
 MAX_DEPTH = 8  # nested `bash -c` / `eval` levels before giving up (fail closed)
-
-
-class Target(NamedTuple):
-    path: str
-    append: bool = False  # `>>`, `tee -a`: adds to the file, keeps its content
 
 
 class Part(NamedTuple):
@@ -104,13 +101,69 @@ def classify(command: str, read_only: Sequence[Sequence[str]] = ()) -> Analysis:
     one of them is read-only.
     """
     walker = _Walker(tuple(tuple(entry) for entry in read_only))
+    words = _plain_words(command)
+    if words is not None:
+        # Plain words only: the shell would split exactly here and expand
+        # nothing, so the parser (and its import) is not needed.
+        walker.simple(
+            command, Arg(words[0], False, words[0]), [Arg(w, False, w) for w in words[1:]], ""
+        )
+    else:
+        walker.run(command, "", 0)
+    return Analysis(command, tuple(walker.parts))
+
+
+def classify_parsed(command: str, read_only: Sequence[Sequence[str]] = ()) -> Analysis:
+    """`classify` always through the parser (tests compare it with the plain-word path)."""
+    walker = _Walker(tuple(tuple(entry) for entry in read_only))
     walker.run(command, "", 0)
     return Analysis(command, tuple(walker.parts))
 
 
+# Characters with no meaning to the shell: a command made only of these is a
+# single simple command whose words are split on spaces, with no expansion.
+_PLAIN_CHARS = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@%+,=- "
+)
+_RESERVED_WORDS = frozenset(
+    [
+        "if",
+        "then",
+        "else",
+        "elif",
+        "fi",
+        "for",
+        "while",
+        "until",
+        "do",
+        "done",
+        "case",
+        "esac",
+        "function",
+        "select",
+        "coproc",
+        "time",
+        "in",
+        "!",
+        "{",
+        "}",
+        "[[",
+        "]]",
+    ]
+)
+
+
+def _plain_words(command: str) -> list[str] | None:
+    if not command or not set(command) <= _PLAIN_CHARS:
+        return None
+    words = command.split()
+    if not words or "=" in words[0] or words[0] in _RESERVED_WORDS:
+        return None
+    return words
+
+
 # ---------------------------------------------------------------- words
 
-_GLOB_CHARS = re.compile(r"[*?\[]")
 _BRACE = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
 
 
@@ -131,7 +184,7 @@ def _unescape_word(text: str) -> tuple[str, bool]:
         plain.append(ch)
         i += 1
     raw = "".join(plain)
-    multi = bool(_GLOB_CHARS.search(raw))
+    multi = "*" in raw or "?" in raw or "[" in raw
     return "".join(out), multi
 
 
@@ -144,7 +197,11 @@ def _string_value(node: Any) -> str | None:
             continue
         if kind == "string_content":
             text = child.text.decode("utf-8", "replace")
-            pieces.append(re.sub(r'\\([$`"\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), text))
+            if "\\" in text:
+                text = re.sub(
+                    r'\\([$`"\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), text
+                )
+            pieces.append(text)
         else:
             return None
     return "".join(pieces)
@@ -173,7 +230,8 @@ def _arg(node: Any) -> Arg:
             values.append(part.value)
             multi = multi or part.multi
             unquoted.append(part.value if child.type == "word" else "_" * len(part.value))
-        if _BRACE.search("".join(unquoted)):
+        joined = "".join(unquoted)
+        if "{" in joined and _BRACE.search(joined):
             multi = True
         return Arg("".join(values), multi, text)
     return Arg(None, False, text)
@@ -230,7 +288,9 @@ def _split_options(
                 if rest:
                     options.append(("-" + flag, rest))
                 elif i < len(args):
-                    options.append(("-" + flag, args[i].value if args[i].value is not None else "\0"))
+                    options.append(
+                        ("-" + flag, args[i].value if args[i].value is not None else "\0")
+                    )
                     i += 1
                 else:
                     options.append(("-" + flag, None))
@@ -251,13 +311,37 @@ def _values(options: Sequence[tuple[str, str | None]], *names: str) -> list[str 
 # ---------------------------------------------------------------- walker
 
 
-_SYSTEM_BIN = ("/bin/", "/usr/bin/", "/usr/local/bin/", "/sbin/", "/usr/sbin/", "/usr/local/sbin/", "/opt/homebrew/bin/")
-_DEV_SINKS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2"})
+_SYSTEM_BIN = (
+    "/bin/",
+    "/usr/bin/",
+    "/usr/local/bin/",
+    "/sbin/",
+    "/usr/sbin/",
+    "/usr/local/sbin/",
+    "/opt/homebrew/bin/",
+)
+_DEV_SINKS = frozenset(
+    {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2"}
+)
 _AMBIGUOUS = "\0ambiguous"
 _LEAVES = frozenset(
-    {"word", "raw_string", "string_content", "heredoc_content", "heredoc_start", "heredoc_end",
-     "number", "variable_name", "comment", "test_operator", "file_descriptor",
-     "special_variable_name", "regex", "extglob_pattern", "ansi_c_string"}
+    {
+        "word",
+        "raw_string",
+        "string_content",
+        "heredoc_content",
+        "heredoc_start",
+        "heredoc_end",
+        "number",
+        "variable_name",
+        "comment",
+        "test_operator",
+        "file_descriptor",
+        "special_variable_name",
+        "regex",
+        "extglob_pattern",
+        "ansi_c_string",
+    }
 )
 
 
@@ -284,7 +368,9 @@ class _Walker:
     def unknown(self, text: str, why: str, targets: Sequence[Target] = ()) -> None:
         self.parts.append(Part(text, True, tuple(targets), True, why))
 
-    def write(self, text: str, cwd: str | None, paths: Sequence[Arg], why: str, append: bool = False) -> None:
+    def write(
+        self, text: str, cwd: str | None, paths: Sequence[Arg], why: str, append: bool = False
+    ) -> None:
         targets: list[Target] = []
         unbounded = False
         for arg in paths:
@@ -412,7 +498,7 @@ class _Walker:
             self.walk_words([destination], cwd)
         if operator in ("<", "<&", "<<<"):
             return
-        if operator in (">&", "<&") or operator.endswith("&") and operator not in ("&>", "&>>"):
+        if operator in (">&", "<&") or (operator.endswith("&") and operator not in ("&>", "&>>")):
             if destination is not None and destination.type == "number":
                 return
             value = _arg(destination).value if destination is not None else None
@@ -448,9 +534,11 @@ class _Walker:
             if child.type == "command_name":
                 name_node = child
                 word_nodes.append(child)
-            elif child.type == "variable_assignment":
-                self.walk(child, cwd)
-            elif child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+            elif child.type == "variable_assignment" or child.type in (
+                "file_redirect",
+                "heredoc_redirect",
+                "herestring_redirect",
+            ):
                 self.walk(child, cwd)
             else:
                 args.append(_arg(child))
@@ -473,7 +561,7 @@ class _Walker:
                 self.unknown(text, f"runs the program {name}")
                 return cwd
             name = base
-        if _PYTHON_NAME.match(name):
+        if name.startswith("python") and name[6:].replace(".", "").isdigit():
             name = "python3"
         words = [name, *[a.value for a in args]]
         for entry in self.read_only:
@@ -495,7 +583,9 @@ class _Walker:
         self.unknown(text, f"{name} is not on the read-only allowlist")
         return cwd
 
-    def nested(self, text: str, args: list[Arg], cwd: str | None, extra_unknown: bool = False) -> str | None:
+    def nested(
+        self, text: str, args: list[Arg], cwd: str | None, extra_unknown: bool = False
+    ) -> str | None:
         """Run the command formed by `args` (after a wrapper)."""
         if not args:
             self.read(text)
@@ -518,28 +608,150 @@ class _Walker:
 # ---------------------------------------------------------------- allowlist
 
 _READ_ONLY = frozenset(
-    """
-    ls cat head tail wc grep egrep fgrep echo printf pwd which whereis type stat du df
-    diff cmp cut tr nl tac rev seq expr id whoami uname basename dirname realpath readlink
-    test [ true false : jq sha256sum sha1sum sha512sum sha224sum sha384sum md5sum b2sum cksum
-    sum fold fmt column paste join comm od hexdump strings base64 base32 nproc printenv
-    groups logname tty sleep wait jobs exit return break continue shift read let local
-    export declare typeset readonly getconf arch locale look numfmt factor tsort shuf
-    """.split()
+    [
+        "ls",
+        "cat",
+        "head",
+        "tail",
+        "wc",
+        "grep",
+        "egrep",
+        "fgrep",
+        "echo",
+        "printf",
+        "pwd",
+        "which",
+        "whereis",
+        "type",
+        "stat",
+        "du",
+        "df",
+        "diff",
+        "cmp",
+        "cut",
+        "tr",
+        "nl",
+        "tac",
+        "rev",
+        "seq",
+        "expr",
+        "id",
+        "whoami",
+        "uname",
+        "basename",
+        "dirname",
+        "realpath",
+        "readlink",
+        "test",
+        "[",
+        "true",
+        "false",
+        ":",
+        "jq",
+        "sha256sum",
+        "sha1sum",
+        "sha512sum",
+        "sha224sum",
+        "sha384sum",
+        "md5sum",
+        "b2sum",
+        "cksum",
+        "sum",
+        "fold",
+        "fmt",
+        "column",
+        "paste",
+        "join",
+        "comm",
+        "od",
+        "hexdump",
+        "strings",
+        "base64",
+        "base32",
+        "nproc",
+        "printenv",
+        "groups",
+        "logname",
+        "tty",
+        "sleep",
+        "wait",
+        "jobs",
+        "exit",
+        "return",
+        "break",
+        "continue",
+        "shift",
+        "read",
+        "let",
+        "local",
+        "export",
+        "declare",
+        "typeset",
+        "readonly",
+        "getconf",
+        "arch",
+        "locale",
+        "look",
+        "numfmt",
+        "factor",
+        "tsort",
+        "shuf",
+    ]
 )
 
 # Tools whose `--version` style query only prints a version.
 _VERSION_QUERY: dict[str, frozenset[str]] = {
     name: frozenset({"--version"})
-    for name in """npm npx yarn pnpm pip pip3 uv poetry cargo rustc rustup go gcc g++ clang
-    make cmake java javac ruby perl php deno bun tsc docker kubectl terraform bash sh zsh dash
-    git gh node python python3 pytest ruff mypy black tox nox""".split()
+    for name in [
+        "npm",
+        "npx",
+        "yarn",
+        "pnpm",
+        "pip",
+        "pip3",
+        "uv",
+        "poetry",
+        "cargo",
+        "rustc",
+        "rustup",
+        "go",
+        "gcc",
+        "g++",
+        "clang",
+        "make",
+        "cmake",
+        "java",
+        "javac",
+        "ruby",
+        "perl",
+        "php",
+        "deno",
+        "bun",
+        "tsc",
+        "docker",
+        "kubectl",
+        "terraform",
+        "bash",
+        "sh",
+        "zsh",
+        "dash",
+        "git",
+        "gh",
+        "node",
+        "python",
+        "python3",
+        "pytest",
+        "ruff",
+        "mypy",
+        "black",
+        "tox",
+        "nox",
+    ]
 }
 for _py in ("python", "python3", "python2"):
     _VERSION_QUERY[_py] = frozenset({"--version", "-V"})
 _VERSION_QUERY["node"] = frozenset({"--version", "-v"})
 _VERSION_QUERY["go"] = frozenset({"version"})
-_PYTHON_NAME = re.compile(r"^python\d+(\.\d+)?$")
 
 Handler = Callable[[_Walker, str, list[Arg], "str | None"], "str | None"]
 _HANDLERS: dict[str, Handler] = {}
@@ -578,8 +790,10 @@ def _popd(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None
 # -- wrappers
 
 
-def _after_options(args: list[Arg], with_value: str, long_values: Iterable[str] = ()) -> list[Arg] | None:
-    options, operands = _split_options(args, with_value, long_values, stop_at_operand=True)
+def _after_options(
+    args: list[Arg], with_value: str, long_values: Iterable[str] = ()
+) -> list[Arg] | None:
+    _options, operands = _split_options(args, with_value, long_values, stop_at_operand=True)
     return operands
 
 
@@ -598,6 +812,7 @@ def _env(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
         elif value.startswith("--unset=") or (value.startswith("-u") and len(value) > 2):
             i += 1
         elif value in ("-C", "--chdir") or value.startswith("--chdir="):
+            new: str | None
             if value.startswith("--chdir="):
                 new = value.split("=", 1)[1]
                 i += 1
@@ -684,10 +899,27 @@ def _xargs(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | Non
     options, operands = _split_options(
         args,
         "IndLsEPae",
-        ("--replace", "--max-args", "--delimiter", "--max-lines", "--max-chars", "--eof",
-         "--max-procs", "--arg-file", "--process-slot-var"),
+        (
+            "--replace",
+            "--max-args",
+            "--delimiter",
+            "--max-lines",
+            "--max-chars",
+            "--eof",
+            "--max-procs",
+            "--arg-file",
+            "--process-slot-var",
+        ),
         stop_at_operand=True,
     )
+    replace = [v for v in _values(options, "-I", "--replace") if v]
+    if _has(options, "-i"):
+        replace.append("{}")
+    # the replacement string stands for input read at run time
+    operands = [
+        Arg(None, False, a.text) if a.value is not None and any(r in a.value for r in replace) else a
+        for a in operands
+    ]
     if not operands:
         w.read(text)  # default command is echo
         return cwd
@@ -705,7 +937,9 @@ def _shell(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | Non
         value = args[i].value
         if value is None:
             break
-        if value == "-c" or (value.startswith("-") and not value.startswith("--") and "c" in value[1:]):
+        if value == "-c" or (
+            value.startswith("-") and not value.startswith("--") and "c" in value[1:]
+        ):
             code = args[i + 1].value if i + 1 < len(args) else None
             w.reparse(text, code, cwd)
             return cwd
@@ -781,10 +1015,43 @@ def _find(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None
 
 
 _GIT_READ = frozenset(
-    """status diff log show blame ls-files ls-tree rev-parse cat-file describe shortlog grep
-    show-ref rev-list merge-base for-each-ref name-rev whatchanged count-objects check-ignore
-    check-attr version help var cherry range-diff diff-tree diff-files diff-index ls-remote
-    verify-commit verify-tag fsck annotate show-branch""".split()
+    [
+        "status",
+        "diff",
+        "log",
+        "show",
+        "blame",
+        "ls-files",
+        "ls-tree",
+        "rev-parse",
+        "cat-file",
+        "describe",
+        "shortlog",
+        "grep",
+        "show-ref",
+        "rev-list",
+        "merge-base",
+        "for-each-ref",
+        "name-rev",
+        "whatchanged",
+        "count-objects",
+        "check-ignore",
+        "check-attr",
+        "version",
+        "help",
+        "var",
+        "cherry",
+        "range-diff",
+        "diff-tree",
+        "diff-files",
+        "diff-index",
+        "ls-remote",
+        "verify-commit",
+        "verify-tag",
+        "fsck",
+        "annotate",
+        "show-branch",
+    ]
 )
 
 
@@ -801,11 +1068,19 @@ def _git(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
             new = args[i + 1].value if i + 1 < len(args) else None
             here = _join(here, new) if new is not None else None
             i += 2
-        elif value in ("--no-pager", "-P", "--paginate", "-p", "--no-replace-objects",
-                       "--literal-pathspecs", "--glob-pathspecs", "--noglob-pathspecs",
-                       "--icase-pathspecs", "--no-optional-locks", "--bare"):
-            i += 1
-        elif value.startswith(("--git-dir=", "--work-tree=", "--namespace=")):
+        elif value in (
+            "--no-pager",
+            "-P",
+            "--paginate",
+            "-p",
+            "--no-replace-objects",
+            "--literal-pathspecs",
+            "--glob-pathspecs",
+            "--noglob-pathspecs",
+            "--icase-pathspecs",
+            "--no-optional-locks",
+            "--bare",
+        ) or value.startswith(("--git-dir=", "--work-tree=", "--namespace=")):
             i += 1
         elif value in ("--version", "--help"):
             w.read(text)
@@ -821,14 +1096,25 @@ def _git(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
     sub = args[i].value or ""
     rest = args[i + 1 :]
     values = [a.value for a in rest]
-    if any(v is not None and (v == "--ext-diff" or v.startswith("--output") or v in ("-O", "--open-files-in-pager") or v.startswith("--open-files-in-pager")) for v in values):
+    if any(
+        v is not None
+        and (
+            v == "--ext-diff"
+            or v.startswith("--output")
+            or v in ("-O", "--open-files-in-pager")
+            or v.startswith("--open-files-in-pager")
+        )
+        for v in values
+    ):
         outputs = []
         for k, v in enumerate(values):
             if v is not None and v.startswith("--output="):
                 outputs.append(Arg(v.split("=", 1)[1]))
             elif v == "--output":
                 outputs.append(rest[k + 1] if k + 1 < len(rest) else Arg(None))
-        if outputs and not any(v in ("--ext-diff",) or (v or "").startswith(("-O", "--open-files")) for v in values):
+        if outputs and not any(
+            v in ("--ext-diff",) or (v or "").startswith(("-O", "--open-files")) for v in values
+        ):
             w.write(text, here, outputs, f"git {sub} --output writes a file")
         else:
             w.unknown(text, f"git {sub} runs an external program")
@@ -837,10 +1123,31 @@ def _git(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
         w.read(text)
         return cwd
     if sub == "branch":
-        listing = {"-a", "--all", "-r", "--remotes", "-l", "--list", "-v", "-vv", "--verbose",
-                   "--show-current", "--no-color", "--color", "--column", "--no-column"}
-        takes = {"--contains", "--no-contains", "--merged", "--no-merged", "--points-at",
-                 "--sort", "--format"}
+        listing = {
+            "-a",
+            "--all",
+            "-r",
+            "--remotes",
+            "-l",
+            "--list",
+            "-v",
+            "-vv",
+            "--verbose",
+            "--show-current",
+            "--no-color",
+            "--color",
+            "--column",
+            "--no-column",
+        }
+        takes = {
+            "--contains",
+            "--no-contains",
+            "--merged",
+            "--no-merged",
+            "--points-at",
+            "--sort",
+            "--format",
+        }
         positional = False
         list_mode = False
         k = 0
@@ -866,33 +1173,44 @@ def _git(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
             w.read(text)
         return cwd
     if sub == "remote":
-        if not values or values in (["-v"], ["--verbose"]) or (values and values[0] in ("show", "get-url")):
+        if (
+            not values
+            or values in (["-v"], ["--verbose"])
+            or (values and values[0] in ("show", "get-url"))
+        ):
             w.read(text)
         else:
             w.unknown(text, "git remote changes remotes")
         return cwd
     if sub == "config":
-        if values and all(v is not None for v in values) and values[0] in (
-            "--get", "--get-all", "--get-regexp", "--list", "-l", "get", "list"
+        if (
+            values
+            and all(v is not None for v in values)
+            and values[0] in ("--get", "--get-all", "--get-regexp", "--list", "-l", "get", "list")
         ):
             w.read(text)
         else:
             w.unknown(text, "git config may change configuration")
         return cwd
     if sub in ("stash", "worktree", "tag", "reflog", "notes", "submodule"):
-        if sub == "tag" and (not values or values[0] in ("-l", "--list")):
-            w.read(text)
-        elif sub in ("stash", "worktree", "reflog", "notes", "submodule") and (
-            (sub == "reflog" and (not values or values[0] == "show"))
-            or (values and values[0] in ("list", "show") and sub != "reflog")
-            or (sub == "submodule" and values and values[0] == "status")
+        if (sub == "tag" and (not values or values[0] in ("-l", "--list"))) or (
+            sub in ("stash", "worktree", "reflog", "notes", "submodule")
+            and (
+                (sub == "reflog" and (not values or values[0] == "show"))
+                or (values and values[0] in ("list", "show") and sub != "reflog")
+                or (sub == "submodule" and values and values[0] == "status")
+            )
         ):
             w.read(text)
         else:
             w.unknown(text, f"git {sub} changes the repository")
         return cwd
     if sub in ("checkout", "restore"):
-        options, operands = _split_options(rest, "sbB" if sub == "checkout" else "s", ("--source", "--conflict", "--pathspec-from-file"))
+        options, operands = _split_options(
+            rest,
+            "sbB" if sub == "checkout" else "s",
+            ("--source", "--conflict", "--pathspec-from-file"),
+        )
         if "--" in [a.value for a in rest]:
             after = rest[[a.value for a in rest].index("--") + 1 :]
             if after and sub == "checkout" and not _has(options, "-b", "-B", "--orphan"):
@@ -919,7 +1237,23 @@ def _git(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 @_handles("sort")
 def _sort(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
-    options, _ = _split_options(args, "okStT", ("--output", "--key", "--field-separator", "--buffer-size", "--temporary-directory", "--parallel", "--batch-size", "--files0-from", "--compress-program", "--random-source", "--sort"))
+    options, _ = _split_options(
+        args,
+        "okStT",
+        (
+            "--output",
+            "--key",
+            "--field-separator",
+            "--buffer-size",
+            "--temporary-directory",
+            "--parallel",
+            "--batch-size",
+            "--files0-from",
+            "--compress-program",
+            "--random-source",
+            "--sort",
+        ),
+    )
     if _has(options, "--compress-program"):
         w.unknown(text, "sort --compress-program runs a program")
         return cwd
@@ -933,7 +1267,9 @@ def _sort(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None
 
 @_handles("uniq")
 def _uniq(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
-    _, operands = _split_options(args, "fsw", ("--skip-fields", "--skip-chars", "--check-chars", "--group", "--all-repeated"))
+    _, operands = _split_options(
+        args, "fsw", ("--skip-fields", "--skip-chars", "--check-chars", "--group", "--all-repeated")
+    )
     if len(operands) >= 2:
         w.write(text, cwd, operands[1:2], "uniq writes its second operand")
     else:
@@ -953,7 +1289,9 @@ def _xxd(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 @_handles("rg")
 def _rg(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
-    if any(a.value is not None and (a.value == "--pre" or a.value.startswith("--pre=")) for a in args):
+    if any(
+        a.value is not None and (a.value == "--pre" or a.value.startswith("--pre=")) for a in args
+    ):
         w.unknown(text, "rg --pre runs a program on every file")
     else:
         w.read(text)
@@ -962,7 +1300,9 @@ def _rg(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 @_handles("tree")
 def _tree(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
-    options, _ = _split_options(args, "oLPIH", ("--filelimit", "--timefmt", "--charset", "--sort", "--fromfile"))
+    options, _ = _split_options(
+        args, "oLPIH", ("--filelimit", "--timefmt", "--charset", "--sort", "--fromfile")
+    )
     outputs = _values(options, "-o")
     if outputs:
         w.write(text, cwd, [Arg(v) for v in outputs], "tree -o writes a file")
@@ -973,7 +1313,10 @@ def _tree(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None
 
 @_handles("date")
 def _date(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
-    if any(a.value is not None and (a.value in ("-s", "--set") or a.value.startswith("--set=")) for a in args):
+    if any(
+        a.value is not None and (a.value in ("-s", "--set") or a.value.startswith("--set="))
+        for a in args
+    ):
         w.unknown(text, "date --set changes the clock")
     else:
         w.read(text)
@@ -991,7 +1334,9 @@ def _file(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None
 
 @_handles("hostname")
 def _hostname(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
-    if any(not (a.value or "x").startswith("-") for a in args) or any(a.value in ("-F", "--file") for a in args):
+    if any(not (a.value or "x").startswith("-") for a in args) or any(
+        a.value in ("-F", "--file") for a in args
+    ):
         w.unknown(text, "hostname NAME changes the host name")
     else:
         w.read(text)
@@ -1059,7 +1404,7 @@ def _sed_script_writes(script: str) -> bool:
             continue
         if ch in "wWe":
             return True
-        if ch in _SED_SIMPLE or ch.isalpha() and ch in "lqQ":
+        if ch in _SED_SIMPLE or (ch.isalpha() and ch in "lqQ"):
             i += 1
             continue
         return True  # an unknown sed command: assume the worst
@@ -1206,7 +1551,9 @@ for _name in ("cp", "mv", "install", "ln"):
 _HANDLERS["gcp"] = _HANDLERS["cp"]
 
 
-def _every_operand(short: str, long_values: Iterable[str], why: str, skip_first: bool = False) -> Handler:
+def _every_operand(
+    short: str, long_values: Iterable[str], why: str, skip_first: bool = False
+) -> Handler:
     long_set = tuple(long_values)
 
     def handler(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
@@ -1222,12 +1569,18 @@ def _every_operand(short: str, long_values: Iterable[str], why: str, skip_first:
 _HANDLERS["rm"] = _every_operand("", (), "rm removes files")
 _HANDLERS["rmdir"] = _every_operand("", (), "rmdir removes directories")
 _HANDLERS["unlink"] = _every_operand("", (), "unlink removes a file")
-_HANDLERS["shred"] = _every_operand("ns", ("--iterations", "--size", "--random-source", "--remove"), "shred overwrites files")
+_HANDLERS["shred"] = _every_operand(
+    "ns", ("--iterations", "--size", "--random-source", "--remove"), "shred overwrites files"
+)
 _HANDLERS["truncate"] = _every_operand("sr", ("--size", "--reference"), "truncate resizes files")
-_HANDLERS["touch"] = _every_operand("drt", ("--date", "--reference", "--time"), "touch creates or stamps files")
+_HANDLERS["touch"] = _every_operand(
+    "drt", ("--date", "--reference", "--time"), "touch creates or stamps files"
+)
 _HANDLERS["mkdir"] = _every_operand("m", ("--mode", "--context"), "mkdir creates directories")
 _HANDLERS["mkfifo"] = _every_operand("m", ("--mode",), "mkfifo creates files")
-_HANDLERS["chown"] = _every_operand("", ("--from", "--reference"), "chown changes owners", skip_first=True)
+_HANDLERS["chown"] = _every_operand(
+    "", ("--from", "--reference"), "chown changes owners", skip_first=True
+)
 _HANDLERS["chgrp"] = _every_operand("", ("--reference",), "chgrp changes groups", skip_first=True)
 
 
@@ -1284,10 +1637,32 @@ def _dd(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
     return cwd
 
 
-_CURL_FILE_OPTIONS = ("-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace",
-                      "--trace-ascii", "--stderr", "--libcurl", "--etag-save", "--hsts", "--alt-svc")
-_CURL_UNBOUNDED = ("-O", "--remote-name", "--remote-name-all", "-J", "--remote-header-name",
-                   "--output-dir", "-K", "--config", "--create-dirs")
+_CURL_FILE_OPTIONS = (
+    "-o",
+    "--output",
+    "-D",
+    "--dump-header",
+    "-c",
+    "--cookie-jar",
+    "--trace",
+    "--trace-ascii",
+    "--stderr",
+    "--libcurl",
+    "--etag-save",
+    "--hsts",
+    "--alt-svc",
+)
+_CURL_UNBOUNDED = (
+    "-O",
+    "--remote-name",
+    "--remote-name-all",
+    "-J",
+    "--remote-header-name",
+    "--output-dir",
+    "-K",
+    "--config",
+    "--create-dirs",
+)
 
 
 @_handles("curl")
@@ -1295,11 +1670,39 @@ def _curl(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None
     options, _ = _split_options(
         args,
         "oDcHdXuAebFmwxTrCYyzEKQtU",
-        (*_CURL_FILE_OPTIONS, "--header", "--data", "--data-raw", "--data-binary", "--data-urlencode",
-         "--request", "--user", "--user-agent", "--referer", "--cookie", "--form", "--max-time",
-         "--write-out", "--proxy", "--upload-file", "--range", "--url", "--connect-timeout",
-         "--retry", "--retry-delay", "--retry-max-time", "--cacert", "--cert", "--key",
-         "--resolve", "--json", "--config", "--output-dir", "--time-cond", "--quote"),
+        (
+            *_CURL_FILE_OPTIONS,
+            "--header",
+            "--data",
+            "--data-raw",
+            "--data-binary",
+            "--data-urlencode",
+            "--request",
+            "--user",
+            "--user-agent",
+            "--referer",
+            "--cookie",
+            "--form",
+            "--max-time",
+            "--write-out",
+            "--proxy",
+            "--upload-file",
+            "--range",
+            "--url",
+            "--connect-timeout",
+            "--retry",
+            "--retry-delay",
+            "--retry-max-time",
+            "--cacert",
+            "--cert",
+            "--key",
+            "--resolve",
+            "--json",
+            "--config",
+            "--output-dir",
+            "--time-cond",
+            "--quote",
+        ),
     )
     names = {name for name, _ in options}
     if names & set(_CURL_UNBOUNDED):
@@ -1316,7 +1719,22 @@ def _curl(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None
 
 @_handles("wget")
 def _wget(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
-    options, _ = _split_options(args, "OoaPeUtTwQ", ("--output-document", "--output-file", "--append-output", "--directory-prefix", "--user-agent", "--tries", "--timeout", "--wait", "--quota", "--header"))
+    options, _ = _split_options(
+        args,
+        "OoaPeUtTwQ",
+        (
+            "--output-document",
+            "--output-file",
+            "--append-output",
+            "--directory-prefix",
+            "--user-agent",
+            "--tries",
+            "--timeout",
+            "--wait",
+            "--quota",
+            "--header",
+        ),
+    )
     documents = _values(options, "-O", "--output-document")
     logs = _values(options, "-o", "--output-file", "-a", "--append-output")
     if not documents or _has(options, "-P", "--directory-prefix", "-e", "--execute"):
@@ -1330,7 +1748,9 @@ def _wget(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None
     return cwd
 
 
-@_handles("vi", "vim", "nvim", "view", "nano", "pico", "emacs", "ed", "ex", "micro", "joe", "kak", "hx")
+@_handles(
+    "vi", "vim", "nvim", "view", "nano", "pico", "emacs", "ed", "ex", "micro", "joe", "kak", "hx"
+)
 def _editor(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
     operands: list[Arg] = []
     for arg in args:
@@ -1348,10 +1768,25 @@ def _editor(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | No
     return cwd
 
 
+def _interpreter_named(name: str) -> Handler:
+    queries = _VERSION_QUERY.get(name, frozenset())
+
+    def handler(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+        if len(args) == 1 and args[0].value in queries:
+            w.read(text)
+            return cwd
+        return _interpreter(w, text, args, cwd)
+
+    return handler
+
+
 def _interpreter(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
     values = [a.value for a in args]
     in_place: list[Arg] = []
-    if any(v is not None and v.startswith("-") and not v.startswith("--") and "i" in v[1:] for v in values):
+    if any(
+        v is not None and v.startswith("-") and not v.startswith("--") and "i" in v[1:]
+        for v in values
+    ):
         # perl -i / ruby -i rewrite their file operands, but the code can still do anything
         skip_next = False
         for arg in args:
@@ -1370,9 +1805,20 @@ def _interpreter(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str
     return cwd
 
 
-for _name in ("perl", "ruby", "python", "python3", "python2", "node", "deno", "bun", "php", "lua", "Rscript", "osascript", "pwsh", "tclsh"):
-    _HANDLERS[_name] = lambda w, t, a, c, _n=_name: (
-        (w.read(t), c)[1]
-        if len(a) == 1 and a[0].value in _VERSION_QUERY.get(_n, frozenset())
-        else _interpreter(w, t, a, c)
-    )
+for _name in (
+    "perl",
+    "ruby",
+    "python",
+    "python3",
+    "python2",
+    "node",
+    "deno",
+    "bun",
+    "php",
+    "lua",
+    "Rscript",
+    "osascript",
+    "pwsh",
+    "tclsh",
+):
+    _HANDLERS[_name] = _interpreter_named(_name)

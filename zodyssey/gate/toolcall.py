@@ -9,8 +9,6 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from zodyssey.gate.shell import Target
-
 # The kind of a call decides which rules apply to it.
 SHELL = "shell"  # a command line for a shell
 EDIT = "edit"  # writes the files it names (Write, Edit, MultiEdit, NotebookEdit, ...)
@@ -20,29 +18,102 @@ READ = "read"  # a native tool that cannot write the work tree
 OTHER = "other"  # MCP and unknown tools: only their path-like strings are checked
 
 SHELL_TOOLS = frozenset(
-    {"Bash", "Shell", "shell", "bash", "run_shell_command", "local_shell", "exec_command",
-     "run_terminal_cmd", "terminal"}
+    {
+        "Bash",
+        "Shell",
+        "shell",
+        "bash",
+        "run_shell_command",
+        "local_shell",
+        "exec_command",
+        "run_terminal_cmd",
+        "terminal",
+    }
 )
 EDIT_TOOLS = frozenset(
-    {"Write", "Edit", "MultiEdit", "NotebookEdit", "write_file", "replace", "edit_file",
-     "create_file", "StrReplace", "Delete", "delete_file", "TabWrite", "search_replace",
-     "str_replace", "Create", "MultiEditTool", "write", "edit"}
+    {
+        "Write",
+        "Edit",
+        "MultiEdit",
+        "NotebookEdit",
+        "write_file",
+        "replace",
+        "edit_file",
+        "create_file",
+        "StrReplace",
+        "Delete",
+        "delete_file",
+        "TabWrite",
+        "search_replace",
+        "str_replace",
+        "Create",
+        "MultiEditTool",
+        "write",
+        "edit",
+    }
 )
 PATCH_TOOLS = frozenset({"apply_patch", "ApplyPatch", "applyPatch"})
 DISPATCH_TOOLS = frozenset({"Task", "Agent"})
 READ_TOOLS = frozenset(
-    {"Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "TodoWrite", "TodoRead",
-     "NotebookRead", "BashOutput", "KillShell", "KillBash", "ExitPlanMode", "ListMcpResourcesTool",
-     "ReadMcpResourceTool", "read_file", "read_many_files", "list_directory", "glob",
-     "search_file_content", "google_web_search", "web_fetch", "ReadFile", "ListDir",
-     "codebase_search", "grep_search", "file_search", "list_dir", "view_image", "update_plan",
-     "SlashCommand", "Skill", "AskUserQuestion"}
+    {
+        "Read",
+        "Glob",
+        "Grep",
+        "LS",
+        "WebFetch",
+        "WebSearch",
+        "TodoWrite",
+        "TodoRead",
+        "NotebookRead",
+        "BashOutput",
+        "KillShell",
+        "KillBash",
+        "ExitPlanMode",
+        "ListMcpResourcesTool",
+        "ReadMcpResourceTool",
+        "read_file",
+        "read_many_files",
+        "list_directory",
+        "glob",
+        "search_file_content",
+        "google_web_search",
+        "web_fetch",
+        "ReadFile",
+        "ListDir",
+        "codebase_search",
+        "grep_search",
+        "file_search",
+        "list_dir",
+        "view_image",
+        "update_plan",
+        "SlashCommand",
+        "Skill",
+        "AskUserQuestion",
+    }
 )
-PATH_KEYS = ("file_path", "path", "notebook_path", "absolute_path", "target_file", "filePath",
-             "file", "filename", "target_notebook")
+PATH_KEYS = (
+    "file_path",
+    "path",
+    "notebook_path",
+    "absolute_path",
+    "target_file",
+    "filePath",
+    "file",
+    "filename",
+    "target_notebook",
+)
 
-_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add|Delete) File:\s*(.+?)\s*$|^\*\*\* Move to:\s*(.+?)\s*$", re.M)
+_PATCH_FILE = re.compile(
+    r"^\*\*\* (?:Update|Add|Delete) File:\s*(.+?)\s*$|^\*\*\* Move to:\s*(.+?)\s*$", re.M
+)
 _DIFF_FILE = re.compile(r"^(?:\+\+\+|---) (?:[ab]/)?(.+?)(?:\t.*)?$", re.M)
+
+
+class Target(NamedTuple):
+    """A file a call writes, as written in the call (resolved later by the gate)."""
+
+    path: str
+    append: bool = False  # `>>`, `tee -a`, an Edit keeping the old text: adds, keeps content
 
 
 class ToolCall(NamedTuple):
@@ -104,7 +175,8 @@ def _edit_targets(tool_name: str, tool_input: dict[str, Any]) -> tuple[Target, .
     if "edits" in tool_input and isinstance(tool_input["edits"], list):
         edits = tool_input["edits"]
         append = bool(edits) and all(
-            isinstance(e, dict) and _preserves(e.get("old_string"), e.get("new_string")) for e in edits
+            isinstance(e, dict) and _preserves(e.get("old_string"), e.get("new_string"))
+            for e in edits
         )
     elif "old_string" in tool_input:
         append = _preserves(tool_input.get("old_string"), tool_input.get("new_string"))
@@ -132,30 +204,61 @@ def build_call(
     """Normalise one call; anything malformed yields a call carrying `error`."""
     raw_cwd = cwd if cwd is not None else payload.get("cwd")
     call_cwd = raw_cwd if isinstance(raw_cwd, str) and raw_cwd else None
-    owner = payload.get("agent_id") or payload.get("session_id") or payload.get("conversation_id") or ""
+    owner = (
+        payload.get("agent_id") or payload.get("session_id") or payload.get("conversation_id") or ""
+    )
     owner = owner if isinstance(owner, str) else str(owner)
     tool_use_id = payload.get("tool_use_id") or ""
     tool_use_id = tool_use_id if isinstance(tool_use_id, str) else str(tool_use_id)
     if not isinstance(tool_name, str) or not tool_name:
-        return ToolCall(harness, "", OTHER, call_cwd, owner=owner, error="the payload names no tool")
+        return ToolCall(
+            harness, "", OTHER, call_cwd, owner=owner, error="the payload names no tool"
+        )
     if not isinstance(tool_input, dict):
         if tool_input is None:
             tool_input = {}
         else:
-            return ToolCall(harness, tool_name, OTHER, call_cwd, owner=owner,
-                            error=f"tool_input of {tool_name} is not an object")
-    base = {"cwd": call_cwd, "owner": owner, "tool_use_id": tool_use_id}
+            return ToolCall(
+                harness,
+                tool_name,
+                OTHER,
+                call_cwd,
+                owner=owner,
+                error=f"tool_input of {tool_name} is not an object",
+            )
     if tool_name in SHELL_TOOLS:
         command = _shell_command(tool_input)
         if command is None:
-            return ToolCall(harness, tool_name, SHELL, error=f"{tool_name} call without a command string", **base)
+            return ToolCall(
+                harness,
+                tool_name,
+                SHELL,
+                error=f"{tool_name} call without a command string",
+                cwd=call_cwd,
+                owner=owner,
+                tool_use_id=tool_use_id,
+            )
         workdir = tool_input.get("workdir") or tool_input.get("directory") or tool_input.get("cwd")
         if isinstance(workdir, str) and workdir:
-            base["cwd"] = workdir if call_cwd is None or workdir.startswith("/") else f"{call_cwd}/{workdir}"
-        return ToolCall(harness, tool_name, SHELL, command=command, **base)
+            call_cwd = (
+                workdir if call_cwd is None or workdir.startswith("/") else f"{call_cwd}/{workdir}"
+            )
+        return ToolCall(
+            harness,
+            tool_name,
+            SHELL,
+            command=command,
+            cwd=call_cwd,
+            owner=owner,
+            tool_use_id=tool_use_id,
+        )
     if tool_name in PATCH_TOOLS:
         text = next(
-            (tool_input[k] for k in ("command", "input", "patch", "patch_text") if isinstance(tool_input.get(k), str)),
+            (
+                tool_input[k]
+                for k in ("command", "input", "patch", "patch_text")
+                if isinstance(tool_input.get(k), str)
+            ),
             None,
         )
         if text is None:
@@ -164,22 +267,59 @@ def build_call(
             if isinstance(cmd, list):
                 text = "\n".join(c for c in cmd if isinstance(c, str))
         targets = tuple(Target(p) for p in patch_targets(text or ""))
-        return ToolCall(harness, tool_name, PATCH, targets=targets, **base)
+        return ToolCall(
+            harness,
+            tool_name,
+            PATCH,
+            targets=targets,
+            cwd=call_cwd,
+            owner=owner,
+            tool_use_id=tool_use_id,
+        )
     if tool_name in EDIT_TOOLS:
-        return ToolCall(harness, tool_name, EDIT, targets=_edit_targets(tool_name, tool_input), **base)
+        return ToolCall(
+            harness,
+            tool_name,
+            EDIT,
+            targets=_edit_targets(tool_name, tool_input),
+            cwd=call_cwd,
+            owner=owner,
+            tool_use_id=tool_use_id,
+        )
     if tool_name in DISPATCH_TOOLS:
-        agent = tool_input.get("subagent_type") or tool_input.get("agent") or tool_input.get("name") or ""
+        agent = (
+            tool_input.get("subagent_type")
+            or tool_input.get("agent")
+            or tool_input.get("name")
+            or ""
+        )
         prompt = tool_input.get("prompt") or ""
         strings: list[str] = []
         _strings(tool_input, strings)
         return ToolCall(
-            harness, tool_name, DISPATCH,
+            harness,
+            tool_name,
+            DISPATCH,
             subagent_type=agent if isinstance(agent, str) else str(agent),
-            prompt="\n".join(strings) if not isinstance(prompt, str) else prompt + "\n" + "\n".join(strings),
-            **base,
+            prompt="\n".join(strings)
+            if not isinstance(prompt, str)
+            else prompt + "\n" + "\n".join(strings),
+            cwd=call_cwd,
+            owner=owner,
+            tool_use_id=tool_use_id,
         )
     if tool_name in READ_TOOLS:
-        return ToolCall(harness, tool_name, READ, **base)
+        return ToolCall(
+            harness, tool_name, READ, cwd=call_cwd, owner=owner, tool_use_id=tool_use_id
+        )
     strings = []
     _strings(tool_input, strings)
-    return ToolCall(harness, tool_name, OTHER, strings=tuple(strings), **base)
+    return ToolCall(
+        harness,
+        tool_name,
+        OTHER,
+        strings=tuple(strings),
+        cwd=call_cwd,
+        owner=owner,
+        tool_use_id=tool_use_id,
+    )

@@ -95,6 +95,28 @@ def append_record(root: Path, slug: str, record: dict[str, Any]) -> dict[str, An
     return completed
 
 
+def link_records(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Chain records in memory (seq, prev, hash), as `append_record` would one by one.
+
+    For fixtures and benchmarks that need a large valid chain quickly; the
+    writers always go through `append_record`.
+    """
+    linked: list[dict[str, Any]] = []
+    previous = GENESIS_HASH
+    for seq, raw in enumerate(records, start=1):
+        record = {key: value for key, value in raw.items() if key != "hash"}
+        record["seq"] = seq
+        record["prev"] = previous
+        record["hash"] = previous = record_hash(record)
+        linked.append(record)
+    return linked
+
+
+def dump_records(records: Iterable[Mapping[str, Any]]) -> str:
+    """The JSONL text of records, one per line, as `append_record` writes them."""
+    return "".join(json.dumps(dict(r), sort_keys=True, ensure_ascii=False) + "\n" for r in records)
+
+
 def _last_record(data: bytes) -> dict[str, Any] | None:
     for line in reversed(data.splitlines()):
         if not line.strip():

@@ -47,6 +47,8 @@ def parse_artifact(text: str, source: str) -> ParsedArtifact:
             data = json.loads(stripped)
         except json.JSONDecodeError as exc:
             raise UsageError(f"review artifact {source} is not valid JSON ({exc.msg})") from exc
+        except RecursionError as exc:
+            raise UsageError(f"review artifact {source} nests too deeply to be a verdict") from exc
         if not isinstance(data, dict):
             raise UsageError(f"review artifact {source} is not a JSON object")
         verdict = data.get("verdict")

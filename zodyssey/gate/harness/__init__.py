@@ -9,9 +9,10 @@ overrides the harness's own permission prompts, and it never emits `defer`.
 from __future__ import annotations
 
 import importlib
-from typing import Any, NamedTuple, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from zodyssey.gate.toolcall import ToolCall
+if TYPE_CHECKING:
+    from zodyssey.gate.toolcall import ToolCall
 
 
 class Reply(NamedTuple):
@@ -25,13 +26,8 @@ ALLOW = Reply(0)
 
 class Harness(Protocol):
     name: str
-    # Environment variables naming the project directory, after CLAUDE_PROJECT_DIR
-    # and ZCODE_PROJECT_DIR.
-    project_env: tuple[str, ...]
 
     def to_call(self, payload: dict[str, Any]) -> ToolCall: ...
-
-    def project_hint(self, payload: dict[str, Any]) -> str | None: ...
 
     def block(self, reason: str, slug: str) -> Reply: ...
 

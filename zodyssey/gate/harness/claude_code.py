@@ -14,13 +14,9 @@ from zodyssey.gate.toolcall import ToolCall, build_call
 
 class ClaudeCode:
     name = "claude-code"
-    project_env: tuple[str, ...] = ()
 
     def to_call(self, payload: dict[str, Any]) -> ToolCall:
         return build_call(self.name, payload.get("tool_name"), payload.get("tool_input"), payload)
-
-    def project_hint(self, payload: dict[str, Any]) -> str | None:
-        return None
 
     def block(self, reason: str, slug: str) -> Reply:
         return Reply(2, "", f"zodyssey gate (run {slug}): {reason}\n")

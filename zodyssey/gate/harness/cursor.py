@@ -17,7 +17,6 @@ from zodyssey.gate.toolcall import ToolCall, build_call
 
 class Cursor:
     name = "cursor"
-    project_env: tuple[str, ...] = ("CURSOR_PROJECT_DIR",)
 
     def to_call(self, payload: dict[str, Any]) -> ToolCall:
         event = payload.get("hook_event_name")
@@ -33,15 +32,13 @@ class Cursor:
             except ValueError:
                 tool_input = {"input": tool_input}
         tool_name = payload.get("tool_name")
-        if event == "beforeMCPExecution" and isinstance(tool_name, str) and not tool_name.startswith("mcp__"):
+        if (
+            event == "beforeMCPExecution"
+            and isinstance(tool_name, str)
+            and not tool_name.startswith("mcp__")
+        ):
             tool_name = f"mcp__{payload.get('server') or 'cursor'}__{tool_name}"
         return build_call(self.name, tool_name, tool_input, payload)
-
-    def project_hint(self, payload: dict[str, Any]) -> str | None:
-        roots = payload.get("workspace_roots")
-        if isinstance(roots, list) and roots and isinstance(roots[0], str):
-            return roots[0]
-        return None
 
     def block(self, reason: str, slug: str) -> Reply:
         text = f"zodyssey gate (run {slug}): {reason}"

@@ -15,18 +15,18 @@ from zodyssey.gate.toolcall import ToolCall, build_call
 
 class Gemini:
     name = "gemini"
-    project_env: tuple[str, ...] = ("GEMINI_PROJECT_DIR",)
 
     def to_call(self, payload: dict[str, Any]) -> ToolCall:
         tool_input = payload.get("tool_input", payload.get("tool_args"))
         return build_call(self.name, payload.get("tool_name"), tool_input, payload)
 
-    def project_hint(self, payload: dict[str, Any]) -> str | None:
-        return None
-
     def block(self, reason: str, slug: str) -> Reply:
         text = f"zodyssey gate (run {slug}): {reason}"
-        return Reply(2, json.dumps({"decision": "deny", "reason": text}, ensure_ascii=False) + "\n", text + "\n")
+        return Reply(
+            2,
+            json.dumps({"decision": "deny", "reason": text}, ensure_ascii=False) + "\n",
+            text + "\n",
+        )
 
 
 ADAPTER = Gemini()

@@ -1,0 +1,141 @@
+"""`zodyssey hook install`: merge the gate's hook entries into a harness's config.
+
+The merge is idempotent and keeps every hook the user already has: an entry
+is ours when its command runs `zodyssey ... hook pre-tool|post-tool`; ours are
+updated in place, nothing else is touched. The file is rewritten atomically.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+from pathlib import Path
+from typing import Any
+
+from zodyssey.atomicfile import write_atomic
+from zodyssey.errors import UsageError
+
+CLAUDE_TIMEOUT_SECONDS = 30
+GEMINI_TIMEOUT_MS = 30_000
+
+
+def hook_command(event: str, harness: str, base: str | None = None) -> str:
+    """The command line the harness runs; the interpreter path avoids PATH surprises."""
+    prefix = base if base else f"{shlex.quote(sys.executable)} -m zodyssey"
+    command = f"{prefix} hook {event}"
+    if harness != "claude-code":
+        command += f" --harness {harness}"
+    return command
+
+
+def _is_ours(command: Any, event: str) -> bool:
+    return isinstance(command, str) and "zodyssey" in command and f"hook {event}" in command
+
+
+def _read(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        value = json.loads(path.read_text(encoding="utf-8") or "{}")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {path}: {exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"{path} is not valid JSON (line {exc.lineno}: {exc.msg}); fix it first"
+        ) from exc
+    if not isinstance(value, dict):
+        raise UsageError(f"{path} does not hold a JSON object")
+    return value
+
+
+def _merge_grouped(
+    hooks: dict[str, Any],
+    event_key: str,
+    matcher: str,
+    command: str,
+    event: str,
+    extra: dict[str, Any],
+    changes: list[str],
+) -> None:
+    """Claude-style `{event: [{matcher, hooks: [{type, command, ...}]}]}`."""
+    groups = hooks.setdefault(event_key, [])
+    if not isinstance(groups, list):
+        raise UsageError(f"hooks.{event_key} is not a list")
+    wanted = {"type": "command", "command": command, **extra}
+    for group in groups:
+        if not isinstance(group, dict) or not isinstance(group.get("hooks"), list):
+            continue
+        for index, entry in enumerate(group["hooks"]):
+            if isinstance(entry, dict) and _is_ours(entry.get("command"), event):
+                if entry == wanted and group.get("matcher") == matcher:
+                    changes.append(f"unchanged {event_key}: {command}")
+                else:
+                    group["hooks"][index] = wanted
+                    group["matcher"] = matcher
+                    changes.append(f"updated {event_key}: {command}")
+                return
+    groups.append({"matcher": matcher, "hooks": [wanted]})
+    changes.append(f"added {event_key} (matcher {matcher!r}): {command}")
+
+
+def _merge_flat(
+    hooks: dict[str, Any], event_key: str, command: str, event: str, changes: list[str]
+) -> None:
+    """Cursor-style `{event: [{command}]}`."""
+    entries = hooks.setdefault(event_key, [])
+    if not isinstance(entries, list):
+        raise UsageError(f"hooks.{event_key} is not a list")
+    for index, entry in enumerate(entries):
+        if isinstance(entry, dict) and _is_ours(entry.get("command"), event):
+            if entry == {"command": command}:
+                changes.append(f"unchanged {event_key}: {command}")
+            else:
+                entries[index] = {"command": command}
+                changes.append(f"updated {event_key}: {command}")
+            return
+    entries.append({"command": command})
+    changes.append(f"added {event_key}: {command}")
+
+
+CONFIG_FILES = {
+    "claude-code": ".claude/settings.json",
+    "zcode": ".claude/settings.json",
+    "codex": ".codex/hooks.json",
+    "gemini": ".gemini/settings.json",
+    "cursor": ".cursor/hooks.json",
+}
+
+
+def install(
+    project: Path, harness: str, base: str | None = None, dry_run: bool = False
+) -> tuple[Path, list[str]]:
+    """Merge the hook entries; returns the config path and one line per change."""
+    if harness not in CONFIG_FILES:
+        raise UsageError(f"unknown harness {harness!r}; choose one of: {', '.join(CONFIG_FILES)}")
+    if not project.is_dir():
+        raise UsageError(f"project directory {project} does not exist")
+    path = project / CONFIG_FILES[harness]
+    config = _read(path)
+    hooks = config.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise UsageError(f"{path}: `hooks` is not an object")
+    pre = hook_command("pre-tool", harness, base)
+    post = hook_command("post-tool", harness, base)
+    changes: list[str] = []
+    if harness in ("claude-code", "zcode", "codex"):
+        timeout = {"timeout": CLAUDE_TIMEOUT_SECONDS}
+        _merge_grouped(hooks, "PreToolUse", "*", pre, "pre-tool", timeout, changes)
+        _merge_grouped(hooks, "PostToolUse", "Task|Agent", post, "post-tool", timeout, changes)
+    elif harness == "gemini":
+        timeout = {"timeout": GEMINI_TIMEOUT_MS}
+        _merge_grouped(hooks, "BeforeTool", ".*", pre, "pre-tool", timeout, changes)
+        _merge_grouped(hooks, "AfterTool", ".*", post, "post-tool", timeout, changes)
+    else:  # cursor
+        config.setdefault("version", 1)
+        for event_key in ("beforeShellExecution", "beforeMCPExecution", "preToolUse"):
+            _merge_flat(hooks, event_key, pre, "pre-tool", changes)
+        _merge_flat(hooks, "postToolUse", post, "post-tool", changes)
+    if not dry_run and any(not line.startswith("unchanged") for line in changes):
+        write_atomic(path, json.dumps(config, indent=2, ensure_ascii=False) + "\n")
+    return path, changes
