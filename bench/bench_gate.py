@@ -89,17 +89,39 @@ def payload(root: Path, command: str) -> bytes:
     ).encode()
 
 
-def once(argv: list[str], stdin: bytes, env: dict[str, str]) -> float:
+def once(argv: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds user+system) of one whole process."""
     start = time.perf_counter()
-    subprocess.run(
-        argv,
+    proc = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env
+    )
+    assert proc.stdin is not None
+    proc.stdin.write(stdin)
+    proc.stdin.close()
+    _, _, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    proc.returncode = 0  # reaped by wait4 above
+    return wall, usage.ru_utime + usage.ru_stime
+
+
+def importtime_rows(
+    argv: list[str], stdin: bytes, env: dict[str, str]
+) -> dict[str, tuple[int, int]]:
+    result = subprocess.run(
+        [argv[0], "-X", "importtime", *argv[1:]],
         input=stdin,
         env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        capture_output=True,
         check=False,
     )
-    return time.perf_counter() - start
+    rows: dict[str, tuple[int, int]] = {}
+    for line in result.stderr.decode().splitlines():
+        if not line.startswith("import time:"):
+            continue
+        fields = [p.strip() for p in line[len("import time:") :].split("|")]
+        if len(fields) == 3 and fields[0].isdigit() and fields[1].isdigit():
+            rows[fields[2]] = (int(fields[1]), int(fields[0]))
+    return rows
 
 
 def main() -> int:
@@ -156,41 +178,42 @@ def main() -> int:
                 return 1
         for argv, stdin, e in series.values():  # warm caches
             once(argv, stdin, e)
-        samples: dict[str, list[float]] = {name: [] for name in series}
+        wall: dict[str, list[float]] = {name: [] for name in series}
+        cpu: dict[str, list[float]] = {name: [] for name in series}
         for _ in range(args.rounds):
             for name, (argv, stdin, e) in series.items():
-                samples[name].append(once(argv, stdin, e))
-        medians = {name: statistics.median(values) * 1000 for name, values in samples.items()}
-        base_ms = medians["baseline"]
+                w, c = once(argv, stdin, e)
+                wall[name].append(w)
+                cpu[name].append(c)
+        wall_ms = {name: statistics.median(v) * 1000 for name, v in wall.items()}
+        cpu_ms = {name: statistics.median(v) * 1000 for name, v in cpu.items()}
         targets = {"no-run": 1.15, "run-read": 1.3}
-        print(f"python {sys.version.split()[0]} {py}  rounds={args.rounds}")
-        print(f"{'series':<12} {'median ms':>10} {'ratio':>7}  target")
-        for name, value in medians.items():
+        print(f"python {sys.version.split()[0]} {py}  rounds={args.rounds}  cpus={os.cpu_count()}")
+        print(
+            f"{'series':<12} {'wall ms':>8} {'ratio':>6} {'cpu ms':>8} {'ratio':>6}  target (wall)"
+        )
+        for name in series:
+            w_ratio = wall_ms[name] / wall_ms["baseline"]
+            c_ratio = cpu_ms[name] / cpu_ms["baseline"]
             target = targets.get(name)
             verdict = (
-                ""
-                if target is None
-                else f"<= {target}x  {'ok' if value / base_ms <= target else 'OVER'}"
+                "" if target is None else f"<= {target}x  {'ok' if w_ratio <= target else 'OVER'}"
             )
-            print(f"{name:<12} {value:>10.2f} {value / base_ms:>7.3f}  {verdict}")
+            print(
+                f"{name:<12} {wall_ms[name]:>8.2f} {w_ratio:>6.3f} {cpu_ms[name]:>8.2f} {c_ratio:>6.3f}  {verdict}"
+            )
+        # What the hook imports on top of interpreter start-up (site, .pth files).
+        baseline_rows = importtime_rows([py, "-c", "pass"], b"", env)
         argv, stdin, e = series["run-read"]
-        result = subprocess.run(
-            [py, "-X", "importtime", *argv[1:]],
-            input=stdin,
-            env=e,
-            capture_output=True,
-            check=False,
+        rows = importtime_rows(argv, stdin, e)
+        extra = [(cum, own, name) for name, (cum, own) in rows.items() if name not in baseline_rows]
+        total_own = sum(own for _, own, _ in extra)
+        print(
+            f"\nimporttime of run-read beyond `python -c pass`: {len(extra)} modules, {total_own} us self in total"
         )
-        rows = []
-        for line in result.stderr.decode().splitlines():
-            if not line.startswith("import time:") or "|" not in line:
-                continue
-            fields = [p.strip() for p in line[len("import time:") :].split("|")]
-            if len(fields) == 3 and fields[0].isdigit() and fields[1].isdigit():
-                rows.append((int(fields[1]), int(fields[0]), fields[2]))
-        print("\nimporttime of run-read (top 12 by cumulative us; self us):")
-        for cumulative, self_us, name in sorted(rows, reverse=True)[:12]:
-            print(f"  {cumulative:>7} {self_us:>7}  {name}")
+        print("top 12 by cumulative us (cumulative, self, module):")
+        for cumulative, own, name in sorted(extra, reverse=True)[:12]:
+            print(f"  {cumulative:>7} {own:>7}  {name}")
     return 0
 
 

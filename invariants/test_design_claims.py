@@ -198,6 +198,38 @@ def test_hook_allows_everything_silently_without_a_run(tmp_path: Path, harness: 
         assert done.stdout == "" and done.stderr == "", (harness, stdin, done.stdout, done.stderr)
 
 
+BLOCK_FORMS = {
+    # harness: how a block must look on stdout (None: the reason goes to stderr only)
+    "claude-code": None,
+    "codex": ("hookSpecificOutput", None),
+    "zcode": ("decision", "block"),
+    "gemini": ("decision", "deny"),
+    "cursor": ("permission", "deny"),
+}
+
+
+@pytest.mark.claim("design-block-in-harness-protocol")
+@pytest.mark.parametrize("harness", HARNESSES)
+def test_block_is_exit_2_in_the_harness_protocol(tmp_path: Path, harness: str) -> None:
+    repo = git_repo(tmp_path / "repo")
+    start_run(repo)
+    done = hook(repo, bash_payload(repo, "tee src/app.py < /dev/null"), harness)
+    assert done.returncode == 2, (harness, done.stdout, done.stderr)
+    form = BLOCK_FORMS[harness]
+    if form is None:
+        assert done.stdout == "" and done.stderr.strip()
+        return
+    answer = json.loads(done.stdout.strip().splitlines()[-1])
+    key, value = form
+    if value is None:
+        assert answer[key]["permissionDecision"] == "deny"
+    else:
+        assert answer[key] == value, answer
+    # The same call with nothing to object to is allowed in every protocol.
+    allowed = hook(repo, bash_payload(repo, "ls src"), harness)
+    assert allowed.returncode == 0 and allowed.stdout == "", (harness, allowed.stdout)
+
+
 @pytest.mark.claim("design-fail-closed-in-run")
 @pytest.mark.parametrize("garbage", ["this is not json {", "", "[1, 2, 3]", '{"tool_name": 7}'])
 def test_hook_blocks_garbage_during_a_run(tmp_path: Path, garbage: str) -> None:
@@ -451,3 +483,87 @@ def test_design_doc_markers_match_these_tests() -> None:
     )
     test_ids = set(re.findall(r'claim\("(design-[a-z0-9-]+)"\)', Path(__file__).read_text()))
     assert doc_ids == test_ids
+
+
+@pytest.mark.claim("design-claims-trust-tests")
+def test_an_empty_linked_test_satisfies_the_ledger(tmp_path: Path) -> None:
+    repo = git_repo(tmp_path / "repo")
+    (repo / "README.md").write_text(
+        "# Demo\n\nThe service never loses data. <!-- claim: never-loses-data -->\n",
+        encoding="utf-8",
+    )
+    (repo / "tests").mkdir()
+    (repo / "tests/test_demo.py").write_text(
+        'import pytest\n\n\n@pytest.mark.claim("never-loses-data")\n'
+        "def test_nothing_at_all() -> None:\n    pass\n",
+        encoding="utf-8",
+    )
+    (repo / ".zodyssey.toml").write_text(
+        'claims_documents = ["README.md"]\nclaims_tests = ["tests"]\n', encoding="utf-8"
+    )
+    assert zodyssey("claims", "check", cwd=repo).returncode == 9  # unlocked until recorded
+    assert zodyssey("claims", "update", cwd=repo).returncode == 0
+    done = zodyssey("claims", "check", cwd=repo)
+    assert done.returncode == 0, done.stdout + done.stderr
+    # What it does check: the link. Remove the marker and the claim is uncovered.
+    test_file = repo / "tests/test_demo.py"
+    test_file.write_text(
+        test_file.read_text().replace('@pytest.mark.claim("never-loses-data")\n', "")
+    )
+    assert zodyssey("claims", "check", cwd=repo).returncode == 9
+
+
+_NO_NETWORK = """
+import socket
+
+
+def _refuse(*args, **kwargs):
+    raise OSError("zodyssey test: network access attempted")
+
+
+class _NoSocket(socket.socket):
+    def __init__(self, *args, **kwargs):
+        _refuse()
+
+
+socket.socket = _NoSocket
+socket.create_connection = _refuse
+socket.getaddrinfo = _refuse
+"""
+
+
+@pytest.mark.claim("design-no-network")
+def test_check_opens_no_network_connection(tmp_path: Path) -> None:
+    repo = initialised_repo(tmp_path)
+    subprocess.run(
+        ["git", "-C", str(repo), "remote", "add", "origin", "https://github.com/example/demo.git"],
+        check=True,
+    )
+    doc = repo / "docs/zodyssey.md"
+    doc.write_text(
+        doc.read_text(encoding="utf-8")
+        + "\nThe same line on GitHub: "
+        + "https://github.com/example/demo/blob/main/.zodyssey.toml#L12\n",
+        encoding="utf-8",
+    )
+    assert check_anchors("--update", cwd=repo).returncode == 0
+    # Every Python process started under this PYTHONPATH refuses sockets.
+    guard = tmp_path / "guard"
+    guard.mkdir()
+    (guard / "sitecustomize.py").write_text(_NO_NETWORK, encoding="utf-8")
+    env = clean_env(PYTHONPATH=str(guard))
+    probe = subprocess.run(
+        [sys.executable, "-c", "import socket; socket.create_connection(('example.com', 443))"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert "network access attempted" in probe.stderr, "the guard is not active"
+    for argv in (["anchors", "check"], ["check"]):
+        done = zodyssey(*argv, cwd=repo, env=env)
+        assert "network access attempted" not in done.stdout + done.stderr, argv
+        assert "Traceback" not in done.stderr, argv
+        assert done.returncode in ({0} if argv[0] == "anchors" else {0, 4}), (argv, done.stderr)
+    # The blob URL was read as a citation of our own remote, offline.
+    lock = json.loads((repo / "anchors/anchors.lock.json").read_text(encoding="utf-8"))
+    assert len(lock["citations"]) >= 1

@@ -184,3 +184,12 @@ def test_ambiguity_and_relative_to_document(tmp_path: Path) -> None:
     assert found["two/notes.md"].key == "two/util.py:2"  # relative to the citing document
     assert found["README.md"].resolved is None
     assert found["README.md"].candidates == ("one/util.py", "two/util.py")
+
+
+def test_ignore_region(tmp_path: Path) -> None:
+    doc = (
+        "a.py:1\n<!-- anchor-lock: ignore-begin -->\n```\nexample a.py:2\n```\n"
+        "<!-- anchor-lock: ignore-end -->\na.py:3\n<!-- anchor-lock: ignore-begin -->\na.py:4\n"
+    )
+    root = make_repo(tmp_path / "r", {"a.py": SOURCE, "README.md": doc})
+    assert keys(root) == ["a.py:1", "a.py:3"]

@@ -295,8 +295,10 @@ def test_blocks_look_as_adapt_says(tmp_path: Path, harness: str) -> None:
 @pytest.mark.parametrize("harness", sorted(HARNESS_HEADINGS.values()))
 def test_snippets_are_what_hook_install_writes(tmp_path: Path, harness: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "zodyssey", "hook", "install", "--harness", harness]
-        + ["--project", str(tmp_path), "--command", "zodyssey"],
+        [
+            *(sys.executable, "-m", "zodyssey", "hook", "install", "--harness", harness),
+            *("--project", str(tmp_path), "--command", "zodyssey"),
+        ],
         capture_output=True,
         text=True,
         timeout=60,

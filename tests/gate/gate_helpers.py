@@ -109,7 +109,10 @@ def make_run_repo(
             "blockers": [],
             "consumed_nonces": {},
         },
-        "todos": {"1": {"status": "in_flight", "attempts": 1}, "2": {"status": "pending", "attempts": 0}},
+        "todos": {
+            "1": {"status": "in_flight", "attempts": 1},
+            "2": {"status": "pending", "attempts": 0},
+        },
         "file_locks": {},
         "active_todos": {},
     }
@@ -121,7 +124,13 @@ def hook_env(project: Path | None, **extra: str) -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
-        if k not in ("CLAUDE_PROJECT_DIR", "ZCODE_PROJECT_DIR", "ZODYSSEY_UNGATE_BASH", "ZODYSSEY_PARALLEL_CAP")
+        if k
+        not in (
+            "CLAUDE_PROJECT_DIR",
+            "ZCODE_PROJECT_DIR",
+            "ZODYSSEY_UNGATE_BASH",
+            "ZODYSSEY_PARALLEL_CAP",
+        )
     }
     env["PYTHONPATH"] = str(REPO)
     if project is not None:

@@ -15,7 +15,11 @@ def test_fifty_dispatches_against_cap_four(run_repo: Callable[..., RunRepo]) -> 
     env = hook_env(repo.root, ZODYSSEY_PARALLEL_CAP="4")
     processes = []
     for i in range(50):
-        payload = repo.payload("Task", {"subagent_type": "general-purpose", "prompt": f"todo {i}"}, tool_use_id=f"toolu_{i}")
+        payload = repo.payload(
+            "Task",
+            {"subagent_type": "general-purpose", "prompt": f"todo {i}"},
+            tool_use_id=f"toolu_{i}",
+        )
         proc = subprocess.Popen(
             [sys.executable, "-m", "zodyssey", "hook", "pre-tool"],
             stdin=subprocess.PIPE,

@@ -25,7 +25,12 @@ WRITE_OUT_OF_SCOPE = {"command": "echo x > src/other.py"}
 
 def test_no_run_allows_anything_silently(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    for stdin in ('{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}', "not json", "", "[1,2]"):
+    for stdin in (
+        '{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}',
+        "not json",
+        "",
+        "[1,2]",
+    ):
         result = run_hook(stdin, tmp_path)
         assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
 
@@ -49,7 +54,9 @@ def test_run_found_from_payload_cwd_without_env(run_repo: Callable[..., RunRepo]
 # -- inside a run: each harness's block format
 
 
-def test_claude_code_block_is_exit_2_with_reason_on_stderr(run_repo: Callable[..., RunRepo]) -> None:
+def test_claude_code_block_is_exit_2_with_reason_on_stderr(
+    run_repo: Callable[..., RunRepo],
+) -> None:
     repo = run_repo()
     result = run_hook(repo.payload("Bash", WRITE_OUT_OF_SCOPE), repo.root)
     assert result.returncode == 2
@@ -73,13 +80,20 @@ def test_zcode_block_line(run_repo: Callable[..., RunRepo]) -> None:
 def test_codex_block_and_apply_patch(run_repo: Callable[..., RunRepo]) -> None:
     repo = run_repo()
     patch = "*** Begin Patch\n*** Update File: src/server.py\n@@\n-x\n+y\n*** Add File: evil.py\n+x\n*** End Patch\n"
-    result = run_hook(repo.payload("apply_patch", {"command": patch}), repo.root, "--harness", "codex")
+    result = run_hook(
+        repo.payload("apply_patch", {"command": patch}), repo.root, "--harness", "codex"
+    )
     assert result.returncode == 2
     document = json.loads(result.stdout)
     assert document["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert "evil.py" in document["hookSpecificOutput"]["permissionDecisionReason"]
     good = patch.replace("evil.py", "pkg/new.py")
-    assert run_hook(repo.payload("apply_patch", {"command": good}), repo.root, "--harness", "codex").returncode == 0
+    assert (
+        run_hook(
+            repo.payload("apply_patch", {"command": good}), repo.root, "--harness", "codex"
+        ).returncode
+        == 0
+    )
 
 
 def test_gemini_block(run_repo: Callable[..., RunRepo]) -> None:
@@ -139,7 +153,10 @@ def test_unreadable_state_blocks(run_repo: Callable[..., RunRepo]) -> None:
 def test_unreadable_plan_blocks_writes(run_repo: Callable[..., RunRepo]) -> None:
     repo = run_repo()
     repo.plan_path.unlink()
-    result = run_hook(repo.payload("Edit", {"file_path": "src/server.py", "old_string": "x", "new_string": "y"}), repo.root)
+    result = run_hook(
+        repo.payload("Edit", {"file_path": "src/server.py", "old_string": "x", "new_string": "y"}),
+        repo.root,
+    )
     assert result.returncode == 2 and "unreadable" in result.stderr
 
 
@@ -166,9 +183,13 @@ def test_unknown_harness_in_a_run_blocks(run_repo: Callable[..., RunRepo]) -> No
 # -- dispatch through the process: nonce and ledger
 
 
-def test_reviewer_dispatch_mints_nonce_and_post_tool_releases(run_repo: Callable[..., RunRepo]) -> None:
+def test_reviewer_dispatch_mints_nonce_and_post_tool_releases(
+    run_repo: Callable[..., RunRepo],
+) -> None:
     repo = run_repo(phase="review", verdict=None)
-    payload = repo.payload("Task", {"subagent_type": "momus", "prompt": "review the plan", "description": "r"})
+    payload = repo.payload(
+        "Task", {"subagent_type": "momus", "prompt": "review the plan", "description": "r"}
+    )
     assert run_hook(payload, repo.root).returncode == 0
     nonce = repo.state()["review"]["pending_nonce"]
     assert isinstance(nonce, str) and len(nonce) == 32
@@ -196,7 +217,9 @@ def test_ungated_hatch_records_every_shell_call(run_repo: Callable[..., RunRepo]
     repo = run_repo(verdict=None, phase="plan")
     commands = ["make build", "ls", "python -c 'print(1)'"]
     for command in commands:
-        result = run_hook(repo.payload("Bash", {"command": command}), repo.root, ZODYSSEY_UNGATE_BASH="1")
+        result = run_hook(
+            repo.payload("Bash", {"command": command}), repo.root, ZODYSSEY_UNGATE_BASH="1"
+        )
         assert result.returncode == 0
     log = repo.root / ".zcode" / "state" / "demo.ungated.jsonl"
     records = [json.loads(line) for line in log.read_text().splitlines()]
@@ -212,22 +235,45 @@ def test_ungated_hatch_records_every_shell_call(run_repo: Callable[..., RunRepo]
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=20),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
+    ),
     max_leaves=12,
 )
-TOOL_NAMES = st.sampled_from(["Bash", "Write", "Edit", "MultiEdit", "NotebookEdit", "Task", "Agent", "apply_patch", "mcp__x__y", "Read", "Weird", ""])
+TOOL_NAMES = st.sampled_from(
+    [
+        "Bash",
+        "Write",
+        "Edit",
+        "MultiEdit",
+        "NotebookEdit",
+        "Task",
+        "Agent",
+        "apply_patch",
+        "mcp__x__y",
+        "Read",
+        "Weird",
+        "",
+    ]
+)
 PAYLOADS = st.one_of(
     st.binary(max_size=200),
     st.builds(
-        lambda name, tool_input, extra: json.dumps({"tool_name": name, "tool_input": tool_input, **extra}).encode(),
+        lambda name, tool_input, extra: json.dumps(
+            {"tool_name": name, "tool_input": tool_input, **extra}
+        ).encode(),
         TOOL_NAMES,
         JSON,
-        st.dictionaries(st.sampled_from(["cwd", "session_id", "agent_id", "tool_use_id"]), JSON, max_size=3),
+        st.dictionaries(
+            st.sampled_from(["cwd", "session_id", "agent_id", "tool_use_id"]), JSON, max_size=3
+        ),
     ),
 )
 
 
-def _run_in_process(raw: bytes, argv: list[str], monkeypatch: pytest.MonkeyPatch) -> tuple[int, str, str]:
+def _run_in_process(
+    raw: bytes, argv: list[str], monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(raw)))
     monkeypatch.setattr(sys, "stdout", out)
@@ -236,10 +282,15 @@ def _run_in_process(raw: bytes, argv: list[str], monkeypatch: pytest.MonkeyPatch
     return code, out.getvalue(), err.getvalue()
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(raw=PAYLOADS, harness=st.sampled_from(["claude-code", "zcode", "codex", "gemini", "cursor"]))
 def test_random_payloads_in_a_run_never_crash_or_leak(
-    raw: bytes, harness: str, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    raw: bytes,
+    harness: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     base = _shared_repo(tmp_path_factory)
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(base.root))
@@ -253,7 +304,11 @@ def test_random_payloads_in_a_run_never_crash_or_leak(
         payload: Any = json.loads(raw)
     except ValueError:
         payload = None
-    if not isinstance(payload, dict) or not isinstance(payload.get("tool_name"), str) or not payload.get("tool_name"):
+    if (
+        not isinstance(payload, dict)
+        or not isinstance(payload.get("tool_name"), str)
+        or not payload.get("tool_name")
+    ):
         assert code == 2  # what cannot be read is blocked
 
 
@@ -268,7 +323,9 @@ def _shared_repo(factory: pytest.TempPathFactory) -> RunRepo:
     return _SHARED["repo"]
 
 
-def test_internal_error_fails_closed(run_repo: Callable[..., RunRepo], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_internal_error_fails_closed(
+    run_repo: Callable[..., RunRepo], monkeypatch: pytest.MonkeyPatch
+) -> None:
     repo = run_repo()
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(repo.root))
     import zodyssey.gate.policy as policy
@@ -277,5 +334,7 @@ def test_internal_error_fails_closed(run_repo: Callable[..., RunRepo], monkeypat
         raise RuntimeError("boom")
 
     monkeypatch.setattr(policy, "decide", explode)
-    code, _, err = _run_in_process(json.dumps(repo.payload("Bash", {"command": "ls"})).encode(), ["pre-tool"], monkeypatch)
+    code, _, err = _run_in_process(
+        json.dumps(repo.payload("Bash", {"command": "ls"})).encode(), ["pre-tool"], monkeypatch
+    )
     assert code == 2 and "RuntimeError: boom" in err

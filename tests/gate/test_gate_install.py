@@ -44,7 +44,10 @@ def test_claude_install_merges_and_is_idempotent(tmp_path: Path) -> None:
 def test_install_updates_a_stale_entry(tmp_path: Path) -> None:
     settings = tmp_path / ".claude" / "settings.json"
     settings.parent.mkdir()
-    old = {"matcher": "Bash", "hooks": [{"type": "command", "command": "zodyssey hook pre-tool", "timeout": 5}]}
+    old = {
+        "matcher": "Bash",
+        "hooks": [{"type": "command", "command": "zodyssey hook pre-tool", "timeout": 5}],
+    }
     settings.write_text(json.dumps({"hooks": {"PreToolUse": [old]}}))
     result = install(tmp_path)
     assert "updated PreToolUse" in result.stdout

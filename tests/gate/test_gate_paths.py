@@ -33,7 +33,9 @@ def test_absolute_paths(run_repo: Callable[..., RunRepo]) -> None:
     assert edit(repo, "/etc/hosts") == 2
 
 
-def test_symlink_out_of_the_repo_is_out_of_scope(run_repo: Callable[..., RunRepo], tmp_path: Path) -> None:
+def test_symlink_out_of_the_repo_is_out_of_scope(
+    run_repo: Callable[..., RunRepo], tmp_path: Path
+) -> None:
     repo = run_repo()
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -44,7 +46,9 @@ def test_symlink_out_of_the_repo_is_out_of_scope(run_repo: Callable[..., RunRepo
     assert run_hook(bash, repo.root).returncode == 2
 
 
-def test_symlink_into_the_repo_from_outside_is_resolved(run_repo: Callable[..., RunRepo], tmp_path: Path) -> None:
+def test_symlink_into_the_repo_from_outside_is_resolved(
+    run_repo: Callable[..., RunRepo], tmp_path: Path
+) -> None:
     repo = run_repo()
     door = tmp_path / "door"
     door.symlink_to(repo.root / "src")
@@ -61,7 +65,9 @@ def test_declared_file_that_is_a_symlink_to_run_state(run_repo: Callable[..., Ru
     repo = run_repo()
     (repo.root / "docs" / "api.md").unlink()
     (repo.root / "docs" / "api.md").symlink_to(repo.state_path)
-    result = run_hook(repo.payload("Write", {"file_path": "docs/api.md", "content": "{}"}), repo.root)
+    result = run_hook(
+        repo.payload("Write", {"file_path": "docs/api.md", "content": "{}"}), repo.root
+    )
     assert result.returncode == 2 and "run state" in result.stderr
 
 
@@ -94,4 +100,6 @@ def test_test_file_detection(rel: str, expected: bool) -> None:
 def test_realpath_handles_missing_leaf(tmp_path: Path) -> None:
     (tmp_path / "real").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "real")
-    assert resolve("link/new.py", str(tmp_path), "/h") == os.path.realpath(tmp_path / "real" / "new.py")
+    assert resolve("link/new.py", str(tmp_path), "/h") == os.path.realpath(
+        tmp_path / "real" / "new.py"
+    )

@@ -149,7 +149,7 @@ WRITES = [
     ("ls; rm -rf /", ["/"]),
     ("if true; then rm x; fi", ["x"]),
     ("case $a in x) rm y;; esac", ["y"]),
-    ("while read l; do rm \"$l\"; done < list", []),
+    ('while read l; do rm "$l"; done < list', []),
     ("echo 'unterminated", []),
     ("./ls", []),
     ("/tmp/evil/ls", []),
@@ -202,7 +202,26 @@ def test_configured_read_only_prefix() -> None:
 
 
 PLAIN = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789_./:@%+,=- ", min_size=1, max_size=40)
-NAMES = st.sampled_from(["ls", "cat", "rm", "cp", "mv", "git", "sed", "sort", "find", "echo", "mkdir", "tee", "curl", "xyz", "python3", "env"])
+NAMES = st.sampled_from(
+    [
+        "ls",
+        "cat",
+        "rm",
+        "cp",
+        "mv",
+        "git",
+        "sed",
+        "sort",
+        "find",
+        "echo",
+        "mkdir",
+        "tee",
+        "curl",
+        "xyz",
+        "python3",
+        "env",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None)

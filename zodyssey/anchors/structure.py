@@ -12,7 +12,9 @@ opts one out). markdown-it supplies what a line regex cannot see reliably:
   a marker in backticks without being skipped):
   `<!-- anchor-lock: ignore -->` skips the whole document,
   `<!-- anchor-lock: ignore-line -->` skips citations on its own line,
-  `<!-- anchor-lock: ignore-next -->` skips the next non-blank line;
+  `<!-- anchor-lock: ignore-next -->` skips the next non-blank line,
+  `<!-- anchor-lock: ignore-begin -->` ... `<!-- anchor-lock: ignore-end -->`
+  skips every line from the first marker to the second (both included);
 - link targets (inline links, reference definitions) with `#L10` /
   `#L10-L20` fragments, located back on their source line.
 
@@ -34,6 +36,15 @@ if TYPE_CHECKING:
 MARKER_IGNORE = "anchor-lock: ignore"
 MARKER_IGNORE_LINE = "anchor-lock: ignore-line"
 MARKER_IGNORE_NEXT = "anchor-lock: ignore-next"
+MARKER_IGNORE_BEGIN = "anchor-lock: ignore-begin"
+MARKER_IGNORE_END = "anchor-lock: ignore-end"
+MARKERS = (
+    MARKER_IGNORE,
+    MARKER_IGNORE_LINE,
+    MARKER_IGNORE_NEXT,
+    MARKER_IGNORE_BEGIN,
+    MARKER_IGNORE_END,
+)
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 
@@ -89,7 +100,7 @@ def needs_structure(text: str) -> bool:
 
 def _marker(comment: str) -> str | None:
     inner = comment[4:-3].strip()
-    if inner in (MARKER_IGNORE, MARKER_IGNORE_LINE, MARKER_IGNORE_NEXT):
+    if inner in MARKERS:
         return inner
     return None
 
@@ -161,19 +172,26 @@ def analyse(text: str, lines: list[str]) -> DocStructure:
     return result
 
 
-def _apply_markers(
-    result: DocStructure, source: _Source, marks: list[tuple[int, int, str]]
-) -> None:
-    for start, end, kind in marks:
+def _apply_markers(result: DocStructure, source: _Source, marks: list[tuple[int, int, str]]) -> None:
+    region_start: int | None = None
+    for start, end, kind in sorted(marks):
         if kind == MARKER_IGNORE:
             result.ignore_doc = True
         elif kind == MARKER_IGNORE_LINE:
             result.ignored_lines.add(source.line_of(start))
-        else:
+        elif kind == MARKER_IGNORE_NEXT:
             line = source.line_of(end - 1) + 1
             while line < len(source.lines) and not source.lines[line].strip():
                 line += 1
             result.ignored_lines.add(line)
+        elif kind == MARKER_IGNORE_BEGIN:
+            if region_start is None:
+                region_start = source.line_of(start)
+        elif region_start is not None:  # ignore-end closes the open region, inclusive
+            result.ignored_lines.update(range(region_start, source.line_of(end - 1) + 1))
+            region_start = None
+    if region_start is not None:  # an unclosed region runs to the end of the document
+        result.ignored_lines.update(range(region_start, len(source.lines)))
 
 
 def _link_target(

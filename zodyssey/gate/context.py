@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from zodyssey.gate.discovery import find_root, state_files
-from zodyssey.gate.paths import Layout, resolve
+from zodyssey.gate.paths import Layout, resolve, within
 
 TERMINAL_PHASES = frozenset({"done", "audited", "abandoned", "blocked"})
 DEFAULT_CAP = 4
@@ -68,6 +68,12 @@ def plan_view(path: str, text: bytes | None, root: str, error: str | None = None
         for declared in todo.files:
             is_dir = declared.endswith("/")
             resolved = resolve(declared.rstrip("/") or "/", root, os.path.expanduser("~"))
+            lexical = os.path.normpath(
+                os.path.join(root, os.path.expanduser(declared.rstrip("/") or "/"))
+            )
+            if within(lexical, root) and not within(resolved, root):
+                # declared inside the repository but a symlink leads out: grants nothing
+                continue
             (dirs if is_dir else files).add(resolved)
             owners.append((resolved, todo.id))
     if not files and not dirs:

@@ -917,7 +917,9 @@ def _xargs(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | Non
         replace.append("{}")
     # the replacement string stands for input read at run time
     operands = [
-        Arg(None, False, a.text) if a.value is not None and any(r in a.value for r in replace) else a
+        Arg(None, False, a.text)
+        if a.value is not None and any(r in a.value for r in replace)
+        else a
         for a in operands
     ]
     if not operands:
