@@ -9,6 +9,8 @@ every series alike, and reported as medians and ratios:
   run-read     ... active run (review OKAY), `git status`        target <= 1.3x
   run-write    ... active run (review OKAY), in-scope `echo x > src/app.py`
   run-blocked  ... active run, out-of-scope write (blocked, exit 2)
+  lean-*       the same through `python -m zodyssey.gate pre-tool`, the command
+               `zodyssey hook install` writes (skips the CLI front end)
 
 Targets from the issue: no-run <= 1.15x, run-read <= 1.3x. The package is
 byte-compiled first (an installed wheel ships .pyc files; with
@@ -133,6 +135,7 @@ def main() -> int:
     compileall.compile_dir(str(REPO / "zodyssey"), quiet=1)
     py = sys.executable
     hook = [py, "-m", "zodyssey", "hook", "pre-tool"]
+    lean = [py, "-m", "zodyssey.gate", "pre-tool"]  # what `zodyssey hook install` writes
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         no_run = make_repo(base, with_run=False)
@@ -161,6 +164,16 @@ def main() -> int:
                 payload(run, "echo x > src/other.py"),
                 {**env, "CLAUDE_PROJECT_DIR": str(run)},
             ),
+            "lean-no-run": (
+                lean,
+                payload(no_run, "git status"),
+                {**env, "CLAUDE_PROJECT_DIR": str(no_run)},
+            ),
+            "lean-read": (
+                lean,
+                payload(run, "git status"),
+                {**env, "CLAUDE_PROJECT_DIR": str(run)},
+            ),
         }
         # sanity: the decisions are the expected ones
         for name, expected in (
@@ -168,6 +181,7 @@ def main() -> int:
             ("run-read", 0),
             ("run-write", 0),
             ("run-blocked", 2),
+            ("lean-read", 0),
         ):
             argv, stdin, e = series[name]
             code = subprocess.run(
@@ -187,7 +201,7 @@ def main() -> int:
                 cpu[name].append(c)
         wall_ms = {name: statistics.median(v) * 1000 for name, v in wall.items()}
         cpu_ms = {name: statistics.median(v) * 1000 for name, v in cpu.items()}
-        targets = {"no-run": 1.15, "run-read": 1.3}
+        targets = {"no-run": 1.15, "run-read": 1.3, "lean-no-run": 1.15, "lean-read": 1.3}
         print(f"python {sys.version.split()[0]} {py}  rounds={args.rounds}  cpus={os.cpu_count()}")
         print(
             f"{'series':<12} {'wall ms':>8} {'ratio':>6} {'cpu ms':>8} {'ratio':>6}  target (wall)"

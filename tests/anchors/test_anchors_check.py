@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from anchors_helpers import SOURCE, check_json, kinds, make_repo, reference_hash, run_cli, write
-from anchors_helpers import repo as repo  # noqa: F401 - the fixture
+from anchors_helpers import repo as repo  # the fixture, re-exported
 
 
 def test_clean_repository_passes_after_update(repo: Path) -> None:
@@ -81,6 +81,7 @@ def test_fifo_is_not_a_citable_file(repo: Path) -> None:
     os.mkfifo(fifo)
     write(repo, "docs/a.md", "src/app.py:3 and src/pipe.py:1\n")
     code, payload = check_json(repo)
+    assert code == 9
     # FIFOs are not regular files: the index leaves them out, so the cite is unresolved.
     assert kinds(payload)["unresolved"] == ["?src/pipe.py:1"]
 
@@ -127,7 +128,9 @@ def test_exempt_lists_skip_citations_as_written(repo: Path) -> None:
 def test_javascript_lock_verifies_unchanged(tmp_path: Path) -> None:
     """A lock written by the JS checker (reference format) reads with zero problems."""
     sources = {
-        "skills/hooks/pre-tool.mjs": "".join(f"const v{i} = {i};  // line {i}\n" for i in range(1, 41)),
+        "skills/hooks/pre-tool.mjs": "".join(
+            f"const v{i} = {i};  // line {i}\n" for i in range(1, 41)
+        ),
         "scripts/run.sh": "#!/bin/sh\n  echo   one\n\techo two\n",
         ".zcode-plugin/plugin.json": '{\n  "name": "x",\n  "version": "1"\n}\n',
     }
@@ -184,6 +187,7 @@ def test_formats(repo: Path, tmp_path: Path) -> None:
     assert markdown.returncode == 9 and markdown.stdout == ""
     assert "| unresolved |" in summary.read_text()
     code, payload = check_json(repo)
+    assert code == 9
     assert set(payload) >= {"checked", "documents", "problems", "counts", "ok"}
     assert payload["checked"] == 2 and payload["documents"] == 1
     for problem in payload["problems"]:
@@ -197,7 +201,17 @@ def test_github_step_summary(repo: Path, tmp_path: Path) -> None:
     write(repo, "docs/a.md", "gone.py:1\n")
     summary = tmp_path / "step.md"
     proc = subprocess.run(
-        [sys.executable, "-m", "zodyssey", "anchors", "check", "--root", str(repo), "--format", "github"],
+        [
+            sys.executable,
+            "-m",
+            "zodyssey",
+            "anchors",
+            "check",
+            "--root",
+            str(repo),
+            "--format",
+            "github",
+        ],
         env={**os.environ, "GITHUB_STEP_SUMMARY": str(summary)},
         capture_output=True,
         text=True,

@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from anchors_helpers import repo as repo  # the fixture, re-exported
 from anchors_helpers import run_cli, write
-from anchors_helpers import repo as repo  # noqa: F401 - the fixture
 
 
 @pytest.mark.parametrize(
@@ -88,9 +88,7 @@ def test_check_anchors_console_script_is_the_same_command(repo: Path) -> None:
     if script is None:
         pytest.skip("console script not installed")
     write(repo, "docs/a.md", "app.py:3\n")
-    proc = subprocess.run(
-        [script, "--root", str(repo), "--update"], capture_output=True, text=True
-    )
+    proc = subprocess.run([script, "--root", str(repo), "--update"], capture_output=True, text=True)
     assert proc.returncode == 0
     assert (repo / "anchors/anchors.lock.json").is_file()
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from anchors_helpers import SOURCE, check_json, commit, git, kinds, run_cli, write
-from anchors_helpers import repo as repo  # noqa: F401 - the fixture
+from anchors_helpers import repo as repo  # the fixture, re-exported
 
 DOC = (
     "# Notes\r\n"  # a CRLF line: --fix must keep it
@@ -37,7 +37,12 @@ def test_insertion_above_is_moved_not_drift(repo: Path) -> None:
     found = kinds(payload)
     assert set(found) == {"moved"}
     moved = {p["key"]: p["moved_to"] for p in payload["problems"]}
-    assert moved["src/app.py:3"] == {"path": "src/app.py", "start": 5, "end": 5, "key": "src/app.py:5"}
+    assert moved["src/app.py:3"] == {
+        "path": "src/app.py",
+        "start": 5,
+        "end": 5,
+        "key": "src/app.py:5",
+    }
     assert moved["src/app.py:12-13"]["key"] == "src/app.py:14-15"
     assert moved["src/app.py:29"]["start"] == 31  # cited by basename, moved all the same
     assert len(moved) == 7  # 3, 5-6, 8, 10, 12-13, 20-21, 29
@@ -62,6 +67,7 @@ def test_duplicated_content_is_not_moved(repo: Path) -> None:
     lines.insert(0, "def step_20():  return 20\n")
     write(repo, "src/app.py", "".join(lines))
     code, payload = check_json(repo)
+    assert code == 9
     assert "src/app.py:20-21" in kinds(payload)["drift"]
 
 
@@ -111,7 +117,12 @@ def test_git_rename_is_moved_and_fixed(repo: Path) -> None:
     found = kinds(payload)
     assert set(found) == {"moved"}, found
     moved = {p["key"]: p["moved_to"] for p in payload["problems"]}
-    assert moved["src/app.py:3"] == {"path": "src/core.py", "start": 4, "end": 4, "key": "src/core.py:4"}
+    assert moved["src/app.py:3"] == {
+        "path": "src/core.py",
+        "start": 4,
+        "end": 4,
+        "key": "src/core.py:4",
+    }
     proc = run_cli(repo, "--fix")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     text = (repo / "docs/notes.md").read_text()
@@ -126,5 +137,6 @@ def test_committed_rename_is_followed(repo: Path) -> None:
     git(repo, "mv", "src/app.py", "src/core.py")
     commit(repo, "rename")
     code, payload = check_json(repo)
+    assert code == 9
     assert kinds(payload)["moved"]
     assert all(p["moved_to"]["path"] == "src/core.py" for p in payload["problems"])

@@ -193,3 +193,21 @@ def test_every_id_of_a_marker_is_found(ids: list[str]) -> None:
     claims = claims_of(f"Promise text. <!-- claim: {', '.join(ids)} -->\n")
     assert sorted(claims) == sorted(ids)
     assert {c.text for c in claims.values()} == {"Promise text."}
+
+
+markdownish = st.lists(
+    st.sampled_from([*"ab -|`>#*\n\t1.<!:", "<!-- claim: x -->", "```", "| a |", "- ", "|---|"]),
+    max_size=60,
+).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=markdownish)
+def test_parser_never_crashes_and_lines_are_in_range(text: str) -> None:
+    parsed = parse_document(text, "doc.md")
+    total = text.count("\n") + 1
+    for claim in parsed.claims:
+        assert 1 <= claim.line <= claim.marker_line <= total
+        assert "<!--" not in claim.text or "claim" not in claim.text.lower()
+    for line, _ in parsed.problems:
+        assert 1 <= line <= total

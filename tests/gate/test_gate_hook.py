@@ -335,6 +335,8 @@ def test_internal_error_fails_closed(
 
     monkeypatch.setattr(policy, "decide", explode)
     code, _, err = _run_in_process(
-        json.dumps(repo.payload("Bash", {"command": "ls"})).encode(), ["pre-tool"], monkeypatch
+        json.dumps(repo.payload("Bash", {"command": "touch src/server.py"})).encode(),
+        ["pre-tool"],
+        monkeypatch,
     )
     assert code == 2 and "RuntimeError: boom" in err

@@ -197,6 +197,18 @@ def _lock_path(args: argparse.Namespace, root: Path, config: Config) -> Path:
 
 
 def run(args: argparse.Namespace) -> int:
+    import gc
+
+    # The checker allocates millions of small, acyclic objects; the cyclic collector
+    # would re-scan the growing heap again and again (measured: a quarter of the run).
+    gc.disable()
+    try:
+        return _run(args)
+    finally:
+        gc.enable()
+
+
+def _run(args: argparse.Namespace) -> int:
     from zodyssey.anchors.discover import discover
     from zodyssey.anchors.lock import read_lock
     from zodyssey.config import load_config

@@ -172,7 +172,9 @@ def analyse(text: str, lines: list[str]) -> DocStructure:
     return result
 
 
-def _apply_markers(result: DocStructure, source: _Source, marks: list[tuple[int, int, str]]) -> None:
+def _apply_markers(
+    result: DocStructure, source: _Source, marks: list[tuple[int, int, str]]
+) -> None:
     region_start: int | None = None
     for start, end, kind in sorted(marks):
         if kind == MARKER_IGNORE:

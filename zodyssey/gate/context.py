@@ -13,10 +13,9 @@ import os
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from zodyssey.gate.discovery import find_root, state_files
+from zodyssey.gate.discovery import Discovery, find_root, read_states, state_files
 from zodyssey.gate.paths import Layout, resolve, within
 
-TERMINAL_PHASES = frozenset({"done", "audited", "abandoned", "blocked"})
 DEFAULT_CAP = 4
 DEFAULT_REVIEWER = "momus"
 # Subagents that only read: allowed in every phase (the reviewer is added).
@@ -146,46 +145,11 @@ class RunContext:
 # ---------------------------------------------------------------- discovery
 
 
-class Discovery(NamedTuple):
-    root: str | None  # the directory holding .zcode/state, None when there is none
-    runs: list[tuple[str, dict[str, Any] | str]]  # (slug, state or why it is unreadable)
-
-
-def read_states(root: str, files: list[tuple[str, str]]) -> Discovery:
-    runs: list[tuple[str, dict[str, Any] | str]] = []
-    for slug, path in files:
-        name = os.path.basename(path)
-        try:
-            with open(path, encoding="utf-8") as handle:
-                value = json.load(handle)
-        except FileNotFoundError:
-            continue  # removed between listdir and open
-        except (OSError, ValueError) as exc:
-            runs.append(
-                (
-                    slug,
-                    f"run state .zcode/state/{name} is unreadable ({exc.__class__.__name__}: {exc})",
-                )
-            )
-            continue
-        if not isinstance(value, dict):
-            runs.append((slug, f"run state .zcode/state/{name} does not hold a JSON object"))
-            continue
-        runs.append((slug, value))
-    return Discovery(root, runs)
-
-
 def discover(start: str) -> Discovery:
     root = find_root(start)
     if root is None:
         return Discovery(None, [])
     return read_states(root, state_files(root))
-
-
-def is_active(state: dict[str, Any] | str) -> bool:
-    if isinstance(state, str):
-        return True  # unreadable: fail closed
-    return state.get("phase") not in TERMINAL_PHASES
 
 
 # ---------------------------------------------------------------- loaders

@@ -6,7 +6,9 @@ This is all the hook does when no run is active, so it imports nothing else.
 from __future__ import annotations
 
 import os
+from typing import Any, NamedTuple
 
+TERMINAL_PHASES = frozenset({"done", "audited", "abandoned", "blocked"})
 SLUG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 
 
@@ -40,3 +42,42 @@ def state_files(root: str) -> list[tuple[str, str]]:
             continue
         out.append((slug, os.path.join(directory, name)))
     return out
+
+
+class Discovery(NamedTuple):
+    root: str | None  # the directory holding .zcode/state, None when there is none
+    runs: list[tuple[str, dict[str, Any] | str]]  # (slug, state or why it is unreadable)
+
+
+def read_states(root: str, files: list[tuple[str, str]]) -> Discovery:
+    """Parse each state file; one that cannot be read yields the reason instead."""
+    import json
+
+    runs: list[tuple[str, dict[str, Any] | str]] = []
+    for slug, path in files:
+        name = os.path.basename(path)
+        try:
+            with open(path, encoding="utf-8") as handle:
+                value = json.load(handle)
+        except FileNotFoundError:
+            continue  # removed between listdir and open
+        except (OSError, ValueError) as exc:
+            runs.append(
+                (
+                    slug,
+                    f"run state .zcode/state/{name} is unreadable ({exc.__class__.__name__}: {exc})",
+                )
+            )
+            continue
+        if not isinstance(value, dict):
+            runs.append((slug, f"run state .zcode/state/{name} does not hold a JSON object"))
+            continue
+        runs.append((slug, value))
+    return Discovery(root, runs)
+
+
+def is_active(state: dict[str, Any] | str) -> bool:
+    """Active unless the phase is terminal; unreadable state counts as active (fail closed)."""
+    if isinstance(state, str):
+        return True
+    return state.get("phase") not in TERMINAL_PHASES

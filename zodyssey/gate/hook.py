@@ -138,7 +138,7 @@ def main(argv: list[str]) -> int:
         files = state_files(root)
         if not files:
             return 0
-        from zodyssey.gate.context import is_active, read_states
+        from zodyssey.gate.discovery import is_active, read_states
 
         found = read_states(root, files)
         active = [(s, state) for s, state in found.runs if is_active(state)]
@@ -255,11 +255,20 @@ def _contexts(root: str, active: list[tuple[str, Any]]) -> list[Any]:
 
 
 def _pre_tool(root: str, active: list[tuple[str, Any]], call: Any, adapter: Any) -> int:
+    if call.error is None:
+        # Shortcuts that every run's policy would take anyway (see policy.decide):
+        # native read tools and read-only shell commands pass without loading
+        # the plan, the ledger or the policy itself.
+        if call.kind == "read":
+            return 0
+        if call.kind == "shell" and os.environ.get("ZODYSSEY_UNGATE_BASH", "") != "1":
+            from zodyssey.gate.shell import classify
+
+            if not classify(call.command).is_write:
+                return 0
     from zodyssey.gate.policy import decide
 
     contexts = _contexts(root, active)
-    if call.kind == "read" and not call.error:
-        return 0
     decisions = []
     for ctx in contexts:
         decision = decide(call, ctx)

@@ -22,15 +22,21 @@ GEMINI_TIMEOUT_MS = 30_000
 
 def hook_command(event: str, harness: str, base: str | None = None) -> str:
     """The command line the harness runs; the interpreter path avoids PATH surprises."""
-    prefix = base if base else f"{shlex.quote(sys.executable)} -m zodyssey"
-    command = f"{prefix} hook {event}"
+    if base:
+        command = f"{base} hook {event}"
+    else:
+        # `-m zodyssey.gate` skips the CLI front end; same behaviour as `zodyssey hook`.
+        command = f"{shlex.quote(sys.executable)} -m zodyssey.gate {event}"
     if harness != "claude-code":
         command += f" --harness {harness}"
     return command
 
 
 def _is_ours(command: Any, event: str) -> bool:
-    return isinstance(command, str) and "zodyssey" in command and f"hook {event}" in command
+    return isinstance(command, str) and (
+        ("zodyssey" in command and f"hook {event}" in command)
+        or f"zodyssey.gate {event}" in command
+    )
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -20,12 +20,14 @@ are returned as `effects`; the hook re-checks them under the state lock.
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from zodyssey.gate import shell
-from zodyssey.gate.context import RunContext
 from zodyssey.gate.paths import is_test_file, relative, resolve, within
 from zodyssey.gate.toolcall import DISPATCH, EDIT, OTHER, PATCH, READ, SHELL, Target, ToolCall
+
+if TYPE_CHECKING:
+    from zodyssey.gate.context import RunContext
 
 LOCK_TTL_SECONDS = 30 * 60  # mirrors zodyssey.runs.store.LOCK_TTL_SECONDS
 DISPATCH_TTL_SECONDS = 2 * 60 * 60  # a ledger entry whose post-tool never came expires

@@ -164,7 +164,8 @@ def _plain_words(command: str) -> list[str] | None:
 
 # ---------------------------------------------------------------- words
 
-_BRACE = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
+# Patterns stay strings: `re` compiles (and caches) them on first use, keeping import cheap.
+_BRACE = r"\{[^{}]*(,|\.\.)[^{}]*\}"
 
 
 def _unescape_word(text: str) -> tuple[str, bool]:
@@ -231,7 +232,7 @@ def _arg(node: Any) -> Arg:
             multi = multi or part.multi
             unquoted.append(part.value if child.type == "word" else "_" * len(part.value))
         joined = "".join(unquoted)
-        if "{" in joined and _BRACE.search(joined):
+        if "{" in joined and re.search(_BRACE, joined):
             multi = True
         return Arg("".join(values), multi, text)
     return Arg(None, False, text)
@@ -1473,17 +1474,17 @@ def _sed(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
     return cwd
 
 
-_AWK_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-_AWK_REGEX = re.compile(r"(?:^|(?<=[(,~!&|{};\s]))/(?:[^/\\\n]|\\.)+/")
-_AWK_PRINT_REDIRECT = re.compile(r"\bprintf?\b[^;}\n]*>")
+_AWK_STRING = r'"(?:[^"\\]|\\.)*"'
+_AWK_REGEX = r"(?:^|(?<=[(,~!&|{};\s]))/(?:[^/\\\n]|\\.)+/"
+_AWK_PRINT_REDIRECT = r"\bprintf?\b[^;}\n]*>"
 
 
 def _awk_program_writes(program: str) -> bool:
-    code = _AWK_STRING.sub('""', program)
-    code = _AWK_REGEX.sub("//", code)
+    code = re.sub(_AWK_STRING, '""', program)
+    code = re.sub(_AWK_REGEX, "//", code)
     if "system" in code or "|" in code.replace("||", "") or "@" in code:
         return True
-    return bool(_AWK_PRINT_REDIRECT.search(code))
+    return bool(re.search(_AWK_PRINT_REDIRECT, code))
 
 
 @_handles("awk", "gawk", "mawk", "nawk")
@@ -1586,7 +1587,7 @@ _HANDLERS["chown"] = _every_operand(
 _HANDLERS["chgrp"] = _every_operand("", ("--reference",), "chgrp changes groups", skip_first=True)
 
 
-_CHMOD_MODE = re.compile(r"^[ugoa]*[-+=][rwxXstugo]*([,][ugoa]*[-+=][rwxXstugo]*)*$|^[0-7]{1,4}$")
+_CHMOD_MODE = r"^[ugoa]*[-+=][rwxXstugo]*([,][ugoa]*[-+=][rwxXstugo]*)*$|^[0-7]{1,4}$"
 
 
 @_handles("chmod")
@@ -1602,7 +1603,7 @@ def _chmod(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | Non
         if value == "--":
             only = True
             continue
-        if not mode_seen and _CHMOD_MODE.match(value):
+        if not mode_seen and re.match(_CHMOD_MODE, value):
             mode_seen = True
             continue
         if value.startswith("-"):

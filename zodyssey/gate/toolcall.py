@@ -103,10 +103,9 @@ PATH_KEYS = (
     "target_notebook",
 )
 
-_PATCH_FILE = re.compile(
-    r"^\*\*\* (?:Update|Add|Delete) File:\s*(.+?)\s*$|^\*\*\* Move to:\s*(.+?)\s*$", re.M
-)
-_DIFF_FILE = re.compile(r"^(?:\+\+\+|---) (?:[ab]/)?(.+?)(?:\t.*)?$", re.M)
+# Kept as strings: compiled on first use by `re`'s cache (import stays cheap).
+_PATCH_FILE = r"^\*\*\* (?:Update|Add|Delete) File:\s*(.+?)\s*$|^\*\*\* Move to:\s*(.+?)\s*$"
+_DIFF_FILE = r"^(?:\+\+\+|---) (?:[ab]/)?(.+?)(?:\t.*)?$"
 
 
 class Target(NamedTuple):
@@ -148,9 +147,9 @@ def _strings(value: Any, out: list[str], depth: int = 0) -> None:
 
 def patch_targets(text: str) -> list[str]:
     """Every file an apply_patch (or unified diff) text touches."""
-    found = [a or b for a, b in _PATCH_FILE.findall(text)]
+    found = [a or b for a, b in re.findall(_PATCH_FILE, text, re.M)]
     if not found:
-        found = [p for p in _DIFF_FILE.findall(text) if p != "/dev/null"]
+        found = [p for p in re.findall(_DIFF_FILE, text, re.M) if p != "/dev/null"]
     seen: dict[str, None] = {}
     for path in found:
         seen.setdefault(path, None)
