@@ -91,7 +91,12 @@ def _claims(root: Path, fmt: str) -> tuple[int, str, str]:
     from zodyssey.formats import render
 
     try:
-        report, code = check_report(load_state(root, None, None))
+        state = load_state(root, None, None)
+        if state.ledger is None and not state.claims.claims and not state.claims.occurrences:
+            # A repository that never adopted claims (no ledger, no marker) is not
+            # failed for having none; one with a ledger and zero claims still is.
+            return 0, "", "zodyssey check: claims not in use (no ledger, no markers); skipped\n"
+        report, code = check_report(state)
     except ZodysseyError as exc:
         return exc.exit_code, "", f"zodyssey claims: error: {exc.message}\n"
     return code, render(report, fmt), ""

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gate_helpers import RunRepo, run_hook
+from gate_helpers import RunRepo, hook_env, run_hook
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -340,3 +340,23 @@ def test_internal_error_fails_closed(
         monkeypatch,
     )
     assert code == 2 and "RuntimeError: boom" in err
+
+
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(raw=PAYLOADS)
+def test_random_payloads_through_the_real_process(
+    raw: bytes, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    base = _shared_repo(tmp_path_factory)
+    result = subprocess.run(
+        [sys.executable, "-m", "zodyssey", "hook", "pre-tool"],
+        input=raw,
+        capture_output=True,
+        env=hook_env(base.root),
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode in (0, 2)
+    assert b"Traceback" not in result.stderr

@@ -98,6 +98,13 @@ READS = [
     "true && false || echo done",
     "python3 --version",
     "/usr/bin/git status",
+    "tar -tzf a.tgz",
+    "tar tf a.tar",
+    "unzip -l a.zip",
+    "pip list",
+    "npm ls --depth=0",
+    "go version",
+    "ps aux | grep python",
 ]
 
 WRITES = [
@@ -155,6 +162,12 @@ WRITES = [
     ("/tmp/evil/ls", []),
     ("git add src/a.py", ["src/a.py"]),
     ("chmod -R 755 .", ["."]),
+    ("tar -czf out.tgz src", []),
+    ("unzip a.zip", []),
+    ("pip install -e .", []),
+    ("npm run build", []),
+    ("go build ./...", []),
+    ("echo " + "$(" * 400 + "x" + ")" * 400, []),
 ]
 
 
@@ -183,6 +196,12 @@ def test_cd_then_semicolon_makes_relative_targets_unknown() -> None:
     # `cd` may fail; after `;` the next command runs in either directory
     analysis = classify("cd src; rm a.py")
     assert analysis.unknown and analysis.targets == ()
+
+
+def test_unicode_paths_survive_the_ascii_stand_in() -> None:
+    # the parser sees ASCII stand-ins; targets come back from the real text
+    analysis = classify("echo x > 'données/é.txt' && rm a{\U0006ef60")
+    assert [t.path for t in analysis.targets] == ["données/é.txt", "a{\U0006ef60"]
 
 
 def test_append_redirect_is_marked_as_append() -> None:

@@ -135,16 +135,19 @@ class Checker:
         spans: dict[str, list[str]] = {}
         items = [(group, members) for group, members in groups.items() if members]
         parts = min(worker_count(), max(1, len(items) // PARALLEL_MIN_GROUPS))
-        # Each target file belongs to one part, so every file is read once.
+        # Each target file belongs to one part, so every file is read once; each part
+        # gets its own list, so a forked worker touches (and copies) only its share.
         targets = sorted({m[0].resolved for _, m in items if m[0].resolved is not None})
         part_of = {path: i % parts for i, path in enumerate(targets)}
+        buckets: list[list[int]] = [[] for _ in range(parts)]
+        for position, (_, members) in enumerate(items):
+            path = members[0].resolved
+            buckets[part_of[path] if path is not None else 0].append(position)
 
         def work(part: int, count: int) -> list[Outcome]:
             out: list[Outcome] = []
-            for position, (group, members) in enumerate(items):
-                path = members[0].resolved
-                if count > 1 and (part_of[path] if path is not None else 0) != part:
-                    continue
+            for position in buckets[part] if count > 1 else range(len(items)):
+                group, members = items[position]
                 found_pins: dict[str, str] = {}
                 found_spans: dict[str, list[str]] = {}
                 problem = self._check_group(group, members, found_pins, found_spans)

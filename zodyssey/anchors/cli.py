@@ -394,21 +394,26 @@ def _run_fix(
         print(summary, file=sys.stderr)
         return EXIT_PROBLEMS if result.problems else EXIT_OK
     if moved:
-        # Read every old pin before writing any: one move's new key is often another's old key.
+        # Re-pin from what the documents cite now: a move whose text could not be
+        # rewritten keeps its old key. Read every old pin before writing any, since
+        # one move's new key is often another's old key.
+        fresh = discover(root, config)
+        cited_now = {c.key for c in fresh.citations if c.key is not None}
         pins: dict[str, str] = {}
         per_line: dict[str, list[str]] = {}
         for p in moved:
             assert p.moved_to is not None
             new_key = str(p.moved_to["key"])
-            pins[new_key] = lock.citations[p.key]
-            if p.key in lock.spans:
-                per_line[new_key] = lock.spans[p.key]
+            if new_key in cited_now and p.key in lock.citations:
+                pins[new_key] = lock.citations[p.key]
+                if p.key in lock.spans:
+                    per_line[new_key] = lock.spans[p.key]
         for p in moved:
-            lock.citations.pop(p.key, None)
-            lock.spans.pop(p.key, None)
+            if p.key not in cited_now:
+                lock.citations.pop(p.key, None)
+                lock.spans.pop(p.key, None)
         lock.citations.update(pins)
         lock.spans.update(per_line)
-        fresh = discover(root, config)
         try:
             write_lock(lock_path, lock)
         except OSError as exc:

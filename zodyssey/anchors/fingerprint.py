@@ -69,13 +69,14 @@ def split_lines(text: str) -> list[str]:
 class TargetFile:
     """One cited file, read once; normalised lines and span hashes are cached."""
 
-    __slots__ = ("_norm", "error", "lines", "path")
+    __slots__ = ("_norm", "_windows", "error", "lines", "path")
 
     def __init__(self, path: str, lines: list[str] | None, error: str | None = None) -> None:
         self.path = path
         self.lines = lines
         self.error = error
         self._norm: list[str | None] | None = None
+        self._windows: dict[int, dict[str, list[int]]] | None = None
 
     @classmethod
     def read(cls, root: Path | str, path: str) -> TargetFile:
@@ -107,15 +108,23 @@ class TargetFile:
         return [hash_text(self.normalised(i)) for i in range(start - 1, end)]
 
     def find_span(self, pinned: str, length: int) -> list[int]:
-        """Every 1-based start where a `length`-line window hashes to `pinned`."""
+        """Every 1-based start where a `length`-line window hashes to `pinned`.
+
+        The windows of one length are hashed once per file and indexed, so many
+        drifted citations into the same file cost one pass, not one pass each.
+        """
         assert self.lines is not None
         count = len(self.lines)
-        found: list[int] = []
         if length < 1 or length > count:
-            return found
-        norm = [self.normalised(i) for i in range(count)]
-        for begin in range(count - length + 1):
-            window = norm[begin : begin + length]
-            if hash_text("\n".join(window)) == pinned:
-                found.append(begin + 1)
-        return found
+            return []
+        if self._windows is None:
+            self._windows = {}
+        table = self._windows.get(length)
+        if table is None:
+            table = {}
+            norm = [self.normalised(i) for i in range(count)]
+            for begin in range(count - length + 1):
+                digest = hash_text("\n".join(norm[begin : begin + length]))
+                table.setdefault(digest, []).append(begin + 1)
+            self._windows[length] = table
+        return list(table.get(pinned, ()))

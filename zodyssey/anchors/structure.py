@@ -68,6 +68,8 @@ def _parsers() -> tuple[MarkdownIt, MarkdownIt]:
         block.disable(["inline", "lheading"])
         inline = MarkdownIt("commonmark")
         inline.disable(["newline", "emphasis", "entity", "balance_pairs", "fragments_join"])
+        # Keep link targets as written (no percent-encoding): we look them up in the text.
+        inline.normalizeLink = lambda url: url  # type: ignore[method-assign]
         _PARSERS = (block, inline)
     return _PARSERS
 

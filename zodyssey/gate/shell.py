@@ -94,6 +94,13 @@ def _parser() -> Any:
 
 
 def classify(command: str, read_only: Sequence[Sequence[str]] = ()) -> Analysis:
+    try:
+        return _classify(command, read_only)
+    except RecursionError:
+        return Analysis(command, (Part(command, True, (), True, "nested too deeply to classify"),))
+
+
+def _classify(command: str, read_only: Sequence[Sequence[str]] = ()) -> Analysis:
     """Classify one shell command line.
 
     `read_only` holds user-configured allowlist entries as word sequences
@@ -189,7 +196,7 @@ def _unescape_word(text: str) -> tuple[str, bool]:
     return "".join(out), multi
 
 
-def _string_value(node: Any) -> str | None:
+def _string_value(node: Any, src: str) -> str | None:
     """Value of a double-quoted string, None when it contains expansions."""
     pieces: list[str] = []
     for child in node.children:
@@ -197,7 +204,7 @@ def _string_value(node: Any) -> str | None:
         if kind == '"':
             continue
         if kind == "string_content":
-            text = child.text.decode("utf-8", "replace")
+            text = src[child.start_byte : child.end_byte]
             if "\\" in text:
                 text = re.sub(
                     r'\\([$`"\\\n])', lambda m: "" if m.group(1) == "\n" else m.group(1), text
@@ -208,8 +215,8 @@ def _string_value(node: Any) -> str | None:
     return "".join(pieces)
 
 
-def _arg(node: Any) -> Arg:
-    text = node.text.decode("utf-8", "replace")
+def _arg(node: Any, src: str) -> Arg:
+    text = src[node.start_byte : node.end_byte]
     kind = node.type
     if kind == "word":
         value, multi = _unescape_word(text)
@@ -219,13 +226,13 @@ def _arg(node: Any) -> Arg:
     if kind == "raw_string":
         return Arg(text[1:-1], False, text)
     if kind == "string":
-        return Arg(_string_value(node), False, text)
+        return Arg(_string_value(node, src), False, text)
     if kind == "concatenation":
         values: list[str] = []
         multi = False
         unquoted: list[str] = []
         for child in node.children:
-            part = _arg(child)
+            part = _arg(child, src)
             if part.value is None:
                 return Arg(None, False, text)
             values.append(part.value)
@@ -361,6 +368,7 @@ class _Walker:
         self.read_only = read_only
         self.parts: list[Part] = []
         self.functions: set[str] = set()
+        self.source = ""  # the command line being walked (node offsets index it)
 
     # -- recording
     def read(self, text: str) -> None:
@@ -400,13 +408,26 @@ class _Walker:
         if depth > MAX_DEPTH:
             self.unknown(source, "nested too deeply")
             return
-        tree = _parser().parse(source.encode("utf-8", "surrogatepass"))
+        # Bash's syntax is all ASCII; any other character is part of a word.
+        # The parser sees an ASCII stand-in for each (its external scanner has
+        # crashed on some non-BMP text), so byte offsets equal character
+        # offsets and every node's text is read back from the real source.
+        stand_in = source if source.isascii() else "".join(c if c < "\x80" else "a" for c in source)
+        tree = _parser().parse(stand_in.encode("ascii"))
         root = tree.root_node
         if root.has_error:
             self.unknown(source, "the shell parser could not read it")
             return
+        outer = self.source
+        self.source = source
         self.depth = depth
-        self.walk(root, cwd)
+        try:
+            self.walk(root, cwd)
+        finally:
+            self.source = outer
+
+    def text(self, node: Any) -> str:
+        return self.source[node.start_byte : node.end_byte]
 
     def walk(self, node: Any, cwd: str | None) -> str | None:
         """Classify everything under `node`; returns the directory afterwards."""
@@ -432,7 +453,7 @@ class _Walker:
         if kind == "function_definition":
             name = node.child_by_field_name("name")
             if name is not None:
-                self.functions.add(name.text.decode("utf-8", "replace"))
+                self.functions.add(self.text(name))
             body = node.child_by_field_name("body")
             if body is not None:
                 self.walk(body, cwd)
@@ -457,7 +478,7 @@ class _Walker:
         if kind in _LEAVES:
             return cwd
         if kind == "ERROR" or node.is_missing:
-            self.unknown(node.text.decode("utf-8", "replace"), "the shell parser could not read it")
+            self.unknown(self.text(node), "the shell parser could not read it")
             return cwd
         # Everything else (control flow, tests, assignments, expansions) only
         # matters for the commands and redirections inside it: walk them in
@@ -493,7 +514,7 @@ class _Walker:
                 operator = child.type
             elif child.type != "file_descriptor":
                 destination = child
-        text = node.text.decode("utf-8", "replace")
+        text = self.text(node)
         if destination is not None:
             # substitutions inside the destination run too
             self.walk_words([destination], cwd)
@@ -502,7 +523,7 @@ class _Walker:
         if operator in (">&", "<&") or (operator.endswith("&") and operator not in ("&>", "&>>")):
             if destination is not None and destination.type == "number":
                 return
-            value = _arg(destination).value if destination is not None else None
+            value = _arg(destination, self.source).value if destination is not None else None
             if value is not None and (value.isdigit() or value == "-"):
                 return
         if operator in (">&-", "<&-"):
@@ -511,7 +532,9 @@ class _Walker:
             self.unknown(text, "redirection without a file")
             return
         append = operator in (">>", "&>>")
-        self.write(text, cwd, [_arg(destination)], f"redirection {operator}", append=append)
+        self.write(
+            text, cwd, [_arg(destination, self.source)], f"redirection {operator}", append=append
+        )
 
     def walk_words(self, nodes: Iterable[Any], cwd: str | None) -> None:
         """Classify substitutions hidden inside words."""
@@ -542,13 +565,13 @@ class _Walker:
             ):
                 self.walk(child, cwd)
             else:
-                args.append(_arg(child))
+                args.append(_arg(child, self.source))
                 word_nodes.append(child)
         self.walk_words(word_nodes, cwd)
-        text = node.text.decode("utf-8", "replace")
+        text = self.text(node)
         if name_node is None:
             return cwd
-        name_arg = _arg(name_node.children[0]) if name_node.children else Arg(None)
+        name_arg = _arg(name_node.children[0], self.source) if name_node.children else Arg(None)
         return self.simple(text, name_arg, args, cwd)
 
     def simple(self, text: str, name_arg: Arg, args: list[Arg], cwd: str | None) -> str | None:
@@ -697,6 +720,20 @@ _READ_ONLY = frozenset(
         "factor",
         "tsort",
         "shuf",
+        "ps",
+        "free",
+        "uptime",
+        "who",
+        "pgrep",
+        "pidof",
+        "lscpu",
+        "lsblk",
+        "tput",
+        "clear",
+        "zcat",
+        "bzcat",
+        "xzcat",
+        "whatis",
     ]
 )
 
@@ -1825,3 +1862,85 @@ for _name in (
     "tclsh",
 ):
     _HANDLERS[_name] = _interpreter_named(_name)
+
+
+# -- archives and package managers: their query forms only read
+
+
+@_handles("tar", "gtar", "bsdtar")
+def _tar(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    values = [a.value for a in args]
+    if any(v is None for v in values):
+        w.unknown(text, "tar with a non-static argument")
+        return cwd
+    words = [v for v in values if v is not None]
+    first = words[0] if words else ""
+    # old style `tar tzf x.tgz`: the first word is a bundle of letters without a dash
+    letters = first if first and not first.startswith("-") else ""
+    short = "".join(v[1:] for v in words if v.startswith("-") and not v.startswith("--"))
+    modes = set(letters + short) & set("txcruA")
+    long_modes = {
+        v
+        for v in words
+        if v
+        in (
+            "--list",
+            "--extract",
+            "--get",
+            "--create",
+            "--append",
+            "--update",
+            "--delete",
+            "--concatenate",
+        )
+    }
+    listing = (modes == {"t"} and not long_modes) or (not modes and long_modes == {"--list"})
+    risky = any(
+        v.startswith(("--to-command", "--index-file", "--use-compress-program", "-I"))
+        for v in words
+    )
+    if listing and not risky:
+        w.read(text)
+    else:
+        w.unknown(text, "tar writes files it does not name")
+    return cwd
+
+
+@_handles("unzip")
+def _unzip(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    flags = {a.value for a in args}
+    if flags & {"-l", "-v", "-Z", "-t", "-z"} and not flags & {"-d", "-o"}:
+        w.read(text)
+    else:
+        w.unknown(text, "unzip extracts files it does not name")
+    return cwd
+
+
+_PACKAGE_QUERIES: dict[str, frozenset[str]] = {
+    "pip": frozenset({"list", "show", "freeze", "check", "--version", "-V", "help"}),
+    "pip3": frozenset({"list", "show", "freeze", "check", "--version", "-V", "help"}),
+    "npm": frozenset({"ls", "list", "view", "info", "outdated", "--version", "-v", "help"}),
+    "yarn": frozenset({"--version", "-v", "info", "list", "why"}),
+    "pnpm": frozenset({"--version", "-v", "list", "ls", "why"}),
+    "cargo": frozenset({"--version", "-V", "tree", "metadata"}),
+    "go": frozenset({"version", "env", "help"}),
+    "uv": frozenset({"--version", "version", "tree"}),
+}
+
+
+def _package_query(name: str) -> Handler:
+    queries = _PACKAGE_QUERIES[name]
+
+    def handler(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+        first = args[0].value if args else None
+        if first is not None and first in queries and all(a.value is not None for a in args):
+            w.read(text)
+        else:
+            w.unknown(text, f"{name} {first or ''} can install, build or run code")
+        return cwd
+
+    return handler
+
+
+for _name in _PACKAGE_QUERIES:
+    _HANDLERS[_name] = _package_query(_name)
