@@ -9,14 +9,16 @@ entirely: it runs on every tool call of a coding agent.
 
 from __future__ import annotations
 
-import argparse
 import importlib
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zodyssey import __version__
 from zodyssey.errors import EXIT_USAGE, ZodysseyError
+
+if TYPE_CHECKING:
+    import argparse
 
 # command name -> module that registers it (order is the order in --help)
 COMMANDS: dict[str, str] = {
@@ -49,14 +51,16 @@ examples:
 """
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> Any:
-        # argparse exits 2 on bad arguments already; keep one clear line and the usage.
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
-
-
 def build_parser() -> argparse.ArgumentParser:
+    # argparse is imported here, not at the top: `zodyssey hook pre-tool` never needs it.
+    import argparse
+
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str) -> Any:
+            # argparse exits 2 on bad arguments already; keep one clear line and the usage.
+            self.print_usage(sys.stderr)
+            self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
     parser = _Parser(
         prog="zodyssey",
         description=(

@@ -193,3 +193,17 @@ def test_ignore_region(tmp_path: Path) -> None:
     )
     root = make_repo(tmp_path / "r", {"a.py": SOURCE, "README.md": doc})
     assert keys(root) == ["a.py:1", "a.py:3"]
+
+
+def test_link_query_is_not_part_of_the_path(tmp_path: Path) -> None:
+    root = make_repo(
+        tmp_path / "r",
+        {
+            "docs/a.md": "x\ny\n",
+            "README.md": "[src](docs/a.md?plain=1#L2) and [b](<docs/a.md#L1>)\n",
+        },
+    )
+    found = collect_citations(root, load_config(root))
+    assert [c.key for c in found] == ["docs/a.md:2", "docs/a.md:1"]
+    line = (root / "README.md").read_text()
+    assert [line[s:e] for c in found for s, e in c.number_spans] == ["2", "1"]

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Repo
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from runs_helpers import Repo
 
 from zodyssey.runs import evidence as chain
 

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from conftest import Repo
+from runs_helpers import Repo
 
 from zodyssey.runs import evidence as chain
 

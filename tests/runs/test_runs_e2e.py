@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Repo
+from runs_helpers import Repo
 
 from zodyssey.runs import evidence as chain
 from zodyssey.runs.models import EvidenceRecord, ReviewArtifact, RunState

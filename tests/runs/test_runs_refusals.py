@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import PLAN, Repo, Result
+from runs_helpers import PLAN, Repo, Result
 
 from zodyssey.runs import evidence as chain
 from zodyssey.runs.plan import plan_sha256

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Repo, make_repo
+from runs_helpers import Repo, make_repo
 
 from zodyssey.runs import evidence as chain
 from zodyssey.runs.worktree import read_only_violation, snapshot

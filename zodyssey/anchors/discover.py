@@ -245,7 +245,7 @@ def _scan_document(
         for link in structure.links:
             if link.line >= limit or link.line in ignored:
                 continue
-            ref = _link_ref(link.target, link.fragment, link.column)
+            ref = _link_ref(link.target, link.fragment, link.column, link.fragment_column)
             if ref is not None:
                 per_line.setdefault(link.line, []).append(ref)
     for number in sorted(per_line):
@@ -254,16 +254,17 @@ def _scan_document(
             out.append(_resolve(ref, site, index))
 
 
-def _link_ref(target: str, fragment: str, column: int) -> grammar.RawRef | None:
+def _link_ref(
+    target: str, fragment: str, column: int, fragment_column: int
+) -> grammar.RawRef | None:
     parsed = grammar.parse_fragment(fragment)
     if parsed is None:
         return None
     a, b, ranged, spans = parsed
-    if column < 0:
+    if column < 0 or fragment_column < 0:
         spans = ()
     else:
-        base = column + len(target) + 1  # past `target#`
-        spans = tuple((base + s, base + e) for s, e in spans)
+        spans = tuple((fragment_column + s, fragment_column + e) for s, e in spans)
     path_span = (column, column + len(target)) if column >= 0 else (-1, -1)
     return grammar.RawRef(target, a, b, ranged, "link", spans, path_span)
 

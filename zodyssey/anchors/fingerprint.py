@@ -81,7 +81,8 @@ class TargetFile:
     @classmethod
     def read(cls, root: Path | str, path: str) -> TargetFile:
         try:
-            with open(os.path.join(root, path), "rb") as handle:
+            # Unbuffered: one fstat and one read, measurably faster for many small files.
+            with open(os.path.join(root, path), "rb", buffering=0) as handle:
                 data = handle.read()
         except OSError as exc:
             return cls(path, None, exc.strerror or type(exc).__name__)

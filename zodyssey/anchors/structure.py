@@ -78,8 +78,9 @@ def _parsers() -> tuple[MarkdownIt, MarkdownIt]:
 class LinkTarget:
     line: int  # 0-based
     column: int  # where the target text starts in that line, -1 when not located
-    target: str  # the path part as written (before `#`)
+    target: str  # the path part as written (before `?` or `#`)
     fragment: str  # the part after `#`
+    fragment_column: int = -1  # where the fragment starts in that line, -1 when not located
 
 
 @dataclass
@@ -218,5 +219,8 @@ def _link_target(
                 line = source.line_of(where)
                 column = where - source.offset(line)
                 written_target, _, written_fragment = form.partition("#")
-                return LinkTarget(line, column, written_target, written_fragment)
-    return LinkTarget(source.line_of(lo), -1, target, fragment)
+                fragment_column = column + len(written_target) + 1
+                # `?plain=1` (GitHub's source view of Markdown files) is not part of the path.
+                written_target = written_target.partition("?")[0]
+                return LinkTarget(line, column, written_target, written_fragment, fragment_column)
+    return LinkTarget(source.line_of(lo), -1, target.partition("?")[0], fragment)

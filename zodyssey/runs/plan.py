@@ -7,9 +7,8 @@ inside an HTML comment, a fence, front matter or prose grants nothing.
 
 from __future__ import annotations
 
-import hashlib
 import re
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 _TODO_ROW = re.compile(r"^- \[( |x|X)\] (F?\d+)\.\s+(.*?)\s*$")
 _FIELD = re.compile(r"^(\s+)[-*+] (.*?)\s*$")
@@ -20,16 +19,16 @@ _HEADING = re.compile(r"^#{1,6}\s")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 
 
-@dataclass(frozen=True)
-class Criterion:
-    index: int  # 1-based, in plan order within its todo
+# NamedTuples rather than dataclasses: importing dataclasses costs the gate
+# hook several milliseconds on every write decision.
+class Criterion(NamedTuple):
+    index: int  # type: ignore[assignment]  # 1-based; shadows tuple.index on purpose
     text: str  # the bullet text exactly as written (after the bullet marker)
     command: str | None  # the backticked command, None when the bullet has none
     line: int
 
 
-@dataclass(frozen=True)
-class Todo:
+class Todo(NamedTuple):
     id: str  # "1", "2", "F1"
     title: str
     checked: bool
@@ -42,10 +41,10 @@ class Todo:
         return self.id.startswith("F")
 
 
-@dataclass
 class Plan:
-    title: str = ""
-    todos: list[Todo] = field(default_factory=list)
+    def __init__(self, title: str = "", todos: list[Todo] | None = None) -> None:
+        self.title = title
+        self.todos: list[Todo] = todos if todos is not None else []
 
     def todo(self, todo_id: str) -> Todo | None:
         for todo in self.todos:
@@ -68,6 +67,8 @@ class Plan:
 
 
 def plan_sha256(data: bytes | str) -> str:
+    import hashlib  # only callers that hash pay for OpenSSL's import
+
     raw = data.encode("utf-8") if isinstance(data, str) else data
     return hashlib.sha256(raw).hexdigest()
 
