@@ -34,6 +34,7 @@ class Part(NamedTuple):
     targets: tuple[Target, ...] = ()
     unbounded: bool = False  # may write somewhere it does not name
     why: str = ""
+    links: bool = False  # may create links that other parts' paths could run through
 
 
 class Analysis(NamedTuple):
@@ -117,14 +118,33 @@ def _classify(command: str, read_only: Sequence[Sequence[str]] = ()) -> Analysis
         )
     else:
         walker.run(command, "", 0)
-    return Analysis(command, tuple(walker.parts))
+    return Analysis(command, _through_links(walker.parts))
 
 
 def classify_parsed(command: str, read_only: Sequence[Sequence[str]] = ()) -> Analysis:
     """`classify` always through the parser (tests compare it with the plain-word path)."""
     walker = _Walker(tuple(tuple(entry) for entry in read_only))
     walker.run(command, "", 0)
-    return Analysis(command, tuple(walker.parts))
+    return Analysis(command, _through_links(walker.parts))
+
+
+def _through_links(parts: list[Part]) -> tuple[Part, ...]:
+    """A link made by one part can redirect the paths another part writes.
+
+    The gate resolves symlinks when it decides, before any part has run, so a
+    path that only becomes a link during this command (`ln -s /etc d && echo x
+    > d/passwd`) would be judged by where it points now. Parts run in any order
+    (`&`, pipelines), so every other writing part is unbounded.
+    """
+    linkers = [p for p in parts if p.links]
+    if not linkers:
+        return tuple(parts)
+    return tuple(
+        p._replace(unbounded=True, why=f"{p.why}; another part of this command makes links")
+        if p.write and not p.links
+        else p
+        for p in parts
+    )
 
 
 # Characters with no meaning to the shell: a command made only of these is a
@@ -367,7 +387,15 @@ class _Walker:
     def __init__(self, read_only: tuple[tuple[str, ...], ...]) -> None:
         self.read_only = read_only
         self.parts: list[Part] = []
-        self.functions: set[str] = set()
+        # Functions defined unconditionally at the top level of the script being
+        # walked: name -> (body node, directory at definition). A call walks the
+        # body where it is called; a definition inside control flow, a subshell or
+        # a `bash -c` string may not exist when the name is used, so it is not
+        # recorded and the name keeps meaning the command.
+        self.functions: dict[str, tuple[Any, str | None]] = {}
+        self.uncalled: dict[int, tuple[Any, str | None]] = {}
+        self.calling: set[str] = set()
+        self.physical = False  # `set -P`: `cd` resolves symlinks instead of `..` by name
         self.source = ""  # the command line being walked (node offsets index it)
 
     # -- recording
@@ -408,6 +436,10 @@ class _Walker:
         if depth > MAX_DEPTH:
             self.unknown(source, "nested too deeply")
             return
+        if "\x00" in source:
+            # No shell passes a NUL byte through; what runs is not what we read.
+            self.unknown(source.replace("\x00", "\\0"), "the command holds a NUL byte")
+            return
         # Bash's syntax is all ASCII; any other character is part of a word.
         # The parser sees an ASCII stand-in for each (its external scanner has
         # crashed on some non-BMP text), so byte offsets equal character
@@ -419,12 +451,18 @@ class _Walker:
             self.unknown(source, "the shell parser could not read it")
             return
         outer = self.source
+        outer_functions, outer_uncalled = self.functions, self.uncalled
         self.source = source
         self.depth = depth
+        self.functions, self.uncalled = {}, {}
         try:
             self.walk(root, cwd)
+            # a function never called still shows what it could write
+            for body, defined_in in list(self.uncalled.values()):
+                self.walk(body, defined_in)
         finally:
             self.source = outer
+            self.functions, self.uncalled = outer_functions, outer_uncalled
 
     def text(self, node: Any) -> str:
         return self.source[node.start_byte : node.end_byte]
@@ -451,13 +489,33 @@ class _Walker:
                     current = self.walk(child, current if kind != "pipeline" else cwd)
             return cwd
         if kind == "function_definition":
-            name = node.child_by_field_name("name")
-            if name is not None:
-                self.functions.add(self.text(name))
+            name_node = node.child_by_field_name("name")
             body = node.child_by_field_name("body")
+            name = self.text(name_node) if name_node is not None else None
+            parent = node.parent
+            if name and body is not None and parent is not None and parent.type == "program":
+                self.functions[name] = (body, cwd)
+                self.uncalled[body.id] = (body, cwd)
+                return cwd
+            if name:
+                self.functions.pop(name, None)  # it may or may not be redefined
             if body is not None:
                 self.walk(body, cwd)
             return cwd
+        if kind == "variable_assignment":
+            self.assignment(node)
+            for child in node.children:
+                if child.is_named:
+                    self.walk(child, cwd)
+            return cwd
+        if kind in ("for_statement", "c_style_for_statement", "select_statement"):
+            variable = node.child_by_field_name("variable")
+            if variable is not None and _risky_variable(self.text(variable), None):
+                self.unknown(self.text(node)[:200], f"the loop sets {self.text(variable)}")
+        if kind == "declaration_command":
+            words = [self.text(c) for c in node.children if c.type == "word"]
+            if any(w.startswith("-") and "n" in w for w in words):
+                self.unknown(self.text(node), "declare -n makes a name refer to another variable")
         if kind == "file_redirect":
             self.redirect(node, cwd)
             return cwd
@@ -505,6 +563,16 @@ class _Walker:
                 start = current if current == cwd else _AMBIGUOUS
             current = self.walk(child, start)
         return current
+
+    def assignment(self, node: Any) -> None:
+        name_node = node.child_by_field_name("name")
+        if name_node is None:
+            return
+        value_node = node.child_by_field_name("value")
+        value = _arg(value_node, self.source).value if value_node is not None else ""
+        name = self.text(name_node)
+        if _risky_variable(name, value):
+            self.unknown(self.text(node), f"setting {name} changes what later commands run")
 
     def redirect(self, node: Any, cwd: str | None) -> None:
         operator = ""
@@ -574,7 +642,9 @@ class _Walker:
         name_arg = _arg(name_node.children[0], self.source) if name_node.children else Arg(None)
         return self.simple(text, name_arg, args, cwd)
 
-    def simple(self, text: str, name_arg: Arg, args: list[Arg], cwd: str | None) -> str | None:
+    def simple(
+        self, text: str, name_arg: Arg, args: list[Arg], cwd: str | None, functions: bool = True
+    ) -> str | None:
         name = name_arg.value
         if name is None or name_arg.multi or name == "":
             self.unknown(text, "the command name is not static")
@@ -587,14 +657,14 @@ class _Walker:
             name = base
         if name.startswith("python") and name[6:].replace(".", "").isdigit():
             name = "python3"
+        function = self.functions.get(name_arg.value or "") if functions else None
+        if function is not None and name == name_arg.value:
+            return self.call(text, name, function[0], cwd)
         words = [name, *[a.value for a in args]]
         for entry in self.read_only:
             if len(words) >= len(entry) and all(w == e for w, e in zip(words, entry, strict=False)):
                 self.read(text)
                 return cwd
-        if name in self.functions:
-            self.read(text)  # its body was classified where it was defined
-            return cwd
         handler = _HANDLERS.get(name)
         if handler is not None:
             return handler(self, text, args, cwd)
@@ -607,18 +677,35 @@ class _Walker:
         self.unknown(text, f"{name} is not on the read-only allowlist")
         return cwd
 
+    def call(self, text: str, name: str, body: Any, cwd: str | None) -> str | None:
+        """A call of a shell function: its body runs here, in this directory."""
+        if name in self.calling:
+            self.unknown(text, f"the function {name} calls itself")
+            return cwd
+        self.uncalled.pop(body.id, None)
+        self.calling.add(name)
+        try:
+            self.read(text)
+            return self.walk(body, cwd)
+        finally:
+            self.calling.discard(name)
+
     def nested(
         self, text: str, args: list[Arg], cwd: str | None, extra_unknown: bool = False
     ) -> str | None:
-        """Run the command formed by `args` (after a wrapper)."""
+        """Run the command formed by `args` (after a wrapper); returns its directory.
+
+        Only wrappers that are shell builtins (`command`, `builtin`, `time`)
+        pass a `cd` on to the shell; the others run a separate program.
+        """
         if not args:
             self.read(text)
             return cwd
         if extra_unknown:
             # xargs / find -exec: operands appended at run time are unknown
             args = [*args, Arg(None, False, "{}")]
-        self.simple(text, args[0], list(args[1:]), cwd)
-        return cwd
+        # a function is only found by the shell itself, never through a wrapper
+        return self.simple(text, args[0], list(args[1:]), cwd, functions=False)
 
     def reparse(self, text: str, code: str | None, cwd: str | None) -> None:
         if code is None:
@@ -810,19 +897,194 @@ def _handles(*names: str) -> Callable[[Handler], Handler]:
 @_handles("cd", "pushd")
 def _cd(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
     w.read(text)
+    options = [a.value for a in args if (a.value or "").startswith("-") and a.value != "-"]
     operands = [a for a in args if not (a.value or "").startswith("-") or a.value == "-"]
     if not operands:
         return "~"
     target = operands[0]
     if target.value is None or target.multi or target.value == "-":
         return None
-    return _join(cwd, target.value)
+    joined = _join(cwd, target.value)
+    physical = w.physical or any(o and o != "--" and "P" in o for o in options)
+    if joined is None or physical or joined.startswith("~") or ".." not in joined.split("/"):
+        return joined
+    # Bash's `cd` is logical: `dir/..` is removed by name, not by following a
+    # symlink `dir` to its real parent, so the gate must see the same path.
+    import posixpath
+
+    normal = posixpath.normpath(joined)
+    return "" if normal == "." else normal
 
 
 @_handles("popd")
 def _popd(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
     w.read(text)
     return None
+
+
+# -- shell state
+
+
+# Variables that decide which program runs, what code a shell or tool loads,
+# or where `cd` and `~` lead: setting one turns later "read-only" commands
+# into anything.
+_RISKY_VARIABLES = frozenset(
+    [
+        "PATH",
+        "CDPATH",
+        "HOME",
+        "PWD",
+        "OLDPWD",
+        "ENV",
+        "BASH_ENV",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "PS0",
+        "PS1",
+        "PS2",
+        "PS3",
+        "PS4",
+        "PROMPT_COMMAND",
+        "IFS",
+        "EXECIGNORE",
+        "SHELL",
+        "EDITOR",
+        "VISUAL",
+        "BROWSER",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "LESSKEY",
+        "NODE_OPTIONS",
+        "PERL5OPT",
+        "PERL5LIB",
+        "PERLLIB",
+        "RUBYOPT",
+        "RUBYLIB",
+        "PYTHONPATH",
+        "PYTHONSTARTUP",
+        "PYTHONHOME",
+        "RIPGREP_CONFIG_PATH",
+        "TAR_OPTIONS",
+        "SSH_ASKPASS",
+        "SUDO_ASKPASS",
+        "AWKPATH",
+    ]
+)
+_RISKY_PREFIXES = ("LD_", "DYLD_", "GIT_", "BASH_FUNC_")
+_PAGER_VALUES = frozenset(["", "cat", "less", "more", "less -R", "less -FRX", "less -FRSX"])
+
+
+def _risky_variable(name: str, value: str | None) -> bool:
+    """True when assigning `value` (None: any value) to `name` can change what runs."""
+    if name.endswith("PAGER"):
+        return value is None or value not in _PAGER_VALUES
+    return name in _RISKY_VARIABLES or name.startswith(_RISKY_PREFIXES)
+
+
+@_handles("export", "declare", "typeset", "local", "readonly")
+def _declare(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    for arg in args:
+        value = arg.value
+        if value is None:
+            continue  # a substitution in it was walked; a dynamic name is caught below
+        if value.startswith("-") and "n" in value:
+            w.unknown(text, "declare -n makes a name refer to another variable")
+            return cwd
+        name, eq, assigned = value.partition("=")
+        if eq and _risky_variable(name, assigned):
+            w.unknown(text, f"setting {name} changes what later commands run")
+            return cwd
+    if any(a.value is None and "=" not in a.text for a in args):
+        w.unknown(text, "a variable name that is not static")
+        return cwd
+    w.read(text)
+    return cwd
+
+
+@_handles("read", "mapfile", "readarray", "getopts", "printf")
+def _sets_variables(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    """These store input in variables: named one of the risky ones, they change what runs."""
+    for arg in args:
+        value = arg.value
+        if value is None and w.command_name(text) != "printf":
+            w.unknown(text, "stores into a variable whose name is not static")
+            return cwd
+        if value is not None and _risky_variable(value.split("[", 1)[0], None):
+            w.unknown(text, f"stores into {value}, which changes what later commands run")
+            return cwd
+    w.read(text)
+    return cwd
+
+
+@_handles("set")
+def _set(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    # Shell options change no files; `-P` makes later `cd` follow symlinks.
+    values = [a.value or "" for a in args]
+    if any(v.startswith(("-", "+")) and not v.startswith("--") and "P" in v for v in values) or (
+        "physical" in values
+    ):
+        w.physical = True
+    w.read(text)
+    return cwd
+
+
+@_handles("unset")
+def _unset(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    for arg in args:
+        if arg.value is not None:
+            w.functions.pop(arg.value, None)  # the name means the command again
+    w.read(text)
+    return cwd
+
+
+@_handles("trap")
+def _trap(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    operands = [a for a in args if a.value not in ("--",)]
+    if not operands or operands[0].value in ("-l", "-p"):
+        w.read(text)
+        return cwd
+    code = operands[0].value
+    if len(operands) == 1 or code in ("-", ""):
+        w.read(text)  # resets or ignores signals
+        return cwd
+    w.reparse(text, code, None)  # runs later, wherever the shell then is
+    return cwd
+
+
+@_handles("alias")
+def _alias(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    if all(a.value is not None and "=" not in a.value for a in args):
+        w.read(text)  # lists aliases
+    else:
+        w.unknown(text, "an alias changes what a later command name runs")
+    return cwd
+
+
+@_handles("history")
+def _history(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    if all(a.value is not None and a.value.isdigit() for a in args):
+        w.read(text)
+    else:
+        w.unknown(text, "history with options changes or writes the history")
+    return cwd
+
+
+@_handles("shopt")
+def _shopt(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    if any(a.value is None or a.value.startswith(("-s", "-u", "-o")) for a in args):
+        w.unknown(text, "shell options can change how later words expand")
+    else:
+        w.read(text)
+    return cwd
+
+
+@_handles("crontab")
+def _crontab(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    if [a.value for a in args] == ["-l"]:
+        w.read(text)
+    else:
+        w.unknown(text, "crontab installs commands to run later")
+    return cwd
 
 
 # -- wrappers
@@ -865,6 +1127,10 @@ def _env(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
             w.unknown(text, f"env option {value}")
             return cwd
         elif "=" in value and not value.startswith("="):
+            name, _, assigned = value.partition("=")
+            if _risky_variable(name, assigned):
+                w.unknown(text, f"setting {name} changes what the command runs")
+                return cwd
             i += 1
         else:
             break
@@ -876,7 +1142,9 @@ def _env(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
     return cwd
 
 
-def _wrapper(with_value: str, long_values: Iterable[str] = (), skip_operands: int = 0) -> Handler:
+def _wrapper(
+    with_value: str, long_values: Iterable[str] = (), skip_operands: int = 0, builtin: bool = False
+) -> Handler:
     long_set = tuple(long_values)
 
     def handler(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
@@ -889,8 +1157,8 @@ def _wrapper(with_value: str, long_values: Iterable[str] = (), skip_operands: in
         if not rest:
             w.read(text)
             return cwd
-        w.nested(text, rest, cwd)
-        return cwd
+        after = w.nested(text, rest, cwd)
+        return after if builtin else cwd
 
     return handler
 
@@ -899,7 +1167,7 @@ _HANDLERS["nice"] = _wrapper("n", ("--adjustment",))
 _HANDLERS["nohup"] = _wrapper("")
 _HANDLERS["timeout"] = _wrapper("sk", ("--signal", "--kill-after"), skip_operands=1)
 _HANDLERS["stdbuf"] = _wrapper("ioe", ("--input", "--output", "--error"))
-_HANDLERS["builtin"] = _wrapper("")
+_HANDLERS["builtin"] = _wrapper("", builtin=True)
 _HANDLERS["exec"] = _wrapper("a", ())
 
 
@@ -912,8 +1180,7 @@ def _time(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None
     if not operands:
         w.read(text)
         return cwd
-    w.nested(text, operands, cwd)
-    return cwd
+    return w.nested(text, operands, cwd)  # the `time` keyword times a builtin in this shell
 
 
 @_handles("command")
@@ -922,8 +1189,7 @@ def _command(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | N
     if _has(options, "-v", "-V"):
         w.read(text)
         return cwd
-    w.nested(text, operands, cwd)
-    return cwd
+    return w.nested(text, operands, cwd)  # `command cd DIR` still changes directory
 
 
 @_handles("sudo", "doas", "su", "runuser", "pkexec")
