@@ -111,8 +111,9 @@ def _shell(call: ToolCall, ctx: RunContext) -> Decision:
     if not analysis.is_write and not ctx.ungated:
         return ALLOW
     cwd = call.cwd or ctx.root
-    # Run state and the gate stay closed even through the hatch.
-    for target in analysis.targets:
+    # Run state and the gate stay closed even through the hatch (also through
+    # a link: writing the link later writes what it points at).
+    for target in (*analysis.targets, *analysis.linked):
         blocked = _protected(resolve(target.path, cwd, ctx.home), ctx)
         if blocked:
             return blocked
@@ -150,7 +151,7 @@ def _shell_gated(call: ToolCall, ctx: RunContext, analysis: shell.Analysis) -> D
             "shell write must name in-scope files (use Edit/Write, or add a read-only command "
             "to [tool.zodyssey.gate] read_only)",
         )
-    return _targets(call, ctx, analysis.targets)
+    return _targets(call, ctx, (*analysis.targets, *analysis.linked))
 
 
 # ---------------------------------------------------------------- targets
@@ -290,6 +291,12 @@ def _targets(call: ToolCall, ctx: RunContext, targets: tuple[Target, ...]) -> De
 
 
 def _in_scope(path: str, files: frozenset[str], dirs: frozenset[str]) -> bool:
+    if "/.git/" in path + "/" or path.rsplit("/", 1)[-1] == "HEAD":
+        # Git metadata is never product code: a `.git` (directory or gitfile),
+        # or the HEAD that marks a bare repository, written inside a declared
+        # directory would make later "read-only" git commands there read a
+        # config that runs programs (core.fsmonitor, diff.external).
+        return False
     if path in files:
         return True
     return any(within(path, d) for d in dirs)

@@ -24,6 +24,14 @@ from typing import Any, NamedTuple
 from zodyssey.gate.toolcall import Target
 
 MAX_DEPTH = 8  # nested `bash -c` / `eval` levels before giving up (fail closed)
+# Syntax nodes visited (function calls walk their body again) before giving up:
+# a hook that runs into the harness's timeout lets the call through, so the
+# classifier must answer, and answer "unknown", on anything built to be slow.
+MAX_STEPS = 100_000
+
+
+class _TooLarge(Exception):
+    pass
 
 
 class Part(NamedTuple):
@@ -35,6 +43,9 @@ class Part(NamedTuple):
     unbounded: bool = False  # may write somewhere it does not name
     why: str = ""
     links: bool = False  # may create links that other parts' paths could run through
+    # what a link made by this part points at: writing through the link writes
+    # these, so the gate checks them like targets (they are not listed as targets)
+    linked: tuple[Target, ...] = ()
 
 
 class Analysis(NamedTuple):
@@ -59,6 +70,11 @@ class Analysis(NamedTuple):
                 if previous is None or (previous.append and not target.append):
                     seen[target.path] = target
         return tuple(seen.values())
+
+    @property
+    def linked(self) -> tuple[Target, ...]:
+        """Paths that links made by this command point at."""
+        return tuple(t for part in self.parts for t in part.linked)
 
     def unbounded_parts(self) -> list[Part]:
         return [p for p in self.parts if p.write and p.unbounded]
@@ -99,6 +115,8 @@ def classify(command: str, read_only: Sequence[Sequence[str]] = ()) -> Analysis:
         return _classify(command, read_only)
     except RecursionError:
         return Analysis(command, (Part(command, True, (), True, "nested too deeply to classify"),))
+    except _TooLarge:
+        return Analysis(command, (Part(command, True, (), True, "too large to classify"),))
 
 
 def _classify(command: str, read_only: Sequence[Sequence[str]] = ()) -> Analysis:
@@ -124,7 +142,12 @@ def _classify(command: str, read_only: Sequence[Sequence[str]] = ()) -> Analysis
 def classify_parsed(command: str, read_only: Sequence[Sequence[str]] = ()) -> Analysis:
     """`classify` always through the parser (tests compare it with the plain-word path)."""
     walker = _Walker(tuple(tuple(entry) for entry in read_only))
-    walker.run(command, "", 0)
+    try:
+        walker.run(command, "", 0)
+    except RecursionError:
+        return Analysis(command, (Part(command, True, (), True, "nested too deeply to classify"),))
+    except _TooLarge:
+        return Analysis(command, (Part(command, True, (), True, "too large to classify"),))
     return Analysis(command, _through_links(walker.parts))
 
 
@@ -184,15 +207,32 @@ def _plain_words(command: str) -> list[str] | None:
     if not command or not set(command) <= _PLAIN_CHARS:
         return None
     words = command.split()
-    if not words or "=" in words[0] or words[0] in _RESERVED_WORDS:
-        return None
+    if not words or "=" in words[0] or words[0] in _RESERVED_WORDS or "==" in words:
+        return None  # (tree-sitter-bash rejects a trailing `==`; both paths must agree)
     return words
 
 
 # ---------------------------------------------------------------- words
 
 # Patterns stay strings: `re` compiles (and caches) them on first use, keeping import cheap.
-_BRACE = r"\{[^{}]*(,|\.\.)[^{}]*\}"
+
+
+def _has_brace_pattern(text: str) -> bool:
+    """True when `text` holds `{a,b}` or `{1..3}` (innermost braces), in one pass
+    (a backtracking regex is quadratic on a long run of commas)."""
+    open_at = -1
+    expands = False
+    for i, ch in enumerate(text):
+        if ch == "{":
+            open_at, expands = i, False
+        elif open_at >= 0:
+            if ch == "," or (ch == "." and text[i - 1 : i] == "." and i - 1 > open_at):
+                expands = True
+            elif ch == "}":
+                if expands:
+                    return True
+                open_at = -1
+    return False
 
 
 def _unescape_word(text: str) -> tuple[str, bool]:
@@ -259,7 +299,7 @@ def _arg(node: Any, src: str) -> Arg:
             multi = multi or part.multi
             unquoted.append(part.value if child.type == "word" else "_" * len(part.value))
         joined = "".join(unquoted)
-        if "{" in joined and re.search(_BRACE, joined):
+        if "{" in joined and _has_brace_pattern(joined):
             multi = True
         return Arg("".join(values), multi, text)
     return Arg(None, False, text)
@@ -395,6 +435,9 @@ class _Walker:
         self.functions: dict[str, tuple[Any, str | None]] = {}
         self.uncalled: dict[int, tuple[Any, str | None]] = {}
         self.calling: set[str] = set()
+        self.last_start: str | None = ""
+        self.steps = 0
+        self.safe_vars: set[str] = set()  # variables this command set to plain values
         self.physical = False  # `set -P`: `cd` resolves symlinks instead of `..` by name
         self.source = ""  # the command line being walked (node offsets index it)
 
@@ -458,8 +501,8 @@ class _Walker:
         try:
             self.walk(root, cwd)
             # a function never called still shows what it could write
-            for body, defined_in in list(self.uncalled.values()):
-                self.walk(body, defined_in)
+            for definition, defined_in in list(self.uncalled.values()):
+                self.function_body(definition, defined_in)
         finally:
             self.source = outer
             self.functions, self.uncalled = outer_functions, outer_uncalled
@@ -469,9 +512,27 @@ class _Walker:
 
     def walk(self, node: Any, cwd: str | None) -> str | None:
         """Classify everything under `node`; returns the directory afterwards."""
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise _TooLarge
         kind = node.type
         if kind == "command":
             return self.command(node, cwd)
+        if self.evaluates_arithmetic(node, kind):
+            self.arithmetic(node)
+        if kind == "expansion":
+            self.indirection(node)
+        elif kind in ("declaration_command", "unset_command") or (
+            kind == "test_command" and "-v" in self.text(node)
+        ):
+            for child in _descendants(node):
+                if child.type in ("string", "raw_string", "word", "concatenation"):
+                    value = _arg(child, self.source).value
+                    if value is not None and re.search(_EVALUATED_SUBSCRIPT, value):
+                        self.unknown(
+                            self.text(node), "a subscript in a variable name runs what it holds"
+                        )
+                        break
         if kind in ("program", "compound_statement"):
             current = cwd
             for child in node.children:
@@ -494,13 +555,12 @@ class _Walker:
             name = self.text(name_node) if name_node is not None else None
             parent = node.parent
             if name and body is not None and parent is not None and parent.type == "program":
-                self.functions[name] = (body, cwd)
-                self.uncalled[body.id] = (body, cwd)
+                self.functions[name] = (node, cwd)
+                self.uncalled[node.id] = (node, cwd)
                 return cwd
             if name:
                 self.functions.pop(name, None)  # it may or may not be redefined
-            if body is not None:
-                self.walk(body, cwd)
+            self.function_body(node, cwd)
             return cwd
         if kind == "variable_assignment":
             self.assignment(node)
@@ -512,10 +572,26 @@ class _Walker:
             variable = node.child_by_field_name("variable")
             if variable is not None and _risky_variable(self.text(variable), None):
                 self.unknown(self.text(node)[:200], f"the loop sets {self.text(variable)}")
+            if variable is not None:
+                values = [_arg(c, self.source) for c in node.children_by_field_name("value")]
+                plain = kind == "for_statement" and all(
+                    v.value is not None and not v.multi and not any(c in v.value for c in "$`[")
+                    for v in values
+                )
+                if plain and values:
+                    self.safe_vars.add(self.text(variable))
+                else:
+                    self.safe_vars.discard(self.text(variable))
+        if kind == "unset_command":
+            for child in node.children:
+                if child.type in ("word", "variable_name"):
+                    self.functions.pop(self.text(child), None)
+                elif child.is_named:
+                    self.functions.clear()  # a dynamic name may unset any function
         if kind == "declaration_command":
             words = [self.text(c) for c in node.children if c.type == "word"]
-            if any(w.startswith("-") and "n" in w for w in words):
-                self.unknown(self.text(node), "declare -n makes a name refer to another variable")
+            if any(w.startswith("-") and ("n" in w or "i" in w) for w in words):
+                self.unknown(self.text(node), "declare -n/-i makes assignments refer or evaluate")
         if kind == "file_redirect":
             self.redirect(node, cwd)
             return cwd
@@ -527,11 +603,17 @@ class _Walker:
         if kind == "redirected_statement":
             body = node.child_by_field_name("body")
             result = cwd
+            # tree-sitter-bash hangs a trailing redirection on a whole `a && b`
+            # list, but bash gives it to the last command only: it opens in the
+            # directory that command starts in (`cd src && echo x > f` writes src/f).
+            where = cwd
             for child in node.children:
                 if child is not None and body is not None and child.id == body.id:
                     result = self.walk(child, cwd)
+                    if child.type == "list":
+                        where = self.last_start
                 elif child.is_named:
-                    self.walk(child, cwd)
+                    self.walk(child, where)
             return result
         if kind in _LEAVES:
             return cwd
@@ -551,6 +633,7 @@ class _Walker:
     def walk_list(self, node: Any, cwd: str | None) -> str | None:
         current = cwd
         operator = None
+        start = cwd
         for child in node.children:
             if not child.is_named:
                 operator = child.type
@@ -562,6 +645,7 @@ class _Walker:
             else:
                 start = current if current == cwd else _AMBIGUOUS
             current = self.walk(child, start)
+        self.last_start = start  # where the list's last command started
         return current
 
     def assignment(self, node: Any) -> None:
@@ -571,6 +655,14 @@ class _Walker:
         value_node = node.child_by_field_name("value")
         value = _arg(value_node, self.source).value if value_node is not None else ""
         name = self.text(name_node)
+        if (
+            value is not None
+            and not any(c in value for c in "$`[")
+            and name_node.type != "subscript"
+        ):
+            self.safe_vars.add(name)
+        else:
+            self.safe_vars.discard(name)
         if _risky_variable(name, value):
             self.unknown(self.text(node), f"setting {name} changes what later commands run")
 
@@ -613,7 +705,73 @@ class _Walker:
                 if current.type in ("command_substitution", "process_substitution"):
                     self.walk(current, cwd)
                     continue
+                if current.type in _ARITHMETIC:
+                    self.arithmetic(current)
+                elif current.type == "expansion":
+                    self.indirection(current)
                 stack.extend(c for c in current.children if c.is_named)
+
+    def evaluates_arithmetic(self, node: Any, kind: str) -> bool:
+        if kind in _ARITHMETIC:
+            return True
+        first = node.children[0].type if node.children else ""
+        if kind == "compound_statement":
+            return first == "(("
+        if kind == "test_command" and first == "[[":
+            return any(
+                c.type == "test_operator" and self.text(c) in _ARITHMETIC_TESTS
+                for c in _descendants(node)
+            )
+        return False
+
+    def indirection(self, node: Any) -> None:
+        """`${!v}` expands the variable named by v's value and `${v@P}` expands
+        v's value like a prompt: both run a command substitution held there."""
+        text = self.text(node)
+        match = re.match(r"^\$\{(!?)([A-Za-z_][A-Za-z_0-9]*)", text)
+        if match is None:
+            return
+        indirect = match.group(1) == "!" and not text.endswith(("*}", "@}", "@]}", "*]}"))
+        if (indirect or text.endswith("@P}")) and match.group(2) not in self.safe_vars:
+            self.unknown(text, f"expands the value of {match.group(2)} as a name or prompt")
+
+    def arithmetic(self, node: Any) -> None:
+        """Arithmetic evaluates a variable's value as an expression, and an
+        array subscript in that value (`a[$(cmd)]`) runs the command: only
+        variables this command set to plain values are safe to evaluate."""
+        names: list[str] = []
+        stack = [node]
+        if node.type == "subscript":
+            stack = node.children_by_field_name("index")  # not the array's own name
+        elif node.type == "c_style_for_statement":
+            initializers = [
+                c
+                for c in node.children_by_field_name("initializer")
+                if c.type == "variable_assignment"
+            ]
+            for child in initializers:
+                self.assignment(child)
+            stack = [
+                *node.children_by_field_name("condition"),
+                *node.children_by_field_name("update"),
+                *[c.child_by_field_name("value") for c in initializers],
+            ]
+            stack = [c for c in stack if c is not None]
+        while stack:
+            current = stack.pop()
+            if current.type in ("variable_name", "word"):
+                text = self.text(current)
+                if re.match(r"^[A-Za-z_0-9]+$", text) and not text.isdigit():
+                    names.append(text)
+            elif current.type in ("command_substitution", "process_substitution"):
+                continue  # walked as commands of their own
+            stack.extend(c for c in current.children if c.is_named)
+        unsafe = [n for n in names if n not in self.safe_vars and n not in _SHELL_NUMBERS]
+        if unsafe:
+            self.unknown(
+                self.text(node)[:200],
+                f"arithmetic on {unsafe[0]} runs any command substitution stored in its value",
+            )
 
     # -- simple commands
     def command(self, node: Any, cwd: str | None) -> str | None:
@@ -665,8 +823,21 @@ class _Walker:
             if len(words) >= len(entry) and all(w == e for w, e in zip(words, entry, strict=False)):
                 self.read(text)
                 return cwd
+        if name in _NAME_BUILTINS and name == name_arg.value:
+            values = [a.value or "" for a in args]
+            if name == "printf":
+                values = [v for k, v in enumerate(values) if k and values[k - 1] == "-v"]
+            if any(re.search(_EVALUATED_SUBSCRIPT, v) for v in values) or (
+                name in ("mapfile", "readarray") and any(v.startswith("-C") for v in values)
+            ):
+                self.unknown(text, f"{name} evaluates a subscript or callback it is given")
+                return cwd
         handler = _HANDLERS.get(name)
         if handler is not None:
+            abbreviated = _abbreviated_option(name, args)
+            if abbreviated:
+                self.unknown(text, f"{name} {abbreviated} abbreviates an option that matters")
+                return cwd
             return handler(self, text, args, cwd)
         if name in _READ_ONLY:
             self.read(text)
@@ -677,16 +848,24 @@ class _Walker:
         self.unknown(text, f"{name} is not on the read-only allowlist")
         return cwd
 
-    def call(self, text: str, name: str, body: Any, cwd: str | None) -> str | None:
+    def function_body(self, definition: Any, cwd: str | None) -> str | None:
+        """What running a function does: its redirections (`f(){ ...; } > out`
+        applies on every call), then its body; returns the directory after."""
+        for redirect in definition.children_by_field_name("redirect"):
+            self.walk(redirect, cwd)
+        body = definition.child_by_field_name("body")
+        return self.walk(body, cwd) if body is not None else cwd
+
+    def call(self, text: str, name: str, definition: Any, cwd: str | None) -> str | None:
         """A call of a shell function: its body runs here, in this directory."""
         if name in self.calling:
             self.unknown(text, f"the function {name} calls itself")
             return cwd
-        self.uncalled.pop(body.id, None)
+        self.uncalled.pop(definition.id, None)
         self.calling.add(name)
         try:
             self.read(text)
-            return self.walk(body, cwd)
+            return self.function_body(definition, cwd)
         finally:
             self.calling.discard(name)
 
@@ -714,6 +893,107 @@ class _Walker:
         depth = getattr(self, "depth", 0)
         self.run(code, cwd, depth + 1)
         self.depth = depth
+
+
+_ARITHMETIC = frozenset({"arithmetic_expansion", "subscript", "c_style_for_statement"})
+_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+# a subscript that expands something, inside a string a builtin takes as a name
+_EVALUATED_SUBSCRIPT = r"\[[^\]]*[$`]"  # compiled on first use
+# builtins that take variable names as arguments (and evaluate their subscripts)
+_NAME_BUILTINS = frozenset(
+    [
+        "read",
+        "mapfile",
+        "readarray",
+        "unset",
+        "declare",
+        "typeset",
+        "local",
+        "export",
+        "readonly",
+        "test",
+        "[",
+        "wait",
+        "getopts",
+        "printf",
+    ]
+)
+# variables bash itself keeps numeric
+_SHELL_NUMBERS = frozenset(
+    ["RANDOM", "SRANDOM", "SECONDS", "LINENO", "BASHPID", "PPID", "UID", "EUID", "EPOCHSECONDS"]
+)
+
+
+def _descendants(node: Any) -> Iterable[Any]:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)
+
+
+# GNU getopt_long and git's parse-options accept any unambiguous prefix of a
+# long option (`sort --out=f` is `--output=f`). For the options that change
+# what a command writes or runs, a prefix that is not the full name is unknown
+# (reading it as the full option could mis-parse the operands).
+_OPTIONS_THAT_MATTER: dict[str, tuple[str, ...]] = {
+    "cp": (
+        "--target-directory",
+        "--no-target-directory",
+        "--symbolic-link",
+        "--link",
+        "--no-dereference",
+        "--archive",
+        "--recursive",
+        "--preserve",
+        "--suffix",
+    ),
+    "ln": ("--target-directory", "--no-target-directory", "--symbolic", "--suffix"),
+    "mv": ("--target-directory", "--no-target-directory", "--suffix"),
+    "install": ("--target-directory", "--no-target-directory", "--directory", "--suffix"),
+    "sort": ("--output", "--compress-program"),
+    "shuf": ("--output",),
+    "sed": ("--in-place", "--expression", "--file"),
+    "gsed": ("--in-place", "--expression", "--file"),
+    "date": ("--set",),
+    "file": ("--compile",),
+    "wget": (
+        "--output-document",
+        "--output-file",
+        "--append-output",
+        "--directory-prefix",
+        "--execute",
+        "--background",
+    ),
+    "git": (
+        "--output",
+        "--ext-diff",
+        "--upload-pack",
+        "--receive-pack",
+        "--exec",
+        "--open-files-in-pager",
+        "--lost-found",
+        "--git-dir",
+        "--exec-path",
+    ),
+    "tee": ("--append",),
+    "time": ("--output",),
+    "xargs": ("--replace", "--arg-file"),
+}
+
+
+def _abbreviated_option(name: str, args: Sequence[Arg]) -> str | None:
+    options = _OPTIONS_THAT_MATTER.get(name)
+    if not options:
+        return None
+    for arg in args:
+        value = arg.value
+        if value is None or not value.startswith("--") or len(value) < 3:
+            continue
+        given = value.split("=", 1)[0]
+        if given not in options and any(o.startswith(given) for o in options):
+            return given
+    return None
 
 
 # ---------------------------------------------------------------- allowlist
@@ -759,6 +1039,7 @@ _READ_ONLY = frozenset(
         "false",
         ":",
         "jq",
+        "yes",
         "sha256sum",
         "sha1sum",
         "sha512sum",
@@ -793,8 +1074,9 @@ _READ_ONLY = frozenset(
         "continue",
         "shift",
         "read",
-        "let",
         "local",
+        "umask",
+        "ulimit",
         "export",
         "declare",
         "typeset",
@@ -806,7 +1088,6 @@ _READ_ONLY = frozenset(
         "numfmt",
         "factor",
         "tsort",
-        "shuf",
         "ps",
         "free",
         "uptime",
@@ -987,8 +1268,8 @@ def _declare(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | N
         value = arg.value
         if value is None:
             continue  # a substitution in it was walked; a dynamic name is caught below
-        if value.startswith("-") and "n" in value:
-            w.unknown(text, "declare -n makes a name refer to another variable")
+        if value.startswith("-") and ("n" in value or "i" in value):
+            w.unknown(text, "declare -n/-i makes assignments refer or evaluate")
             return cwd
         name, eq, assigned = value.partition("=")
         if eq and _risky_variable(name, assigned):
@@ -1001,17 +1282,47 @@ def _declare(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | N
     return cwd
 
 
-@_handles("read", "mapfile", "readarray", "getopts", "printf")
+@_handles("read", "mapfile", "readarray", "getopts")
 def _sets_variables(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
     """These store input in variables: named one of the risky ones, they change what runs."""
     for arg in args:
         value = arg.value
-        if value is None and w.command_name(text) != "printf":
-            w.unknown(text, "stores into a variable whose name is not static")
-            return cwd
         if value is not None and _risky_variable(value.split("[", 1)[0], None):
             w.unknown(text, f"stores into {value}, which changes what later commands run")
             return cwd
+        if value is not None:
+            w.safe_vars.discard(value)  # now holds input, not a plain value
+    w.read(text)
+    return cwd
+
+
+@_handles("let")
+def _let(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    for arg in args:
+        value = arg.value
+        # the name an argument assigns is not evaluated; everything else is
+        names = re.findall(r"[A-Za-z_][A-Za-z_0-9]*", re.sub(r"^\w+=", "", value or ""))
+        if (
+            value is None
+            or "`" in value
+            or "$" in value
+            or any(n not in w.safe_vars for n in names)
+        ):
+            w.unknown(text, "let evaluates variables whose values may hold commands")
+            return cwd
+    w.read(text)
+    return cwd
+
+
+@_handles("printf")
+def _printf(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    for k, arg in enumerate(args[:-1]):
+        if arg.value == "-v":
+            name = args[k + 1].value
+            if name is None or _risky_variable(name.split("[", 1)[0], None):
+                w.unknown(text, f"printf -v stores into {name or 'a dynamic name'}")
+                return cwd
+            w.safe_vars.discard(name)
     w.read(text)
     return cwd
 
@@ -1386,8 +1697,10 @@ def _git(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
             "--icase-pathspecs",
             "--no-optional-locks",
             "--bare",
-        ) or value.startswith(("--git-dir=", "--work-tree=", "--namespace=")):
+        ) or value.startswith(("--work-tree=", "--namespace=")):
             i += 1
+        elif value in ("--work-tree", "--namespace"):
+            i += 2
         elif value in ("--version", "--help"):
             w.read(text)
             return cwd
@@ -1406,7 +1719,8 @@ def _git(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
         v is not None
         and (
             v == "--ext-diff"
-            or v.startswith("--output")
+            or v == "--output"
+            or v.startswith("--output=")
             or v in ("-O", "--open-files-in-pager")
             or v.startswith("--open-files-in-pager")
         )
@@ -1424,6 +1738,13 @@ def _git(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
             w.write(text, here, outputs, f"git {sub} --output writes a file")
         else:
             w.unknown(text, f"git {sub} runs an external program")
+        return cwd
+    if any(
+        v is not None
+        and (v.startswith(("--upload-pack", "--receive-pack", "--exec=")) or v == "--lost-found")
+        for v in values
+    ) or (sub == "ls-remote" and any(v == "-u" or (v or "").startswith("-u") for v in values)):
+        w.unknown(text, f"git {sub} is told to run a program or write objects")
         return cwd
     if sub in _GIT_READ:
         w.read(text)
@@ -1571,6 +1892,19 @@ def _sort(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None
     return cwd
 
 
+@_handles("shuf")
+def _shuf(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    options, _ = _split_options(
+        args, "oni", ("--output", "--head-count", "--input-range", "--random-source")
+    )
+    outputs = _values(options, "-o", "--output")
+    if outputs:
+        w.write(text, cwd, [Arg(v) for v in outputs], "shuf -o writes a file")
+    else:
+        w.read(text)
+    return cwd
+
+
 @_handles("uniq")
 def _uniq(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
     _, operands = _split_options(
@@ -1596,9 +1930,14 @@ def _xxd(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 @_handles("rg")
 def _rg(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
     if any(
-        a.value is not None and (a.value == "--pre" or a.value.startswith("--pre=")) for a in args
+        a.value is not None
+        and (
+            a.value in ("--pre", "--hostname-bin")
+            or a.value.startswith(("--pre=", "--hostname-bin="))
+        )
+        for a in args
     ):
-        w.unknown(text, "rg --pre runs a program on every file")
+        w.unknown(text, "rg --pre/--hostname-bin runs a program")
     else:
         w.read(text)
     return cwd
@@ -1779,7 +2118,6 @@ def _sed(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 _AWK_STRING = r'"(?:[^"\\]|\\.)*"'
 _AWK_REGEX = r"(?:^|(?<=[(,~!&|{};\s]))/(?:[^/\\\n]|\\.)+/"
-_AWK_PRINT_REDIRECT = r"\bprintf?\b[^;}\n]*>"
 
 
 def _awk_program_writes(program: str) -> bool:
@@ -1787,7 +2125,13 @@ def _awk_program_writes(program: str) -> bool:
     code = re.sub(_AWK_REGEX, "//", code)
     if "system" in code or "|" in code.replace("||", "") or "@" in code:
         return True
-    return bool(re.search(_AWK_PRINT_REDIRECT, code))
+    # `print ... > file` within one statement; per statement, so a long run of
+    # `print`s without a `;` stays linear (one regex over all was quadratic)
+    for statement in re.split(r"[;}\n]", code):
+        found = re.search(r"\bprintf?\b", statement)
+        if found is not None and ">" in statement[found.end() :]:
+            return True
+    return False
 
 
 @_handles("awk", "gawk", "mawk", "nawk")
@@ -1824,6 +2168,25 @@ def _awk(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 # -- write-capable tools with parseable targets
 
 
+# cp options that make links or copy symlinks as symlinks
+_CP_LINK_OPTIONS = frozenset(
+    [
+        "-s",
+        "-l",
+        "-P",
+        "-d",
+        "-a",
+        "-r",
+        "-R",
+        "--symbolic-link",
+        "--link",
+        "--no-dereference",
+        "--archive",
+        "--recursive",
+    ]
+)
+
+
 def _copy_like(kind: str) -> Handler:
     short = {"cp": "tS", "mv": "tS", "install": "tSmogf", "ln": "tS"}[kind]
     long_values = ("--target-directory", "--suffix", "--mode", "--owner", "--group")
@@ -1839,17 +2202,68 @@ def _copy_like(kind: str) -> Handler:
             sources = operands
         elif kind == "ln" and len(operands) == 1 and operands[0].value is not None:
             destinations = [Arg(operands[0].value.rstrip("/").rsplit("/", 1)[-1] or None)]
-            sources = []
+            sources = operands
         else:
             destinations = operands[-1:]
             sources = operands[:-1]
         targets = list(destinations)
         if kind == "mv":
             targets = [*sources, *destinations]
+        links = False
+        linked: list[Arg] = []
+        symbolic = _has(options, "-s", "--symbolic", "--symbolic-link")
+        if kind == "ln" or (kind == "cp" and _has(options, "-l", "--link", "-s")):
+            # Writing through a link writes what it points at, so that must be in
+            # scope too: a hard link's source as named, a symlink's source as seen
+            # from the link's directory (the destination itself, if it is a directory).
+            links = True
+            for source in sources:
+                if symbolic and kind == "ln":
+                    linked.extend(_link_sources(source, destinations, bool(directories)))
+                else:
+                    linked.append(source)
+        elif kind == "cp" and any(name in _CP_LINK_OPTIONS for name, _ in options):
+            links = True
+        if kind == "cp" and any(
+            name == "--preserve" and value is not None and ("links" in value or "all" in value)
+            for name, value in options
+        ):
+            links = True
+        before = len(w.parts)
         w.write(text, cwd, targets, f"{kind} writes its destination")
+        if links and len(w.parts) > before:
+            probe = _Walker(())
+            if linked:
+                probe.write(text, cwd, linked, "linked")
+            pointed = probe.parts[0] if probe.parts else Part(text, False)
+            w.parts[-1] = w.parts[-1]._replace(
+                links=True,
+                linked=pointed.targets,
+                unbounded=w.parts[-1].unbounded or (pointed.write and pointed.unbounded),
+            )
         return cwd
 
     return handler
+
+
+def _link_sources(source: Arg, destinations: list[Arg], into_directory: bool) -> list[Arg]:
+    value = source.value
+    if value is None or source.multi:
+        return [Arg(None, False, source.text)]
+    if value.startswith(("/", "~")):
+        return [source]
+    out: list[Arg] = []
+    for destination in destinations:
+        where = destination.value
+        if where is None:
+            return [Arg(None, False, source.text)]
+        bases = [where]  # -t DIR or `dir/`: the link is made inside it
+        if not into_directory and not where.endswith("/"):
+            parent = where.rsplit("/", 1)[0] if "/" in where else ""
+            bases = [parent, where]  # `where` may be an existing directory
+        for base in bases:
+            out.append(Arg((base.rstrip("/") + "/" + value) if base else value))
+    return out
 
 
 for _name in ("cp", "mv", "install", "ln"):
@@ -1900,16 +2314,16 @@ def _chmod(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | Non
     only = False
     for arg in args:
         value = arg.value
-        if only or value is None:
+        if value is None or (only and mode_seen):
             targets.append(arg)
             continue
-        if value == "--":
+        if value == "--" and not only:
             only = True
             continue
         if not mode_seen and re.match(_CHMOD_MODE, value):
             mode_seen = True
             continue
-        if value.startswith("-"):
+        if value.startswith("-") and not only:
             continue
         targets.append(arg)
     w.write(text, cwd, targets, "chmod changes file modes")
@@ -2011,7 +2425,9 @@ def _curl(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None
         ),
     )
     names = {name for name, _ in options}
-    if names & set(_CURL_UNBOUNDED):
+    if names & set(_CURL_UNBOUNDED) or any(
+        "%output{" in (v or "\0") for v in _values(options, "-w", "--write-out")
+    ):
         w.unknown(text, "curl writes files it does not name")
         return cwd
     outputs = _values(options, *_CURL_FILE_OPTIONS)
@@ -2043,7 +2459,9 @@ def _wget(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None
     )
     documents = _values(options, "-O", "--output-document")
     logs = _values(options, "-o", "--output-file", "-a", "--append-output")
-    if not documents or _has(options, "-P", "--directory-prefix", "-e", "--execute"):
+    if not documents or _has(
+        options, "-P", "--directory-prefix", "-e", "--execute", "-b", "--background"
+    ):
         w.unknown(text, "wget saves downloads under names it does not state")
         return cwd
     files = [Arg(v) for v in [*documents, *logs] if v != "-"]
@@ -2133,6 +2551,39 @@ for _name in (
 # -- archives and package managers: their query forms only read
 
 
+_TAR_LIST_LETTERS = "tvfzjJZaO"
+_TAR_LIST_OPTIONS = frozenset(
+    [
+        "--list",
+        "--file",
+        "--verbose",
+        "--gzip",
+        "--gunzip",
+        "--ungzip",
+        "--bzip2",
+        "--xz",
+        "--zstd",
+        "--lzma",
+        "--lzip",
+        "--auto-compress",
+        "--numeric-owner",
+        "--wildcards",
+        "--no-wildcards",
+        "--anchored",
+        "--no-anchored",
+        "--ignore-case",
+        "--utc",
+        "--full-time",
+        "--quoting-style",
+        "--exclude",
+        "--to-stdout",
+        "--null",
+        "--totals",
+        "--occurrence",
+    ]
+)
+
+
 @_handles("tar", "gtar", "bsdtar")
 def _tar(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
     values = [a.value for a in args]
@@ -2161,9 +2612,11 @@ def _tar(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
         )
     }
     listing = (modes == {"t"} and not long_modes) or (not modes and long_modes == {"--list"})
-    risky = any(
-        v.startswith(("--to-command", "--index-file", "--use-compress-program", "-I"))
-        for v in words
+    # A listing still runs programs through options such as --to-command,
+    # --checkpoint-action=exec=, -I or -F (and GNU accepts any unambiguous
+    # abbreviation of them), so only options known to be inert keep it read-only.
+    risky = bool(set(letters + short) - set(_TAR_LIST_LETTERS)) or any(
+        v.startswith("--") and v.split("=", 1)[0] not in _TAR_LIST_OPTIONS for v in words
     )
     if listing and not risky:
         w.read(text)
