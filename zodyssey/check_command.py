@@ -32,6 +32,11 @@ exit codes (the worst of the two parts, in this order):
 
 The claims part is static (documents + collected tests + ledger); whether the
 linked tests pass is decided by `pytest --claims-strict` (e.g. `nox -s invariants`).
+
+examples:
+  zodyssey check                          check the current repository
+  zodyssey check --format github          annotations for GitHub Actions
+  zodyssey check --json -o check.json     one JSON document with both reports
 """
 
 
@@ -85,7 +90,7 @@ def _anchors(root: Path, fmt: str) -> tuple[int, str, str]:
     return done.returncode, done.stdout, done.stderr
 
 
-def _claims(root: Path, fmt: str) -> tuple[int, str, str]:
+def _claims(root: Path, fmt: str, colour: bool | None) -> tuple[int, str, str]:
     from zodyssey.claims.report import check_report, load_state
     from zodyssey.errors import ZodysseyError
     from zodyssey.formats import render
@@ -99,7 +104,7 @@ def _claims(root: Path, fmt: str) -> tuple[int, str, str]:
         report, code = check_report(state)
     except ZodysseyError as exc:
         return exc.exit_code, "", f"zodyssey claims: error: {exc.message}\n"
-    return code, render(report, fmt), ""
+    return code, render(report, fmt, colour=colour), ""
 
 
 def _combine(fmt: str, parts: dict[str, tuple[int, str, str]], code: int) -> str:
@@ -160,7 +165,13 @@ def run(args: argparse.Namespace) -> int:
         from zodyssey.errors import UsageError
 
         raise UsageError(f"--root {args.root} is not a directory")
-    parts = {"anchors": _anchors(root, args.format), "claims": _claims(root, args.format)}
+    # The anchors part runs with captured output, so it is never coloured; the claims
+    # part is coloured only when the report goes to a terminal, never into a file.
+    colour = False if args.output else None
+    parts = {
+        "anchors": _anchors(root, args.format),
+        "claims": _claims(root, args.format, colour),
+    }
     code = worst([c for c, _, _ in parts.values()])
     for name, (part_code, _, err) in parts.items():
         if err:
@@ -172,8 +183,12 @@ def run(args: argparse.Namespace) -> int:
     text = _combine(args.format, parts, code)
     if args.output:
         from zodyssey.atomicfile import write_atomic
+        from zodyssey.errors import UsageError
 
-        write_atomic(args.output, text)
+        try:
+            write_atomic(args.output, text)
+        except OSError as exc:
+            raise UsageError(f"cannot write report to {args.output}: {exc.strerror}") from exc
     else:
         sys.stdout.write(text)
     return code

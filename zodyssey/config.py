@@ -56,9 +56,13 @@ def _read_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(handle)
     except OSError as exc:
         raise UsageError(f"cannot read configuration {path}: {exc.strerror}") from exc
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise UsageError(
             f"configuration {path} is not valid TOML ({exc}); fix the file or remove it"
+        ) from exc
+    except RecursionError as exc:
+        raise UsageError(
+            f"configuration {path} is not valid TOML (nested too deeply); fix the file or remove it"
         ) from exc
 
 
@@ -80,6 +84,13 @@ def load_config(root: str | Path) -> Config:
     source: Path | None = None
     dedicated = base / ".zodyssey.toml"
     pyproject = base / "pyproject.toml"
+    for candidate in (dedicated, pyproject):
+        # A directory or a dangling link where the configuration belongs must not
+        # silently fall back to the defaults: the check would pass on the wrong settings.
+        if candidate.is_symlink() or candidate.exists():
+            if not candidate.is_file():
+                raise UsageError(f"configuration {candidate} is not a readable file")
+            break
     if dedicated.is_file():
         data = _read_toml(dedicated)
         nested = (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-# Exit codes shared by every command (documented in docs/cli.md and each --help).
+# Exit codes shared by every command (documented in docs/ci.md and each --help).
 EXIT_OK = 0
 EXIT_FINDINGS = 1  # audit: findings fail the run
 EXIT_USAGE = 2  # bad arguments, unreadable configuration, lock or state

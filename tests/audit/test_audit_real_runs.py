@@ -142,3 +142,26 @@ def test_real_run_tampered_after_the_fact(reviewed: Path) -> None:
     code, payload = audit_json(root, "greet")
     assert code == 1
     assert {"chain-broken", "plan-drift"} <= rules_of(payload, "error")
+
+
+def test_human_verdict_artifact_deleted_fails(tmp_path: Path) -> None:
+    """A person's OKAY whose recorded artifact vanished is not silently accepted."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q")
+    git(root, "config", "user.email", "t@example.invalid")
+    git(root, "config", "user.name", "t")
+    (root / "README.md").write_text("project\n")
+    (root / "plan.md").write_text(PLAN)
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "init")
+    zrun(root, "start", "greet", "--plan", str(root / "plan.md"))
+    zrun(root, "review", "greet", "--human", "OKAY", "--by", "Ada")
+    artifacts = sorted((root / ".zcode" / "reviews").glob("greet-r*.json"))
+    assert artifacts, "a human verdict records an artifact"
+    before = rules_of(audit_json(root, "greet")[1], "error")
+    assert "review-artifact" not in before
+    for artifact in artifacts:
+        artifact.unlink()
+    code, payload = audit_json(root, "greet")
+    assert code == 1 and "review-artifact" in rules_of(payload, "error")

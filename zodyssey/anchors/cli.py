@@ -187,7 +187,7 @@ def _emit(text: str, output: str | None) -> None:
 def _render(report: Report, fmt: str, output: str | None) -> None:
     from zodyssey.formats import render
 
-    _emit(render(report, fmt), output)
+    _emit(render(report, fmt, colour=False if output else None), output)
 
 
 def _lock_path(args: argparse.Namespace, root: Path, config: Config) -> Path:

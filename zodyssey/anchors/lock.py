@@ -77,6 +77,10 @@ def read_lock(path: str | Path) -> LockFile:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UsageError(f"lock {target} is not valid JSON ({exc}); {_recover(target)}") from exc
+    except RecursionError as exc:
+        raise UsageError(
+            f"lock {target} is not valid JSON (nested too deeply); {_recover(target)}"
+        ) from exc
     if not isinstance(data, dict):
         raise UsageError(f"lock {target} is not a JSON object; {_recover(target)}")
     citations = data.get("citations", {})

@@ -325,8 +325,12 @@ def _deciding_round(rounds: list[ReviewRound]) -> ReviewRound | None:
 
 def _deciding_artifact(run: AuditedRun, deciding: ReviewRound, emit: _Emitter) -> None:
     label = f"round {deciding.round}"
-    if deciding.human_by is not None and not deciding.artifact_found:
-        return  # a person's verdict carries no reviewer artifact
+    if (
+        deciding.human_by is not None
+        and not deciding.artifact_found
+        and deciding.recorded_sha256 is None
+    ):
+        return  # a person's verdict that recorded no artifact has none to check
     if not deciding.artifact_found or deciding.artifact_problem:
         reason = deciding.artifact_problem or "is missing"
         emit(

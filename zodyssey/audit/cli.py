@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
         loaded = load_run(args.target, args.repo)
         outcome = audit(loaded, strict=args.strict)
         report = build_report(outcome)
-        text = render(report, args.format)
+        text = render(report, args.format, colour=False if args.output else None)
     except ZodysseyError:
         raise
     except Exception as exc:

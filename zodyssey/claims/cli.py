@@ -31,6 +31,12 @@ exit codes:
 
 Whether the linked tests PASS is decided by running them:
   pytest --claims-strict     (fails unless every claim's tests ran and passed)
+
+examples:
+  zodyssey claims check                      compare docs, tests and the ledger
+  zodyssey claims check --format github      annotations for GitHub Actions
+  zodyssey claims update --dry-run           show what the ledger would record
+  zodyssey claims update                     re-write the ledger, then review its diff
 """
 
 
@@ -111,8 +117,12 @@ def _no_verb(parser: argparse.ArgumentParser) -> Any:
 def emit(text: str, output: str | None) -> None:
     if output:
         from zodyssey.atomicfile import write_atomic
+        from zodyssey.errors import UsageError
 
-        write_atomic(output, text)
+        try:
+            write_atomic(output, text)
+        except OSError as exc:
+            raise UsageError(f"cannot write report to {output}: {exc.strerror}") from exc
     else:
         sys.stdout.write(text)
 
@@ -123,7 +133,7 @@ def run_check(args: argparse.Namespace) -> int:
 
     state = load_state(Path(args.root).resolve(), args.ledger, args.tests)
     report, code = check_report(state)
-    emit(render(report, args.format), args.output)
+    emit(render(report, args.format, colour=False if args.output else None), args.output)
     return code
 
 

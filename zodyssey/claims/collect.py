@@ -29,6 +29,11 @@ class Collection:
 
 def collect_links(root: Path, paths: list[str]) -> Collection:
     """Every collected test of the suite at `root` (or of `paths`) with its claim ids."""
+    for path in paths:
+        # A test path that does not exist would collect nothing and turn every claim
+        # into `uncovered`; that is a bad argument or configuration, not a finding.
+        if not (root / path.split("::", 1)[0]).exists():
+            raise UsageError(f"test path {path} does not exist under {root}")
     with tempfile.TemporaryDirectory(prefix="zodyssey-claims-") as tmp:
         export = Path(tmp) / "links.json"
         argv = [

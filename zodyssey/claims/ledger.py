@@ -55,18 +55,24 @@ class Ledger:
 
 def read_ledger(path: Path) -> Ledger | None:
     """The ledger at `path`, None when there is none; exit 2 when it cannot be used."""
+    how = "fix it or delete it and run `zodyssey claims update`"
     try:
         raw = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise UsageError(f"cannot read claims ledger {path}: {exc.strerror}") from exc
-    how = "fix it or delete it and run `zodyssey claims update`"
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"claims ledger {path} is not UTF-8 text; {how}") from exc
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
         raise UsageError(
             f"claims ledger {path} is not valid JSON ({exc.msg}, line {exc.lineno}); {how}"
+        ) from exc
+    except RecursionError as exc:
+        raise UsageError(
+            f"claims ledger {path} is not valid JSON (nested too deeply); {how}"
         ) from exc
     if not isinstance(data, dict) or not isinstance(data.get("claims"), dict):
         raise UsageError(f"claims ledger {path} has no `claims` object; {how}")

@@ -22,5 +22,11 @@ def get_format(name: str) -> Format:
     return module
 
 
-def render(report: Report, name: str) -> str:
+def render(report: Report, name: str, *, colour: bool | None = None) -> str:
+    """`report` in format `name`; `colour` False keeps text plain (e.g. a report
+    written to a file from a terminal), None lets the text format ask the terminal."""
+    if name == "text":
+        from zodyssey.formats import text_format
+
+        return text_format.render(report, colour=colour)
     return get_format(name).render(report)

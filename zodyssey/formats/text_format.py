@@ -22,8 +22,9 @@ def _where(finding: Finding) -> str:
     return finding.file or "-"
 
 
-def render(report: Report) -> str:
-    colour = use_colour()
+def render(report: Report, *, colour: bool | None = None) -> str:
+    if colour is None:
+        colour = use_colour()
     lines: list[str] = []
     groups: dict[str, list[Finding]] = {}
     for finding in report.findings:

@@ -9,7 +9,32 @@ from typing import Any, NoReturn
 
 from zodyssey.errors import EXIT_USAGE, ZodysseyError
 from zodyssey.runs.plan import Plan, parse_plan, plan_sha256
-from zodyssey.runs.store import RunStore, StateError, now_iso
+from zodyssey.runs.store import PHASES, RunStore, StateError, now_iso
+
+# Fields the commands read as objects or lists: a state file edited by hand (or
+# by an agent) into another shape is an unreadable state (exit 2), not a crash.
+_OBJECT_FIELDS = ("review", "todos", "verify", "acceptance", "evidence", "file_locks")
+_LIST_FIELDS = ("gate_log", "windows", "phase_history")
+
+
+def check_state_shape(state: dict[str, Any], path: Path) -> dict[str, Any]:
+    """`state` when the fields the commands rely on have their documented types."""
+    phase = state.get("phase")
+    if phase is not None and phase not in PHASES:
+        raise StateError(f"{path}: `phase` is {phase!r}, not one of {', '.join(PHASES)}")
+    for name in _OBJECT_FIELDS:
+        value = state.get(name)
+        if value is not None and not isinstance(value, dict):
+            raise StateError(f"{path}: `{name}` must be a JSON object")
+    for name in _LIST_FIELDS:
+        value = state.get(name)
+        if value is not None and not isinstance(value, list):
+            raise StateError(f"{path}: `{name}` must be a JSON list")
+    todos = state.get("todos") or {}
+    for todo_id, todo in todos.items():
+        if not isinstance(todo, dict):
+            raise StateError(f"{path}: todo {todo_id!r} must be a JSON object")
+    return state
 
 
 @dataclass(frozen=True)
@@ -69,7 +94,11 @@ class RunContext:
         return self.store.slug
 
     def state(self) -> dict[str, Any]:
-        return self.store.read()
+        try:
+            state = self.store.read()
+        except RecursionError as exc:
+            raise StateError(f"{self.store.path} is not valid JSON (nested too deeply)") from exc
+        return check_state_shape(state, self.store.path)
 
     def load_plan(self, state: dict[str, Any]) -> LoadedPlan:
         raw = state.get("plan_path")

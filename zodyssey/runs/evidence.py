@@ -22,7 +22,7 @@ from typing import Any
 
 from zodyssey.atomicfile import write_atomic
 from zodyssey.runs.plan import Criterion, Todo
-from zodyssey.runs.store import file_lock, verify_dir
+from zodyssey.runs.store import StateError, file_lock, verify_dir
 
 GENESIS_HASH = "0" * 64
 OUTPUT_STORE_LIMIT = 1024 * 1024  # full output kept when a stream is at most this many bytes
@@ -82,6 +82,8 @@ def append_record(root: Path, slug: str, record: dict[str, Any]) -> dict[str, An
             existing = path.read_bytes()
         except FileNotFoundError:
             existing = b""
+        except OSError as exc:
+            raise StateError(f"cannot read the evidence chain {path}: {exc.strerror}") from exc
         last = _last_record(existing)
         completed = dict(record)
         completed.pop("hash", None)
@@ -123,7 +125,7 @@ def _last_record(data: bytes) -> dict[str, Any] | None:
             continue
         try:
             value = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             # A damaged tail: chain on from nothing rather than guess; verify_chain reports it.
             return None
         return value if isinstance(value, dict) else None
@@ -159,7 +161,7 @@ def read_evidence(path: Path) -> ReadResult:
             continue
         try:
             value = json.loads(line)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             result.problems.append(ChainProblem(number, None, f"line {number} is not JSON ({exc})"))
             continue
         if not isinstance(value, dict):
