@@ -181,14 +181,7 @@ def run(args: argparse.Namespace) -> int:
                 f"zodyssey check: the {name} part ended with unexpected exit code {part_code}\n"
             )
     text = _combine(args.format, parts, code)
-    if args.output:
-        from zodyssey.atomicfile import write_atomic
-        from zodyssey.errors import UsageError
+    from zodyssey.formats import write_report
 
-        try:
-            write_atomic(args.output, text)
-        except OSError as exc:
-            raise UsageError(f"cannot write report to {args.output}: {exc.strerror}") from exc
-    else:
-        sys.stdout.write(text)
+    write_report(text, args.output or None)
     return code

@@ -172,16 +172,9 @@ def _validate(args: argparse.Namespace) -> str:
 
 
 def _emit(text: str, output: str | None) -> None:
-    if output:
-        from zodyssey.atomicfile import write_atomic
+    from zodyssey.formats import write_report
 
-        try:
-            write_atomic(output, text)
-        except OSError as exc:
-            raise UsageError(f"cannot write report to {output}: {exc.strerror}") from exc
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+    write_report(text, output)
 
 
 def _render(report: Report, fmt: str, output: str | None) -> None:

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from zodyssey.errors import EXIT_FINDINGS, EXIT_OK, UsageError, ZodysseyError
+from zodyssey.errors import EXIT_FINDINGS, EXIT_OK, ZodysseyError
 
 FORMATS = ("text", "json", "markdown", "html", "junit", "sarif", "github")
 
@@ -75,14 +75,9 @@ def run(args: argparse.Namespace) -> int:
             f"run artifacts could not be audited: {type(exc).__name__}: {str(exc)[:300]} "
             "(set ZODYSSEY_DEBUG=1 for details)"
         ) from exc
-    if args.output:
-        from zodyssey.atomicfile import write_atomic
+    from zodyssey.formats import write_report
 
-        try:
-            write_atomic(args.output, text)
-        except OSError as exc:
-            raise UsageError(f"cannot write {args.output}: {exc.strerror}") from exc
+    write_report(text, args.output or None)
+    if args.output:
         print(report.summary, file=sys.stderr)
-    else:
-        sys.stdout.write(text)
     return EXIT_FINDINGS if report.failed else EXIT_OK

@@ -115,16 +115,9 @@ def _no_verb(parser: argparse.ArgumentParser) -> Any:
 
 
 def emit(text: str, output: str | None) -> None:
-    if output:
-        from zodyssey.atomicfile import write_atomic
-        from zodyssey.errors import UsageError
+    from zodyssey.formats import write_report
 
-        try:
-            write_atomic(output, text)
-        except OSError as exc:
-            raise UsageError(f"cannot write report to {output}: {exc.strerror}") from exc
-    else:
-        sys.stdout.write(text)
+    write_report(text, output or None)
 
 
 def run_check(args: argparse.Namespace) -> int:

@@ -30,3 +30,19 @@ def render(report: Report, name: str, *, colour: bool | None = None) -> str:
 
         return text_format.render(report, colour=colour)
     return get_format(name).render(report)
+
+
+def write_report(text: str, output: str | None) -> None:
+    """Write a rendered report to `output` atomically, or to stdout when None."""
+    if output is None:
+        import sys
+
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    from zodyssey.atomicfile import write_atomic
+
+    try:
+        write_atomic(output, text)
+    except OSError as exc:
+        raise UsageError(f"cannot write report to {output}: {exc.strerror}") from exc
