@@ -4,8 +4,8 @@ prove the invariants suite notices and names the broken promise.
 The shell write-gate of the pipeline this project replaces was deleted twice
 and three audits missed it. Here the copy's shell classifier is made to call
 every command read-only (the "allow everything" regression), and, separately,
-the copy's review gate is made to allow what it used to block. The gate's
-invariants then run against the copy (`PYTHONPATH` first, so every
+the copy's review gate is made to allow what it used to block. The whole
+invariants suite then runs against the copy (`PYTHONPATH` first, so every
 `python -m zodyssey` the tests start is the sabotaged one) with
 `--claims-strict`, and must fail naming `bash-gate` / `review-gate`, while the
 promises the sabotage did not touch stay covered (the failure is specific).
@@ -32,7 +32,6 @@ DRILL_ENV = "ZODYSSEY_INVARIANTS_DRILL"
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 PACKAGE = REPO / "zodyssey"
-GATE_TESTS = HERE / "test_promise_gate.py"
 
 pytestmark = [
     pytest.mark.slow,
@@ -137,7 +136,7 @@ def drill(
             sys.executable,
             "-m",
             "pytest",
-            str(GATE_TESTS),
+            str(HERE),
             "-q",
             "-p",
             "no:cacheprovider",
