@@ -17,7 +17,7 @@ from zodyssey.errors import EXIT_REFUSED, EXIT_REFUSED_STATE, UsageError
 from zodyssey.runs import evidence as chain
 from zodyssey.runs.checks import QualityCheck, load_checks
 from zodyssey.runs.context import RunContext, gate_entry
-from zodyssey.runs.execution import DEFAULT_TIMEOUT_S, execute
+from zodyssey.runs.execution import DEFAULT_TIMEOUT_S, Execution, execute
 from zodyssey.runs.lifecycle import (
     check_chain,
     note_evidence_head,
@@ -52,6 +52,32 @@ def configured_timeout(root: Path) -> float:
     return float(value)
 
 
+def execution_fields(
+    ctx: RunContext,
+    run: Execution,
+    timeout_s: float,
+    before: dict[str, Any],
+    after: dict[str, Any],
+) -> dict[str, Any]:
+    """What every executed-command evidence record says about the execution itself."""
+    return {
+        "cwd": str(ctx.root),
+        "started_at": run.started_at,
+        "finished_at": run.finished_at,
+        "duration_s": run.duration_s,
+        "exit_code": run.exit_code,
+        "signal": run.signal,
+        "timed_out": run.timed_out,
+        "timeout_s": timeout_s,
+        "stdout": chain.capture_output(ctx.root, ctx.slug, run.stdout),
+        "stderr": chain.capture_output(ctx.root, ctx.slug, run.stderr),
+        "head_before": before.get("head"),
+        "head_after": after.get("head"),
+        "tree_before": before.get("fingerprint"),
+        "tree_after": after.get("fingerprint"),
+    }
+
+
 def record_execution(
     ctx: RunContext,
     *,
@@ -71,20 +97,7 @@ def record_execution(
         "slug": ctx.slug,
         **extra,
         "command": command,
-        "cwd": str(ctx.root),
-        "started_at": run.started_at,
-        "finished_at": run.finished_at,
-        "duration_s": run.duration_s,
-        "exit_code": run.exit_code,
-        "signal": run.signal,
-        "timed_out": run.timed_out,
-        "timeout_s": timeout_s,
-        "stdout": chain.capture_output(ctx.root, ctx.slug, run.stdout),
-        "stderr": chain.capture_output(ctx.root, ctx.slug, run.stderr),
-        "head_before": snap_before.get("head"),
-        "head_after": snap_after.get("head"),
-        "tree_before": snap_before.get("fingerprint"),
-        "tree_after": snap_after.get("fingerprint"),
+        **execution_fields(ctx, run, timeout_s, snap_before, snap_after),
         "plan_sha256": plan_sha,
         "passed": run.passed,
     }

@@ -17,7 +17,7 @@ from zodyssey.runs import evidence as chain
 from zodyssey.runs.context import RunContext, gate_entry
 from zodyssey.runs.execution import execute
 from zodyssey.runs.lifecycle import note_evidence_head
-from zodyssey.runs.verification import configured_timeout
+from zodyssey.runs.verification import configured_timeout, execution_fields
 from zodyssey.runs.worktree import changed_paths, read_only_violation, snapshot
 
 EXIT_WINDOW_FAILED = 1
@@ -80,20 +80,7 @@ def cmd_window(args: argparse.Namespace) -> int:
             "label": args.label,
             "argv": argv,
             "command": shlex.join(argv),
-            "cwd": str(ctx.root),
-            "started_at": run.started_at,
-            "finished_at": run.finished_at,
-            "duration_s": run.duration_s,
-            "exit_code": run.exit_code,
-            "signal": run.signal,
-            "timed_out": run.timed_out,
-            "timeout_s": timeout_s,
-            "stdout": chain.capture_output(ctx.root, ctx.slug, run.stdout),
-            "stderr": chain.capture_output(ctx.root, ctx.slug, run.stderr),
-            "head_before": before.get("head"),
-            "head_after": after.get("head"),
-            "tree_before": before.get("fingerprint"),
-            "tree_after": after.get("fingerprint"),
+            **execution_fields(ctx, run, timeout_s, before, after),
             "plan_sha256": plan_sha,
             "passed": violation is False and run.passed,
             "readOnlyViolation": violation,
