@@ -1,21 +1,30 @@
 """Benchmark: whole-process latency of one gate decision against `python -c pass`.
 
-Run: `python bench/bench_gate.py [--rounds N]`. Everything is measured side by
-side in this one run, interleaved round by round so that machine noise hits
-every series alike, and reported as medians and ratios:
+Run: `python bench/bench_gate.py [--rounds N]` (`nox -s bench` runs it in a
+clean virtualenv). Everything runs under THIS interpreter (`sys.executable`),
+side by side in one run, interleaved round by round so that machine noise hits
+every series alike, and is reported as medians and ratios:
 
-  baseline     python -c pass                               (same interpreter)
-  no-run       python -m zodyssey hook pre-tool, Bash call, repository without a run
-  run-read     ... active run (review OKAY), `git status`        target <= 1.3x
+  baseline     python -c pass                                 (same interpreter)
+  no-run       the installed hook command, Bash call, repository without a run
+  run-read     ... active run (review OKAY), `git status`          target <= 1.3x
   run-write    ... active run (review OKAY), in-scope `echo x > src/app.py`
   run-blocked  ... active run, out-of-scope write (blocked, exit 2)
-  lean-*       the same through `python -m zodyssey.gate pre-tool`, the command
-               `zodyssey hook install` writes (skips the CLI front end)
+  module-*     the same through `python -m zodyssey.gate pre-tool`
+  cli-*        the same through `python -m zodyssey hook pre-tool` (the CLI)
 
-Targets from the issue: no-run <= 1.15x, run-read <= 1.3x. The package is
-byte-compiled first (an installed wheel ships .pyc files; with
-PYTHONDONTWRITEBYTECODE set nothing else would cache them). The script ends
-with the `python -X importtime` top entries of the run-read hook.
+"The installed hook command" is exactly what `zodyssey hook install` writes
+(`PYTHON -P .../zodyssey/gate/hook_entry.py pre-tool`). Targets from the
+issue: no-run <= 1.15x, run-read <= 1.3x. The package is byte-compiled first
+(an installed wheel ships .pyc files; with PYTHONDONTWRITEBYTECODE set nothing
+else would cache them).
+
+The ratios depend on the interpreter: a site-packages whose .pth files import
+modules at start-up (`re`, `typing`, ...) makes `python -c pass` slower and the
+hook's own imports free, flattering the ratio. The first line says how many
+modules `python -c pass` has loaded (a clean venv of CPython 3.11: about 35)
+and which of the hook's costly imports are among them. The script ends with
+the `python -X importtime` top entries of the no-run and run-read hooks.
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ import compileall
 import hashlib
 import json
 import os
+import shlex
 import statistics
 import subprocess
 import sys
@@ -126,6 +136,59 @@ def importtime_rows(
     return rows
 
 
+PRELOAD_PROBES = ("re", "enum", "typing", "json", "collections", "functools", "contextlib")
+
+
+def site_note(py: str, env: dict[str, str]) -> str:
+    """How many modules `python -c pass` holds, and which costly ones among them."""
+    probe = (
+        "import sys; print(len(sys.modules)); "
+        f"print(' '.join(m for m in {PRELOAD_PROBES!r} if m in sys.modules))"
+    )
+    out = subprocess.run(
+        [py, "-c", probe], env=env, capture_output=True, text=True, check=True
+    ).stdout.splitlines()
+    count, preloaded = out[0], (out[1] if len(out) > 1 else "")
+    verdict = (
+        f"site PRELOADS {preloaded} (ratios below are flattered)"
+        if preloaded
+        else "site preloads none of " + ", ".join(PRELOAD_PROBES)
+    )
+    return f"`python -c pass` holds {count} modules; {verdict}"
+
+
+def installed_command(py: str) -> list[str]:
+    """The pre-tool argv `zodyssey hook install` writes, for this interpreter."""
+    code = (
+        "from zodyssey.gate.install import hook_command; "
+        "print(hook_command('pre-tool', 'claude-code'))"
+    )
+    line = subprocess.run(
+        [py, "-c", code],
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    return shlex.split(line)
+
+
+def print_importtime(title: str, py: str, series: tuple[list[str], bytes, dict[str, str]]) -> None:
+    argv, stdin, env = series
+    # What the hook imports on top of interpreter start-up (site, .pth files).
+    baseline_rows = importtime_rows([py, "-c", "pass"], b"", env)
+    rows = importtime_rows(argv, stdin, env)
+    extra = [(cum, own, name) for name, (cum, own) in rows.items() if name not in baseline_rows]
+    total_own = sum(own for _, own, _ in extra)
+    print(
+        f"\nimporttime of {title} beyond `python -c pass`: {len(extra)} modules, "
+        f"{total_own} us self in total"
+    )
+    print("top 12 by cumulative us (cumulative, self, module):")
+    for cumulative, own, name in sorted(extra, reverse=True)[:12]:
+        print(f"  {cumulative:>7} {own:>7}  {name}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -134,8 +197,12 @@ def main() -> int:
     args = parser.parse_args()
     compileall.compile_dir(str(REPO / "zodyssey"), quiet=1)
     py = sys.executable
-    hook = [py, "-m", "zodyssey", "hook", "pre-tool"]
-    lean = [py, "-m", "zodyssey.gate", "pre-tool"]  # what `zodyssey hook install` writes
+    hook = installed_command(py)
+    if not hook or hook[0] != py:
+        print(f"unexpected installed command {hook}", file=sys.stderr)
+        return 1
+    module = [py, "-m", "zodyssey.gate", "pre-tool"]
+    cli = [py, "-m", "zodyssey", "hook", "pre-tool"]
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp)
         no_run = make_repo(base, with_run=False)
@@ -146,49 +213,30 @@ def main() -> int:
             if k not in ("CLAUDE_PROJECT_DIR", "ZCODE_PROJECT_DIR")
         }
         env["PYTHONPATH"] = str(REPO)
+        no_run_env = {**env, "CLAUDE_PROJECT_DIR": str(no_run)}
+        run_env = {**env, "CLAUDE_PROJECT_DIR": str(run)}
+        read = payload(run, "git status")
         series = {
             "baseline": ([py, "-c", "pass"], b"", env),
-            "no-run": (
-                hook,
-                payload(no_run, "git status"),
-                {**env, "CLAUDE_PROJECT_DIR": str(no_run)},
-            ),
-            "run-read": (hook, payload(run, "git status"), {**env, "CLAUDE_PROJECT_DIR": str(run)}),
-            "run-write": (
-                hook,
-                payload(run, "echo x > src/app.py"),
-                {**env, "CLAUDE_PROJECT_DIR": str(run)},
-            ),
-            "run-blocked": (
-                hook,
-                payload(run, "echo x > src/other.py"),
-                {**env, "CLAUDE_PROJECT_DIR": str(run)},
-            ),
-            "lean-no-run": (
-                lean,
-                payload(no_run, "git status"),
-                {**env, "CLAUDE_PROJECT_DIR": str(no_run)},
-            ),
-            "lean-read": (
-                lean,
-                payload(run, "git status"),
-                {**env, "CLAUDE_PROJECT_DIR": str(run)},
-            ),
+            "no-run": (hook, payload(no_run, "git status"), no_run_env),
+            "run-read": (hook, read, run_env),
+            "run-write": (hook, payload(run, "echo x > src/app.py"), run_env),
+            "run-blocked": (hook, payload(run, "echo x > src/other.py"), run_env),
+            "module-no-run": (module, payload(no_run, "git status"), no_run_env),
+            "module-read": (module, read, run_env),
+            "cli-no-run": (cli, payload(no_run, "git status"), no_run_env),
+            "cli-read": (cli, read, run_env),
         }
+        expected_exit = {"run-blocked": 2}
         # sanity: the decisions are the expected ones
-        for name, expected in (
-            ("no-run", 0),
-            ("run-read", 0),
-            ("run-write", 0),
-            ("run-blocked", 2),
-            ("lean-read", 0),
-        ):
-            argv, stdin, e = series[name]
+        for name, (argv, stdin, e) in series.items():
             code = subprocess.run(
                 argv, input=stdin, env=e, capture_output=True, check=False
             ).returncode
-            if code != expected:
-                print(f"{name}: exit {code}, expected {expected}", file=sys.stderr)
+            if code != expected_exit.get(name, 0):
+                print(
+                    f"{name}: exit {code}, expected {expected_exit.get(name, 0)}", file=sys.stderr
+                )
                 return 1
         for argv, stdin, e in series.values():  # warm caches
             once(argv, stdin, e)
@@ -201,33 +249,26 @@ def main() -> int:
                 cpu[name].append(c)
         wall_ms = {name: statistics.median(v) * 1000 for name, v in wall.items()}
         cpu_ms = {name: statistics.median(v) * 1000 for name, v in cpu.items()}
-        targets = {"no-run": 1.15, "run-read": 1.3, "lean-no-run": 1.15, "lean-read": 1.3}
+        targets = {"no-run": 1.15, "run-read": 1.3}
         print(f"python {sys.version.split()[0]} {py}  rounds={args.rounds}  cpus={os.cpu_count()}")
+        print(f"note: {site_note(py, env)}")
+        print(f"installed command: {shlex.join(hook)}")
         print(
-            f"{'series':<12} {'wall ms':>8} {'ratio':>6} {'cpu ms':>8} {'ratio':>6}  target (wall)"
+            f"{'series':<14} {'wall ms':>8} {'ratio':>6} {'cpu ms':>8} {'ratio':>6}  target (wall)"
         )
         for name in series:
             w_ratio = wall_ms[name] / wall_ms["baseline"]
             c_ratio = cpu_ms[name] / cpu_ms["baseline"]
             target = targets.get(name)
             verdict = (
-                "" if target is None else f"<= {target}x  {'ok' if w_ratio <= target else 'OVER'}"
+                "" if target is None else f"<= {target}x  {'met' if w_ratio <= target else 'OVER'}"
             )
             print(
-                f"{name:<12} {wall_ms[name]:>8.2f} {w_ratio:>6.3f} {cpu_ms[name]:>8.2f} {c_ratio:>6.3f}  {verdict}"
+                f"{name:<14} {wall_ms[name]:>8.2f} {w_ratio:>6.3f} {cpu_ms[name]:>8.2f}"
+                f" {c_ratio:>6.3f}  {verdict}"
             )
-        # What the hook imports on top of interpreter start-up (site, .pth files).
-        baseline_rows = importtime_rows([py, "-c", "pass"], b"", env)
-        argv, stdin, e = series["run-read"]
-        rows = importtime_rows(argv, stdin, e)
-        extra = [(cum, own, name) for name, (cum, own) in rows.items() if name not in baseline_rows]
-        total_own = sum(own for _, own, _ in extra)
-        print(
-            f"\nimporttime of run-read beyond `python -c pass`: {len(extra)} modules, {total_own} us self in total"
-        )
-        print("top 12 by cumulative us (cumulative, self, module):")
-        for cumulative, own, name in sorted(extra, reverse=True)[:12]:
-            print(f"  {cumulative:>7} {own:>7}  {name}")
+        print_importtime("no-run", py, series["no-run"])
+        print_importtime("run-read", py, series["run-read"])
     return 0
 
 

@@ -9,16 +9,18 @@ entirely: it runs on every tool call of a coding agent.
 
 from __future__ import annotations
 
-import importlib
 import sys
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
 
 from zodyssey import __version__
 from zodyssey.errors import EXIT_USAGE, ZodysseyError
 
+# Not `typing.TYPE_CHECKING`: `zodyssey hook pre-tool` must not pay for `typing`,
+# `collections` or `importlib` (mypy treats this name the same way).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable, Sequence
+    from typing import Any
 
 # command name -> module that registers it (order is the order in --help)
 COMMANDS: dict[str, str] = {
@@ -54,6 +56,7 @@ examples:
 def build_parser() -> argparse.ArgumentParser:
     # argparse is imported here, not at the top: `zodyssey hook pre-tool` never needs it.
     import argparse
+    import importlib
 
     class _Parser(argparse.ArgumentParser):
         def error(self, message: str) -> Any:

@@ -33,7 +33,8 @@ def test_claude_install_merges_and_is_idempotent(tmp_path: Path) -> None:
     assert data["model"] == "opus"
     assert data["hooks"]["PreToolUse"][0] == user_hook
     ours = data["hooks"]["PreToolUse"][1]
-    assert ours["hooks"][0]["command"].endswith("-m zodyssey.gate pre-tool")
+    assert ours["hooks"][0]["command"].endswith("/zodyssey/gate/hook_entry.py pre-tool")
+    assert " -P " in ours["hooks"][0]["command"]
     assert ours["hooks"][0]["timeout"] == 30
     before = settings.read_text()
     second = install(tmp_path)

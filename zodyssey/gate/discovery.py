@@ -1,12 +1,16 @@
 """Finding the run layout: a few `stat` calls, standard library `os` only.
 
-This is all the hook does when no run is active, so it imports nothing else.
+This is all the hook does when no run is active, so it imports nothing else:
+not even `typing` or `__future__` (annotations that need names from `typing`
+are strings, resolved by the type checker only), since every import here is
+paid on every tool call of every agent.
 """
 
-from __future__ import annotations
-
 import os
-from typing import Any, NamedTuple
+
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+if TYPE_CHECKING:
+    from typing import Any
 
 TERMINAL_PHASES = frozenset({"done", "audited", "abandoned", "blocked"})
 SLUG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
@@ -44,21 +48,26 @@ def state_files(root: str) -> list[tuple[str, str]]:
     return out
 
 
-class Discovery(NamedTuple):
-    root: str | None  # the directory holding .zcode/state, None when there is none
-    runs: list[tuple[str, dict[str, Any] | str]]  # (slug, state or why it is unreadable)
+class Discovery:
+    """The runs found under one root (a plain class: a NamedTuple costs ~1 ms to create)."""
+
+    __slots__ = ("root", "runs")
+
+    def __init__(self, root: str | None, runs: "list[tuple[str, dict[str, Any] | str]]") -> None:
+        self.root = root  # the directory holding .zcode/state, None when there is none
+        self.runs = runs  # (slug, state or why it is unreadable)
 
 
-def read_states(root: str, files: list[tuple[str, str]]) -> Discovery:
+def read_states(root: str, files: list[tuple[str, str]]) -> "Discovery":
     """Parse each state file; one that cannot be read yields the reason instead."""
-    import json
+    from zodyssey.gate.jsontext import loads  # json.loads without importing json
 
     runs: list[tuple[str, dict[str, Any] | str]] = []
     for slug, path in files:
         name = os.path.basename(path)
         try:
             with open(path, encoding="utf-8") as handle:
-                value = json.load(handle)
+                value = loads(handle.read())
         except FileNotFoundError:
             continue  # removed between listdir and open
         except (OSError, ValueError) as exc:
@@ -76,7 +85,7 @@ def read_states(root: str, files: list[tuple[str, str]]) -> Discovery:
     return Discovery(root, runs)
 
 
-def is_active(state: dict[str, Any] | str) -> bool:
+def is_active(state: "dict[str, Any] | str") -> bool:
     """Active unless the phase is terminal; unreadable state counts as active (fail closed)."""
     if isinstance(state, str):
         return True

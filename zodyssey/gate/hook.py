@@ -4,8 +4,11 @@ stdin -> harness adapter -> ToolCall -> policy(ToolCall, RunContext) ->
 Decision -> adapter -> exit code / stdout / stderr.
 
 This module is on the hot path of every tool call an agent makes, so it
-imports only the standard library at the top; the shell parser, the plan
-parser and the state store are imported when a decision needs them.
+imports nothing at the top that the interpreter has not already loaded (`os`,
+`sys`): no `typing`, no `__future__` (annotations naming `typing` are strings
+for the type checker), no `json` (payloads and state files go through
+`zodyssey.gate.jsontext`); the shell parser, the plan parser and the state
+store are imported when a decision needs them.
 
 Failure rules: outside a run the hook never blocks (exit 0, no output,
 whatever the input). Inside a run it fails CLOSED: malformed stdin, an
@@ -14,12 +17,12 @@ naming the cause, because for Claude Code any exit code but 2 lets the call
 through.
 """
 
-from __future__ import annotations
-
 import os
 import sys
-import time
-from typing import Any
+
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+if TYPE_CHECKING:
+    from typing import Any
 
 USAGE = "usage: zodyssey hook pre-tool|post-tool [--harness claude-code|zcode|codex|gemini|cursor]"
 PROJECT_ENV = ("CLAUDE_PROJECT_DIR", "ZCODE_PROJECT_DIR")
@@ -51,7 +54,7 @@ def _parse_argv(argv: list[str]) -> tuple[str, str, str | None]:
     return event, harness, problem
 
 
-def _write(reply: Any) -> int:
+def _write(reply: "Any") -> int:
     if reply.stdout:
         sys.stdout.write(reply.stdout)
         sys.stdout.flush()
@@ -84,7 +87,7 @@ def _env_dir(harness_name: str) -> str | None:
     return None
 
 
-def _payload_dir(payload: Any) -> str:
+def _payload_dir(payload: "Any") -> str:
     if isinstance(payload, dict):
         roots = payload.get("workspace_roots")  # Cursor
         if isinstance(roots, list) and roots and isinstance(roots[0], str) and roots[0]:
@@ -95,11 +98,11 @@ def _payload_dir(payload: Any) -> str:
     return os.getcwd()
 
 
-def _load_payload(raw: bytes) -> tuple[Any, str | None]:
-    import json
+def _load_payload(raw: bytes) -> "tuple[Any, str | None]":
+    from zodyssey.gate.jsontext import loads
 
     try:
-        payload = json.loads(raw)
+        payload = loads(raw)
     except ValueError as exc:
         return None, f"stdin is not valid JSON ({exc})"
     if not isinstance(payload, dict):
@@ -207,8 +210,9 @@ def _maybe_in_run(raw: bytes) -> bool:
     return False
 
 
-def _contexts(root: str, active: list[tuple[str, Any]]) -> list[Any]:
+def _contexts(root: str, active: "list[tuple[str, Any]]") -> "list[Any]":
     import functools
+    import time
 
     from zodyssey.gate.context import (
         DEFAULT_CAP,
@@ -228,7 +232,7 @@ def _contexts(root: str, active: list[tuple[str, Any]]) -> list[Any]:
     ungated = os.environ.get("ZODYSSEY_UNGATE_BASH", "") == "1"
     settings_cache: list[Any] = []
 
-    def settings() -> Any:
+    def settings() -> "Any":
         if not settings_cache:
             settings_cache.append(load_settings(layout.root))
         return settings_cache[0]
@@ -254,7 +258,7 @@ def _contexts(root: str, active: list[tuple[str, Any]]) -> list[Any]:
     return contexts
 
 
-def _pre_tool(root: str, active: list[tuple[str, Any]], call: Any, adapter: Any) -> int:
+def _pre_tool(root: str, active: "list[tuple[str, Any]]", call: "Any", adapter: "Any") -> int:
     if call.error is None:
         # Shortcuts that every run's policy would take anyway (see policy.decide):
         # native read tools and read-only shell commands pass without loading
@@ -286,7 +290,7 @@ def _pre_tool(root: str, active: list[tuple[str, Any]], call: Any, adapter: Any)
     return 0
 
 
-def _post_tool(root: str, active: list[tuple[str, Any]], payload: Any, adapter: Any) -> int:
+def _post_tool(root: str, active: "list[tuple[str, Any]]", payload: "Any", adapter: "Any") -> int:
     """Release the dispatch slot a Task/Agent call took. Never blocks."""
     if not isinstance(payload, dict) or adapter is None:
         return 0

@@ -1,8 +1,9 @@
 """`zodyssey hook install`: merge the gate's hook entries into a harness's config.
 
 The merge is idempotent and keeps every hook the user already has: an entry
-is ours when its command runs `zodyssey ... hook pre-tool|post-tool`; ours are
-updated in place, nothing else is touched. The file is rewritten atomically.
+is ours when its command runs `zodyssey ... hook pre-tool|post-tool`,
+`python -m zodyssey.gate pre-tool|post-tool` or `.../zodyssey/gate/hook_entry.py
+pre-tool|post-tool`; ours are updated in place, nothing else is touched. The file is rewritten atomically.
 """
 
 from __future__ import annotations
@@ -20,13 +21,23 @@ CLAUDE_TIMEOUT_SECONDS = 30
 GEMINI_TIMEOUT_MS = 30_000
 
 
+ENTRY_SCRIPT = "hook_entry.py"
+
+
+def entry_script() -> Path:
+    """The installed `zodyssey/gate/hook_entry.py` (in site-packages, or the editable tree)."""
+    return Path(__file__).resolve().with_name(ENTRY_SCRIPT)
+
+
 def hook_command(event: str, harness: str, base: str | None = None) -> str:
     """The command line the harness runs; the interpreter path avoids PATH surprises."""
     if base:
         command = f"{base} hook {event}"
     else:
-        # `-m zodyssey.gate` skips the CLI front end; same behaviour as `zodyssey hook`.
-        command = f"{shlex.quote(sys.executable)} -m zodyssey.gate {event}"
+        # The script file, not `-m zodyssey.gate`: no CLI front end and no `runpy`
+        # on every tool call; `-P` keeps the script's directory off sys.path.
+        # Same behaviour as `zodyssey hook`.
+        command = f"{shlex.quote(sys.executable)} -P {shlex.quote(str(entry_script()))} {event}"
     if harness != "claude-code":
         command += f" --harness {harness}"
     return command
@@ -36,6 +47,7 @@ def _is_ours(command: Any, event: str) -> bool:
     return isinstance(command, str) and (
         ("zodyssey" in command and f"hook {event}" in command)
         or f"zodyssey.gate {event}" in command
+        or ("zodyssey" in command and f"{ENTRY_SCRIPT} {event}" in command)
     )
 
 

@@ -17,11 +17,12 @@ real file system happens in the gate, not here.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, NamedTuple
-
 from zodyssey.gate.toolcall import Target
+
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+    from typing import Any
 
 MAX_DEPTH = 8  # nested `bash -c` / `eval` levels before giving up (fail closed)
 # Syntax nodes visited (function calls walk their body again) before giving up:
@@ -34,23 +35,115 @@ class _TooLarge(Exception):
     pass
 
 
-class Part(NamedTuple):
-    """One simple command or redirection and what it may write."""
-
-    text: str
-    write: bool
-    targets: tuple[Target, ...] = ()
-    unbounded: bool = False  # may write somewhere it does not name
-    why: str = ""
-    links: bool = False  # may create links that other parts' paths could run through
-    # what a link made by this part points at: writing through the link writes
-    # these, so the gate checks them like targets (they are not listed as targets)
-    linked: tuple[Target, ...] = ()
+# Part, Analysis and Arg are tuples with named fields written out by hand: a
+# `typing.NamedTuple` would cost `typing` plus a class built through `exec` on
+# every hook run. They compare, hash, unpack and `_replace` like NamedTuples.
 
 
-class Analysis(NamedTuple):
-    command: str
-    parts: tuple[Part, ...]
+class Part(tuple[str, bool, tuple[Target, ...], bool, str, bool, tuple[Target, ...]]):
+    """One simple command or redirection and what it may write.
+
+    `unbounded`: may write somewhere it does not name. `links`: may create links
+    that other parts' paths could run through. `linked`: what a link made by
+    this part points at (writing through the link writes these, so the gate
+    checks them like targets; they are not listed as targets)."""
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        text: str,
+        write: bool,
+        targets: tuple[Target, ...] = (),
+        unbounded: bool = False,
+        why: str = "",
+        links: bool = False,
+        linked: tuple[Target, ...] = (),
+    ) -> Part:
+        return tuple.__new__(
+            cls,
+            (
+                text,
+                write,
+                targets,
+                unbounded,
+                why,
+                links,
+                linked,
+            ),
+        )
+
+    @property
+    def text(self) -> str:
+        return self[0]
+
+    @property
+    def write(self) -> bool:
+        return self[1]
+
+    @property
+    def targets(self) -> tuple[Target, ...]:
+        return self[2]
+
+    @property
+    def unbounded(self) -> bool:
+        return self[3]
+
+    @property
+    def why(self) -> str:
+        return self[4]
+
+    @property
+    def links(self) -> bool:
+        return self[5]
+
+    @property
+    def linked(self) -> tuple[Target, ...]:
+        return self[6]
+
+    def _replace(self, **changes: Any) -> Part:
+        return Part(**{**dict(zip(_PART_FIELDS, self, strict=True)), **changes})
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={v!r}" for k, v in zip(_PART_FIELDS, self, strict=True))
+        return f"Part({shown})"
+
+
+_PART_FIELDS = ("text", "write", "targets", "unbounded", "why", "links", "linked")
+
+
+class Analysis(tuple[str, tuple[Part, ...]]):
+    """A classified command line: every part, in order."""
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        command: str,
+        parts: tuple[Part, ...],
+    ) -> Analysis:
+        return tuple.__new__(
+            cls,
+            (
+                command,
+                parts,
+            ),
+        )
+
+    @property
+    def command(self) -> str:
+        return self[0]
+
+    @property
+    def parts(self) -> tuple[Part, ...]:
+        return self[1]
+
+    def _replace(self, **changes: Any) -> Analysis:
+        return Analysis(**{**dict(zip(_ANALYSIS_FIELDS, self, strict=True)), **changes})
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={v!r}" for k, v in zip(_ANALYSIS_FIELDS, self, strict=True))
+        return f"Analysis({shown})"
 
     @property
     def is_write(self) -> bool:
@@ -88,10 +181,51 @@ class Analysis(NamedTuple):
         }
 
 
-class Arg(NamedTuple):
-    value: str | None  # static value after unquoting; None when it depends on expansion
-    multi: bool = False  # unquoted glob or brace pattern: may name several paths
-    text: str = ""
+_ANALYSIS_FIELDS = ("command", "parts")
+
+
+class Arg(tuple[str | None, bool, str]):
+    """A word: static value after unquoting (None when it depends on expansion);
+    `multi` for an unquoted glob or brace pattern that may name several paths."""
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        value: str | None,
+        multi: bool = False,
+        text: str = "",
+    ) -> Arg:
+        return tuple.__new__(
+            cls,
+            (
+                value,
+                multi,
+                text,
+            ),
+        )
+
+    @property
+    def value(self) -> str | None:
+        return self[0]
+
+    @property
+    def multi(self) -> bool:
+        return self[1]
+
+    @property
+    def text(self) -> str:
+        return self[2]
+
+    def _replace(self, **changes: Any) -> Arg:
+        return Arg(**{**dict(zip(_ARG_FIELDS, self, strict=True)), **changes})
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{k}={v!r}" for k, v in zip(_ARG_FIELDS, self, strict=True))
+        return f"Arg({shown})"
+
+
+_ARG_FIELDS = ("value", "multi", "text")
 
 
 # ---------------------------------------------------------------- parser
@@ -258,6 +392,8 @@ def _unescape_word(text: str) -> tuple[str, bool]:
 
 def _string_value(node: Any, src: str) -> str | None:
     """Value of a double-quoted string, None when it contains expansions."""
+    import re  # lazily: the hot path (plain words) needs no regex
+
     pieces: list[str] = []
     for child in node.children:
         kind = child.type
@@ -512,6 +648,8 @@ class _Walker:
 
     def walk(self, node: Any, cwd: str | None) -> str | None:
         """Classify everything under `node`; returns the directory afterwards."""
+        import re  # lazily: the hot path (plain words) needs no regex
+
         self.steps += 1
         if self.steps > MAX_STEPS:
             raise _TooLarge
@@ -727,6 +865,8 @@ class _Walker:
     def indirection(self, node: Any) -> None:
         """`${!v}` expands the variable named by v's value and `${v@P}` expands
         v's value like a prompt: both run a command substitution held there."""
+        import re  # lazily: the hot path (plain words) needs no regex
+
         text = self.text(node)
         match = re.match(r"^\$\{(!?)([A-Za-z_][A-Za-z_0-9]*)", text)
         if match is None:
@@ -739,6 +879,8 @@ class _Walker:
         """Arithmetic evaluates a variable's value as an expression, and an
         array subscript in that value (`a[$(cmd)]`) runs the command: only
         variables this command set to plain values are safe to evaluate."""
+        import re  # lazily: the hot path (plain words) needs no regex
+
         names: list[str] = []
         stack = [node]
         if node.type == "subscript":
@@ -824,6 +966,8 @@ class _Walker:
                 self.read(text)
                 return cwd
         if name in _NAME_BUILTINS and name == name_arg.value:
+            import re  # lazily: the hot path (plain words) needs no regex
+
             values = [a.value or "" for a in args]
             if name == "printf":
                 values = [v for k, v in enumerate(values) if k and values[k - 1] == "-v"]
@@ -1159,7 +1303,8 @@ for _py in ("python", "python3", "python2"):
 _VERSION_QUERY["node"] = frozenset({"--version", "-v"})
 _VERSION_QUERY["go"] = frozenset({"version"})
 
-Handler = Callable[[_Walker, str, list[Arg], "str | None"], "str | None"]
+if TYPE_CHECKING:
+    Handler = Callable[[_Walker, str, list[Arg], "str | None"], "str | None"]
 _HANDLERS: dict[str, Handler] = {}
 
 
@@ -1298,6 +1443,8 @@ def _sets_variables(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> 
 
 @_handles("let")
 def _let(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    import re  # lazily: the hot path (plain words) needs no regex
+
     for arg in args:
         value = arg.value
         # the name an argument assigns is not evaluated; everything else is
@@ -2121,6 +2268,8 @@ _AWK_REGEX = r"(?:^|(?<=[(,~!&|{};\s]))/(?:[^/\\\n]|\\.)+/"
 
 
 def _awk_program_writes(program: str) -> bool:
+    import re  # lazily: the hot path (plain words) needs no regex
+
     code = re.sub(_AWK_STRING, '""', program)
     code = re.sub(_AWK_REGEX, "//", code)
     if "system" in code or "|" in code.replace("||", "") or "@" in code:
@@ -2309,6 +2458,8 @@ _CHMOD_MODE = r"^[ugoa]*[-+=][rwxXstugo]*([,][ugoa]*[-+=][rwxXstugo]*)*$|^[0-7]{
 
 @_handles("chmod")
 def _chmod(w: _Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    import re  # lazily: the hot path (plain words) needs no regex
+
     mode_seen = any((a.value or "").startswith("--reference") for a in args)
     targets: list[Arg] = []
     only = False

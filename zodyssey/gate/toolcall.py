@@ -6,8 +6,9 @@ policy sees nothing harness-specific. Standard library only (hot path).
 
 from __future__ import annotations
 
-import re
-from typing import Any, NamedTuple
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+if TYPE_CHECKING:
+    from typing import Any
 
 # The kind of a call decides which rules apply to it.
 SHELL = "shell"  # a command line for a shell
@@ -108,26 +109,157 @@ _PATCH_FILE = r"^\*\*\* (?:Update|Add|Delete) File:\s*(.+?)\s*$|^\*\*\* Move to:
 _DIFF_FILE = r"^(?:\+\+\+|---) (?:[ab]/)?(.+?)(?:\t.*)?$"
 
 
-class Target(NamedTuple):
+# Target and ToolCall are tuples with named fields, written out by hand: a
+# `typing.NamedTuple` would cost `typing` plus a class built through `exec` on
+# every hook run. They compare, hash and unpack like the NamedTuples they were.
+
+
+class Target(tuple[str, bool]):
     """A file a call writes, as written in the call (resolved later by the gate)."""
 
-    path: str
-    append: bool = False  # `>>`, `tee -a`, an Edit keeping the old text: adds, keeps content
+    __slots__ = ()
+
+    def __new__(cls, path: str, append: bool = False) -> Target:
+        # append: `>>`, `tee -a`, an Edit keeping the old text: adds, keeps content
+        return tuple.__new__(cls, (path, append))
+
+    @property
+    def path(self) -> str:
+        return self[0]
+
+    @property
+    def append(self) -> bool:
+        return self[1]
+
+    def __repr__(self) -> str:
+        return f"Target(path={self[0]!r}, append={self[1]!r})"
 
 
-class ToolCall(NamedTuple):
-    harness: str
-    tool_name: str
-    kind: str
-    cwd: str | None = None
-    command: str = ""  # SHELL
-    targets: tuple[Target, ...] = ()  # EDIT / PATCH, as written
-    owner: str = ""  # agent_id, else session_id: who holds file locks
-    tool_use_id: str = ""
-    subagent_type: str = ""  # DISPATCH
-    prompt: str = ""  # DISPATCH
-    strings: tuple[str, ...] = ()  # every string in the input (OTHER)
-    error: str | None = None  # the payload could not be understood
+class ToolCall(
+    tuple[
+        str,
+        str,
+        str,
+        str | None,
+        str,
+        tuple[Target, ...],
+        str,
+        str,
+        str,
+        str,
+        tuple[str, ...],
+        str | None,
+    ]
+):
+    """One call; `command` for SHELL, `targets` (as written) for EDIT / PATCH,
+    `subagent_type` and `prompt` for DISPATCH, `strings` (every string in the
+    input) for OTHER; `owner` (agent_id, else session_id) holds file locks;
+    `error` says why the payload could not be understood."""
+
+    __slots__ = ()
+
+    def __new__(
+        cls,
+        harness: str,
+        tool_name: str,
+        kind: str,
+        cwd: str | None = None,
+        command: str = "",
+        targets: tuple[Target, ...] = (),
+        owner: str = "",
+        tool_use_id: str = "",
+        subagent_type: str = "",
+        prompt: str = "",
+        strings: tuple[str, ...] = (),
+        error: str | None = None,
+    ) -> ToolCall:
+        return tuple.__new__(
+            cls,
+            (
+                harness,
+                tool_name,
+                kind,
+                cwd,
+                command,
+                targets,
+                owner,
+                tool_use_id,
+                subagent_type,
+                prompt,
+                strings,
+                error,
+            ),
+        )
+
+    @property
+    def harness(self) -> str:
+        return self[0]
+
+    @property
+    def tool_name(self) -> str:
+        return self[1]
+
+    @property
+    def kind(self) -> str:
+        return self[2]
+
+    @property
+    def cwd(self) -> str | None:
+        return self[3]
+
+    @property
+    def command(self) -> str:
+        return self[4]
+
+    @property
+    def targets(self) -> tuple[Target, ...]:
+        return self[5]
+
+    @property
+    def owner(self) -> str:
+        return self[6]
+
+    @property
+    def tool_use_id(self) -> str:
+        return self[7]
+
+    @property
+    def subagent_type(self) -> str:
+        return self[8]
+
+    @property
+    def prompt(self) -> str:
+        return self[9]
+
+    @property
+    def strings(self) -> tuple[str, ...]:
+        return self[10]
+
+    @property
+    def error(self) -> str | None:
+        return self[11]
+
+    def __repr__(self) -> str:
+        fields = ", ".join(
+            f"{name}={value!r}" for name, value in zip(_TOOLCALL_FIELDS, self, strict=True)
+        )
+        return f"ToolCall({fields})"
+
+
+_TOOLCALL_FIELDS = (
+    "harness",
+    "tool_name",
+    "kind",
+    "cwd",
+    "command",
+    "targets",
+    "owner",
+    "tool_use_id",
+    "subagent_type",
+    "prompt",
+    "strings",
+    "error",
+)
 
 
 def _strings(value: Any, out: list[str], depth: int = 0) -> None:
@@ -147,6 +279,8 @@ def _strings(value: Any, out: list[str], depth: int = 0) -> None:
 
 def patch_targets(text: str) -> list[str]:
     """Every file an apply_patch (or unified diff) text touches."""
+    import re  # only patches need it; the hook's hot path stays free of `re`
+
     found = [a or b for a, b in re.findall(_PATCH_FILE, text, re.M)]
     if not found:
         found = [p for p in re.findall(_DIFF_FILE, text, re.M) if p != "/dev/null"]

@@ -6,10 +6,12 @@ tool call through, so the hook process catches everything and exits 2.
 
 from __future__ import annotations
 
-from typing import Any
-
 from zodyssey.gate.harness import Reply
 from zodyssey.gate.toolcall import ToolCall, build_call
+
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class ClaudeCode:

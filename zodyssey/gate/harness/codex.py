@@ -8,11 +8,12 @@ on stdout, which Codex also honours.
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from zodyssey.gate.harness import Reply
 from zodyssey.gate.toolcall import ToolCall, build_call
+
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Codex:
@@ -22,6 +23,8 @@ class Codex:
         return build_call(self.name, payload.get("tool_name"), payload.get("tool_input"), payload)
 
     def block(self, reason: str, slug: str) -> Reply:
+        import json  # only a block replies in JSON; allowing stays json-free
+
         text = f"zodyssey gate (run {slug}): {reason}"
         document = {
             "hookSpecificOutput": {

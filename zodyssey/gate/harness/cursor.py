@@ -8,11 +8,13 @@ with exit 2.
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from zodyssey.gate.harness import Reply
+from zodyssey.gate.jsontext import loads
 from zodyssey.gate.toolcall import ToolCall, build_call
+
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Cursor:
@@ -28,7 +30,7 @@ class Cursor:
         if isinstance(tool_input, str):
             # beforeMCPExecution sends the arguments as a JSON string
             try:
-                tool_input = json.loads(tool_input)
+                tool_input = loads(tool_input)
             except ValueError:
                 tool_input = {"input": tool_input}
         tool_name = payload.get("tool_name")
@@ -41,6 +43,8 @@ class Cursor:
         return build_call(self.name, tool_name, tool_input, payload)
 
     def block(self, reason: str, slug: str) -> Reply:
+        import json  # only a block replies in JSON; allowing stays json-free
+
         text = f"zodyssey gate (run {slug}): {reason}"
         document = {"permission": "deny", "user_message": text, "agent_message": text}
         return Reply(2, json.dumps(document, ensure_ascii=False) + "\n", text + "\n")

@@ -6,11 +6,12 @@ reason on stderr (Gemini treats exit 2 as a block on its own as well).
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from zodyssey.gate.harness import Reply
 from zodyssey.gate.toolcall import ToolCall, build_call
+
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Gemini:
@@ -21,6 +22,8 @@ class Gemini:
         return build_call(self.name, payload.get("tool_name"), tool_input, payload)
 
     def block(self, reason: str, slug: str) -> Reply:
+        import json  # only a block replies in JSON; allowing stays json-free
+
         text = f"zodyssey gate (run {slug}): {reason}"
         return Reply(
             2,

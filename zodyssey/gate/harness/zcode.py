@@ -6,11 +6,12 @@ The reason also goes to stderr so a Claude Code host feeds it to the model.
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from zodyssey.gate.harness import Reply
 from zodyssey.gate.toolcall import ToolCall, build_call
+
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class ZCode:
@@ -20,6 +21,8 @@ class ZCode:
         return build_call(self.name, payload.get("tool_name"), payload.get("tool_input"), payload)
 
     def block(self, reason: str, slug: str) -> Reply:
+        import json  # only a block replies in JSON; allowing stays json-free
+
         line = json.dumps(
             {"decision": "block", "reason": f"ZODYSSEY_BLOCK gate: {reason} (slug={slug})"},
             ensure_ascii=False,

@@ -1,0 +1,106 @@
+"""`zodyssey.gate.jsontext.loads` answers exactly what `json.loads` answers."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from zodyssey.gate.jsontext import loads
+
+values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+def same(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, dict):
+        return list(a) == list(b) and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def outcome(fn: Any, data: str | bytes) -> tuple[str, Any]:
+    try:
+        return "ok", fn(data)
+    except ValueError as exc:
+        return "error", f"{exc.__class__.__name__}: {exc}"
+
+
+def check(data: str | bytes) -> None:
+    mine, theirs = outcome(loads, data), outcome(json.loads, data)
+    assert mine[0] == theirs[0], (data, mine, theirs)
+    if mine[0] == "ok":
+        assert same(mine[1], theirs[1]), (data, mine, theirs)
+    else:
+        assert mine[1] == theirs[1]
+
+
+@settings(max_examples=300)
+@given(values, st.sampled_from(["", " ", "\n\t ", "\r\n"]), st.booleans(), st.booleans())
+def test_documents_decode_as_json_decodes_them(
+    value: Any, pad: str, as_bytes: bool, ascii_only: bool
+) -> None:
+    text = pad + json.dumps(value, ensure_ascii=ascii_only) + pad
+    check(text.encode("utf-8") if as_bytes else text)
+
+
+@settings(max_examples=300)
+@given(st.one_of(st.text(max_size=40), st.binary(max_size=40)))
+def test_arbitrary_input_gives_the_same_value_or_error(data: str | bytes) -> None:
+    check(data)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        "",
+        " ",
+        "1 2",
+        "[1,]",
+        "{'a': 1}",
+        "\ufeff{}",
+        b"\xef\xbb\xbf{}",
+        '{"a": 1}'.encode("utf-16"),
+        '{"a": 1}'.encode("utf-32-le"),
+        b'{"a": "\xff"}',
+        "[NaN, Infinity, -Infinity]",
+        '"\\ud800"',
+        '{"a": 1, "a": 2}',
+        "[" * 100_000 + "]" * 100_000,
+        '{"k": "\x01"}',
+    ],
+)
+def test_edge_cases(data: str | bytes) -> None:
+    try:
+        check(data)
+    except RecursionError:
+        with pytest.raises(RecursionError):
+            json.loads(data)
+
+
+def test_decoding_does_not_import_json() -> None:
+    code = (
+        "import sys\n"
+        "from zodyssey.gate.jsontext import loads\n"
+        "assert loads(b'{\"a\": [1, 2.5, null]}') == {'a': [1, 2.5, None]}\n"
+        "print('json' in sys.modules, 're' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True
+    )
+    # -I: no user site; a site-packages .pth may still preload `re`, never `json` here
+    assert done.stdout.split()[0] == "False"
