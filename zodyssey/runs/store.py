@@ -11,20 +11,24 @@ ledger, review nonce, file locks, ungated-shell log).
 
 from __future__ import annotations
 
-import contextlib
 import fcntl
 import json
 import os
 import re
-from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+import time
 from pathlib import Path
-from typing import Any, TypeVar
 
 from zodyssey.atomicfile import write_atomic
 from zodyssey.errors import EXIT_USAGE, ZodysseyError
 
-T = TypeVar("T")
+# The gate hook imports this module on every write decision: no typing,
+# contextlib or datetime at runtime (they cost milliseconds per tool call).
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 ZCODE = ".zcode"
 SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
@@ -52,7 +56,10 @@ class StateError(ZodysseyError):
 
 
 def now_iso() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    now = time.time()
+    seconds = int(now)
+    micros = int((now - seconds) * 1_000_000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{micros:06d}Z"
 
 
 def validate_slug(slug: str) -> str:
@@ -93,18 +100,29 @@ def notepads_dir(root: Path, slug: str) -> Path:
     return root / ZCODE / "notepads" / slug
 
 
-@contextlib.contextmanager
-def file_lock(path: Path) -> Iterator[None]:
+class file_lock:  # lower case: used as `with file_lock(path):`, like a function
     """Exclusive advisory lock guarding `path` (a sibling `.lock` file)."""
-    lock = path.parent / f".{path.name}.lock"
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)
+
+    def __init__(self, path: Path) -> None:
+        self._lock = path.parent / f".{path.name}.lock"
+        self._fd = -1
+
+    def __enter__(self) -> None:
+        self._lock.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self._lock, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+
+    def __exit__(self, *exc: object) -> None:
+        fd, self._fd = self._fd, -1
+        try:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
 
 
 def read_json(path: Path) -> Any:
