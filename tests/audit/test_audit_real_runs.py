@@ -43,9 +43,8 @@ def zrun(root: Path, *args: str, expect: int = 0) -> subprocess.CompletedProcess
     return result
 
 
-@pytest.fixture
-def reviewed(tmp_path: Path) -> Path:
-    """A git repository with run `greet` started, linted and reviewed OKAY (nonce minted)."""
+def started_run(tmp_path: Path) -> Path:
+    """A committed git repository with run `greet` started from PLAN."""
     root = tmp_path / "repo"
     root.mkdir()
     git(root, "init", "-q")
@@ -56,6 +55,13 @@ def reviewed(tmp_path: Path) -> Path:
     git(root, "add", ".")
     git(root, "commit", "-qm", "init")
     zrun(root, "start", "greet", "--plan", str(root / "plan.md"))
+    return root
+
+
+@pytest.fixture
+def reviewed(tmp_path: Path) -> Path:
+    """A git repository with run `greet` started, linted and reviewed OKAY (nonce minted)."""
+    root = started_run(tmp_path)
     zrun(root, "lint", "greet")
     # What the gate does when it dispatches the reviewer: mint a one-use nonce.
     RunStore(root, "greet").update(
@@ -146,16 +152,7 @@ def test_real_run_tampered_after_the_fact(reviewed: Path) -> None:
 
 def test_human_verdict_artifact_deleted_fails(tmp_path: Path) -> None:
     """A person's OKAY whose recorded artifact vanished is not silently accepted."""
-    root = tmp_path / "repo"
-    root.mkdir()
-    git(root, "init", "-q")
-    git(root, "config", "user.email", "t@example.invalid")
-    git(root, "config", "user.name", "t")
-    (root / "README.md").write_text("project\n")
-    (root / "plan.md").write_text(PLAN)
-    git(root, "add", ".")
-    git(root, "commit", "-qm", "init")
-    zrun(root, "start", "greet", "--plan", str(root / "plan.md"))
+    root = started_run(tmp_path)
     zrun(root, "review", "greet", "--human", "OKAY", "--by", "Ada")
     artifacts = sorted((root / ".zcode" / "reviews").glob("greet-r*.json"))
     assert artifacts, "a human verdict records an artifact"
