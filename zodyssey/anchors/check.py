@@ -81,6 +81,8 @@ class CheckResult:
     cited_keys: set[str]
     stale: list[str]
     exempted: int = 0
+    # Problems of citations a JavaScript lock could not have pinned (see set_aside_unseen).
+    notes: list[Problem] = field(default_factory=list)
 
     def by_kind(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -125,11 +127,15 @@ class Checker:
         exempted = 0
         for citation in self.discovery.citations:
             group = citation.key if citation.key is not None else "?" + citation.cited_as
-            if exempt and citation.cited_as in exempt:
-                groups.setdefault(group, [])
-                exempted += 1
-                continue
             groups.setdefault(group, []).append(citation)
+        if exempt:
+            # An exempt entry skips its whole key, every site citing the same lines: the
+            # JS checker did so (it never pinned the key), so checking the other sites
+            # against its lock would report them all `unlocked`.
+            for group, members in groups.items():
+                if any(c.cited_as in exempt for c in members):
+                    exempted += len(members)
+                    groups[group] = []
         problems: list[Problem] = []
         pins: dict[str, str] = {}
         spans: dict[str, list[str]] = {}
@@ -356,3 +362,23 @@ class Checker:
         if len(starts) != 1:
             return None
         return self._moved(old_key, first, members, sites, old, new, starts[0], length, target)
+
+
+def set_aside_unseen(result: CheckResult, discovery: Discovery, root: Path) -> None:
+    """Under a JavaScript checker's lock, move problems it could never have seen to notes.
+
+    That lock pins only what the JS grammar finds (its fixed extensions, no
+    Markdown links or blob URLs, in the documents and lines it read). A citation
+    only we discover (`main.go:12`, `[x](a.py#L3)`) has no pin there by
+    construction, so calling it a failure would fail every migrating repository.
+    It is still reported, as a note naming its kind; `--update` (our lock) makes
+    it count. A key any JS-visible citation shares stays a problem.
+    """
+    kept: list[Problem] = []
+    for problem in result.problems:
+        members = problem.citations
+        if members and not any(discovery.js_visible(root, c) for c in members):
+            result.notes.append(problem)
+        else:
+            kept.append(problem)
+    result.problems = kept

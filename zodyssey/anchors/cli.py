@@ -230,10 +230,16 @@ def _run(args: argparse.Namespace) -> int:
     return _run_check(args, root, config, discovery, lock, lock_path, fmt)
 
 
-def _check(root: Path, config: Config, discovery: Discovery, lock: LockFile) -> CheckResult:
-    from zodyssey.anchors.check import Checker
+def _check(
+    root: Path, config: Config, discovery: Discovery, lock: LockFile, *, pinning: bool = False
+) -> CheckResult:
+    from zodyssey.anchors.check import Checker, set_aside_unseen
 
-    return Checker(root, config, discovery, lock).run()
+    result = Checker(root, config, discovery, lock).run()
+    # --update writes our lock, which pins every dialect: there, every problem counts.
+    if lock.legacy and not pinning:
+        set_aside_unseen(result, discovery, root)
+    return result
 
 
 def _summary(result: CheckResult, problems: int) -> str:
@@ -248,6 +254,17 @@ def _summary(result: CheckResult, problems: int) -> str:
         f"{result.documents} documents ({kinds or 'stale entries'}). Fix the citation if the code "
         "moved (--fix does it for `moved`); fix the code if the citation was right; re-baseline "
         "only when the change is intended (--update)"
+    )
+
+
+def _notes_summary(result: CheckResult) -> str:
+    if not result.notes:
+        return ""
+    return (
+        f"\n({len(result.notes)} citation(s) the JavaScript checker could not see (other "
+        "extensions, Markdown links, blob URLs, documents it skipped) are not in its lock; "
+        "reported as notes, not failures. `check-anchors --update` writes our lock, which "
+        "pins and checks them)"
     )
 
 
@@ -272,6 +289,7 @@ def _run_check(
             summary += f" (or verify the JavaScript checker's lock: --lock {legacy})"
     elif result.stale and not args.strict:
         summary += f"\n({len(result.stale)} stale lock entries; --strict fails on them, --update drops them)"
+    summary += _notes_summary(result)
     report = build_report(result, mode="check", strict=args.strict, summary=summary, fmt=fmt)
     _render(report, fmt, args.output)
     return EXIT_PROBLEMS if count else EXIT_OK
@@ -289,7 +307,7 @@ def _run_update(
     from zodyssey.anchors.lock import LockFile, write_lock
     from zodyssey.anchors.report import build_report
 
-    result = _check(root, config, discovery, lock)
+    result = _check(root, config, discovery, lock, pinning=True)
     # Re-pinning drift and unlocked citations is what --update is for; the rest are refused.
     refused = [p for p in result.problems if p.kind not in ("drift", "unlocked")]
     citations = dict(result.pins)
@@ -417,7 +435,7 @@ def _run_fix(
         sys.stderr.write(diff)
     count = len(result.problems) + (len(result.stale) if args.strict else 0)
     summary = f"check-anchors --fix: rewrote {len(moves)} moved citation(s) and re-pinned them. "
-    summary += _summary(result, count)
+    summary += _summary(result, count) + _notes_summary(result)
     report = build_report(result, mode="fix", strict=args.strict, summary=summary, fmt=fmt)
     _render(report, fmt, args.output)
     return EXIT_PROBLEMS if count else EXIT_OK

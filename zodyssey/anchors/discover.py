@@ -17,6 +17,7 @@ from urllib.parse import unquote
 
 from zodyssey.anchors import grammar
 from zodyssey.anchors.files import ExcludeRules, FileIndex, walk_files
+from zodyssey.anchors.fingerprint import JS_WHITESPACE
 from zodyssey.anchors.model import Citation, Site, make_key
 from zodyssey.anchors.parallel import split_run, worker_count
 from zodyssey.anchors.remote import OwnRemotes
@@ -39,7 +40,61 @@ class Discovery:
     citations: list[Citation] = field(default_factory=list)
     documents: list[str] = field(default_factory=list)  # scanned (not skipped) documents
     skipped: list[str] = field(default_factory=list)  # documents opted out by marker
+    # Per scanned document: how many leading lines the JavaScript checker read (see js_visible).
+    js_lines: dict[str, int] = field(default_factory=dict)
+    _js_doc_lines: dict[str, list[str]] = field(default_factory=dict)
+    _js_seen: dict[Site, set[tuple[str, int, int]]] = field(default_factory=dict)
     index: FileIndex = field(default_factory=lambda: FileIndex([]))
+
+    def js_visible(self, root: Path, citation: Citation) -> bool:
+        """Did the JavaScript checker discover this very citation (and so could pin it)?
+
+        Only in a document and line it read, and only if its grammar (fixed
+        extensions) reads the same path and numbers there: our wider grammar can
+        bind a continuation to a `main.go` the JS checker never saw as a path.
+        """
+        if citation.dialect not in ("path", "chain", "bare"):
+            return False
+        if citation.site.line > self.js_lines.get(citation.site.doc, 0):
+            return False
+        seen = self._js_seen.get(citation.site)
+        if seen is None:
+            lines = self._js_doc_lines.get(citation.site.doc)
+            if lines is None:
+                lines = read_document(root, citation.site.doc) or []
+                self._js_doc_lines[citation.site.doc] = lines
+            line = lines[citation.site.line - 1] if citation.site.line <= len(lines) else ""
+            seen = {(r.cited, r.start, r.end) for r in grammar.scan_line(line, js_grammar_accepts)}
+            self._js_seen[citation.site] = seen
+        return (citation.cited, citation.start, citation.end) in seen
+
+
+def js_grammar_accepts(token: str) -> bool:
+    """The JavaScript checker's rule: the token ends in `.<one of its extensions>`.
+
+    Its pattern also needs a character before that dot (besides an optional
+    leading `.`), so `.py:3` or `.json:2` in prose is not a citation, while
+    `x/.py` and `_.py` are.
+    """
+    core = token[1:] if token.startswith(".") else token
+    cut = core.rfind(".")
+    return cut > 0 and core[cut + 1 :] in JS_EXTENSIONS
+
+
+def _extension(token: str) -> str | None:
+    """The extension of the token's file name; a bare dotfile name (`.env`) has none."""
+    match = _EXTENSION.search(token.rsplit("/", 1)[-1])
+    if match is None or match.start() == 0:
+        return None
+    return match.group(1)
+
+
+def read_document(root: Path, doc: str) -> list[str] | None:
+    """A document's lines as discovery reads them (undecodable bytes kept, not lost)."""
+    try:
+        return (root / doc).read_bytes().decode("utf-8", errors="surrogateescape").split("\n")
+    except OSError:
+        return None
 
 
 def glob_to_regex(pattern: str) -> re.Pattern[str]:
@@ -66,8 +121,30 @@ def glob_to_regex(pattern: str) -> re.Pattern[str]:
 
 
 def select_documents(files: list[str], patterns: list[str]) -> list[str]:
+    """Documents matching the globs; hidden files (`docs/.draft.md`) never count, as for the JS checker."""
     compiled = [glob_to_regex(p.lstrip("./") if p.startswith("./") else p) for p in patterns]
-    return [f for f in files if any(c.match(f) for c in compiled)]
+    return [f for f in files if f[f.rfind("/") + 1] != "." and any(c.match(f) for c in compiled)]
+
+
+# Directory names the JS checker never walked (besides every hidden one but these two).
+_JS_SKIPPED = frozenset(("node_modules", ".git", ".zcode", "dist", "build", "coverage"))
+_JS_HIDDEN_WALKED = frozenset((".github", ".zcode-plugin"))
+
+
+def js_scanned_lines(doc: str, text: str, lines: list[str]) -> int:
+    """How many leading lines of `doc` the JavaScript checker read (0: the whole document unseen).
+
+    Its lock can only hold keys cited there; a citation elsewhere (a document it
+    skipped, or a line past its CHANGELOG window) is one it never saw.
+    """
+    if not doc.endswith(".md") or IGNORE_DOC_MARKER in text:
+        return 0  # the JS checker skipped a document with the marker text anywhere, code included
+    for part in doc.split("/"):
+        if part in _JS_SKIPPED or (part.startswith(".") and part not in _JS_HIDDEN_WALKED):
+            return 0
+    if doc == "CHANGELOG.md":
+        return scan_window(doc, lines, {doc: "top-section"})
+    return len(lines)
 
 
 def scan_window(doc: str, lines: list[str], windows: dict[str, str]) -> int:
@@ -86,7 +163,7 @@ def scan_window(doc: str, lines: list[str], windows: dict[str, str]) -> int:
         return len(lines)
     headings = 0
     in_fence = False
-    fence = re.compile(r"^\s{0,3}```")
+    fence = _FENCE
     for number, line in enumerate(lines):
         if fence.match(line):
             in_fence = not in_fence
@@ -98,6 +175,10 @@ def scan_window(doc: str, lines: list[str], windows: dict[str, str]) -> int:
             if headings == 2:
                 return number
     return len(lines)
+
+
+# JavaScript's `\s` (not Python's: no U+0085, no \x1c-\x1f), as in the JS checker's fence test.
+_FENCE = re.compile("^[" + re.escape(JS_WHITESPACE) + "]{0,3}```")
 
 
 class _Acceptor:
@@ -119,9 +200,9 @@ class _Acceptor:
         return verdict
 
     def _decide(self, token: str) -> bool:
-        ext = _EXTENSION.search(token.rsplit("/", 1)[-1])
-        if ext is not None and ext.group(1) in JS_EXTENSIONS:
+        if js_grammar_accepts(token):
             return True  # the JS checker's grammar: a citation even when unresolved
+        ext = _extension(token)
         if ext is not None and "/" in token:
             return True  # a path with a directory and an extension: surely a path
         # Anything else counts only when it names a file (`Makefile:3`, `main.go:10`);
@@ -144,16 +225,18 @@ def discover(root: Path, config: Config) -> Discovery:
     if parts > 1:
         index.prepare()  # build the suffix table once, before the children inherit it
 
-    def work(part: int, count: int) -> tuple[list[str], list[str], list[Any]]:
+    def work(part: int, count: int) -> tuple[list[str], list[str], list[Any], dict[str, int]]:
         lo, hi = len(documents) * part // count, len(documents) * (part + 1) // count
         found: list[Citation] = []
-        scanned, skipped = _scan_documents(root, config, index, documents[lo:hi], found)
+        js_lines: dict[str, int] = {}
+        scanned, skipped = _scan_documents(root, config, index, documents[lo:hi], found, js_lines)
         # Children send plain tuples: rebuilding is cheaper than pickling dataclasses.
-        return scanned, skipped, found if part == 0 else [_row(c) for c in found]
+        return scanned, skipped, found if part == 0 else [_row(c) for c in found], js_lines
 
-    for part, (scanned, skipped, found) in enumerate(split_run(work, parts)):
+    for part, (scanned, skipped, found, js_lines) in enumerate(split_run(work, parts)):
         result.documents.extend(scanned)
         result.skipped.extend(skipped)
+        result.js_lines.update(js_lines)
         result.citations.extend(found if part == 0 else _from_rows(found))
     return result
 
@@ -186,7 +269,12 @@ def _from_rows(rows: list[Any]) -> list[Citation]:
 
 
 def _scan_documents(
-    root: Path, config: Config, index: FileIndex, documents: list[str], out: list[Citation]
+    root: Path,
+    config: Config,
+    index: FileIndex,
+    documents: list[str],
+    out: list[Citation],
+    js_lines: dict[str, int],
 ) -> tuple[list[str], list[str]]:
     scanned: list[str] = []
     skipped: list[str] = []
@@ -205,6 +293,7 @@ def _scan_documents(
                 skipped.append(doc)
                 continue
         scanned.append(doc)
+        js_lines[doc] = js_scanned_lines(doc, text, lines)
         accept.doc = doc
         _scan_document(doc, lines, structure, config, index, accept, remotes, out)
     return scanned, skipped

@@ -5,7 +5,8 @@ Resolution order (ambiguity is reported, never guessed):
 2. relative to the citing document's directory (a tie-breaker the JS checker
    lacked: when it exists, the suffix step below would have listed it anyway);
 3. the unique file whose path ends with `/` + cited;
-4. when the cited text has no `/`, the unique file whose basename ends with it.
+4. when the cited text has no `/`, the unique file whose basename ends with it
+   (hidden files, `.name`, take no part in this step: the JS checker never saw them).
 
 The JS checker scanned every file for every citation (quadratic). Here the
 suffix step is a dictionary built once from every path's `/`-suffixes, and
@@ -126,6 +127,10 @@ class FileIndex:
         hits: dict[str, list[str]] = {q: [] for q in pending}
         for path in self.files:
             base = path[path.rfind("/") + 1 :]
+            if base.startswith("."):
+                # The JS checker never saw hidden files; letting `eslintrc.json` match
+                # `.eslintrc.json` would turn its unique answers into ambiguous ones.
+                continue
             size = len(base)
             for length in lengths:
                 if length > size:

@@ -6,7 +6,8 @@ Shape (a superset of the JavaScript checker's `scripts/anchors.lock.json`):
       "_comment": "free text",
       "exempt": ["<cited>:<a>[-<b>]", ...],          # as written, skipped entirely
       "citations": {"<path>:<a>[-<b>]": "<12 hex>"},  # the JS tool's pins, unchanged
-      "spans": {"<path>:<a>-<b>": "<12 hex> <12 hex> ..."}  # ranges only: per-line pins
+      "spans": {"<path>:<a>-<b>": "<12 hex> <12 hex> ..."},  # ranges only: per-line pins
+      "format": "zodyssey-anchors/1"                  # ours; absent: a JavaScript lock
     }
 
 `spans` is ours and optional: a JS lock (without it) reads and verifies
@@ -32,6 +33,22 @@ DEFAULT_COMMENT = (
 )
 
 
+# Marks a lock written by us; the JavaScript checker ignores it (and drops it on its
+# own --update, which makes the lock a JavaScript one again, as it then is).
+FORMAT_KEY = "format"
+FORMAT = "zodyssey-anchors/1"
+
+
+def _written_by_us(data: dict[str, Any]) -> bool:
+    # `spans` and our comment are signs too: locks we wrote before the marker existed.
+    comment = data.get("_comment")
+    return (
+        str(data.get(FORMAT_KEY, "")).startswith("zodyssey")
+        or "spans" in data
+        or (isinstance(comment, str) and "zodyssey" in comment)
+    )
+
+
 @dataclass
 class LockFile:
     citations: dict[str, str] = field(default_factory=dict)
@@ -40,6 +57,9 @@ class LockFile:
     comment: str = DEFAULT_COMMENT
     exists: bool = False
     extra: dict[str, Any] = field(default_factory=dict)  # unknown top-level keys, kept
+    # Written by the JavaScript checker (no sign of ours): it could only pin its own
+    # dialects, so citations it could not see are notes, not problems (check.py).
+    legacy: bool = False
 
     def to_json(self) -> str:
         document: dict[str, Any] = {
@@ -47,6 +67,7 @@ class LockFile:
             "exempt": sorted(set(self.exempt)),
             "citations": {k: self.citations[k] for k in sorted(self.citations)},
         }
+        document[FORMAT_KEY] = FORMAT
         spans = {k: " ".join(self.spans[k]) for k in sorted(self.spans) if k in self.citations}
         if spans:
             document["spans"] = spans
@@ -74,7 +95,8 @@ def read_lock(path: str | Path) -> LockFile:
     except OSError as exc:
         raise UsageError(f"cannot read lock {target}: {exc.strerror}") from exc
     try:
-        data = json.loads(raw.decode("utf-8"))
+        # utf-8-sig: an editor's BOM in front of an otherwise valid lock is no reason to fail.
+        data = json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise UsageError(f"lock {target} is not valid JSON ({exc}); {_recover(target)}") from exc
     except RecursionError as exc:
@@ -93,6 +115,8 @@ def read_lock(path: str | Path) -> LockFile:
             f"lock {target}: `citations` must map citation keys to hash strings; {_recover(target)}"
         )
     exempt = data.get("exempt", [])
+    if exempt is None:
+        exempt = []
     if not isinstance(exempt, list) or not all(isinstance(e, str) for e in exempt):
         raise UsageError(f"lock {target}: `exempt` must be a list of strings; {_recover(target)}")
     spans: dict[str, list[str]] = {}
@@ -103,7 +127,8 @@ def read_lock(path: str | Path) -> LockFile:
             if isinstance(value, str):
                 spans[key] = value.split()
     comment = data.get("_comment")
-    extra = {k: v for k, v in data.items() if k not in ("_comment", "exempt", "citations", "spans")}
+    known = ("_comment", "exempt", "citations", "spans", FORMAT_KEY)
+    extra = {k: v for k, v in data.items() if k not in known}
     return LockFile(
         citations=dict(citations),
         exempt=list(exempt),
@@ -111,6 +136,7 @@ def read_lock(path: str | Path) -> LockFile:
         comment=comment if isinstance(comment, str) else DEFAULT_COMMENT,
         exists=True,
         extra=extra,
+        legacy=not _written_by_us(data),
     )
 
 

@@ -16,18 +16,27 @@ JSON payload schema (version 1; stable, documented in docs/citation-lock.md):
         "moved_to": {"path": str, "start": int, "end": int, "key": str} | null,
         "citedAs": str, "where": str      # the JS checker's names, for old consumers
       }],
-      "stale": [key, ...]    # only with --strict or --update
+      "stale": [key, ...],   # only with --strict or --update
+      "notes": [problem, ...]  # only under a JavaScript checker's lock: problems of
+                             # citations it could not see (same shape; not failures)
     }
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from zodyssey.anchors.check import KIND_HELP, CheckResult, Problem
 from zodyssey.findings import Case, Finding, Report
 
 SCHEMA_VERSION = 1
+# Rule id of the notes: problems of citations a JavaScript checker's lock could not hold.
+UNSEEN_RULE = "js-unseen"
+UNSEEN_HELP = (
+    "a citation the JavaScript checker could not see (other extension, Markdown link, blob "
+    "URL, a document it skipped), checked against its lock: a note, not a failure"
+)
 
 
 def _where(problem: Problem) -> str:
@@ -109,6 +118,12 @@ def build_report(
     }
     if strict or mode == "update":
         payload["stale"] = result.stale
+    if result.notes:
+        payload["notes"] = [problem_payload(p) for p in result.notes]
+        for note in result.notes:
+            finding = _finding(note)
+            message = f"[{note.kind}; unseen by the JavaScript checker] {finding.message}"
+            findings.append(replace(finding, rule=UNSEEN_RULE, severity="note", message=message))
     cases: list[Case] = []
     if fmt == "junit":
         failing = {p.key: p for p in problems}
@@ -128,5 +143,5 @@ def build_report(
         summary=summary,
         payload=payload,
         cases=cases,
-        rules=dict(KIND_HELP),
+        rules={**KIND_HELP, UNSEEN_RULE: UNSEEN_HELP},
     )
