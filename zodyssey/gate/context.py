@@ -30,6 +30,23 @@ DEFAULT_READ_ONLY_AGENTS = (
 )
 
 
+def parse_cap(raw: str) -> int:
+    """`ZODYSSEY_PARALLEL_CAP`: a whole number of at least 1, default 4.
+
+    Anything else is a misconfigured gate and fails closed: a cap of 0 or
+    less would read as "no dispatch ever" with a misleading reason.
+    """
+    if not raw.strip():
+        return DEFAULT_CAP
+    try:
+        cap = int(raw)
+    except ValueError:
+        raise ValueError(f"ZODYSSEY_PARALLEL_CAP={raw!r} is not a number") from None
+    if cap < 1:
+        raise ValueError(f"ZODYSSEY_PARALLEL_CAP={raw!r} must be at least 1")
+    return cap
+
+
 class GateSettings(NamedTuple):
     read_only: tuple[tuple[str, ...], ...] = ()
     reviewer_agent: str = DEFAULT_REVIEWER

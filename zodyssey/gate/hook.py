@@ -141,13 +141,15 @@ def main(argv: list[str]) -> int:
         files = state_files(root)
         if not files:
             return 0
+        # From here the layout says a run may exist: an error while reading
+        # its state (a phase of the wrong type, say) blocks rather than opens.
+        in_run = True
         from zodyssey.gate.discovery import is_active, read_states
 
         found = read_states(root, files)
         active = [(s, state) for s, state in found.runs if is_active(state)]
         if not active:
             return 0  # no active run: never block, say nothing
-        in_run = True
         slug = active[0][0]
         if not parsed:
             payload, payload_error = _load_payload(raw)
@@ -215,20 +217,16 @@ def _contexts(root: str, active: "list[tuple[str, Any]]") -> "list[Any]":
     import time
 
     from zodyssey.gate.context import (
-        DEFAULT_CAP,
         RunContext,
         load_inflight,
         load_plan,
         load_settings,
+        parse_cap,
     )
     from zodyssey.gate.paths import Layout
 
     layout = Layout(root)
-    cap_raw = os.environ.get("ZODYSSEY_PARALLEL_CAP", "")
-    try:
-        cap = int(cap_raw) if cap_raw else DEFAULT_CAP
-    except ValueError:
-        raise ValueError(f"ZODYSSEY_PARALLEL_CAP={cap_raw!r} is not a number") from None
+    cap = parse_cap(os.environ.get("ZODYSSEY_PARALLEL_CAP", ""))
     ungated = os.environ.get("ZODYSSEY_UNGATE_BASH", "") == "1"
     settings_cache: list[Any] = []
 
@@ -259,13 +257,19 @@ def _contexts(root: str, active: "list[tuple[str, Any]]") -> "list[Any]":
 
 
 def _pre_tool(root: str, active: "list[tuple[str, Any]]", call: "Any", adapter: "Any") -> int:
+    from zodyssey.gate.toolcall import MAX_SHELL_COMMAND  # loaded already by the adapter
+
     if call.error is None:
         # Shortcuts that every run's policy would take anyway (see policy.decide):
         # native read tools and read-only shell commands pass without loading
         # the plan, the ledger or the policy itself.
         if call.kind == "read":
             return 0
-        if call.kind == "shell" and os.environ.get("ZODYSSEY_UNGATE_BASH", "") != "1":
+        if (
+            call.kind == "shell"
+            and os.environ.get("ZODYSSEY_UNGATE_BASH", "") != "1"
+            and len(call.command) <= MAX_SHELL_COMMAND
+        ):
             from zodyssey.gate.shell import classify
 
             if not classify(call.command).is_write:

@@ -24,10 +24,24 @@ GATE_CONFIG_FILES = (
 GATE_PACKAGE_DIR = os.path.realpath(os.path.dirname(os.path.abspath(__file__)))
 
 _TEST_NAME = re.compile(
-    r"(^test_.*\.py$|.*_test\.py$|^conftest\.py$|.*_test\.go$|.*\.(test|spec)\.[cm]?[jt]sx?$"
-    r"|.*_spec\.rb$|.*Test\.java$|.*Tests?\.kt$|.*_test\.rs$)"
+    r"(^test_.*\.py$|.*_test\.py$|^tests\.py$|^conftest\.py$|.*_test\.go$|.*\.(test|spec)\.[cm]?[jt]sx?$"
+    r"|.*_spec\.rb$|.*Tests?\.(?:java|kt|cs|swift)$|.*_test\.rs$)"
 )
-_TEST_DIRS = frozenset({"tests", "test", "__tests__", "spec", "specs", "testing"})
+# Compared lower-cased (Swift and .NET projects use `Tests/`); `testdata/` holds
+# Go's golden files, `__snapshots__/` and `__mocks__/` Jest's expected outputs.
+_TEST_DIRS = frozenset(
+    {
+        "tests",
+        "test",
+        "__tests__",
+        "spec",
+        "specs",
+        "testing",
+        "testdata",
+        "__snapshots__",
+        "__mocks__",
+    }
+)
 
 
 def resolve(path: str, cwd: str, home: str) -> str:
@@ -55,7 +69,7 @@ def relative(path: str, root: str) -> str | None:
 
 def is_test_file(rel: str) -> bool:
     parts = rel.split("/")
-    if any(part in _TEST_DIRS for part in parts[:-1]):
+    if any(part.lower() in _TEST_DIRS for part in parts[:-1]):
         return True
     return bool(_TEST_NAME.match(parts[-1]))
 

@@ -24,7 +24,17 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from zodyssey.gate import shell
 from zodyssey.gate.paths import is_test_file, relative, resolve, within
-from zodyssey.gate.toolcall import DISPATCH, EDIT, OTHER, PATCH, READ, SHELL, Target, ToolCall
+from zodyssey.gate.toolcall import (
+    DISPATCH,
+    EDIT,
+    MAX_SHELL_COMMAND,
+    OTHER,
+    PATCH,
+    READ,
+    SHELL,
+    Target,
+    ToolCall,
+)
 
 if TYPE_CHECKING:
     from zodyssey.gate.context import RunContext
@@ -103,6 +113,14 @@ def decide(call: ToolCall, ctx: RunContext) -> Decision:
 
 
 def _shell(call: ToolCall, ctx: RunContext) -> Decision:
+    if len(call.command) > MAX_SHELL_COMMAND:
+        # Not even the hatch lets it through: run state could hide anywhere in it.
+        return _block(
+            "shell-too-long",
+            f"the command is {len(call.command)} characters long, over the "
+            f"{MAX_SHELL_COMMAND} the gate classifies; write the data with Write/Edit or "
+            "split the command",
+        )
     analysis = shell.classify(call.command)
     if analysis.is_write and not ctx.ungated:
         extra = ctx.settings().read_only
@@ -217,6 +235,8 @@ def _targets(call: ToolCall, ctx: RunContext, targets: tuple[Target, ...]) -> De
                     "a changed plan needs a new review round (`zodyssey run` re-opens review)",
                 )
         if area is None:
+            if not okay and path == ctx.plan().path:
+                continue  # the run's plan, wherever plan_path puts it: writable until OKAY
             product.append(path)
             continue
         if area == layout.notepads_dir and not target.append and ctx.exists(path):
@@ -259,7 +279,7 @@ def _targets(call: ToolCall, ctx: RunContext, targets: tuple[Target, ...]) -> De
     # 6. scope
     if plan.error:
         return _block("scope", f"{plan.error}; nothing is in scope")
-    outside = [p for p in product if not _in_scope(p, plan.files, plan.dirs)]
+    outside = [p for p in product if not _in_scope(p, plan.files, plan.dirs, ctx.root)]
     if outside:
         shown = ", ".join(layout.show(p) for p in outside[:5])
         return _block(
@@ -268,7 +288,10 @@ def _targets(call: ToolCall, ctx: RunContext, targets: tuple[Target, ...]) -> De
             "listed under a todo's Files: (or inside a listed dir/) may be written",
         )
     # 7. file locks
-    owner = call.owner or "unknown"
+    # A call that names no owner (no agent_id, session_id or conversation_id)
+    # is held back by every live lock but takes none: a lock held by nobody
+    # in particular would block every identified owner for 30 minutes.
+    owner = call.owner
     locks = ctx.state.get("file_locks")
     locks = locks if isinstance(locks, dict) else {}
     wanted: list[tuple[str, str | None]] = []
@@ -277,7 +300,7 @@ def _targets(call: ToolCall, ctx: RunContext, targets: tuple[Target, ...]) -> De
         if rel is None:
             continue
         holder = live_lock(locks.get(rel), ctx)
-        if holder is not None and holder != owner:
+        if holder is not None and (holder != owner or not owner):
             lock = locks[rel]
             return _block(
                 "file-lock",
@@ -285,12 +308,12 @@ def _targets(call: ToolCall, ctx: RunContext, targets: tuple[Target, ...]) -> De
                 "wait for that todo to finish or for the lock to expire (30 minutes)",
             )
         wanted.append((rel, _todo_for(path, owner, ctx)))
-    if wanted:
+    if wanted and owner:
         return Decision(True, "", "", (Effect("locks", (owner, tuple(wanted))),))
     return ALLOW
 
 
-def _in_scope(path: str, files: frozenset[str], dirs: frozenset[str]) -> bool:
+def _in_scope(path: str, files: frozenset[str], dirs: frozenset[str], root: str) -> bool:
     if "/.git/" in path + "/" or path.rsplit("/", 1)[-1] == "HEAD":
         # Git metadata is never product code: a `.git` (directory or gitfile),
         # or the HEAD that marks a bare repository, written inside a declared
@@ -299,6 +322,10 @@ def _in_scope(path: str, files: frozenset[str], dirs: frozenset[str]) -> bool:
         return False
     if path in files:
         return True
+    if not within(path, root):
+        # Outside the repository only an exact declaration counts: a declared
+        # `../shared/` or `/` would otherwise hand out whole foreign trees.
+        return False
     return any(within(path, d) for d in dirs)
 
 
@@ -331,12 +358,17 @@ def _todo_for(path: str, owner: str, ctx: RunContext) -> str | None:
 
 # ---------------------------------------------------------------- dispatch
 
+# Keys and values may be quoted any way a serializer writes them: JSON, JSON
+# escaped inside a JSON string (`\"subagent_type\":`), a Python dict
+# (`'subagent_type':`), YAML or `key=value`.
+_Q = r"""[\\"' \t]*"""  # not newlines: the tool input's keys are joined by them
 _NESTED = re.compile(
-    r'"(?:subagent_type|tool_use_id|hook_event_name)"\s*:'
-    r'|"(?:tool_name|name)"\s*:\s*"(?:Task|Agent)"'
-    r'|<invoke\s+name="(?:Task|Agent)"'
+    rf"\b(?:subagent_type|tool_use_id|hook_event_name){_Q}[:=]"
+    rf"|\btool_name{_Q}[:=]{_Q}(?:Task|Agent)\b"
+    rf"""|["']name{_Q}[:=]{_Q}(?:Task|Agent)\b"""
+    rf"|<invoke\s+name={_Q}(?:Task|Agent)\b"
     r"|<(?:antml:)?function_calls>"
-    r'|"type"\s*:\s*"tool_use"',
+    rf"|[\"']type{_Q}[:=]{_Q}tool_use\b",
 )
 
 
@@ -377,6 +409,22 @@ _PATH_TOKEN = re.compile(r"[^\s'\"`=,;:()\[\]{}<>|&]+")
 _STATE_MARKERS = (".zcode/state", ".zcode/reviews", ".zcode/verify")
 
 
+def _points_into(path: str, locations: tuple[str, ...], root: str) -> str | None:
+    """The protected location `path` is in, or holds while lying inside the repository.
+
+    A tool of unknown effect handed `.zcode` or `.claude` may delete or move
+    the run state or the hook configuration with it. The repository root
+    itself (and anything above it) is not counted: nearly every MCP tool is
+    handed the project directory, and what it does there is not knowable.
+    """
+    for location in locations:
+        if within(path, location):
+            return location
+        if within(location, path) and path != root and within(path, root):
+            return location
+    return None
+
+
 def _non_native(call: ToolCall, ctx: RunContext) -> Decision:
     cwd = call.cwd or ctx.root
     layout = ctx.layout
@@ -400,16 +448,20 @@ def _non_native(call: ToolCall, ctx: RunContext) -> Decision:
                 path = resolve(candidate, cwd, ctx.home)
             except (ValueError, OSError):
                 continue
-            if any(within(path, d) for d in layout.state_dirs):
+            where = _points_into(path, layout.state_dirs, ctx.root)
+            if where is not None:
                 return _block(
-                    "run-state", f"{call.tool_name} input points at run state ({layout.show(path)})"
+                    "run-state",
+                    f"{call.tool_name} input points at run state ({layout.show(path)}, "
+                    f"{layout.show(where)}/)",
                 )
-            if any(within(path, g) for g in layout.gate_paths):
+            where = _points_into(path, layout.gate_paths, ctx.root)
+            if where is not None:
                 return _block(
                     "gate-itself",
                     f"{call.tool_name} input points at the installed gate ({layout.show(path)})",
                 )
-            if frozen_plan and path == frozen_plan:
+            if frozen_plan and _points_into(path, (frozen_plan,), ctx.root):
                 return _block(
                     "plan-frozen",
                     f"{call.tool_name} input points at the frozen plan ({layout.show(path)})",

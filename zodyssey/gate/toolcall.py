@@ -53,6 +53,11 @@ EDIT_TOOLS = frozenset(
         "edit",
     }
 )
+# Longest shell command the gate classifies. Classification is linear but not
+# free (about 1.3 s per MB), and a hook that outlives the harness's timeout
+# lets the call through; Linux also refuses a single argument longer than
+# this (MAX_ARG_STRLEN), so `bash -c` could not run a longer one anyway.
+MAX_SHELL_COMMAND = 128 * 1024
 PATCH_TOOLS = frozenset({"apply_patch", "ApplyPatch", "applyPatch"})
 DISPATCH_TOOLS = frozenset({"Task", "Agent"})
 READ_TOOLS = frozenset(
@@ -102,10 +107,19 @@ PATH_KEYS = (
     "file",
     "filename",
     "target_notebook",
+    # rename / move style tools name a second file the call writes
+    "new_path",
+    "old_path",
+    "destination",
+    "target_path",
+    "target",
 )
 
 # Kept as strings: compiled on first use by `re`'s cache (import stays cheap).
-_PATCH_FILE = r"^\*\*\* (?:Update|Add|Delete) File:\s*(.+?)\s*$|^\*\*\* Move to:\s*(.+?)\s*$"
+# Leading blanks are allowed: Codex trims patch lines before matching its markers.
+_PATCH_FILE = (
+    r"^[ \t]*\*\*\* (?:Update|Add|Delete) File:\s*(.+?)\s*$|^[ \t]*\*\*\* Move to:\s*(.+?)\s*$"
+)
 _DIFF_FILE = r"^(?:\+\+\+|---) (?:[ab]/)?(.+?)(?:\t.*)?$"
 
 
@@ -262,19 +276,24 @@ _TOOLCALL_FIELDS = (
 )
 
 
-def _strings(value: Any, out: list[str], depth: int = 0) -> None:
-    if depth > 20:
-        return
-    if isinstance(value, str):
-        out.append(value)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(key, str):
-                out.append(key)
-            _strings(item, out, depth + 1)
-    elif isinstance(value, list):
-        for item in value:
-            _strings(item, out, depth + 1)
+def _strings(value: Any, out: list[str]) -> None:
+    """Every string (and key) in a decoded JSON value, at any depth.
+
+    Iterative, without a depth limit: a path nested deeper than any limit
+    would otherwise go unchecked (the JSON decoder bounds the depth).
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                if isinstance(key, str):
+                    out.append(key)
+                stack.append(inner)
+        elif isinstance(item, list):
+            stack.extend(item)
 
 
 def patch_targets(text: str) -> list[str]:
@@ -295,15 +314,16 @@ def _preserves(old: Any, new: Any) -> bool:
     return isinstance(old, str) and isinstance(new, str) and old != "" and new.startswith(old)
 
 
-def _edit_targets(tool_name: str, tool_input: dict[str, Any]) -> tuple[Target, ...]:
-    path: Any = None
-    for key in PATH_KEYS:
-        value = tool_input.get(key)
-        if isinstance(value, str) and value:
-            path = value
-            break
-    if path is None:
-        return ()
+def _edit_targets(tool_name: str, tool_input: dict[str, Any]) -> tuple[Target, ...] | str:
+    """Every file an edit-family call names, or why its paths cannot be read.
+
+    Every path key counts, not just the first one present: harnesses differ
+    in which key their tool reads (`file_path`, `target_file`, `path`, ...),
+    so a call naming an in-scope file under one key and run state under
+    another must be judged on both. Edits listed under `edits` may carry
+    their own path. A path key holding anything but a non-empty string makes
+    the call unreadable (the tool might read it some other way).
+    """
     append = False
     if "edits" in tool_input and isinstance(tool_input["edits"], list):
         edits = tool_input["edits"]
@@ -313,7 +333,20 @@ def _edit_targets(tool_name: str, tool_input: dict[str, Any]) -> tuple[Target, .
         )
     elif "old_string" in tool_input:
         append = _preserves(tool_input.get("old_string"), tool_input.get("new_string"))
-    return (Target(path, append),)
+    sources = [tool_input]
+    edits_value = tool_input.get("edits")
+    if isinstance(edits_value, list):
+        sources.extend(e for e in edits_value if isinstance(e, dict))
+    paths: dict[str, None] = {}
+    for source in sources:
+        for key in PATH_KEYS:
+            if key not in source:
+                continue
+            value = source[key]
+            if not isinstance(value, str) or not value:
+                return f"{key} of {tool_name} is not a file path"
+            paths.setdefault(value, None)
+    return tuple(Target(path, append) for path in paths)
 
 
 def _shell_command(tool_input: dict[str, Any]) -> str | None:
@@ -360,6 +393,29 @@ def build_call(
                 error=f"tool_input of {tool_name} is not an object",
             )
     if tool_name in SHELL_TOOLS:
+        workdir = tool_input.get("workdir") or tool_input.get("directory") or tool_input.get("cwd")
+        if isinstance(workdir, str) and workdir:
+            call_cwd = (
+                workdir if call_cwd is None or workdir.startswith("/") else f"{call_cwd}/{workdir}"
+            )
+        argv = tool_input.get("command")
+        if (
+            isinstance(argv, list)
+            and len(argv) == 2
+            and argv[0] in ("apply_patch", "applypatch")
+            and isinstance(argv[1], str)
+        ):
+            # Codex runs the argv ["apply_patch", PATCH] as its patch tool, not
+            # as a program: judge the files in the patch like apply_patch's.
+            return ToolCall(
+                harness,
+                tool_name,
+                PATCH,
+                targets=tuple(Target(p) for p in patch_targets(argv[1])),
+                cwd=call_cwd,
+                owner=owner,
+                tool_use_id=tool_use_id,
+            )
         command = _shell_command(tool_input)
         if command is None:
             return ToolCall(
@@ -370,11 +426,6 @@ def build_call(
                 cwd=call_cwd,
                 owner=owner,
                 tool_use_id=tool_use_id,
-            )
-        workdir = tool_input.get("workdir") or tool_input.get("directory") or tool_input.get("cwd")
-        if isinstance(workdir, str) and workdir:
-            call_cwd = (
-                workdir if call_cwd is None or workdir.startswith("/") else f"{call_cwd}/{workdir}"
             )
         return ToolCall(
             harness,
@@ -410,11 +461,22 @@ def build_call(
             tool_use_id=tool_use_id,
         )
     if tool_name in EDIT_TOOLS:
+        edit_targets = _edit_targets(tool_name, tool_input)
+        if isinstance(edit_targets, str):
+            return ToolCall(
+                harness,
+                tool_name,
+                EDIT,
+                call_cwd,
+                owner=owner,
+                tool_use_id=tool_use_id,
+                error=edit_targets,
+            )
         return ToolCall(
             harness,
             tool_name,
             EDIT,
-            targets=_edit_targets(tool_name, tool_input),
+            targets=edit_targets,
             cwd=call_cwd,
             owner=owner,
             tool_use_id=tool_use_id,
