@@ -8,7 +8,6 @@ the same files a ZOdyssey run leaves, so the gate is tested on what it reads.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import signal
@@ -111,39 +110,10 @@ PLAN_BEFORE_REVIEW = """\
 """
 
 
-def start_run(repo: Path, slug: str = "demo", *, approved: bool = False) -> Path:
-    """An active run in the reference layout: state, plan, review binding."""
-    plan = repo / ".zcode" / "plans" / f"{slug}.md"
-    plan.parent.mkdir(parents=True, exist_ok=True)
-    plan.write_text(PLAN_BEFORE_REVIEW, encoding="utf-8")
-    (repo / "src").mkdir(exist_ok=True)
-    now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-    plan_sha = hashlib.sha256(plan.read_bytes()).hexdigest()
-    state: dict[str, Any] = {
-        "slug": slug,
-        "title": "Demo change",
-        "phase": "execute" if approved else "plan",
-        "started_at": now,
-        "updated_at": now,
-        "run_start_sha": "",
-        "plan_path": str(plan.resolve()),
-        "review": {
-            "round": 1 if approved else 0,
-            "max_rounds": 3,
-            "verdict": "OKAY" if approved else None,
-            "plan_sha256": plan_sha if approved else None,
-            "history": [],
-            "blockers": [],
-            "consumed_nonces": {},
-        },
-        "todos": {"1": {"status": "in_flight" if approved else "pending", "attempts": 0}},
-        "file_locks": {},
-        "active_todos": {},
-    }
-    path = repo / ".zcode" / "state" / f"{slug}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(state, indent=2) + "\n", encoding="utf-8")
-    return path
+def start_run(lab: Any, repo: Path, *, approved: bool = False) -> Path:
+    """An active run in the reference layout (the shared `lab` writer), review
+    bound to the plan when approved."""
+    return lab.start_run(repo, verdict="OKAY" if approved else None, plan=PLAN_BEFORE_REVIEW)
 
 
 def bash_payload(repo: Path, command: str) -> str:
@@ -210,9 +180,9 @@ BLOCK_FORMS = {
 
 @pytest.mark.claim("design-block-in-harness-protocol")
 @pytest.mark.parametrize("harness", HARNESSES)
-def test_block_is_exit_2_in_the_harness_protocol(tmp_path: Path, harness: str) -> None:
+def test_block_is_exit_2_in_the_harness_protocol(lab: Any, tmp_path: Path, harness: str) -> None:
     repo = git_repo(tmp_path / "repo")
-    start_run(repo)
+    start_run(lab, repo)
     done = hook(repo, bash_payload(repo, "tee src/app.py < /dev/null"), harness)
     assert done.returncode == 2, (harness, done.stdout, done.stderr)
     form = BLOCK_FORMS[harness]
@@ -232,9 +202,9 @@ def test_block_is_exit_2_in_the_harness_protocol(tmp_path: Path, harness: str) -
 
 @pytest.mark.claim("design-fail-closed-in-run")
 @pytest.mark.parametrize("garbage", ["this is not json {", "", "[1, 2, 3]", '{"tool_name": 7}'])
-def test_hook_blocks_garbage_during_a_run(tmp_path: Path, garbage: str) -> None:
+def test_hook_blocks_garbage_during_a_run(lab: Any, tmp_path: Path, garbage: str) -> None:
     repo = git_repo(tmp_path / "repo")
-    start_run(repo)
+    start_run(lab, repo)
     done = hook(repo, garbage, "claude-code")
     # Claude Code lets any exit code but 2 through: a crash must come out as 2.
     assert done.returncode == 2, (done.stdout, done.stderr)
@@ -338,7 +308,7 @@ def _imported_modules(importtime_stderr: str) -> set[str]:
 
 
 @pytest.mark.claim("design-hook-light-imports")
-def test_hook_imports_no_heavy_library(tmp_path: Path) -> None:
+def test_hook_imports_no_heavy_library(lab: Any, tmp_path: Path) -> None:
     repo = git_repo(tmp_path / "repo")
     outside = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "zodyssey", "hook", "pre-tool"],
@@ -350,7 +320,7 @@ def test_hook_imports_no_heavy_library(tmp_path: Path) -> None:
         timeout=60,
     )
     assert outside.returncode == 0
-    start_run(repo)
+    start_run(lab, repo)
     inside = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "zodyssey", "hook", "pre-tool"],
         cwd=repo,
@@ -437,7 +407,7 @@ INTERPRETER_COMMANDS = (
 
 
 @pytest.mark.claim("design-interpreters-blocked")
-def test_interpreters_and_unknown_commands_are_write_capable(tmp_path: Path) -> None:
+def test_interpreters_and_unknown_commands_are_write_capable(lab: Any, tmp_path: Path) -> None:
     lines = "".join(json.dumps({"command": c}) + "\n" for c in INTERPRETER_COMMANDS)
     done = zodyssey("gate", "classify", "--jsonl", cwd=tmp_path, stdin=lines)
     assert done.returncode == 0, done.stderr
@@ -450,7 +420,7 @@ def test_interpreters_and_unknown_commands_are_write_capable(tmp_path: Path) -> 
     # Through the real hook after review, with `src/` in scope: a plain write to
     # src/ passes, the same write through an interpreter does not.
     repo = git_repo(tmp_path / "repo")
-    start_run(repo, approved=True)
+    start_run(lab, repo, approved=True)
     allowed = hook(repo, bash_payload(repo, "touch src/app.py"))
     assert allowed.returncode == 0, allowed.stderr
     for command in INTERPRETER_COMMANDS:
@@ -459,9 +429,9 @@ def test_interpreters_and_unknown_commands_are_write_capable(tmp_path: Path) -> 
 
 
 @pytest.mark.claim("design-ungate-recorded")
-def test_ungate_hatch_is_recorded(tmp_path: Path) -> None:
+def test_ungate_hatch_is_recorded(lab: Any, tmp_path: Path) -> None:
     repo = git_repo(tmp_path / "repo")
-    start_run(repo)
+    start_run(lab, repo)
     command = "tee src/app.py < /dev/null"
     assert hook(repo, bash_payload(repo, command)).returncode == 2
     ledger = repo / ".zcode/state/demo.ungated.jsonl"

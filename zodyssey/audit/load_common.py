@@ -9,6 +9,7 @@ from typing import Any
 from zodyssey.audit.artifacts import (
     ArtifactMissing,
     as_dict,
+    as_int,
     as_str,
     decode_json,
     display_path,
@@ -16,7 +17,7 @@ from zodyssey.audit.artifacts import (
     read_bytes,
     sha256_hex,
 )
-from zodyssey.audit.model import AuditedRun, ReviewRound, UngatedCall, clip
+from zodyssey.audit.model import AuditedRun, ConsumedNonce, ReviewRound, UngatedCall, clip
 from zodyssey.audit.validation import validate
 from zodyssey.runs import store
 
@@ -127,4 +128,28 @@ def load_ungated(run: AuditedRun, root: Path) -> None:
         command = as_str(record.get("command")) or as_str(record.get("cmd")) or ""
         run.ungated.append(
             UngatedCall(clip(command, 500), as_str(record.get("at")), f"{where}:{number}")
+        )
+
+
+def load_review_header(run: AuditedRun, review: dict[str, Any], sha_key: str) -> None:
+    """Verdict, rounds, bound plan hash, pending and consumed nonces: the review
+    fields both pipelines write alike. `sha_key` names the consumed-nonce field
+    holding the artifact's hash (the pipelines spell it differently)."""
+    state = run.review
+    state.verdict = as_str(review.get("verdict"))
+    state.round = as_int(review.get("round"))
+    state.max_rounds = as_int(review.get("max_rounds")) or 3
+    state.plan_sha256 = as_str(review.get("plan_sha256")) or None
+    pending = review.get("pending_nonce")
+    state.pending_nonce = as_str(pending) or as_str(as_dict(pending).get("nonce"))
+    for nonce, raw in as_dict(review.get("consumed_nonces")).items():
+        entry = as_dict(raw)
+        state.consumed.append(
+            ConsumedNonce(
+                nonce=nonce,
+                round=as_int(entry.get("round")),
+                artifact=as_str(entry.get("artifact")),
+                sha256=as_str(entry.get(sha_key)),
+                plan_sha256=as_str(entry.get("plan_sha256")),
+            )
         )

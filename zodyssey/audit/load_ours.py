@@ -25,13 +25,13 @@ from zodyssey.audit.artifacts import (
 )
 from zodyssey.audit.load_common import (
     load_plan,
+    load_review_header,
     load_ungated,
     read_review_artifact,
     review_artifact_path,
 )
 from zodyssey.audit.model import (
     AuditedRun,
-    ConsumedNonce,
     CriterionRecord,
     GateEvent,
     PhaseEvent,
@@ -142,24 +142,9 @@ def _load_review(run: AuditedRun, root: Path, doc: dict[str, Any]) -> None:
 
     review = as_dict(doc.get("review"))
     state = run.review
-    state.verdict = as_str(review.get("verdict"))
-    state.round = as_int(review.get("round"))
-    state.max_rounds = as_int(review.get("max_rounds")) or 3
-    state.plan_sha256 = as_str(review.get("plan_sha256")) or None
+    load_review_header(run, review, "artifact_sha256")
     if as_str(review.get("source")) == "human":
         state.human_by = clip(as_str(review.get("by")) or "a person", 100)
-    pending = review.get("pending_nonce")
-    state.pending_nonce = as_str(pending) or as_str(as_dict(pending).get("nonce"))
-    for nonce, raw in as_dict(review.get("consumed_nonces")).items():
-        entry = as_dict(raw)
-        state.consumed.append(
-            ConsumedNonce(
-                nonce=nonce,
-                round=as_int(entry.get("round")),
-                artifact=as_str(entry.get("artifact")),
-                sha256=as_str(entry.get("artifact_sha256")),
-            )
-        )
     for raw in as_list(review.get("history")):
         entry = as_dict(raw)
         number = as_int(entry.get("round"))
