@@ -615,7 +615,7 @@ def test_long_commands_still_classify(command: str, kind: str) -> None:
 
 
 def test_brace_pattern_scan_matches_the_shell_rule() -> None:
-    from zodyssey.gate.shell import _has_brace_pattern
+    from zodyssey.gate.shell.words import has_brace_pattern as _has_brace_pattern
 
     for text, expected in [
         ("{a,b}", True),

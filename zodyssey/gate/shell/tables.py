@@ -1,0 +1,338 @@
+"""Tables of the classifier: allowlists, risky variables, node kinds."""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+if TYPE_CHECKING:
+    pass
+
+
+SYSTEM_BIN = (
+    "/bin/",
+    "/usr/bin/",
+    "/usr/local/bin/",
+    "/sbin/",
+    "/usr/sbin/",
+    "/usr/local/sbin/",
+    "/opt/homebrew/bin/",
+)
+DEV_SINKS = frozenset(
+    {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/fd/1", "/dev/fd/2"}
+)
+AMBIGUOUS = "\0ambiguous"
+LEAVES = frozenset(
+    {
+        "word",
+        "raw_string",
+        "string_content",
+        "heredoc_content",
+        "heredoc_start",
+        "heredoc_end",
+        "number",
+        "variable_name",
+        "comment",
+        "test_operator",
+        "file_descriptor",
+        "special_variable_name",
+        "regex",
+        "extglob_pattern",
+        "ansi_c_string",
+    }
+)
+
+
+ARITHMETIC = frozenset({"arithmetic_expansion", "subscript", "c_style_for_statement"})
+ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+# a subscript that expands something, inside a string a builtin takes as a name
+EVALUATED_SUBSCRIPT = r"\[[^\]]*[$`]"  # compiled on first use
+# builtins that take variable names as arguments (and evaluate their subscripts)
+NAME_BUILTINS = frozenset(
+    [
+        "read",
+        "mapfile",
+        "readarray",
+        "unset",
+        "declare",
+        "typeset",
+        "local",
+        "export",
+        "readonly",
+        "test",
+        "[",
+        "wait",
+        "getopts",
+        "printf",
+    ]
+)
+# variables bash itself keeps numeric
+SHELL_NUMBERS = frozenset(
+    ["RANDOM", "SRANDOM", "SECONDS", "LINENO", "BASHPID", "PPID", "UID", "EUID", "EPOCHSECONDS"]
+)
+
+
+# long option (`sort --out=f` is `--output=f`). For the options that change
+# what a command writes or runs, a prefix that is not the full name is unknown
+# (reading it as the full option could mis-parse the operands).
+OPTIONS_THAT_MATTER: dict[str, tuple[str, ...]] = {
+    "cp": (
+        "--target-directory",
+        "--no-target-directory",
+        "--symbolic-link",
+        "--link",
+        "--no-dereference",
+        "--archive",
+        "--recursive",
+        "--preserve",
+        "--suffix",
+    ),
+    "ln": ("--target-directory", "--no-target-directory", "--symbolic", "--suffix"),
+    "mv": ("--target-directory", "--no-target-directory", "--suffix"),
+    "install": ("--target-directory", "--no-target-directory", "--directory", "--suffix"),
+    "sort": ("--output", "--compress-program"),
+    "shuf": ("--output",),
+    "sed": ("--in-place", "--expression", "--file"),
+    "gsed": ("--in-place", "--expression", "--file"),
+    "date": ("--set",),
+    "file": ("--compile",),
+    "wget": (
+        "--output-document",
+        "--output-file",
+        "--append-output",
+        "--directory-prefix",
+        "--execute",
+        "--background",
+    ),
+    "git": (
+        "--output",
+        "--ext-diff",
+        "--upload-pack",
+        "--receive-pack",
+        "--exec",
+        "--open-files-in-pager",
+        "--lost-found",
+        "--git-dir",
+        "--exec-path",
+    ),
+    "tee": ("--append",),
+    "time": ("--output",),
+    "xargs": ("--replace", "--arg-file"),
+}
+
+
+# ---------------------------------------------------------------- allowlist
+
+READ_ONLY = frozenset(
+    [
+        "ls",
+        "cat",
+        "head",
+        "tail",
+        "wc",
+        "grep",
+        "egrep",
+        "fgrep",
+        "echo",
+        "printf",
+        "pwd",
+        "which",
+        "whereis",
+        "type",
+        "stat",
+        "du",
+        "df",
+        "diff",
+        "cmp",
+        "cut",
+        "tr",
+        "nl",
+        "tac",
+        "rev",
+        "seq",
+        "expr",
+        "id",
+        "whoami",
+        "uname",
+        "basename",
+        "dirname",
+        "realpath",
+        "readlink",
+        "test",
+        "[",
+        "true",
+        "false",
+        ":",
+        "jq",
+        "yes",
+        "sha256sum",
+        "sha1sum",
+        "sha512sum",
+        "sha224sum",
+        "sha384sum",
+        "md5sum",
+        "b2sum",
+        "cksum",
+        "sum",
+        "fold",
+        "fmt",
+        "column",
+        "paste",
+        "join",
+        "comm",
+        "od",
+        "hexdump",
+        "strings",
+        "base64",
+        "base32",
+        "nproc",
+        "printenv",
+        "groups",
+        "logname",
+        "tty",
+        "sleep",
+        "wait",
+        "jobs",
+        "exit",
+        "return",
+        "break",
+        "continue",
+        "shift",
+        "read",
+        "local",
+        "umask",
+        "ulimit",
+        "export",
+        "declare",
+        "typeset",
+        "readonly",
+        "getconf",
+        "arch",
+        "locale",
+        "look",
+        "numfmt",
+        "factor",
+        "tsort",
+        "ps",
+        "free",
+        "uptime",
+        "who",
+        "pgrep",
+        "pidof",
+        "lscpu",
+        "lsblk",
+        "tput",
+        "clear",
+        "zcat",
+        "bzcat",
+        "xzcat",
+        "whatis",
+    ]
+)
+
+# Tools whose `--version` style query only prints a version.
+VERSION_QUERY: dict[str, frozenset[str]] = {
+    name: frozenset({"--version"})
+    for name in [
+        "npm",
+        "npx",
+        "yarn",
+        "pnpm",
+        "pip",
+        "pip3",
+        "uv",
+        "poetry",
+        "cargo",
+        "rustc",
+        "rustup",
+        "go",
+        "gcc",
+        "g++",
+        "clang",
+        "make",
+        "cmake",
+        "java",
+        "javac",
+        "ruby",
+        "perl",
+        "php",
+        "deno",
+        "bun",
+        "tsc",
+        "docker",
+        "kubectl",
+        "terraform",
+        "bash",
+        "sh",
+        "zsh",
+        "dash",
+        "git",
+        "gh",
+        "node",
+        "python",
+        "python3",
+        "pytest",
+        "ruff",
+        "mypy",
+        "black",
+        "tox",
+        "nox",
+    ]
+}
+for _py in ("python", "python3", "python2"):
+    VERSION_QUERY[_py] = frozenset({"--version", "-V"})
+VERSION_QUERY["node"] = frozenset({"--version", "-v"})
+VERSION_QUERY["go"] = frozenset({"version"})
+
+# Variables that decide which program runs, what code a shell or tool loads,
+# or where `cd` and `~` lead: setting one turns later "read-only" commands
+# into anything.
+RISKY_VARIABLES = frozenset(
+    [
+        "PATH",
+        "CDPATH",
+        "HOME",
+        "PWD",
+        "OLDPWD",
+        "ENV",
+        "BASH_ENV",
+        "SHELLOPTS",
+        "BASHOPTS",
+        "PS0",
+        "PS1",
+        "PS2",
+        "PS3",
+        "PS4",
+        "PROMPT_COMMAND",
+        "IFS",
+        "EXECIGNORE",
+        "SHELL",
+        "EDITOR",
+        "VISUAL",
+        "BROWSER",
+        "LESSOPEN",
+        "LESSCLOSE",
+        "LESSKEY",
+        "NODE_OPTIONS",
+        "PERL5OPT",
+        "PERL5LIB",
+        "PERLLIB",
+        "RUBYOPT",
+        "RUBYLIB",
+        "PYTHONPATH",
+        "PYTHONSTARTUP",
+        "PYTHONHOME",
+        "RIPGREP_CONFIG_PATH",
+        "TAR_OPTIONS",
+        "SSH_ASKPASS",
+        "SUDO_ASKPASS",
+        "AWKPATH",
+    ]
+)
+RISKY_PREFIXES = ("LD_", "DYLD_", "GIT_", "BASH_FUNC_")
+PAGER_VALUES = frozenset(["", "cat", "less", "more", "less -R", "less -FRX", "less -FRSX"])
+
+
+def risky_variable(name: str, value: str | None) -> bool:
+    """True when assigning `value` (None: any value) to `name` can change what runs."""
+    if name.endswith("PAGER"):
+        return value is None or value not in PAGER_VALUES
+    return name in RISKY_VARIABLES or name.startswith(RISKY_PREFIXES)
