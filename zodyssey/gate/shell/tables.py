@@ -285,6 +285,8 @@ VERSION_QUERY["go"] = frozenset({"version"})
 # Variables that decide which program runs, what code a shell or tool loads,
 # or where `cd` and `~` lead: setting one turns later "read-only" commands
 # into anything.
+# IFS is not here: it only splits what expansions produce, and a word holding an
+# expansion is already unknown as a command name or target.
 RISKY_VARIABLES = frozenset(
     [
         "PATH",
@@ -302,7 +304,6 @@ RISKY_VARIABLES = frozenset(
         "PS3",
         "PS4",
         "PROMPT_COMMAND",
-        "IFS",
         "EXECIGNORE",
         "SHELL",
         "EDITOR",
@@ -325,14 +326,27 @@ RISKY_VARIABLES = frozenset(
         "SSH_ASKPASS",
         "SUDO_ASKPASS",
         "AWKPATH",
+        "BASH_CMDS",
+        "BASH_ALIASES",
+        "BASH_LOADABLES_PATH",
+        "GCONV_PATH",
+        "XDG_CONFIG_HOME",
+        "MANOPT",
+        "MANPATH",
+        "MANROFFOPT",
+        "UNZIP",
+        "UNZIPOPT",
+        "ZIPINFO",
+        "ZIPINFOOPT",
     ]
 )
-RISKY_PREFIXES = ("LD_", "DYLD_", "GIT_", "BASH_FUNC_")
+RISKY_PREFIXES = ("LD_", "DYLD_", "GIT_", "BASH_FUNC_", "PIP_")
 PAGER_VALUES = frozenset(["", "cat", "less", "more", "less -R", "less -FRX", "less -FRSX"])
 
 
 def risky_variable(name: str, value: str | None) -> bool:
     """True when assigning `value` (None: any value) to `name` can change what runs."""
+    name = name.split("[", 1)[0]  # `BASH_CMDS[ls]=...` sets BASH_CMDS
     if name.endswith("PAGER"):
         return value is None or value not in PAGER_VALUES
     return name in RISKY_VARIABLES or name.startswith(RISKY_PREFIXES)

@@ -99,6 +99,7 @@ class Walker:
         self.safe_vars: set[str] = set()  # variables this command set to plain values
         self.physical = False  # `set -P`: `cd` resolves symlinks instead of `..` by name
         self.source = ""  # the command line being walked (node offsets index it)
+        self.cdpath = False  # CDPATH may be set: `cd NAME` may go anywhere
 
     # -- recording
     def read(self, text: str) -> None:
@@ -134,7 +135,9 @@ class Walker:
         self.parts.append(Part(text, True, tuple(targets), unbounded, why))
 
     # -- entry points
-    def run(self, source: str, cwd: str | None, depth: int) -> None:
+    def run(self, source: str, cwd: str | None, depth: int, keep_functions: bool = False) -> None:
+        if "CDPATH" in source:
+            self.cdpath = True  # `cd NAME` may then go anywhere (see commands.builtins)
         if depth > MAX_DEPTH:
             self.unknown(source, "nested too deeply")
             return
@@ -156,7 +159,8 @@ class Walker:
         outer_functions, outer_uncalled = self.functions, self.uncalled
         self.source = source
         self.depth = depth
-        self.functions, self.uncalled = {}, {}
+        if not keep_functions:
+            self.functions, self.uncalled = {}, {}
         try:
             self.walk(root, cwd)
             # a function never called still shows what it could write
@@ -226,6 +230,7 @@ class Walker:
 
     def expansion(self, node: Any, cwd: str | None) -> str | None:
         self.indirection(node)
+        self.expansion_operands(node, cwd)
         return self.inside(node, cwd)
 
     def names_with_subscripts(self, node: Any) -> None:
@@ -246,14 +251,68 @@ class Walker:
             self.arithmetic(node)
         if "-v" in self.text(node):
             self.names_with_subscripts(node)
+        if node.children and node.children[0].type == "[":
+            self.test_redirects(node, cwd)
         return self.inside(node, cwd)
+
+    def test_redirects(self, node: Any, cwd: str | None) -> None:
+        """`[` is a command, not syntax: in `[ "$n" > 10 ]` the `>` redirects
+        into a file `10` (tree-sitter-bash reads it as a comparison)."""
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            if current.type in ("command_substitution", "process_substitution", "expansion"):
+                continue
+            children = current.children
+            for k, child in enumerate(children):
+                if child.is_named or child.type not in _TEST_WRITES:
+                    continue
+                target = children[k + 1] if k + 1 < len(children) else None
+                while target is not None and target.type not in _WORD_NODES and target.children:
+                    target = next((c for c in target.children if c.is_named), None)
+                arg = to_arg(target, self.source) if target is not None else Arg(None)
+                self.write(
+                    self.text(node),
+                    cwd,
+                    [arg],
+                    f"{child.type} inside [ ] is a redirection",
+                    append=child.type == ">>",
+                )
+            stack.extend(c for c in children if c.is_named)
 
     def declaration(self, node: Any, cwd: str | None) -> str | None:
         self.names_with_subscripts(node)
         words = [self.text(c) for c in node.children if c.type == "word"]
         if any(w.startswith("-") and ("n" in w or "i" in w) for w in words):
             self.unknown(self.text(node), "declare -n/-i makes assignments refer or evaluate")
+        # `export 'PATH=x'`, `export P\ATH=x`, `export {PATH,X}=x`: the builtin
+        # sees NAME=VALUE after quote removal and expansion, whatever the spelling
+        for child in node.children:
+            if child.type in _WORD_NODES:
+                self.declared(self.text(node), to_arg(child, self.source))
         return self.inside(node, cwd)
+
+    def declared(self, text: str, arg: Arg) -> None:
+        """One argument of export/declare/typeset/local/readonly."""
+        value = arg.value
+        if value is not None and value.startswith("-"):
+            return  # an option (or `--`)
+        if value is None or arg.multi:
+            self.unknown(text, "a variable name that is not static")
+            return
+        name, eq, assigned = value.partition("=")
+        self.sets(name.split("[", 1)[0], assigned if eq else None)
+        if eq and risky_variable(name, assigned):
+            self.unknown(text, f"setting {name} changes what later commands run")
+
+    def sets(self, name: str, value: str | None) -> None:
+        """Note that this command line assigns `name` (value None: unknown)."""
+        if name == "CDPATH":
+            self.cdpath = True
+        if value is not None and not any(c in value for c in "$`["):
+            self.safe_vars.add(name)
+        else:
+            self.safe_vars.discard(name)
 
     def unset(self, node: Any, cwd: str | None) -> str | None:
         self.names_with_subscripts(node)
@@ -310,10 +369,66 @@ class Walker:
         return cwd
 
     def heredoc_redirect(self, node: Any, cwd: str | None) -> str | None:
+        quoted = any(
+            c.type == "heredoc_start" and any(q in self.text(c) for q in "'\"\\")
+            for c in node.children
+        )
         for child in node.children:
-            if child.is_named:
+            if child.type == "heredoc_body":
+                if not quoted:
+                    self.heredoc_body(child, cwd)
+            elif child.is_named:
                 self.walk(child, cwd)
         return cwd
+
+    def heredoc_body(self, node: Any, cwd: str | None) -> None:
+        """An unquoted heredoc body expands like a double-quoted string.
+
+        tree-sitter-bash leaves some substitutions in a body unparsed (after
+        `<<-` tabs, backticks), so the body is parsed again as a string."""
+        self.expand_again(self.text(node), cwd)
+
+    def expansion_operands(self, node: Any, cwd: str | None) -> None:
+        """The words inside `${x:-WORD}`, `${x#PATTERN}`, `${x/A/B}` expand too;
+        tree-sitter-bash keeps some of them as plain text (backticks, `$( )`
+        in a pattern), so text that can expand is parsed again."""
+        for child in node.children:
+            if child.type in ("word", "regex", "string_content"):
+                self.expand_again(self.text(child), cwd)
+
+    def expand_again(self, body: str, cwd: str | None) -> None:
+        """Classify `body` as the inside of a double-quoted string, `: "BODY"`.
+
+        A `"` in it must be escaped for that, which can change how words
+        inside a substitution split: writes found then are unbounded."""
+        if "$" not in body and "`" not in body:
+            return
+        out: list[str] = []
+        escaped = False
+        i = 0
+        while i < len(body):
+            ch = body[i]
+            if ch == "\\":
+                out.append(body[i : i + 2])
+                i += 2
+                continue
+            if ch == '"':
+                out.append('\\"')
+                escaped = True
+            else:
+                out.append(ch)
+            i += 1
+        before = len(self.parts)
+        depth = getattr(self, "depth", 0)
+        self.run(': "' + "".join(out) + '"', cwd, depth + 1, keep_functions=True)
+        self.depth = depth
+        if escaped:
+            for k in range(before, len(self.parts)):
+                part = self.parts[k]
+                if part.write and not part.unbounded:
+                    self.parts[k] = part._replace(
+                        unbounded=True, why=f"{part.why} (in a heredoc body holding quotes)"
+                    )
 
     def redirected_statement(self, node: Any, cwd: str | None) -> str | None:
         body = node.child_by_field_name("body")
@@ -356,14 +471,7 @@ class Walker:
         value_node = node.child_by_field_name("value")
         value = to_arg(value_node, self.source).value if value_node is not None else ""
         name = self.text(name_node)
-        if (
-            value is not None
-            and not any(c in value for c in "$`[")
-            and name_node.type != "subscript"
-        ):
-            self.safe_vars.add(name)
-        else:
-            self.safe_vars.discard(name)
+        self.sets(name, value if name_node.type != "subscript" else None)
         if risky_variable(name, value):
             self.unknown(self.text(node), f"setting {name} changes what later commands run")
 
@@ -410,6 +518,7 @@ class Walker:
                     self.arithmetic(current)
                 elif current.type == "expansion":
                     self.indirection(current)
+                    self.expansion_operands(current, cwd)
                 stack.extend(c for c in current.children if c.is_named)
 
     def evaluates_arithmetic(self, node: Any, kind: str) -> bool:
@@ -431,6 +540,13 @@ class Walker:
         import re  # lazily: the hot path (plain words) needs no regex
 
         text = self.text(node)
+        assigns = re.match(r"^\$\{([A-Za-z_][A-Za-z_0-9]*)(\[[^\]]*\])?:?=", text)
+        if assigns is not None:
+            # `${NAME:=value}` / `${NAME=value}` assign NAME
+            self.sets(assigns.group(1), None)
+            if risky_variable(assigns.group(1), None):
+                self.unknown(text, f"setting {assigns.group(1)} changes what later commands run")
+        self.substring(node)
         match = re.match(r"^\$\{(!?)([A-Za-z_][A-Za-z_0-9]*)", text)
         if match is None:
             return
@@ -438,13 +554,21 @@ class Walker:
         if (indirect or text.endswith("@P}")) and match.group(2) not in self.safe_vars:
             self.unknown(text, f"expands the value of {match.group(2)} as a name or prompt")
 
+    def substring(self, node: Any) -> None:
+        """`${s:offset:length}`: offset and length are arithmetic."""
+        children = node.children
+        for k, child in enumerate(children[:-1]):
+            if child.type == ":" and k > 0 and children[k - 1].is_named:
+                rest = [c for c in children[k + 1 :] if c.is_named]
+                self.check_arithmetic(node, rest)
+                return
+            if not child.is_named and child.type != "${":
+                return  # another operator (`:-`, `#`, `/`, ...): no arithmetic
+
     def arithmetic(self, node: Any) -> None:
         """Arithmetic evaluates a variable's value as an expression, and an
         array subscript in that value (`a[$(cmd)]`) runs the command: only
         variables this command set to plain values are safe to evaluate."""
-        import re  # lazily: the hot path (plain words) needs no regex
-
-        names: list[str] = []
         stack = [node]
         if node.type == "subscript":
             stack = node.children_by_field_name("index")  # not the array's own name
@@ -462,6 +586,12 @@ class Walker:
                 *[c.child_by_field_name("value") for c in initializers],
             ]
             stack = [c for c in stack if c is not None]
+        self.check_arithmetic(node, stack)
+
+    def check_arithmetic(self, node: Any, stack: list[Any]) -> None:
+        import re  # lazily: the hot path (plain words) needs no regex
+
+        names: list[str] = []
         while stack:
             current = stack.pop()
             if current.type in ("variable_name", "word"):
@@ -601,6 +731,9 @@ class Walker:
         self.run(code, cwd, depth + 1)
         self.depth = depth
 
+
+_TEST_WRITES = frozenset({">", ">>", ">|", "&>", "&>>"})
+_WORD_NODES = frozenset({"word", "string", "raw_string", "number", "concatenation"})
 
 # node type -> the Walker method that classifies it (others: Walker.inside)
 _BY_KIND: dict[str, Callable[[Walker, Any, str | None], str | None]] = {

@@ -169,11 +169,15 @@ def split_options(
     short_values: str = "",
     long_values: Iterable[str] = (),
     stop_at_operand: bool = False,
+    short_optional: str = "",
 ) -> tuple[Options, list[Arg]]:
     """Split GNU-style arguments into (option, value) pairs and operands.
 
     `short_values` lists short flags that take a value (attached or next);
-    `long_values` long options that take one (`--opt=v` or `--opt v`).
+    `long_values` long options that take one (`--opt=v` or `--opt v`);
+    `short_optional` short flags whose value is optional and so can only be
+    attached (`-i.bak`; `-i x` leaves `x` an operand). A long option not in
+    `long_values` takes a value only as `--opt=v` (GNU's optional arguments).
     A non-static argument counts as an operand; a non-static option value
     is "\\0" (read back as None by `option_values`).
     """
@@ -208,6 +212,9 @@ def split_options(
         j = 1
         while j < len(value):
             flag = value[j]
+            if flag in short_optional:
+                options.append(("-" + flag, value[j + 1 :] or None))
+                break
             if flag in short_values:
                 rest = value[j + 1 :]
                 if rest:

@@ -53,7 +53,7 @@ MODULES: dict[str, str] = {
     **_family(
         "builtins",
         "cd pushd popd export declare typeset local readonly read mapfile readarray getopts "
-        "let printf set unset trap alias history shopt eval source .",
+        "let printf set unset trap alias history shopt eval source . hash",
     ),
     **_family(
         "files",
@@ -68,7 +68,7 @@ MODULES: dict[str, str] = {
         "php lua Rscript osascript pwsh tclsh",
     ),
     **_family("network", "curl wget"),
-    **_family("packages", "pip pip3 npm yarn pnpm cargo go uv"),
+    **_family("packages", "pip pip3 npm yarn pnpm cargo go uv poetry"),
     **_family("sed_awk", "sed gsed awk gawk mawk nawk"),
     **_family("system", "date file hostname crontab"),
     **_family("text", "sort shuf uniq xxd rg tree"),

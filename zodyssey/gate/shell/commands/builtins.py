@@ -29,6 +29,16 @@ def _cd(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
     target = operands[0]
     if target.value is None or target.multi or target.value == "-":
         return None
+    if (
+        w.cdpath
+        and not target.value.startswith(("/", "./", "../", "~"))
+        and target.value
+        not in (
+            ".",
+            "..",
+        )
+    ):
+        return None  # CDPATH may be set: `cd NAME` searches it first
     joined = join_path(cwd, target.value)
     physical = w.physical or any(o and o != "--" and "P" in o for o in options)
     if joined is None or physical or joined.startswith("~") or ".." not in joined.split("/"):
@@ -195,3 +205,14 @@ def _source(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | Non
 
 
 # -- find
+
+
+@handles("hash")
+def _hash(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    """`hash` lists, forgets or looks up remembered programs; `-p PATH NAME`
+    makes NAME run PATH."""
+    if any(a.value is None or (a.value.startswith("-") and "p" in a.value) for a in args):
+        w.unknown(text, "hash -p makes a command name run another program")
+    else:
+        w.read(text)
+    return cwd

@@ -62,6 +62,8 @@ def _copy_like(kind: str) -> Handler:
         targets = list(destinations)
         if kind == "mv":
             targets = [*sources, *destinations]
+        if has_option(options, "-b", "--backup", "-S", "--suffix"):
+            targets.extend(_backups(options, sources, destinations, bool(directories)))
         links = False
         linked: list[Arg] = []
         symbolic = has_option(options, "-s", "--symbolic", "--symbolic-link")
@@ -97,6 +99,41 @@ def _copy_like(kind: str) -> Handler:
         return cwd
 
     return handler
+
+
+def _backups(
+    options: list[tuple[str, str | None]],
+    sources: list[Arg],
+    destinations: list[Arg],
+    into_directory: bool,
+) -> list[Arg]:
+    """The backups `-b`/`--backup[=CONTROL]`/`-S SUFFIX` keep of what is replaced.
+
+    Only a simple backup with its suffix given here has a name known now
+    (`dest` + suffix, or inside a destination directory); numbered backups
+    (`dest.~N~`, also what the default `existing` may choose) and suffixes
+    from the environment are named at run time: unbounded."""
+    controls = [v for n, v in options if n == "--backup" and v]
+    control = controls[-1] if controls else None
+    if control in ("none", "off"):
+        return []
+    suffixes = option_values(options, "-S", "--suffix")
+    suffix = suffixes[-1] if suffixes else None
+    if control not in ("simple", "never") or not suffix:
+        return [Arg(None)]
+    out: list[Arg] = []
+    for destination in destinations:
+        where = destination.value
+        if where is None:
+            return [Arg(None)]
+        if not into_directory and not where.endswith("/"):
+            out.append(Arg(where + suffix))
+        for source in sources:
+            if source.value is None or source.multi:
+                return [Arg(None)]
+            base = source.value.rstrip("/").rsplit("/", 1)[-1]
+            out.append(Arg(where.rstrip("/") + "/" + base + suffix))
+    return out
 
 
 def _link_sources(source: Arg, destinations: list[Arg], into_directory: bool) -> list[Arg]:
@@ -143,13 +180,13 @@ HANDLERS["rm"] = _every_operand("", (), "rm removes files")
 HANDLERS["rmdir"] = _every_operand("", (), "rmdir removes directories")
 HANDLERS["unlink"] = _every_operand("", (), "unlink removes a file")
 HANDLERS["shred"] = _every_operand(
-    "ns", ("--iterations", "--size", "--random-source", "--remove"), "shred overwrites files"
+    "ns", ("--iterations", "--size", "--random-source"), "shred overwrites files"
 )
 HANDLERS["truncate"] = _every_operand("sr", ("--size", "--reference"), "truncate resizes files")
 HANDLERS["touch"] = _every_operand(
     "drt", ("--date", "--reference", "--time"), "touch creates or stamps files"
 )
-HANDLERS["mkdir"] = _every_operand("m", ("--mode", "--context"), "mkdir creates directories")
+HANDLERS["mkdir"] = _every_operand("m", ("--mode",), "mkdir creates directories")
 HANDLERS["mkfifo"] = _every_operand("m", ("--mode",), "mkfifo creates files")
 HANDLERS["chown"] = _every_operand(
     "", ("--from", "--reference"), "chown changes owners", skip_first=True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from zodyssey.gate.shell.commands import handles
 from zodyssey.gate.shell.records import Arg
+from zodyssey.gate.shell.words import has_option, split_options
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
@@ -12,10 +13,10 @@ if TYPE_CHECKING:
 
 @handles("date")
 def _date(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
-    if any(
-        a.value is not None and (a.value in ("-s", "--set") or a.value.startswith("--set="))
-        for a in args
-    ):
+    options, _ = split_options(
+        args, "dfrs", ("--date", "--file", "--reference", "--set"), short_optional="I"
+    )
+    if has_option(options, "-s", "--set"):
         w.unknown(text, "date --set changes the clock")
     else:
         w.read(text)
@@ -24,7 +25,10 @@ def _date(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 @handles("file")
 def _file(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
-    if any(a.value in ("-C", "--compile") for a in args):
+    options, _ = split_options(
+        args, "efFmP", ("--exclude", "--files-from", "--separator", "--magic-file", "--parameter")
+    )
+    if has_option(options, "-C", "--compile"):
         w.unknown(text, "file -C writes a magic database")
     else:
         w.read(text)
@@ -33,9 +37,8 @@ def _file(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 @handles("hostname")
 def _hostname(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
-    if any(not (a.value or "x").startswith("-") for a in args) or any(
-        a.value in ("-F", "--file") for a in args
-    ):
+    options, operands = split_options(args, "F", ("--file",))
+    if operands or has_option(options, "-F", "--file", "-b", "--boot"):
         w.unknown(text, "hostname NAME changes the host name")
     else:
         w.read(text)

@@ -64,7 +64,10 @@ def _shuf(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 @handles("uniq")
 def _uniq(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
     _, operands = split_options(
-        args, "fsw", ("--skip-fields", "--skip-chars", "--check-chars", "--group", "--all-repeated")
+        # --group[=M] and --all-repeated[=M] take their value only attached
+        args,
+        "fsw",
+        ("--skip-fields", "--skip-chars", "--check-chars"),
     )
     if len(operands) >= 2:
         w.write(text, cwd, operands[1:2], "uniq writes its second operand")

@@ -135,25 +135,26 @@ def _sudo(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 @handles("xargs")
 def _xargs(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    # GNU xargs: -e, -i, -l and --eof, --replace, --max-lines take their value
+    # only attached (`-eEND`, `--eof=END`): `xargs -e rm` runs `rm`.
     options, operands = split_options(
         args,
-        "IndLsEPae",
+        "IndLsEPa",
         (
-            "--replace",
             "--max-args",
             "--delimiter",
-            "--max-lines",
             "--max-chars",
-            "--eof",
             "--max-procs",
             "--arg-file",
             "--process-slot-var",
         ),
         stop_at_operand=True,
+        short_optional="eil",
     )
     replace = [v for v in option_values(options, "-I", "--replace") if v]
-    if has_option(options, "-i"):
+    if any(name in ("-i", "--replace") and value is None for name, value in options):
         replace.append("{}")
+    replace.extend(v for n, v in options if n == "-i" and v)
     # the replacement string stands for input read at run time
     operands = [
         Arg(None, False, a.text)
