@@ -225,6 +225,20 @@ READ_ONLY = frozenset(
         "bzcat",
         "xzcat",
         "whatis",
+        "readelf",
+        "nm",
+        "objdump",
+        "size",
+        "c++filt",
+        "addr2line",
+        "zipinfo",
+        "otool",
+        "getent",
+        "compgen",
+        "help",
+        "lsb_release",
+        "shasum",
+        "pstree",
     ]
 )
 
@@ -281,6 +295,24 @@ for _py in ("python", "python3", "python2"):
     VERSION_QUERY[_py] = frozenset({"--version", "-V"})
 VERSION_QUERY["node"] = frozenset({"--version", "-v"})
 VERSION_QUERY["go"] = frozenset({"version"})
+# other spellings of a version probe, each only as the one argument
+for _names, _flags in (
+    ("ruby php bun", "-v"),
+    ("perl", "-v -V"),
+    ("java javac kotlin scala", "-version"),
+    ("make gcc g++ cc clang clang++ mvn gradle julia", "-v"),
+    ("mvn", "-version"),
+    ("deno rustc", "-V"),
+    ("dotnet", "--info"),
+    ("terraform", "version -version -v"),
+    ("tsc", "-v"),
+    ("zig", "version"),
+    ("ghc R Rscript vim nvim emacs nano gradle julia elixir swift kotlin scala", "--version"),
+):
+    for _name in _names.split():
+        VERSION_QUERY[_name] = VERSION_QUERY.get(_name, frozenset({"--version"})) | frozenset(
+            _flags.split()
+        )
 
 # Variables that decide which program runs, what code a shell or tool loads,
 # or where `cd` and `~` lead: setting one turns later "read-only" commands

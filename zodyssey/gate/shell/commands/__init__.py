@@ -67,6 +67,10 @@ MODULES: dict[str, str] = {
         "bash sh zsh dash ksh mksh ash busybox perl ruby python python3 python2 node deno bun "
         "php lua Rscript osascript pwsh tclsh",
     ),
+    **_family(
+        "inspect",
+        "gzip gunzip xz unxz bzip2 bunzip2 zstd unzstd lz4 docker podman yq man mktemp ar",
+    ),
     **_family("network", "curl wget"),
     **_family("packages", "pip pip3 npm yarn pnpm cargo go uv poetry"),
     **_family("sed_awk", "sed gsed awk gawk mawk nawk"),

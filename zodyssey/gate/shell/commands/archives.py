@@ -74,10 +74,17 @@ def _tar(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
         )
     }
     listing = (modes == {"t"} and not long_modes) or (not modes and long_modes == {"--list"})
+    # extracting to stdout (-xO, --to-stdout) writes no file
+    to_stdout = "O" in letters + short or "--to-stdout" in words
+    extracting = (modes == {"x"} and not long_modes) or (
+        not modes and long_modes in ({"--extract"}, {"--get"})
+    )
+    listing = listing or (extracting and to_stdout)
     # A listing still runs programs through options such as --to-command,
     # --checkpoint-action=exec=, -I or -F (and GNU accepts any unambiguous
     # abbreviation of them), so only options known to be inert keep it read-only.
-    risky = bool(set(letters + short) - set(_TAR_LIST_LETTERS)) or any(
+    inert = _TAR_LIST_LETTERS + ("x" if extracting and to_stdout else "")
+    risky = bool(set(letters + short) - set(inert)) or any(
         v.startswith("--") and v.split("=", 1)[0] not in _TAR_LIST_OPTIONS for v in words
     )
     if listing and not risky:
@@ -89,8 +96,15 @@ def _tar(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 @handles("unzip")
 def _unzip(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
-    flags = {a.value for a in args}
-    if flags & {"-l", "-v", "-Z", "-t", "-z"} and not flags & {"-d", "-o"}:
+    """unzip extracts, except in its listing, testing and printing modes, given
+    as the first option (-l -Z -t -z list or test, -p and -c print members;
+    -v lists only as the first letter: later it makes extraction verbose)."""
+    if any(a.value is None for a in args):
+        w.unknown(text, "unzip with a non-static argument")
+        return cwd
+    first = next((a.value for a in args if (a.value or "").startswith("-")), None) or ""
+    letters = first.lstrip("-")
+    if set(letters) & set("lZtzpc") or letters.startswith("v"):
         w.read(text)
     else:
         w.unknown(text, "unzip extracts files it does not name")

@@ -253,6 +253,9 @@ def _dd(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
     "vi", "vim", "nvim", "view", "nano", "pico", "emacs", "ed", "ex", "micro", "joe", "kak", "hx"
 )
 def _editor(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    if [a.value for a in args] == ["--version"]:
+        w.read(text)
+        return cwd
     operands: list[Arg] = []
     for arg in args:
         value = arg.value

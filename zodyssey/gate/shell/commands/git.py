@@ -233,9 +233,12 @@ def _git(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
             w.unknown(text, f"git {sub} in this form changes the repository or its settings")
         return cwd
     if sub in ("stash", "worktree", "reflog", "notes"):
-        if (sub == "reflog" and (not values or values[0] == "show")) or (
-            values and values[0] in ("list", "show") and sub != "reflog"
-        ):
+        words = [v for v in values if v is not None and not v.startswith("-")]
+        if (
+            sub == "reflog"
+            and all(v is not None for v in values)
+            and not (words and words[0] in ("expire", "delete"))
+        ) or (values and values[0] in ("list", "show") and sub != "reflog"):
             w.read(text)
         else:
             w.unknown(text, f"git {sub} changes the repository")
