@@ -132,3 +132,29 @@ def test_records_share_one_base_and_behave_like_named_tuples() -> None:
 def test_public_names() -> None:
     assert shell.classify("ls").command == "ls"
     assert {"classify", "classify_parsed", "Analysis"} <= set(dir(shell))
+
+
+def test_a_parsed_command_loads_the_parser_without_its_packages_imports() -> None:
+    # tree_sitter's __init__ imports typing, tree_sitter_bash's importlib.resources:
+    # the classifier loads the two compiled modules directly
+    probe = "print(*[m for m in ('typing', 'importlib.resources') if m in sys.modules])"
+    if _fresh(probe, site=True):
+        pytest.skip("site preloads typing or importlib.resources: nothing to check")
+    out = _fresh(
+        "from zodyssey.gate.shell import classify\n"
+        "assert classify('echo x > f').targets[0].path == 'f'\n"
+        "print(*[m for m in ('typing', 'importlib.resources', 'tree_sitter') if m in sys.modules])\n"
+        "print('binding', 'tree_sitter._binding' in sys.modules)",
+        site=True,
+    )
+    assert out == ["binding", "True"], out
+
+
+def test_the_parser_still_works_after_an_ordinary_import_of_tree_sitter() -> None:
+    out = _fresh(
+        "import tree_sitter, tree_sitter_bash\n"
+        "from zodyssey.gate.shell import classify\n"
+        "print(classify('echo x > f && rm g').as_record()['targets'])",
+        site=True,
+    )
+    assert out == ["['f',", "'g']"], out

@@ -56,11 +56,34 @@ _PARSER: Any = None
 def parser() -> Any:
     global _PARSER
     if _PARSER is None:
-        import tree_sitter
-        import tree_sitter_bash
-
-        _PARSER = tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+        core = _binding("tree_sitter")
+        _PARSER = core.Parser(core.Language(_binding("tree_sitter_bash").language()))
     return _PARSER
+
+
+def _binding(package: str) -> Any:
+    """The compiled module `package._binding`, loaded without running the
+    package's `__init__`: tree_sitter's imports `typing` and tree_sitter_bash's
+    `importlib.resources`, together about half of what a parsed command costs
+    the hook. Any surprise falls back to the ordinary import."""
+    import sys
+
+    name = package + "._binding"
+    module = sys.modules.get(name)
+    if module is not None:
+        return module
+    try:
+        external: Any = sys.modules["_frozen_importlib_external"]
+        bootstrap: Any = sys.modules["_frozen_importlib"]
+        top = external.PathFinder.find_spec(package)
+        spec = external.PathFinder.find_spec(name, top.submodule_search_locations)
+        module = bootstrap.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    except Exception:
+        sys.modules.pop(name, None)
+        module = __import__(name, fromlist=["_binding"])
+    return module
 
 
 def through_links(parts: list[Part]) -> tuple[Part, ...]:
