@@ -207,3 +207,89 @@ def test_cdpath_makes_any_later_relative_cd_unknown() -> None:
     for setter in ("CDPATH=/etc", "export CDPATH=/etc", 'declare "CDPATH=/etc"', "read CDPATH"):
         analysis = classify(f"{setter}; cd x && touch f")
         assert analysis.unknown and "x/f" not in [t.path for t in analysis.targets], setter
+
+
+# A command substitution runs wherever it sits: every position, every spelling.
+POSITIONS = [
+    "echo {}",
+    'echo "{}"',
+    'echo "a {} b"',
+    "x={}",
+    'x="{}"',
+    "export x={}",
+    "local x={}",
+    "declare -a a=({})",
+    "echo > {}",
+    "cat < {}",
+    "cat <<EOF\n{}\nEOF",
+    "cat <<-EOF\n\t{}\n\tEOF",
+    'cat <<EOF\n  indent {} and "quote"\nEOF',
+    'cat <<< "{}"',
+    "cat <<< {}",
+    "echo ${{x:-{}}}",
+    'echo "${{x:-{}}}"',
+    "echo ${{x#{}}}",
+    "echo ${{x%%{}}}",
+    "echo ${{x/{}/y}}",
+    "echo ${{x/y/{}}}",
+    "echo ${{x:={}}}",
+    "echo ${{x:+{}}}",
+    "echo ${{x:?{}}}",
+    "case {} in a) ;; esac",
+    "case a in {}) ;; esac",
+    "for i in {}; do :; done",
+    "echo $(( {} ))",
+    "[[ {} == a ]]",
+    "[[ a == {} ]]",
+    "[ {} = a ]",
+    "test {} = a",
+    "f() {{ echo {}; }}",
+    "if {}; then :; fi",
+    "while {}; do break; done",
+    "diff <(echo {}) /dev/null",
+    "echo {} | cat",
+    "(echo {})",
+    "{{ echo {}; }}",
+    "echo a{}b",
+    "echo 'x'{}",
+    'printf -v v "%s" {}',
+    "arr[{}]=1",
+    "echo ${{arr[{}]}}",
+    "trap 'echo {}' EXIT",
+    "eval 'echo {}'",
+    "bash -c 'echo {}'",
+    "xargs echo {} < /dev/null",
+    "find . -name {}",
+    "git log --grep={}",
+    "time echo {}",
+    "! echo {}",
+    "coproc echo {}",
+]
+SUBSTITUTIONS_IN_HOLES = [
+    "$(touch pwned)",
+    "`touch pwned`",
+    '"$(touch pwned)"',
+    "$(touch pwned; ls)",
+]
+
+
+@pytest.mark.parametrize("template", POSITIONS)
+def test_a_substitution_anywhere_is_classified(template: str) -> None:
+    for hole in SUBSTITUTIONS_IN_HOLES:
+        command = template.format(hole)
+        for analysis in (classify(command), classify_parsed(command)):
+            assert analysis.is_write, (command, analysis)
+            assert "pwned" in [t.path for t in analysis.targets] or analysis.unknown, command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo '$(touch pwned)'",
+        "cat <<'EOF'\n$(touch pwned)\nEOF",
+        "echo '`touch pwned`'",
+        "printf '%s' '${x:-$(touch pwned)}'",
+    ],
+)
+def test_a_quoted_substitution_does_not_run(command: str) -> None:
+    assert not classify(command).is_write, classify(command)
