@@ -293,3 +293,86 @@ def test_a_substitution_anywhere_is_classified(template: str) -> None:
 )
 def test_a_quoted_substitution_does_not_run(command: str) -> None:
     assert not classify(command).is_write, classify(command)
+
+
+# A variable that changes what runs, set in any of these ways, makes the command unknown.
+RISKY_NAMES = [
+    "PATH",
+    "BASH_ENV",
+    "ENV",
+    "LD_PRELOAD",
+    "GIT_SSH_COMMAND",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_CONFIG_PARAMETERS",
+    "BASH_CMDS",
+    "CDPATH",
+    "PAGER",
+]
+SETTINGS = [
+    "{N}=x; ls",
+    "{N}=x ls",
+    "{N}+=x; ls",
+    "{N}[0]=x; ls",
+    "export {N}=x; ls",
+    "export -- {N}=x; ls",
+    "export -n {N}=x; ls",
+    "declare {N}=x",
+    "declare -x {N}=x",
+    "declare -g {N}=x",
+    "declare -gx -- {N}=x",
+    "typeset {N}=x",
+    "readonly {N}=x",
+    "f() {{ local {N}=x; ls; }}; f",
+    "export '{N}=x'; ls",
+    'export "{N}=x"; ls',
+    'export "{N}"=x; ls',
+    "export {N}\\=x; ls",
+    "export '{N}'\"=x\"; ls",
+    "export {{{N},Z}}=x; ls",
+    "declare -x {{{N},Z}}=x",
+    ": ${{{N}:=x}}; ls",
+    ": ${{{N}=x}}; ls",
+    'echo "${{{N}:=x}}"',
+    "read {N} <<< x; ls",
+    "read -r {N} < /dev/null",
+    "read -a {N} <<< x",
+    "printf -v {N} x; ls",
+    "printf -v '{N}' x",
+    "mapfile -t {N} < /dev/null",
+    "readarray {N} < /dev/null",
+    "getopts ab {N}",
+    "for {N} in x; do ls; done",
+    "select {N} in x; do break; done",
+    "eval {N}=x",
+    "eval 'export {N}=x'",
+    "env {N}=x ls",
+    "command export {N}=x",
+    "builtin declare {N}=x",
+    "builtin export '{N}=x'",
+    "bash -c 'export {N}=x; ls'",
+    "(( {N}=1 ))",
+    "let {N}=1",
+    "wait -p {N}",
+    "declare -n r={N}; r=x",
+    "{N}=x eval ls",
+]
+
+
+@pytest.mark.parametrize("setting", SETTINGS)
+def test_a_risky_variable_set_any_way_is_unknown(setting: str) -> None:
+    for name in RISKY_NAMES:
+        command = setting.format(N=name)
+        for analysis in (classify(command), classify_parsed(command)):
+            assert analysis.unknown, (command, analysis)
+
+
+@pytest.mark.parametrize("setting", SETTINGS)
+def test_an_ordinary_variable_set_the_same_way_is_not(setting: str) -> None:
+    # the same spellings with a harmless name: what blocks above is the name
+    command = setting.format(N="COLUMNS")
+    if "eval" in command or "bash -c" in command or "declare -n" in command:
+        return  # re-parsed strings and namerefs are judged on their own
+    if "{COLUMNS,Z}" in command or "(( " in command:
+        return  # a brace-expanded name, arithmetic on an unset name: unknown anyway
+    analysis = classify(command)
+    assert not analysis.unknown, (command, analysis)

@@ -306,7 +306,9 @@ class Walker:
     def declaration(self, node: Any, cwd: str | None) -> str | None:
         self.names_with_subscripts(node)
         words = [self.text(c) for c in node.children if c.type == "word"]
-        if any(w.startswith("-") and ("n" in w or "i" in w) for w in words):
+        keyword = node.children[0].type if node.children else ""
+        # (`export -n` only takes the export away)
+        if keyword != "export" and any(w.startswith("-") and ("n" in w or "i" in w) for w in words):
             self.unknown(self.text(node), "declare -n/-i makes assignments refer or evaluate")
         # `export 'PATH=x'`, `export P\ATH=x`, `export {PATH,X}=x`: the builtin
         # sees NAME=VALUE after quote removal and expansion, whatever the spelling

@@ -52,7 +52,7 @@ MODULES: dict[str, str] = {
     **_family("archives", "tar gtar bsdtar unzip"),
     **_family(
         "builtins",
-        "cd pushd popd export declare typeset local readonly read mapfile readarray getopts "
+        "cd pushd popd export declare typeset local readonly read mapfile readarray getopts wait "
         "let printf set unset trap alias history shopt eval source . hash",
     ),
     **_family(

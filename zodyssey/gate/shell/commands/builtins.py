@@ -66,7 +66,14 @@ def _declare(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | No
         value = arg.value
         if value is None:
             continue  # a substitution in it was walked; a dynamic name is caught below
-        if value.startswith("-") and ("n" in value or "i" in value):
+        if arg.multi:
+            w.unknown(text, "a brace or glob pattern as a variable name")
+            return cwd
+        if (
+            value.startswith("-")
+            and ("n" in value or "i" in value)
+            and not text.startswith("export")
+        ):
             w.unknown(text, "declare -n/-i makes assignments refer or evaluate")
             return cwd
         name, eq, assigned = value.partition("=")
@@ -80,7 +87,7 @@ def _declare(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | No
     return cwd
 
 
-@handles("read", "mapfile", "readarray", "getopts")
+@handles("read", "mapfile", "readarray", "getopts", "wait")
 def _sets_variables(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
     """These store input in variables: named one of the risky ones, they change what runs."""
     for arg in args:
@@ -102,6 +109,10 @@ def _let(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
         value = arg.value
         # the name an argument assigns is not evaluated; everything else is
         names = re.findall(r"[A-Za-z_][A-Za-z_0-9]*", re.sub(r"^\w+=", "", value or ""))
+        assigned = re.match(r"^\s*(\w+)\s*[-+*/%^|&]?=", value or "")
+        if assigned is not None and risky_variable(assigned.group(1), None):
+            w.unknown(text, f"let sets {assigned.group(1)}, which changes what later commands run")
+            return cwd
         if (
             value is None
             or "`" in value
