@@ -376,3 +376,87 @@ def test_an_ordinary_variable_set_the_same_way_is_not(setting: str) -> None:
         return  # a brace-expanded name, arithmetic on an unset name: unknown anyway
     analysis = classify(command)
     assert not analysis.unknown, (command, analysis)
+
+
+# Writing options however they are spelled: glued values, clusters, GNU
+# abbreviations. Expected targets, or None for unknown.
+GLUED = [
+    ("sort -o out in", ["out"]),
+    ("sort -oout in", ["out"]),
+    ("sort -uo out in", ["out"]),
+    ("sort -uoout in", ["out"]),
+    ("sort --output=out in", ["out"]),
+    ("sort --output out in", ["out"]),
+    ("sort --out=out in", None),
+    ("sort --outp out in", None),
+    ("shuf -oout in", ["out"]),
+    ("shuf -no out in", []),  # -n takes "o"
+    ("curl -oout http://h", ["out"]),
+    ("curl -sSLo out http://h", ["out"]),
+    ("curl -sSLoout http://h", ["out"]),
+    ("curl --outp out http://h", None),
+    ("curl -sO http://h", None),
+    ("curl -Os http://h", None),
+    ("wget -qOout http://h", ["out"]),
+    ("wget -O out http://h", ["out"]),
+    ("sed -ni s/a/b/ f", ["f"]),
+    ("sed -Ei s/a/b/ f", ["f"]),
+    ("sed -si s/a/b/ f", ["f"]),
+    ("sed --in-pl s/a/b/ f", None),
+    ("sed -n -e 'w out' f", None),
+    ("sed -new f", None),
+    ("sed -nes/a/b/w\\ out f", None),
+    ("tee -a log", ["log"]),
+    ("tee --app log", None),
+    ("git diff --outp=x", None),
+    ("git diff --output=x", ["x"]),
+    ("git grep --open foo", None),
+    ("git grep -Ovim foo", None),
+    ("git grep -iOvim foo", None),
+    ("date --se=2020-01-01", None),
+    ("date -s2020", None),
+    ("date -us 2020", None),
+    ("hostname --fil=/etc/x", None),
+    ("hostname -F/etc/x", None),
+    ("file --comp m", None),
+    ("file -Cm m", None),
+    ("cp --back=simple --suffix=.o a b", None),
+    ("cp --suff=.o a b", None),
+    ("install --strip-program=evil -s a b", None),
+    ("install --strip-prog=evil -s a b", None),
+    ("man --pag=id ls", None),
+    ("man -Pid ls", None),
+    ("man -kP id ls", None),
+    ("xargs --eo rm", None),
+    ("xargs -e rm", None),
+    ("xargs -eX rm", None),
+    ("xargs -0e rm", None),
+    ("time -ofile ls", ["file"]),
+    ("time --outp=file ls", None),
+    ("tree -oout", ["out"]),
+    ("tree -aoout", ["out"]),
+    ("zstd -oout f", ["out"]),
+    ("zstd -qo out f", ["out"]),
+    ("yq -i '.a=1' f", None),
+    ("yq -Pi '.a=1' f", None),
+    ("yq -si f", None),
+    ("mktemp -d", None),
+    ("mktemp -ud", []),
+    ("gzip -k f", None),
+    ("gzip -dk f.gz", None),
+    ("gzip -dck f.gz", []),
+    ("unzip -o a.zip", None),
+    ("unzip -ql a.zip", []),
+    ("ar rcs lib.a x.o", None),
+    ("ar -tv lib.a", []),
+    ("ar ts lib.a", None),
+    ("hash -rp /x ls", None),
+    ("hash -r", []),
+]
+
+
+@pytest.mark.parametrize(("command", "expected"), GLUED)
+def test_writing_options_in_every_spelling(command: str, expected: list[str] | None) -> None:
+    for analysis in (classify(command), classify_parsed(command)):
+        got = None if analysis.unknown else [t.path for t in analysis.targets]
+        assert got == expected, (command, analysis)

@@ -47,6 +47,9 @@ def _copy_like(kind: str) -> Handler:
     def handler(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
         options, operands = split_options(args, short, long_values)
         directories = option_values(options, "-t", "--target-directory")
+        if kind == "install" and has_option(options, "--strip-program"):
+            w.unknown(text, "install --strip-program runs the program it names")
+            return cwd
         if kind == "install" and has_option(options, "-d", "--directory"):
             w.write(text, cwd, operands, "install -d creates directories")
             return cwd
