@@ -155,6 +155,15 @@ READ_LOOKING_WRITES = [
     ("uv tree", W, [], True),
     ("uv tree --frozen", R, [], False),
     ("uv tree --locked --depth 1", R, [], False),
+    ("tree -R -H . -o index.html", W, [], True),  # writes 00Tree.html in every directory
+    ("tree -L 2", R, [], False),
+    ("wget --config=my.rc -O out http://h", W, [], True),
+    ("WGETRC=my.rc wget -O out http://h", W, [], True),
+    ("CURL_HOME=. curl http://h", W, [], True),
+    ("lz4 -l f", W, [], True),  # -l is lz4's legacy format: it compresses
+    ("lz4 -dc f.lz4", R, [], False),
+    ("git help -w log", W, [], True),
+    ("git help log", R, [], False),
 ]
 
 BACKUPS = [

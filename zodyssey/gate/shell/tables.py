@@ -103,6 +103,7 @@ OPTIONS_THAT_MATTER: dict[str, tuple[str, ...]] = {
     "date": ("--set",),
     "file": ("--compile",),
     "wget": (
+        "--config",
         "--output-document",
         "--output-file",
         "--append-output",
@@ -406,6 +407,8 @@ RISKY_VARIABLES = frozenset(
         "UNZIPOPT",
         "ZIPINFO",
         "ZIPINFOOPT",
+        "WGETRC",
+        "CURL_HOME",
     ]
 )
 RISKY_PREFIXES = ("LD_", "DYLD_", "GIT_", "BASH_FUNC_", "PIP_")

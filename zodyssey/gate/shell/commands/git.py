@@ -127,6 +127,9 @@ def _git(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
         if work_tree:
             w.write(text, join_path(here, work_tree), paths, why)
 
+    if sub == "help" and any(v in ("-w", "--web") for v in values):
+        w.unknown(text, "git help --web runs a browser")
+        return cwd
     if sub == "grep" and _grep_runs_pager(values):
         w.unknown(text, "git grep -O runs a pager on every file it finds")
         return cwd

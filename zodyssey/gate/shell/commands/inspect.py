@@ -36,7 +36,8 @@ def _compressor(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str |
     longs = {a.value for a in args if (a.value or "").startswith("--")}
     if outputs:
         w.write(text, cwd, [Arg(v) for v in outputs], "the compressor writes its -o file")
-    elif set(shorts) & set("clt") or longs & _STDOUT_LONG:
+    elif set(shorts) & set("ct" if text.startswith("lz4") else "clt") or longs & _STDOUT_LONG:
+        # (lz4's -l is its legacy format, not a listing)
         w.read(text)
     else:
         w.unknown(text, "the compressor writes files next to its input")

@@ -118,7 +118,14 @@ def _wget(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
     documents = option_values(options, "-O", "--output-document")
     logs = option_values(options, "-o", "--output-file", "-a", "--append-output")
     if not documents or has_option(
-        options, "-P", "--directory-prefix", "-e", "--execute", "-b", "--background"
+        options,
+        "-P",
+        "--directory-prefix",
+        "-e",
+        "--execute",
+        "-b",
+        "--background",
+        "--config",
     ):
         w.unknown(text, "wget saves downloads under names it does not state")
         return cwd

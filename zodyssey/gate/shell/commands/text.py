@@ -108,7 +108,9 @@ def _tree(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
         args, "oLPIH", ("--filelimit", "--timefmt", "--charset", "--sort", "--fromfile")
     )
     outputs = option_values(options, "-o")
-    if outputs:
+    if has_option(options, "-R"):
+        w.unknown(text, "tree -R writes 00Tree.html in every directory")
+    elif outputs:
         w.write(text, cwd, [Arg(v) for v in outputs], "tree -o writes a file")
     else:
         w.read(text)
