@@ -158,7 +158,7 @@ READ_LOOKING_WRITES = [
     ("tree -R -H . -o index.html", W, [], True),  # writes 00Tree.html in every directory
     ("tree -L 2", R, [], False),
     ("wget --config=my.rc -O out http://h", W, [], True),
-    ("WGETRC=my.rc wget -O out http://h", W, [], True),
+    ("WGETRC=my.rc wget -O out http://h", W, ["out"], True),
     ("CURL_HOME=. curl http://h", W, [], True),
     ("lz4 -l f", W, [], True),  # -l is lz4's legacy format: it compresses
     ("lz4 -dc f.lz4", R, [], False),
