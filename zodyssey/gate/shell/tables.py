@@ -279,81 +279,74 @@ READ_ONLY = frozenset(
     ]
 )
 
-# Tools whose `--version` style query only prints a version.
-VERSION_QUERY: dict[str, frozenset[str]] = {
-    name: frozenset({"--version"})
-    for name in [
-        "npm",
-        "npx",
-        "yarn",
-        "pnpm",
-        "pip",
-        "pip3",
-        "uv",
-        "poetry",
-        "cargo",
-        "rustc",
-        "rustup",
-        "go",
-        "gcc",
-        "g++",
-        "clang",
-        "make",
-        "cmake",
-        "java",
-        "javac",
-        "ruby",
-        "perl",
-        "php",
-        "deno",
-        "bun",
-        "tsc",
-        "docker",
-        "kubectl",
-        "terraform",
-        "bash",
-        "sh",
-        "zsh",
-        "dash",
-        "git",
-        "gh",
-        "node",
-        "python",
-        "python3",
-        "pytest",
-        "ruff",
-        "mypy",
-        "black",
-        "tox",
-        "nox",
-    ]
+# Tools whose version query (the one argument) only prints a version. A dict of
+# constant tuples: building frozensets here cost more than the rest of the module.
+VERSION_QUERY: dict[str, tuple[str, ...]] = {
+    "R": ("--version",),
+    "Rscript": ("--version",),
+    "bash": ("--version",),
+    "black": ("--version",),
+    "bun": ("--version", "-v"),
+    "cargo": ("--version",),
+    "cc": ("--version", "-v"),
+    "clang": ("--version", "-v"),
+    "clang++": ("--version", "-v"),
+    "cmake": ("--version",),
+    "dash": ("--version",),
+    "deno": ("--version", "-V"),
+    "docker": ("--version",),
+    "dotnet": ("--info", "--version"),
+    "elixir": ("--version",),
+    "emacs": ("--version",),
+    "g++": ("--version", "-v"),
+    "gcc": ("--version", "-v"),
+    "gh": ("--version",),
+    "ghc": ("--version",),
+    "git": ("--version",),
+    "go": ("version",),
+    "gradle": ("--version", "-v"),
+    "java": ("--version", "-version"),
+    "javac": ("--version", "-version"),
+    "julia": ("--version", "-v"),
+    "kotlin": ("--version", "-version"),
+    "kubectl": ("--version",),
+    "make": ("--version", "-v"),
+    "mvn": ("--version", "-v", "-version"),
+    "mypy": ("--version",),
+    "nano": ("--version",),
+    "node": ("--version", "-v"),
+    "nox": ("--version",),
+    "npm": ("--version",),
+    "npx": ("--version",),
+    "nvim": ("--version",),
+    "perl": ("--version", "-V", "-v"),
+    "php": ("--version", "-v"),
+    "pip": ("--version",),
+    "pip3": ("--version",),
+    "pnpm": ("--version",),
+    "poetry": ("--version",),
+    "pytest": ("--version",),
+    "python": ("--version", "-V"),
+    "python2": ("--version", "-V"),
+    "python3": ("--version", "-V"),
+    "ruby": ("--version", "-v"),
+    "ruff": ("--version",),
+    "rustc": ("--version", "-V"),
+    "rustup": ("--version",),
+    "scala": ("--version", "-version"),
+    "sh": ("--version",),
+    "swift": ("--version",),
+    "terraform": ("--version", "-v", "-version", "version"),
+    "tox": ("--version",),
+    "tsc": ("--version", "-v"),
+    "uv": ("--version",),
+    "vim": ("--version",),
+    "yarn": ("--version",),
+    "zig": ("--version", "version"),
+    "zsh": ("--version",),
 }
-for _py in ("python", "python3", "python2"):
-    VERSION_QUERY[_py] = frozenset({"--version", "-V"})
-VERSION_QUERY["node"] = frozenset({"--version", "-v"})
-VERSION_QUERY["go"] = frozenset({"version"})
-# other spellings of a version probe, each only as the one argument
-for _names, _flags in (
-    ("ruby php bun", "-v"),
-    ("perl", "-v -V"),
-    ("java javac kotlin scala", "-version"),
-    ("make gcc g++ cc clang clang++ mvn gradle julia", "-v"),
-    ("mvn", "-version"),
-    ("deno rustc", "-V"),
-    ("dotnet", "--info"),
-    ("terraform", "version -version -v"),
-    ("tsc", "-v"),
-    ("zig", "version"),
-    ("ghc R Rscript vim nvim emacs nano gradle julia elixir swift kotlin scala", "--version"),
-):
-    for _name in _names.split():
-        VERSION_QUERY[_name] = VERSION_QUERY.get(_name, frozenset({"--version"})) | frozenset(
-            _flags.split()
-        )
 
-# Variables that decide which program runs, what code a shell or tool loads,
-# or where `cd` and `~` lead: setting one turns later "read-only" commands
-# into anything.
+
 # IFS is not here: it only splits what expansions produce, and a word holding an
 # expansion is already unknown as a command name or target.
 RISKY_VARIABLES = frozenset(

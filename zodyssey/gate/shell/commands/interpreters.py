@@ -45,7 +45,7 @@ def _shell(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None
 
 
 def _interpreter_named(name: str) -> Handler:
-    queries = VERSION_QUERY.get(name, frozenset())
+    queries = VERSION_QUERY.get(name, ())
 
     def handler(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
         if len(args) == 1 and args[0].value in queries:
