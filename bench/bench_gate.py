@@ -8,6 +8,7 @@ every series alike, and is reported as medians and ratios:
   baseline     python -c pass                                 (same interpreter)
   no-run       the installed hook command, Bash call, repository without a run
   run-read     ... active run (review OKAY), `git status`          target <= 1.3x
+  run-read-parsed  ... a read that needs the parser, `git log --oneline | head -5`
   run-write    ... active run (review OKAY), in-scope `echo x > src/app.py`
                    (a parsed write: tree-sitter, plan, state lock)   target <= 2.5x
   run-blocked  ... active run, out-of-scope write (blocked, exit 2)
@@ -221,6 +222,7 @@ def main() -> int:
             "baseline": ([py, "-c", "pass"], b"", env),
             "no-run": (hook, payload(no_run, "git status"), no_run_env),
             "run-read": (hook, read, run_env),
+            "run-read-parsed": (hook, payload(run, "git log --oneline | head -5"), run_env),
             "run-write": (hook, payload(run, "echo x > src/app.py"), run_env),
             "run-blocked": (hook, payload(run, "echo x > src/other.py"), run_env),
             "module-no-run": (module, payload(no_run, "git status"), no_run_env),

@@ -109,6 +109,13 @@ def run(args: argparse.Namespace) -> int:
             print(f"zodyssey gate classify: stdin line {number} {error}", file=sys.stderr)
             out.write(_line({"line": number, "error": error}))
         else:
-            out.write(_line(classify(record["command"], read_only).as_record()))
+            try:
+                answer = classify(record["command"], read_only).as_record()
+            except Exception as exc:  # a classifier bug: say so for this line, go on
+                bad += 1
+                error = f"could not be classified ({type(exc).__name__}: {exc})"
+                print(f"zodyssey gate classify: stdin line {number} {error}", file=sys.stderr)
+                answer = {"line": number, "error": error}
+            out.write(_line(answer))
         out.flush()
     return 2 if bad else 0

@@ -69,3 +69,29 @@ def test_command_arguments_with_undecodable_bytes() -> None:
     assert done.returncode == 0 and b"Traceback" not in done.stderr, done.stderr
     record = json.loads(done.stdout)
     assert record["class"] == "write"
+
+
+def test_a_line_the_classifier_fails_on_is_answered_and_the_rest_go_on() -> None:
+    # fault injection: the classifier raises on one command (a bug it might have)
+    code = (
+        "import sys, zodyssey.gate.shell as s\n"
+        "real = s.classify\n"
+        "def broken(command, read_only=()):\n"
+        "    if command == 'boom':\n"
+        "        raise ValueError('injected')\n"
+        "    return real(command, read_only)\n"
+        "s.classify = broken\n"
+        "from zodyssey.cli import main\n"
+        "sys.exit(main(['gate', 'classify', '--jsonl']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        input=b'{"command": "ls"}\n{"command": "boom"}\n{"command": "rm a"}\n',
+        capture_output=True,
+        check=False,
+        cwd=REPO,
+    )
+    assert done.returncode == 2 and b"Traceback" not in done.stderr, done.stderr
+    records = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    assert records[0]["class"] == "read" and records[2]["targets"] == ["a"]
+    assert records[1]["line"] == 2 and "injected" in records[1]["error"]
