@@ -23,8 +23,8 @@ output fields:
 exit codes:
   0   every line classified
   2   bad arguments, or an input line that is not {"command": "..."}
-      (that line is answered with {"line": N, "error": "..."}; every other
-      line is still classified, in order)
+      or one the classifier fails on (that line is answered with
+      {"line": N, "error": "..."}; every other line is still classified, in order)
 
 examples:
   zodyssey gate classify --jsonl < corpus.jsonl

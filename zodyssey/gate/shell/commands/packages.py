@@ -52,7 +52,9 @@ def _first_is(
 
 # -- pip
 
-_PIP_LOGS = ("--log", "--log-file", "--local-log")
+# options naming where pip writes (its log; its cache, used by queries that
+# reach the index, such as `pip list --outdated`)
+_PIP_LOGS = ("--log", "--log-file", "--local-log", "--cache-dir")
 _PIP_READS = frozenset(["list", "show", "freeze", "check", "help", "inspect", "debug"])
 _PIP_SUBREADS = {
     "config": ("list", "get", "debug"),
@@ -82,7 +84,7 @@ def _pip(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
             continue
         if (
             name.startswith("--")
-            and name not in ("--local",)
+            and name not in ("--local", "--no-cache-dir")
             and any(o.startswith(name) for o in (*_PIP_LOGS, "--python"))
         ):
             # pip accepts any unambiguous prefix of a long option
@@ -100,7 +102,7 @@ def _pip(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
     if not reads:
         w.unknown(text, f"pip {rest[0] if rest else ''} can install, build or run code")
     elif logs:
-        w.write(text, cwd, logs, "pip --log writes its log file")
+        w.write(text, cwd, logs, "pip writes its --log file or --cache-dir")
     else:
         w.read(text)
     return cwd
@@ -135,6 +137,11 @@ _NPM_READS = frozenset(
 
 
 def _npm(words: list[str]) -> bool:
+    if any(
+        v.split("=", 1)[0] in ("--logs-dir", "--cache", "--userconfig", "--globalconfig")
+        for v in words
+    ):
+        return False  # writes its log or cache there, or reads another configuration
     rest = _positionals(words)
     if len(words) == 1 and words[0] in ("--version", "-v"):
         return True
@@ -183,7 +190,11 @@ def _go(words: list[str]) -> bool:
 
 
 def _uv(words: list[str]) -> bool:
-    if any(v in ("--python", "-p") or v.startswith("--python=") for v in words):
+    if any(
+        v in ("--python", "-p", "--cache-dir", "--config-file")
+        or v.startswith(("--python=", "--cache-dir=", "--config-file="))
+        for v in words
+    ):
         return False  # runs the interpreter it is given
     rest = _positionals(words)
     if len(words) == 1 and words[0] in ("--version", "-V", "--help"):
