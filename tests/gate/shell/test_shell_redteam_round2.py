@@ -66,6 +66,16 @@ SED_LABELS = [
     ("sed -e :a -e '$!N;s/\\n//;ta' in", R, [], False),
     ("sed ':a;N;$!ba;s/\\n/ /g' in", R, [], False),
     ("sed -n '/start/,/end/{p}' in", R, [], False),
+    # text after `a\` is text on every sed (checked with GNU sed 4.9)
+    ("sed 'a\\\nfoo\\\nw out' in", R, [], False),
+    ("sed '1a\\\n  hello' in", R, [], False),
+    ("sed 'a\\\nfoo\nw out' in", W, [], True),
+    # a one-line `a text` ending in a backslash continues on GNU sed only
+    ("sed 'a foo\\\nw out' in", W, [], True),
+    # long scripts are followed to the end under every reading (no give-up)
+    ("sed '" + "a text\\\n" * 5000 + "' in", R, [], False),
+    ("sed '" + ":a;" * 20000 + "p' in", R, [], False),
+    ("sed '" + ":a;" * 20000 + "w x' in", W, [], True),
 ]
 
 TEST_REDIRECTS = [

@@ -20,27 +20,45 @@ def _sed_script_writes(script: str) -> bool:
     checked: a label (`:a`, `b a`, `t a`, `T a`) ends at a blank or `;` in GNU
     sed and at the end of the line in POSIX; an `r`/`R` file name and `a`/`i`/`c`
     text run to the end of the line (text lines ending in `\\` continue it).
-    The scan from a position is remembered, so the alternatives stay linear.
+    Every reading is followed from the positions where they part (each
+    position once), so the work stays linear and needs no recursion.
     """
     n = len(script)
-    memo: dict[int, bool] = {}
+
+    # the next newline; the next `;` or newline; the next blank, `;` or newline
+    # (one pass from the end, so each look-up is constant time)
+    next_nl, next_semi, next_blank = [n] * (n + 1), [n] * (n + 1), [n] * (n + 1)
+    nl = semi = blank = n
+    for k in range(n - 1, -1, -1):
+        ch = script[k]
+        if ch == "\n":
+            nl = semi = blank = k
+        elif ch == ";":
+            semi = blank = k
+        elif ch in " \t":
+            blank = k
+        next_nl[k], next_semi[k], next_blank[k] = nl, semi, blank
 
     def eol(k: int) -> int:
-        while k < n and script[k] != "\n":
-            k += 1
-        return k
+        return next_nl[min(k, n)]
 
-    def upto(k: int, stops: str) -> int:
-        while k < n and script[k] not in stops:
-            k += 1
-        return k
+    text_ends: dict[int, int] = {}
 
-    def from_(i: int) -> bool:
-        if i not in memo:
-            memo[i] = scan(i)
-        return memo[i]
+    def text_end(k: int) -> int:
+        """End of `a`/`i`/`c` text from k: lines ending in a backslash go on."""
+        seen: list[int] = []
+        end = eol(k)
+        while end not in text_ends and end < n and end > 0 and script[end - 1] == "\\":
+            seen.append(end)
+            end = eol(end + 1)
+        result = text_ends.get(end, end)
+        for position in seen:
+            text_ends[position] = result
+        return result
 
-    def scan(i: int) -> bool:
+    def scan(i: int) -> bool | list[int]:
+        """True when a write is found before the readings part, else the
+        positions where each reading goes on (none at the end)."""
         while i < n:
             ch = script[i]
             if ch in " \t\n;":
@@ -81,28 +99,39 @@ def _sed_script_writes(script: str) -> bool:
                 continue
             if ch in "aic":
                 # one line of text, or more while a line ends in a backslash
-                one = eol(i)
-                more = one
-                while more < n and more > 0 and script[more - 1] == "\\":
-                    more = eol(more + 1)
-                return from_(one) or from_(more)
+                k = i + 1
+                while k < n and script[k] in " \t":
+                    k += 1
+                if script[k : k + 2] == "\\\n":  # `a\` then the text on the next lines
+                    return [text_end(k + 2)]
+                return [eol(i), text_end(i)]
             if ch in ":btT":
                 k = i + 1
                 while k < n and script[k] in " \t":
                     k += 1
-                return from_(upto(k, " \t\n;")) or from_(upto(k, "\n;")) or from_(eol(k))
+                return [next_blank[k], next_semi[k], eol(k)]
             if ch in "rRvL":
                 k = i + 1
-                return from_(upto(k, "\n;")) or from_(eol(k))
+                return [next_semi[k], eol(k)]
             if ch in "wWe":
                 return True
             if ch in _SED_SIMPLE:
                 i += 1
                 continue
             return True  # an unknown sed command: assume the worst
-        return False
+        return []
 
-    return from_(0)
+    pending = [0]
+    seen = {0}
+    while pending:
+        found = scan(pending.pop())
+        if found is True:
+            return True
+        for position in found or ():
+            if position not in seen:
+                seen.add(position)
+                pending.append(position)
+    return False
 
 
 @handles("sed", "gsed")
