@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import tomllib
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from zodyssey import git
 from zodyssey.errors import UsageError
 
 CONFIG_PATH = ".zodyssey.toml"
@@ -163,21 +163,6 @@ def _pin(root: Path, rel: str, line: int) -> str:
     return fingerprint(lines, line, line)
 
 
-def _git_toplevel(root: Path) -> Path | None:
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--show-toplevel"],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    except OSError:
-        return None
-    if done.returncode != 0 or not done.stdout.strip():
-        return None
-    return Path(done.stdout.strip()).resolve()
-
-
 def initialise(root: Path, force: bool) -> list[Outcome]:
     """Write the starter files under `root`; return what happened to each."""
     from zodyssey.config import load_config
@@ -238,7 +223,7 @@ def run(args: argparse.Namespace) -> int:
     for outcome in outcomes:
         note = f"  ({outcome.note})" if outcome.note else ""
         print(f"  {outcome.action:<9} {outcome.path:<{width}}{note}".rstrip())
-    top = _git_toplevel(root)
+    top = git.toplevel(root)
     if top is not None and top != root:
         print(
             f"note: GitHub reads workflows only from {top}/.github/workflows; "

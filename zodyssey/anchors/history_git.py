@@ -10,53 +10,21 @@ checked root.
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zodyssey.errors import EXIT_USAGE, ZodysseyError
+from zodyssey.git import GitError, GitUnavailable, run
 
 # The all-zero id git blame gives lines that are not committed yet.
 UNCOMMITTED = "0" * 40
 
 
-class GitUnavailable(ZodysseyError):
-    """git missing, or the root is not in a work tree: exit 2 with the reason."""
-
-    exit_code = EXIT_USAGE
-
-
-class GitFailed(Exception):
-    """A git command failed for a reason that concerns one document or commit."""
-
-
-def _git_env() -> dict[str, str]:
-    env = dict(os.environ)
-    # Reading must never take the index lock another git process may hold.
-    env["GIT_OPTIONAL_LOCKS"] = "0"
-    env.pop("GIT_DIR", None)
-    env.pop("GIT_WORK_TREE", None)
-    return env
-
-
-def run_git(cwd: Path, args: Sequence[str], *, stdin: bytes | None = None) -> bytes:
-    """Run `git args` in `cwd`; return stdout, raise GitFailed with stderr."""
-    proc = subprocess.run(
-        ["git", *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        env=_git_env(),
-        check=False,
-    )
-    if proc.returncode != 0:
-        message = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitFailed(message[-1] if message else f"git {args[0]} exited {proc.returncode}")
-    return proc.stdout
+# One error type for all git access (zodyssey.git); the history code's names for it.
+GitFailed = GitError
+run_git = run
 
 
 def _split_z(data: bytes) -> list[str]:
