@@ -39,7 +39,7 @@ formats and rules: docs/runs.md
 # subcommand -> (module, handler)
 HANDLERS: dict[str, tuple[str, str]] = {
     "start": ("zodyssey.runs.lifecycle", "cmd_start"),
-    "lint": ("zodyssey.runs.cli", "cmd_lint"),
+    "lint": ("zodyssey.commands.run", "cmd_lint"),
     "review": ("zodyssey.runs.review", "cmd_review"),
     "verify": ("zodyssey.runs.verification", "cmd_verify"),
     "todo": ("zodyssey.runs.lifecycle", "cmd_todo"),

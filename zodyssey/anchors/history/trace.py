@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Literal, TextIO
 from urllib.parse import unquote
 
-from zodyssey.anchors.history_compare import locate_span, map_old_to_new
-from zodyssey.anchors.history_git import (
+from zodyssey.anchors.history.compare import locate_span, map_old_to_new
+from zodyssey.anchors.history.plumbing import (
     UNCOMMITTED,
     BlameResult,
     GitFailed,
@@ -30,7 +30,7 @@ from zodyssey.anchors.history_git import (
     open_repository,
     read_blobs,
 )
-from zodyssey.anchors.history_progress import Progress
+from zodyssey.anchors.history.progress import Progress
 from zodyssey.anchors.model import Citation
 
 TraceKind = Literal["ok", "moved", "drift", "gone", "unknown"]

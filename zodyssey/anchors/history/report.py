@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from zodyssey.anchors.history_trace import Trace, TraceRun, trace_citations
+from zodyssey.anchors.history.trace import Trace, TraceRun, trace_citations
 from zodyssey.anchors.model import Citation, make_key
 from zodyssey.config import Config
 from zodyssey.errors import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS
