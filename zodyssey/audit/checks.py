@@ -19,11 +19,14 @@ TOOL = "audit"
 
 RULES: dict[str, str] = {
     "criterion-not-executed": "a done todo has no executed record for a criterion its plan declares",
-    "criterion-failed": "the latest executed record of a declared criterion did not pass",
+    "criterion-failed": "the latest executed record of a declared criterion did not pass, whatever its todo's status",
     "criterion-asserted": "a criterion's result was asserted by the caller, not executed",
     "criterion-text-mismatch": "the recorded criterion differs from the text the plan declares",
     "criterion-wrong-plan": "a criterion ran under a plan other than the one bound at OKAY",
     "todo-forced": "a todo was forced to done without passing evidence",
+    "nothing-executed": "no declared criterion was executed: the run proves nothing (exit 4)",
+    "run-unfinished": "the run has not finished: its phase is not done/audited or plan todos are not done",
+    "done-with-open-todos": "the run's phase says done/audited but a plan todo is not done",
     "chain-broken": "the evidence hash chain is broken (edited, missing or reordered records)",
     "output-mismatch": "stored output does not hash to the recorded output hash",
     "review-not-okay": "the run has no OKAY review verdict",
@@ -54,9 +57,13 @@ class CriterionResult:
     attempts: int = 0
     message: str = ""
 
+    forced: bool = False
+
     @property
     def required(self) -> bool:
-        return self.todo_status == "done"
+        """Whether the criterion's result decides the run: its todo is marked done
+        (forced or not), or its latest execution under the bound plan failed."""
+        return self.todo_status == "done" or self.status == "failed"
 
 
 @dataclass
@@ -66,6 +73,23 @@ class AuditOutcome:
     findings: list[Finding] = field(default_factory=list)
     criteria: list[CriterionResult] = field(default_factory=list)
     strict: bool = False
+    require_complete: bool = False
+
+    @property
+    def executed(self) -> int:
+        """Declared criteria with at least one executed record (any result)."""
+        return sum(1 for c in self.criteria if c.record is not None and c.record.executed)
+
+    @property
+    def verdict(self) -> str:
+        """`failed` (exit 1), `empty` (nothing was executed: exit 4) or `passed` (exit 0).
+
+        Every format reads this one value, so no badge can contradict the exit code."""
+        errors = {f.rule for f in self.findings if f.severity == "error"}
+        if "nothing-executed" in errors and errors <= {"nothing-executed", "run-unfinished"}:
+            # Nothing ran, and nothing else is wrong but that the run is not finished.
+            return "empty"
+        return "failed" if errors else "passed"
 
 
 def _sha(text: str) -> str:
@@ -99,12 +123,13 @@ class _Emitter:
         )
 
 
-def audit(run: AuditedRun, *, strict: bool = False) -> AuditOutcome:
+def audit(run: AuditedRun, *, strict: bool = False, require_complete: bool = False) -> AuditOutcome:
     plan = parse_plan(run.plan_text or "")
-    outcome = AuditOutcome(run=run, plan=plan, strict=strict)
+    outcome = AuditOutcome(run=run, plan=plan, strict=strict, require_complete=require_complete)
     emit = _Emitter(outcome)
     _artifact_problems(run, emit)
     _criteria(outcome, emit)
+    _completion(outcome, emit)
     _review(run, emit)
     _windows(run, emit)
     _ungated_and_overrides(run, emit)
@@ -157,14 +182,70 @@ def _criteria(outcome: AuditOutcome, emit: _Emitter) -> None:
             )
             result.todo_status = status
             result.attempts = len(records)
-            if forced:
+            result.forced = forced
+            if result.status == "failed":
+                # A failed latest execution is an error whatever the todo says: pending,
+                # in flight, forced to done or done.
+                _emit_criterion(emit, run, result)
+            elif forced:
                 result.status = "forced"
             elif status != "done":
-                if result.status not in ("passed", "failed"):
+                if result.status != "passed":
                     result.status = "open"
             elif result.status != "passed":
                 _emit_criterion(emit, run, result)
             outcome.criteria.append(result)
+    if not any(c.record is not None and c.record.executed for c in outcome.criteria):
+        declared = len(outcome.criteria)
+        emit(
+            "nothing-executed",
+            "error",
+            f"no declared criterion was executed ({declared} declared, "
+            f"{len(run.criteria)} records): the run proves nothing",
+            run.state_path,
+            key="nothing-executed",
+        )
+
+
+TERMINAL_DONE = ("done", "audited")
+
+
+def _completion(outcome: AuditOutcome, emit: _Emitter) -> None:
+    """A run that has not finished, or that says it has while a plan todo is open."""
+    run, plan = outcome.run, outcome.plan
+    open_todos: list[str] = []
+    for todo in plan.todos:
+        if todo.final:
+            continue  # final-wave rows are judged by the final wave, not as todos
+        state = run.todos.get(todo.id)
+        status = state.status if state else "pending"
+        if status != "done":
+            open_todos.append(f"{todo.id} ({status})")
+    shown = ", ".join(open_todos[:20]) + (
+        f" and {len(open_todos) - 20} more" if len(open_todos) > 20 else ""
+    )
+    phase = run.phase or "unknown"
+    if phase in TERMINAL_DONE:
+        if open_todos:
+            emit(
+                "done-with-open-todos",
+                "error",
+                f"phase is {phase} but plan todo(s) are not done: {shown}",
+                run.state_path,
+                key="done-open",
+                todos=[t.split(" ")[0] for t in open_todos],
+            )
+        return
+    pending = f"; todos not done: {shown}" if open_todos else "; every plan todo is done"
+    emit(
+        "run-unfinished",
+        "error" if outcome.require_complete else "warning",
+        f"the run has not finished: phase {phase}{pending}",
+        run.state_path,
+        key="unfinished",
+        phase=phase,
+        todos=[t.split(" ")[0] for t in open_todos],
+    )
 
 
 def _judge(
