@@ -11,7 +11,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from zodyssey.audit.model import AuditedRun, CriterionRecord, ReviewRound, clip
+from zodyssey.audit.model import AuditedRun, CriterionRecord, ReviewRound, clip, short_hash
 from zodyssey.findings import Finding, Severity
 from zodyssey.runs.plan import Plan, parse_plan
 
@@ -40,6 +40,13 @@ RULES: dict[str, str] = {
     "ungated-shell": "a shell call was let through the gate's opt-out hatch",
     "check-override": "a quality-check gate decision was overridden",
     "schema-violation": "an artifact does not match its schema",
+    "final-wave-failed": "the final verification wave did not pass (or its artifact contradicts the state)",
+    "final-wave-waived": "final-wave items were waived (skipped) instead of passed",
+    "final-wave-missing": "the run says done but records no final verification wave",
+    "external-audit-rejected": "the external auditor's verdict is not ACCEPT",
+    "external-audit-missing": "the run says audited but records no external audit",
+    "summary-mismatch": "a verify record contradicts the summary written with it (edited evidence)",
+    "evidence-stale": "verify records were made on an older work tree than the current one",
     "not-verifiable": "something this run's artifacts cannot prove (JS pipeline runs)",
 }
 
@@ -103,6 +110,32 @@ def _normal_command(text: str | None) -> str:
     return _SPACES.sub(" ", (text or "").replace("`", "")).strip().lower()
 
 
+_AND = re.compile(r"\s*&&\s*")
+
+
+def _covers(recorded: str | None, text: str, command: str | None) -> bool:
+    """Whether a recorded command runs the whole criterion, not a part of it.
+
+    The recorded command may be the criterion's text itself, its only command,
+    or, for a criterion naming several commands ("`A` and `B` both exit 0"),
+    every one of them joined by `&&` (so its exit status is theirs together)."""
+    from zodyssey.audit.js_plan import commands
+
+    ran = _normal_command(recorded)
+    if not ran:
+        return False
+    if ran == _normal_command(text):
+        return True
+    named = [_normal_command(c) for c in commands(text)] or [_normal_command(command)]
+    named = [c for c in named if c]
+    if not named:
+        return False
+    if len(named) == 1:
+        return ran == named[0]
+    parts = [_normal_command(p) for p in _AND.split(ran)]
+    return set(named) <= set(parts) and "||" not in ran and ";" not in ran
+
+
 class _Emitter:
     def __init__(self, outcome: AuditOutcome) -> None:
         self.outcome = outcome
@@ -124,7 +157,12 @@ class _Emitter:
 
 
 def audit(run: AuditedRun, *, strict: bool = False, require_complete: bool = False) -> AuditOutcome:
-    plan = parse_plan(run.plan_text or "")
+    if run.source == "js-pipeline":
+        from zodyssey.audit.js_plan import parse_js_plan
+
+        plan = parse_js_plan(run.plan_text or "")
+    else:
+        plan = parse_plan(run.plan_text or "")
     outcome = AuditOutcome(run=run, plan=plan, strict=strict, require_complete=require_complete)
     emit = _Emitter(outcome)
     _artifact_problems(run, emit)
@@ -132,6 +170,8 @@ def audit(run: AuditedRun, *, strict: bool = False, require_complete: bool = Fal
     _completion(outcome, emit)
     _review(run, emit)
     _windows(run, emit)
+    _final_wave(run, emit)
+    _external_audit(run, emit)
     _ungated_and_overrides(run, emit)
     for text in run.not_verifiable:
         emit(
@@ -267,8 +307,7 @@ def _judge(
         matching = [r for r in records if (r.text_sha256 or _sha(r.text or "")) == want]
     else:
         # The JS pipeline records the command it ran, not a hash of the plan's text.
-        wanted = {_normal_command(text), _normal_command(command)} - {""}
-        matching = [r for r in records if _normal_command(r.command) in wanted]
+        matching = [r for r in records if _covers(r.command, text, command)]
     if not matching:
         result.status = "text-mismatch"
         result.message = (
@@ -282,8 +321,8 @@ def _judge(
         if not matching:
             result.status = "wrong-plan"
             result.message = (
-                f"every record ran under plan {clip(result.record.plan_sha256, 12)}, "
-                f"not the plan bound at OKAY ({bound[:12]})"
+                f"every record ran under plan {short_hash(result.record.plan_sha256)}, "
+                f"not the plan bound at OKAY ({short_hash(bound)})"
             )
             return result
         result.record = matching[-1]
@@ -380,11 +419,13 @@ def _review(run: AuditedRun, emit: _Emitter) -> None:
             emit(
                 "plan-drift",
                 "error",
-                f"plan on disk ({(run.plan_sha256_on_disk or '')[:12]}) is not the plan bound at "
-                f"OKAY ({clip(bound, 12)}): it changed after review",
+                f"plan on disk ({short_hash(run.plan_sha256_on_disk)}) is not the plan bound at "
+                f"OKAY ({short_hash(bound)}): it changed after review",
                 run.plan_path,
                 key="drift",
             )
+    if review.verdict == "OKAY" and deciding is not None:
+        _bound_elsewhere(run, deciding, emit)
     numbers = [r.round for r in review.rounds if r.round is not None]
     highest = max([*numbers, review.round or 0])
     if highest > review.max_rounds:
@@ -394,6 +435,38 @@ def _review(run: AuditedRun, emit: _Emitter) -> None:
             f"{highest} review rounds recorded; the bound is {review.max_rounds}",
             state,
             key="rounds",
+        )
+
+
+def _bound_elsewhere(run: AuditedRun, deciding: ReviewRound, emit: _Emitter) -> None:
+    """The plan hash is also bound where the state's editable field is not: in the
+    consumed nonce of the deciding round and in its review artifact. Both must name
+    the plan on disk, or the plan changed after review and the state was edited."""
+    disk = run.plan_sha256_on_disk
+    consumed = {c.nonce: c for c in run.review.consumed}
+    bindings: list[tuple[str, str | None, str | None]] = []
+    if deciding.nonce is not None and deciding.nonce in consumed:
+        bindings.append(
+            (
+                f"review.consumed_nonces[{clip(deciding.nonce, 40)}].plan_sha256",
+                consumed[deciding.nonce].plan_sha256,
+                run.state_path,
+            )
+        )
+    if deciding.artifact_found:
+        bindings.append(
+            ("the review artifact's plan_sha256", deciding.artifact_plan_sha256, deciding.artifact)
+        )
+    for label, value, where in bindings:
+        if value is None or value == disk:
+            continue
+        emit(
+            "plan-drift",
+            "error",
+            f"{label} ({short_hash(value)}) is not the plan on disk ({short_hash(disk)}): the "
+            f"plan reviewed in round {deciding.round} is not the plan this run has",
+            where,
+            key=f"bound/{label[:40]}",
         )
 
 
@@ -443,7 +516,7 @@ def _deciding_artifact(run: AuditedRun, deciding: ReviewRound, emit: _Emitter) -
             "review-artifact",
             "error",
             f"OKAY {label}: the artifact changed after it was recorded (sha256 now "
-            f"{(deciding.artifact_sha256 or '')[:12]}, recorded {clip(deciding.recorded_sha256, 12)})",
+            f"{short_hash(deciding.artifact_sha256)}, recorded {short_hash(deciding.recorded_sha256)})",
             deciding.artifact,
             key=f"sha/{deciding.round}",
         )
@@ -553,6 +626,106 @@ def _windows(run: AuditedRun, emit: _Emitter) -> None:
             run.state_path,
             key="claimed",
         )
+
+
+def _final_wave(run: AuditedRun, emit: _Emitter) -> None:
+    """The JS pipeline's final verification wave (F1 scope, F2 code review, F3 QA
+    checklist, F4 scope review, F5 routing): it must have passed, unwaived."""
+    final = run.final
+    if final is None:
+        if run.source == "js-pipeline" and run.phase in TERMINAL_DONE:
+            emit(
+                "final-wave-missing",
+                "error",
+                f"phase is {run.phase} but no final verification wave is recorded",
+                run.state_path,
+                key="final-missing",
+            )
+        return
+    file, line, extra = _split_where(final.where)
+    failed = [i for i in final.items if i.passed is not True]
+    if final.verdict != "pass" or failed:
+        detail = "; ".join(
+            f"{i.name}: {'not evaluated' if i.not_evaluated else 'failed'}"
+            + (f" ({clip(i.reason, 200)})" if i.reason else "")
+            for i in failed
+        )
+        emit(
+            "final-wave-failed",
+            "error",
+            f"final.verdict is {clip(final.verdict or 'missing', 40)}"
+            + (f": {detail}" if detail else ""),
+            file,
+            line,
+            key="final-failed",
+            **extra,
+        )
+    if final.artifact_found and final.artifact_all_pass is not None:
+        if final.artifact_all_pass != (final.verdict == "pass"):
+            emit(
+                "final-wave-failed",
+                "error",
+                f"{final.artifact} says all_pass is {str(final.artifact_all_pass).lower()} but "
+                f"final.verdict is {clip(final.verdict, 40)}: one of them was edited",
+                final.artifact,
+                key="final-artifact",
+            )
+    elif run.source == "js-pipeline":
+        emit(
+            "final-wave-failed",
+            "error",
+            f"the final wave's artifact {final.artifact} is missing or unreadable",
+            final.artifact or run.state_path,
+            key="final-artifact-missing",
+        )
+    skipped = [i.name for i in final.items if i.skipped]
+    waived = list(dict.fromkeys([*final.waived, *skipped]))
+    if waived:
+        reason = clip(final.waived_reason or "no reason recorded", 300)
+        emit(
+            "final-wave-waived",
+            "warning",
+            f"final-wave item(s) {', '.join(waived)} were waived, not passed: {reason}",
+            file,
+            line,
+            key="final-waived",
+            **extra,
+        )
+
+
+def _external_audit(run: AuditedRun, emit: _Emitter) -> None:
+    """The JS pipeline's external audit (consult.mjs), reported by its own verdict."""
+    if run.source != "js-pipeline":
+        return
+    audits = run.external_audits
+    verdict = run.external_verdict or (audits[-1].verdict if audits else None)
+    if not audits and verdict is None:
+        if run.phase == "audited":
+            emit(
+                "external-audit-missing",
+                "error",
+                "phase is audited but no external audit round is recorded (consult.history)",
+                run.state_path,
+                key="audit-missing",
+            )
+        return
+    if verdict == "ACCEPT":
+        return
+    last = audits[-1] if audits else None
+    gaps = "; ".join(last.gaps[:5]) if last else ""
+    summary = f": {last.summary}" if last and last.summary else ""
+    file, line, extra = _split_where(last.where if last else run.state_path)
+    emit(
+        "external-audit-rejected",
+        "error",
+        f"the external auditor's verdict is {clip(verdict or 'missing', 40)}"
+        f"{' in round ' + str(last.round) if last and last.round is not None else ''}"
+        f"{summary}{' (gaps: ' + gaps + ')' if gaps else ''}",
+        file,
+        line,
+        key="audit-rejected",
+        **extra,
+    )
 
 
 def _ungated_and_overrides(run: AuditedRun, emit: _Emitter) -> None:
