@@ -143,6 +143,7 @@ def test_multi_command_criterion_needs_every_command(tmp_path: Path) -> None:
     found = errors(subset)
     assert set(found) == {"criterion-text-mismatch"}, found
     assert "todo 1 criterion 2" in found["criterion-text-mismatch"][0]
+    assert "runs only part of the criterion" in found["criterion-text-mismatch"][0]
 
 
 def test_column0_continuation_follows_the_pipelines_parser(tmp_path: Path) -> None:

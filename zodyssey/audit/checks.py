@@ -314,6 +314,17 @@ def _judge(
             f"recorded criterion {clip(records[-1].text, 200)!r} is not the plan's "
             f"{clip(text, 200)!r}"
         )
+        if run.source != "zodyssey":
+            from zodyssey.audit.js_plan import commands
+
+            named = commands(text)
+            ran = {_normal_command(p) for p in _AND.split(_normal_command(records[-1].command))}
+            if len(named) > 1 and ran & {_normal_command(c) for c in named}:
+                result.message = (
+                    f"the recorded command {clip(records[-1].command, 200)!r} runs only part "
+                    f"of the criterion, which names {len(named)} commands: "
+                    + ", ".join(repr(clip(c, 100)) for c in named)
+                )
         return result
     result.record = matching[-1]
     if run.source == "zodyssey" and bound:
