@@ -148,3 +148,41 @@ def test_every_format_agrees_with_the_exit_code(tmp_path: Path, name: str) -> No
     sarif = json.loads(out["sarif"])
     levels = {r["level"] for r in sarif["runs"][0]["results"]}
     assert ("error" in levels) is (expected != 0)
+
+
+def overlapping(root: Path) -> OursRun:
+    """An honest run whose two read-only windows ran at the same time."""
+    run = OursRun(root)
+    run.review("OKAY")
+    run.criterion("1", 1, minute=5)
+    run.criterion("1", 2, minute=5)
+    run.done("1", minute=7)
+    run.criterion("2", 1, minute=8)
+    run.done("2", minute=9)
+    run.phase("done", 15)
+    run.window("auditor A", minute=20)
+    run.window("auditor B", minute=20)
+    run.phase("audited", 25)
+    return run.write()
+
+
+def test_timeline_labels_phases_and_stacks_overlapping_marks(tmp_path: Path) -> None:
+    from zodyssey.audit.checks import audit
+    from zodyssey.audit.load import load_run
+    from zodyssey.audit.report import timeline
+
+    run = overlapping(tmp_path)
+    lanes = {
+        lane["name"]: lane for lane in timeline(audit(load_run(run.slug, str(run.root))))["lanes"]
+    }
+    windows = lanes["windows"]["marks"]
+    assert sorted(m["row"] for m in windows) == [0, 1] and lanes["windows"]["rows"] == 2
+    criteria = lanes["criteria"]["marks"]
+    assert len({m["row"] for m in criteria if m["label"].startswith("1.")}) == 2
+    phases = lanes["phases"]
+    assert [m["label"] for m in phases["marks"]] == ["plan", "execute", "done", "audited"]
+    html = audit_cli(run.root, run.slug, "--format", "html").stdout
+    for name in ("plan", "execute", "done", "audited"):
+        # written on the page, not only in a title attribute
+        assert re.search(rf'<span class="plabel" style="[^"]*">{name}</span>', html), name
+    assert 'data-row="1"' in html

@@ -163,8 +163,43 @@ def payload(outcome: AuditOutcome, counts: dict[str, int], summary: str) -> dict
             for w in run.windows
         ],
         "ungated": [{"command": u.command, "at": u.at, "where": u.where} for u in run.ungated],
+        "phases": [{"phase": p.phase, "at": p.at, "note": p.note} for p in run.phases],
+        "final_wave": _final_doc(run),
+        "external_audits": [
+            {
+                "round": a.round,
+                "verdict": a.verdict,
+                "at": a.at,
+                "summary": a.summary,
+                "gaps": a.gaps,
+            }
+            for a in run.external_audits
+        ],
         "not_verifiable": list(run.not_verifiable),
         "findings": [f.to_dict() for f in outcome.findings],
+    }
+
+
+def _final_doc(run: AuditedRun) -> dict[str, Any] | None:
+    final = run.final
+    if final is None:
+        return None
+    return {
+        "verdict": final.verdict,
+        "at": final.at,
+        "waived": final.waived,
+        "waived_reason": final.waived_reason,
+        "artifact": final.artifact,
+        "items": [
+            {
+                "name": i.name,
+                "passed": i.passed,
+                "skipped": i.skipped,
+                "not_evaluated": i.not_evaluated,
+                "reason": i.reason,
+            }
+            for i in final.items
+        ],
     }
 
 
@@ -343,12 +378,63 @@ def timeline(outcome: AuditOutcome) -> dict[str, Any]:
                 "at": mark.start.isoformat(timespec="seconds"),
             }
         )
+    out_lanes: list[dict[str, Any]] = []
+    for name, items in lanes.items():
+        if not items:
+            continue
+        lane: dict[str, Any] = {"name": name, "marks": items}
+        if name == "phases":
+            # Phases are contiguous bands (one row); their names are written under
+            # them, in as many rows as it takes for no two names to overlap.
+            lane["rows"] = 1
+            for item in items:
+                item["row"] = 0
+            lane["label_rows"] = _pack(items, _label_extent, "label_row")
+        else:
+            # Overlapping marks (two windows at once, criteria run together) are
+            # stacked in rows so that every one stays visible.
+            lane["rows"] = _pack(items, _mark_extent, "row")
+        out_lanes.append(lane)
     return {
-        "lanes": [{"name": name, "marks": items} for name, items in lanes.items() if items],
+        "lanes": out_lanes,
         "start": first.isoformat(timespec="seconds"),
         "end": last.isoformat(timespec="seconds"),
         "seconds": span,
     }
+
+
+MIN_MARK_PERCENT = 0.8  # the drawn width of a mark without duration, in percent of the track
+MAX_ROWS = 12  # beyond this, marks share the last row
+
+
+def _mark_extent(item: dict[str, Any]) -> float:
+    return max(float(item["width"]), MIN_MARK_PERCENT) + 0.2
+
+
+def _label_extent(item: dict[str, Any]) -> float:
+    # a phase name at about 0.65 % of the track per character, plus a gap
+    return len(str(item["label"])) * 0.65 + 1.5
+
+
+def _pack(items: list[dict[str, Any]], extent: Any, key: str) -> int:
+    """Give each item the first row where it overlaps nothing; returns the row count."""
+    ends: list[float] = []
+    for item in sorted(items, key=lambda i: float(i["left"])):
+        left = float(item["left"])
+        stop = left + float(extent(item))
+        for row, end in enumerate(ends):
+            if end <= left:
+                ends[row] = stop
+                item[key] = row
+                break
+        else:
+            if len(ends) < MAX_ROWS:
+                ends.append(stop)
+                item[key] = len(ends) - 1
+            else:
+                item[key] = MAX_ROWS - 1
+                ends[-1] = max(ends[-1], stop)
+    return max(len(ends), 1)
 
 
 def _css(name: str) -> str:
