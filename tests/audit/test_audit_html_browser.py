@@ -88,7 +88,7 @@ def test_timeline_in_a_browser_names_phases_and_keeps_overlaps_apart(tmp_path: P
     page = tmp_path / "audit.html"
     assert audit_cli(run.root, run.slug, "--format", "html", "-o", str(page)).returncode == 0
     dom = dump_dom(browser, page, tmp_path)
-    labels = re.findall(r'<span class="plabel" style="[^"]*">([^<]+)</span>', dom)
+    labels = re.findall(r'<span class="plabel(?: end)?" style="[^"]*">([^<]+)</span>', dom)
     assert labels == ["plan", "execute", "done", "audited"]
     rows = re.findall(r'class="mark okay" data-row="(\d)" style="[^"]*top: (\d+)px', dom)
     assert ("1", "23") in rows  # the second window, one row down

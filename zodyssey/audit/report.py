@@ -390,6 +390,9 @@ def timeline(outcome: AuditOutcome) -> dict[str, Any]:
             for item in items:
                 item["row"] = 0
             lane["label_rows"] = _pack(items, _label_extent, "label_row")
+            for item in items:
+                # a name that would run past the right edge is written leftwards
+                item["label_end"] = float(item["left"]) + _label_extent(item) > 100.0
         else:
             # Overlapping marks (two windows at once, criteria run together) are
             # stacked in rows so that every one stays visible.
