@@ -9,6 +9,7 @@ pipeline's work-tree fingerprints can be recomputed, and audits it.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -26,16 +27,31 @@ RUNS = Path(__file__).parent / "js_runs"
 SLUG = "greet"
 
 
+# The baseline commit is made exactly as generate.sh made it, so it gets the same
+# hash: the runs' `run_start_sha` names it.
+GIT_ENV = {
+    "GIT_AUTHOR_DATE": "2026-03-01T10:00:00Z",
+    "GIT_COMMITTER_DATE": "2026-03-01T10:00:00Z",
+    "GIT_AUTHOR_NAME": "fixture",
+    "GIT_AUTHOR_EMAIL": "fixture@example.invalid",
+    "GIT_COMMITTER_NAME": "fixture",
+    "GIT_COMMITTER_EMAIL": "fixture@example.invalid",
+}
+
+
 def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(root), *args],
+        check=True,
+        capture_output=True,
+        env={**os.environ, **GIT_ENV},
+    )
 
 
 def materialize(case: str, tmp_path: Path) -> Path:
     root = tmp_path / case
     shutil.copytree(RUNS / "baseline", root)
     git(root, "init", "-q")
-    git(root, "config", "user.email", "t@example.invalid")
-    git(root, "config", "user.name", "t")
     git(root, "add", "-A")
     git(root, "commit", "-qm", "baseline")
     shutil.copytree(RUNS / case, root, dirs_exist_ok=True)
@@ -173,6 +189,27 @@ def test_evidence_older_than_the_work_tree(tmp_path: Path) -> None:
     assert run_audit(root, strict=True)["exit_code"] == 1
     honest = run_audit(materialize("honest-done", tmp_path))
     assert "evidence-stale" not in rules(honest, "warning")
+
+
+def test_baseline_commit_is_the_runs_start(tmp_path: Path) -> None:
+    root = materialize("honest-done", tmp_path)
+    head = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    state = json.loads((root / ".zcode/state/greet.json").read_text())
+    assert head == state["run_start_sha"]
+
+
+def test_committed_work_makes_the_fingerprint_incomparable(tmp_path: Path) -> None:
+    """After the run's work is committed the fingerprint (relative to HEAD) changes
+    although the work did not: not verifiable, not stale."""
+    root = materialize("honest-done", tmp_path)
+    git(root, "add", "greeting.txt", "README.md")
+    git(root, "commit", "-qm", "the run's work")
+    payload = run_audit(root, strict=True)
+    assert payload["exit_code"] == 0, errors(payload)
+    assert "evidence-stale" not in {f["rule"] for f in payload["findings"]}
+    assert any("HEAD moved" in n for n in payload["not_verifiable"])
 
 
 def test_stale_tree_cannot_be_computed_outside_git(tmp_path: Path) -> None:

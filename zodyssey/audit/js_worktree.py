@@ -36,6 +36,21 @@ def _git(root: Path, *args: str) -> str:
     return done.stdout.decode("utf-8", errors="replace")
 
 
+def head_commit(root: Path) -> str | None:
+    """The commit HEAD names, or None when it cannot be read."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--verify", "-q", "HEAD"],
+            capture_output=True,
+            timeout=TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = done.stdout.decode("ascii", errors="replace").strip()
+    return text if done.returncode == 0 and text else None
+
+
 def fingerprint(root: Path) -> tuple[str | None, str]:
     """(fingerprint, "") or (None, why it cannot be computed)."""
     if not (root / ".git").exists():

@@ -402,7 +402,7 @@ def _cross_check_summaries(run: AuditedRun, doc: dict[str, Any]) -> None:
 def _check_worktree(run: AuditedRun, root: Path, doc: dict[str, Any]) -> None:
     """Evidence older than the work tree: each verify record carries the fingerprint
     of the tree it ran on (`worktree`); compare with the tree as it is now."""
-    from zodyssey.audit.js_worktree import fingerprint
+    from zodyssey.audit.js_worktree import fingerprint, head_commit
 
     history = [as_dict(h) for h in as_list(as_dict(doc.get("verify")).get("history"))]
     recorded = [(h, as_str(h.get("worktree"))) for h in history]
@@ -410,6 +410,19 @@ def _check_worktree(run: AuditedRun, root: Path, doc: dict[str, Any]) -> None:
     if not recorded:
         return
     current, reason = fingerprint(root)
+    start = as_str(doc.get("run_start_sha"))
+    if current is not None and start:
+        head = head_commit(root)
+        if head is not None and head != start:
+            # The fingerprint is taken against HEAD: once the run's work is committed it
+            # changes although the work did not, so it no longer compares.
+            current, reason = (
+                None,
+                (
+                    f"HEAD moved since the run started ({short_hash(start)} -> {short_hash(head)}); "
+                    "the fingerprints describe uncommitted work on the start commit"
+                ),
+            )
     if current is None:
         run.not_verifiable.append(
             f"whether the evidence describes the current work tree: its fingerprint cannot be "
