@@ -7,16 +7,17 @@ import os
 import sys
 from typing import Any
 
-from zodyssey.errors import EXIT_FINDINGS, EXIT_OK, ZodysseyError
+from zodyssey.errors import EXIT_EMPTY, EXIT_FINDINGS, EXIT_OK, ZodysseyError
 
 FORMATS = ("text", "json", "markdown", "html", "junit", "sarif", "github")
 
 DESCRIPTION = """\
 Read a run's artifacts after the fact and say, with evidence, whether the run
 did what it claims: every declared acceptance criterion of every done todo was
-executed and passed under the reviewed plan, the evidence chain is intact,
-review bound the plan that was executed, and every read-only window stayed
-read-only. Works on runs written by `zodyssey run` and by the JavaScript
+executed and passed under the reviewed plan (and no criterion's latest
+execution failed, whatever its todo's status), the evidence chain is intact,
+review bound the plan that was executed, the final wave passed, and every
+read-only window stayed read-only. Works on runs written by `zodyssey run` and by the JavaScript
 ZOdyssey pipeline (whose thinner evidence is reported as "not verifiable").
 """
 
@@ -26,11 +27,13 @@ exit codes:
   1  findings fail the run (errors; with --strict, warnings too)
   2  bad arguments
   3  run artifacts missing or unreadable (the path and the reason are printed)
+  4  nothing to judge: no declared criterion was executed (and no other error)
 
 examples:
   zodyssey audit my-run
   zodyssey audit .zcode/state/my-run.json --format html -o audit.html
   zodyssey audit --repo ../other my-run --format junit -o audit.xml --strict
+  zodyssey audit my-run --require-complete      # post-run CI: an unfinished run fails
 """
 
 
@@ -49,6 +52,11 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--strict", action="store_true", help="warnings (e.g. forced todos) fail the run"
     )
+    parser.add_argument(
+        "--require-complete",
+        action="store_true",
+        help="an unfinished run (phase not done/audited, todos not done) fails instead of warning",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -61,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         loaded = load_run(args.target, args.repo)
-        outcome = audit(loaded, strict=args.strict)
+        outcome = audit(loaded, strict=args.strict, require_complete=args.require_complete)
         report = build_report(outcome)
         text = render(report, args.format, colour=False if args.output else None)
     except ZodysseyError:
@@ -80,4 +88,9 @@ def run(args: argparse.Namespace) -> int:
     write_report(text, args.output or None)
     if args.output:
         print(report.summary, file=sys.stderr)
-    return EXIT_FINDINGS if report.failed else EXIT_OK
+    return exit_code(outcome.verdict)
+
+
+def exit_code(verdict: str) -> int:
+    """The exit code of an audit verdict (`AuditOutcome.verdict`)."""
+    return {"passed": EXIT_OK, "empty": EXIT_EMPTY}.get(verdict, EXIT_FINDINGS)
