@@ -231,11 +231,17 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _check(
-    root: Path, config: Config, discovery: Discovery, lock: LockFile, *, pinning: bool = False
+    root: Path,
+    config: Config,
+    discovery: Discovery,
+    lock: LockFile,
+    lock_path: Path,
+    *,
+    pinning: bool = False,
 ) -> CheckResult:
     from zodyssey.anchors.check import Checker, set_aside_unseen
 
-    result = Checker(root, config, discovery, lock).run()
+    result = Checker(root, config, discovery, lock, lock_path=lock_path, pinning=pinning).run()
     # --update writes our lock, which pins every dialect: there, every problem counts.
     if lock.legacy and not pinning:
         set_aside_unseen(result, discovery, root)
@@ -279,7 +285,7 @@ def _run_check(
 ) -> int:
     from zodyssey.anchors.report import build_report
 
-    result = _check(root, config, discovery, lock)
+    result = _check(root, config, discovery, lock, lock_path)
     count = len(result.problems) + (len(result.stale) if args.strict else 0)
     summary = _summary(result, count)
     if not lock.exists:
@@ -307,11 +313,12 @@ def _run_update(
     from zodyssey.anchors.lock import LockFile, write_lock
     from zodyssey.anchors.report import build_report
 
-    result = _check(root, config, discovery, lock, pinning=True)
+    result = _check(root, config, discovery, lock, lock_path, pinning=True)
     # Re-pinning drift and unlocked citations is what --update is for; the rest are refused.
     refused = [p for p in result.problems if p.kind not in ("drift", "unlocked")]
     citations = dict(result.pins)
     spans = dict(result.spans)
+    evidence = dict(result.evidence)
     kept_moved = 0
     for p in refused:
         # A moved citation keeps its old pin, so `check` keeps saying where the content went
@@ -320,11 +327,14 @@ def _run_update(
             citations[p.key] = lock.citations[p.key]
             if p.key in lock.spans:
                 spans[p.key] = lock.spans[p.key]
+            if p.key in lock.evidence:
+                evidence[p.key] = lock.evidence[p.key]
             kept_moved += 1
     new_lock = LockFile(
         citations=citations,
         exempt=list(lock.exempt),
         spans=spans,
+        evidence=evidence,
         comment=lock.comment,
         exists=True,
         extra=lock.extra,
@@ -392,7 +402,7 @@ def _run_fix(
     from zodyssey.anchors.report import build_report
     from zodyssey.anchors.rewrite import moves_of
 
-    result = _check(root, config, discovery, lock)
+    result = _check(root, config, discovery, lock, lock_path)
     moved = [p for p in result.problems if p.kind == "moved"]
     moves, new_paths = moves_of(moved, discovery.index)
     diff = apply_moves(root, moves, args.dry_run, new_paths=new_paths)
@@ -430,7 +440,7 @@ def _run_fix(
         except OSError as exc:
             raise UsageError(f"cannot write lock {lock_path}: {exc.strerror}") from exc
         discovery = fresh
-        result = _check(root, config, discovery, lock)
+        result = _check(root, config, discovery, lock, lock_path)
     if diff:
         sys.stderr.write(diff)
     count = len(result.problems) + (len(result.stale) if args.strict else 0)

@@ -391,6 +391,7 @@ def seed_lock_from_history(
         citations={k: p.fingerprint for k, p in pins.items()},
         exempt=list(old.exempt),
         spans={k: p.line_hashes for k, p in pins.items() if len(p.line_hashes) > 1},
+        evidence=_seed_evidence(root, run, pins),
         comment=old.comment if old.exists else DEFAULT_COMMENT,
         exists=True,
         extra=dict(old.extra),
@@ -403,6 +404,47 @@ def seed_lock_from_history(
         return report, EXIT_EMPTY
     # Like --update: a lock is written, but problem citations left unpinned fail.
     return report, EXIT_PROBLEMS if skipped else EXIT_OK
+
+
+def _seed_evidence(root: Path, run: TraceRun, pins: dict[str, _Pin]) -> dict[str, str]:
+    """Each pin's evidence (neighbours, uniqueness) from the version it was pinned from.
+
+    Without it the next check could not tell a move from a coincidence and would
+    call every moved span drift (docs/citation-lock.md, "moved only when certain").
+    """
+    from zodyssey.anchors.fingerprint import TargetFile
+    from zodyssey.anchors.history_git import GitFailed, read_blobs
+
+    prefix = run.info.prefix
+    wanted = {
+        key: (pin.trace.commit, prefix + pin.trace.then_path)
+        for key, pin in pins.items()
+        if pin.source == "history" and pin.trace.commit and pin.trace.then_path
+    }
+    try:
+        blobs = read_blobs(run.info.top, [w for w in wanted.values() if w[0]])
+    except (GitFailed, OSError):
+        blobs = {}
+    files: dict[tuple[str, str], TargetFile] = {}
+    out: dict[str, str] = {}
+    for key, pin in pins.items():
+        citation = pin.trace.citation
+        source: TargetFile | None = None
+        request = wanted.get(key)
+        if request is not None and request in blobs:
+            source = files.get(request)
+            if source is None:
+                source = TargetFile.from_bytes(request[1], blobs[request])
+                files[request] = source
+        elif pin.source == "now" and citation.resolved is not None:
+            source = TargetFile.read(root, citation.resolved)
+        if source is None or source.lines is None:
+            continue
+        if citation.end > len(source.lines) or citation.start < 1:
+            continue
+        if source.span_hash(citation.start, citation.end) == pin.fingerprint:
+            out[key] = source.evidence(citation.start, citation.end).encode()
+    return out
 
 
 def _pin_for(root: Path, trace: Trace, files: dict[str, list[str] | None]) -> _Pin | str:
