@@ -87,6 +87,8 @@ def locators(lines: Sequence[str]) -> list[int]:
 
 # How far from the cited place the cheap local searches look before the whole file.
 NEAR = (16, 512)
+# How many blank or marker-only lines a neighbour may be away.
+NEIGHBOUR_REACH = 20
 # Enough places to know a span is not unique (and to show a few as hints).
 MAX_PLACES = 50
 
@@ -215,12 +217,22 @@ class TargetFile:
     def line_hashes(self, start: int, end: int) -> list[str]:
         return [hash_text(self.normalised(i)) for i in range(start - 1, end)]
 
-    def _locator_at(self, number: int) -> int | None:
-        """Locator of line `number` (1-based); None outside the file."""
+    def _neighbour(self, number: int, step: int) -> int | None:
+        """Locator of the first line with content from `number` on, going by `step`.
+
+        Blank lines and bare comment markers are skipped: every paragraph has them
+        around it, so they would prove nothing about a place. None past the file's
+        edge (or after a long blank stretch).
+        """
         assert self.lines is not None
-        if number < 1 or number > len(self.lines):
-            return None
-        return locator(self.lines[number - 1])
+        for _ in range(NEIGHBOUR_REACH):
+            if number < 1 or number > len(self.lines):
+                return None
+            line = self.lines[number - 1]
+            if not _CONTENTLESS.match(line):
+                return locator(line)
+            number += step
+        return None
 
     def occurrences(self, start: int, end: int, limit: int = MAX_PLACES) -> list[int]:
         """Every start (1-based, at most `limit`) where lines start..end occur verbatim.
@@ -256,8 +268,8 @@ class TargetFile:
         return Evidence(
             tuple(locators(self.lines[start - 1 : end])),
             len(self.occurrences(start, end, 2)) == 1,
-            self._locator_at(start - 1),
-            self._locator_at(end + 1),
+            self._neighbour(start - 1, -1),
+            self._neighbour(end + 1, 1),
         )
 
     def table(self) -> tuple[list[int], Counter[int]]:
@@ -301,8 +313,8 @@ class TargetFile:
     def neighbours(self, evidence: Evidence, start: int) -> int:
         """How many of the span's two neighbours (0-2) at `start` are the pinned ones."""
         end = start + len(evidence.lines) - 1
-        return int(self._locator_at(start - 1) == evidence.before) + int(
-            self._locator_at(end + 1) == evidence.after
+        return int(self._neighbour(start - 1, -1) == evidence.before) + int(
+            self._neighbour(end + 1, 1) == evidence.after
         )
 
     def find_nearby(self, pinned: str, length: int, around: int, reach: int = 64) -> list[int]:
