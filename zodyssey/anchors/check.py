@@ -35,6 +35,7 @@ KIND_ORDER = (
     "contentless",
     "out-of-range",
     "backwards-range",
+    "gone",
     "unresolved",
     "ambiguous",
     "unlocked",
@@ -51,6 +52,7 @@ KIND_HELP = {
     "contentless": "every cited line is blank or a bare comment marker; a pin would prove nothing",
     "out-of-range": "the span starts before line 1 or ends past the end of the file",
     "backwards-range": "the range a-b has b < a, so it would cover no line at all",
+    "gone": "the cited file was deleted (git names the commit); the citation points at nothing",
     "unresolved": "no file in the tree matches the cited path",
     "ambiguous": "several files match the cited path; name it more fully",
     "unlocked": "a valid citation with no entry in the lock",
@@ -218,8 +220,8 @@ class Checker:
                 problems.append(problem)
         problems = [self._follow_shift(p, placed) for p in problems]
         cited = {k for k in groups if not k.startswith("?")}
-        # A renamed file's citations still use their old keys until --fix rewrites them.
-        cited |= {p.key for p in problems if p.kind == "moved"}
+        # A citation of a renamed or deleted file keeps its old key: still cited, never stale.
+        cited |= {p.key for p in problems if not p.key.startswith("?")}
         stale = sorted(k for k in self.lock.citations if k not in cited)
         order = {kind: i for i, kind in enumerate(KIND_ORDER)}
         problems.sort(key=lambda p: (order.get(p.kind, 99), p.sites[0].doc, p.sites[0].line, p.key))
@@ -245,15 +247,7 @@ class Checker:
             return Problem(kind, key, first.cited_as, sites, detail, members, **extra)  # type: ignore[arg-type]
 
         if first.resolved is None:
-            moved = self._renamed(first, members, sites)
-            if moved is not None:
-                return moved
-            if first.candidates:
-                return problem(
-                    "ambiguous",
-                    f"matches {len(first.candidates)} files: {', '.join(first.candidates)}",
-                )
-            return problem("unresolved", f"no file in the tree matches `{first.cited}`")
+            return self._vanished(key, first, members, sites)
         path = first.resolved
         a, b = first.start, first.end
         lines_ref = (a, b)
@@ -477,40 +471,122 @@ class Checker:
             moved_to={"path": new_path, "start": start, "end": end, "key": new_key},
         )
 
-    def _renamed(
-        self, first: Citation, members: list[Citation], sites: list[Site]
-    ) -> Problem | None:
-        """A citation of a file git renamed: look for the pinned content in the new file."""
-        if not self.lock.citations or first.end < first.start:
-            return None
-        if self._lock_index is None:
-            self._lock_index = FileIndex(sorted({k.rsplit(":", 1)[0] for k in self.lock.citations}))
-        if first.dialect in ("link", "blob"):
-            from urllib.parse import unquote
+    def _old_path(self, first: Citation) -> str | None:
+        """The file a citation that resolves to nothing now once named, if known.
 
-            base = first.cited if first.dialect == "blob" else unquote(first.cited)
-            old = self._lock_index.resolve_link(
-                "/" + base if first.dialect == "blob" else base, first.site.doc
-            ).path
-        else:
-            old = self._lock_index.resolve(first.cited, first.site.doc).path
-        if old is None or old in self.discovery.index.file_set:
+        First the lock's own paths (the citation was pinned there), then the
+        files git history knows, named exactly (never by a basename guess).
+        """
+        if self.lock.citations:
+            if self._lock_index is None:
+                self._lock_index = FileIndex(
+                    sorted({k.rsplit(":", 1)[0] for k in self.lock.citations})
+                )
+            old = _resolve_in(self._lock_index, first)
+            if old is not None:
+                return old
+        past = self.discovery.past
+        if past is None or first.dialect in ("link", "blob"):
             return None
-        old_key = make_key(old, first.start, first.end, first.ranged)
+        names = past.strictly_named(first.cited)
+        if len(names) == 1:
+            return names[0]
+        return None
+
+    def _vanished(
+        self, key: str, first: Citation, members: list[Citation], sites: list[Site]
+    ) -> Problem:
+        """A citation that resolves to no single file now: moved, gone, ambiguous or unresolved.
+
+        Its problem carries the old lock key when there is one, so the pin is
+        neither reported stale nor dropped by --update while a document cites it.
+        """
+        old = self._old_path(first)
+        files = self.discovery.index.file_set
+        if old is not None and old in files:
+            old = None  # it names an existing file only through the lock: not this citation's
+        old_key = make_key(old, first.start, first.end, first.ranged) if old else key
+        lines = (first.start, first.end)
+
+        def problem(kind: str, detail: str) -> Problem:
+            return Problem(
+                kind, old_key, first.cited_as, sites, detail, members, target=old, lines=lines
+            )
+
+        if first.candidates:
+            return problem(
+                "ambiguous",
+                f"matches {len(first.candidates)} files: {', '.join(first.candidates)}",
+            )
+        if old is None:
+            return problem("unresolved", f"no file in the tree matches `{first.cited}`")
         pinned = self.lock.citations.get(old_key)
-        if pinned is None:
-            return None
-        new = follow(self.renames(), old, self.discovery.index.file_set)
-        if new is None:
-            return None
-        target = self.target(new)
-        if target.lines is None:
-            return None
-        length = first.end - first.start + 1
-        start, _places, _evidence = self._search(old_key, old, target, first, pinned)
-        if start is None:
-            return None
-        return self._moved(old_key, first, members, sites, old, new, start, length, target)
+        new = follow(self.renames(), old, files)
+        deleted = None
+        if new is None and self.discovery.past is not None:
+            deleted = self.discovery.past.deleted_by(old)
+            if deleted is not None:
+                new = self._follow_deletions(old, deleted[0], files)
+        if new is not None:
+            if pinned is not None and first.end >= first.start:
+                target = self.target(new)
+                if target.lines is not None:
+                    length = first.end - first.start + 1
+                    start, _places, _evidence = self._search(old_key, old, target, first, pinned)
+                    if start is not None:
+                        moved = self._moved(
+                            old_key, first, members, sites, old, new, start, length, target
+                        )
+                        if moved is not None:
+                            return moved
+            return problem(
+                "unresolved",
+                f"`{first.cited}` named {old}, which git renamed: it is now `{new}`; "
+                + (
+                    "the pinned lines are not certainly there, so correct the citation by hand"
+                    if pinned is not None
+                    else "check the lines and cite it there"
+                ),
+            )
+        if deleted is not None:
+            commit, subject = deleted
+            return problem(
+                "gone",
+                f"{old} was deleted by {commit[:12]} ({printable(subject)[:80]}); the citation "
+                "points at nothing: cite where that code lives now, or remove the citation",
+            )
+        where = "pinned in the lock" if pinned is not None else "known to git history"
+        return problem(
+            "unresolved", f"no file in the tree matches `{first.cited}` ({old} is {where})"
+        )
+
+    def _follow_deletions(self, old: str, commit: str, files: set[str]) -> str | None:
+        """Follow renames commit by commit from the one that removed `old` (bounded)."""
+        past = self.discovery.past
+        assert past is not None
+        name = old
+        for _ in range(8):
+            new = past.renamed_in(commit, name)
+            if new is None:
+                return None
+            if new in files:
+                return new
+            later = past.deleted_by(new)
+            if later is None:
+                return None
+            name, commit = new, later[0]
+        return None
+
+
+def _resolve_in(index: FileIndex, first: Citation) -> str | None:
+    if first.dialect in ("link", "blob"):
+        from urllib.parse import unquote
+
+        base = first.cited if first.dialect == "blob" else unquote(first.cited)
+        return index.resolve_link(
+            "/" + base if first.dialect == "blob" else base, first.site.doc
+        ).path
+    return index.resolve(first.cited, first.site.doc).path
 
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")

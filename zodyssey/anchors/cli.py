@@ -213,7 +213,7 @@ def _run(args: argparse.Namespace) -> int:
     config = load_config(root)
     lock_path = _lock_path(args, root, config)
     lock = read_lock(lock_path)
-    discovery = discover(root, config)
+    discovery = discover(root, config, lock=lock)
     if not discovery.citations:
         raise ZodysseyError(
             f"zero citations discovered under {root} ({len(discovery.documents)} document(s) "
@@ -320,16 +320,20 @@ def _run_update(
     spans = dict(result.spans)
     evidence = dict(result.evidence)
     kept_moved = 0
+    kept_cited = 0
     for p in refused:
-        # A moved citation keeps its old pin, so `check` keeps saying where the content went
-        # and --fix can still rewrite it; re-pinning the old numbers would bless wrong content.
-        if p.kind == "moved" and p.key in lock.citations:
+        # A refused citation keeps its old pin: a moved one so `check` keeps saying where the
+        # content went and --fix can still rewrite it; any other (its file deleted or renamed,
+        # out of range now) because a document still cites it, and dropping the pin would
+        # forget what it said. Re-pinning the old numbers would bless wrong content.
+        if p.key in lock.citations and p.key not in citations:
             citations[p.key] = lock.citations[p.key]
             if p.key in lock.spans:
                 spans[p.key] = lock.spans[p.key]
             if p.key in lock.evidence:
                 evidence[p.key] = lock.evidence[p.key]
-            kept_moved += 1
+            kept_moved += p.kind == "moved"
+            kept_cited += p.kind != "moved"
     new_lock = LockFile(
         citations=citations,
         exempt=list(lock.exempt),
@@ -356,6 +360,8 @@ def _run_update(
         parts.append(f"{repinned} drifted citation(s) re-pinned to their current content")
     if kept_moved:
         parts.append(f"{kept_moved} moved citation(s) kept at their old pin (run --fix)")
+    if kept_cited:
+        parts.append(f"{kept_cited} pin(s) of problem citations kept, as documents still cite them")
     if refused:
         parts.append(f"{len(refused)} citation(s) could NOT be pinned (listed above)")
     summary = "; ".join(parts)
@@ -418,7 +424,7 @@ def _run_fix(
         # Re-pin from what the documents cite now: a move whose text could not be
         # rewritten keeps its old key. Read every old pin before writing any, since
         # one move's new key is often another's old key.
-        fresh = discover(root, config)
+        fresh = discover(root, config, lock=lock)
         cited_now = {c.key for c in fresh.citations if c.key is not None}
         pins: dict[str, str] = {}
         per_line: dict[str, list[str]] = {}
