@@ -148,6 +148,11 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --update: pin content as it was when each citation was written",
     )
     parser.add_argument(
+        "--allow-unknown",
+        action="store_true",
+        help="with --history: citations history cannot judge do not fail the check",
+    )
+    parser.add_argument(
         "--jobs", type=_positive, default=None, metavar="N", help="parallel git jobs for --history"
     )
 
@@ -166,6 +171,8 @@ def _validate(args: argparse.Namespace) -> str:
         raise UsageError(
             "--history checks; to seed the lock from history use --update --from-history"
         )
+    if args.allow_unknown and not args.history:
+        raise UsageError("--allow-unknown only applies to --history")
     if args.jobs is not None and not (args.history or args.from_history):
         raise UsageError("--jobs only applies to --history and --from-history")
     return fmt
@@ -478,7 +485,13 @@ def _run_history(
         )
     else:
         report, code = history.history_report(
-            root, config, discovery.citations, jobs=jobs, fix=args.fix, dry_run=args.dry_run
+            root,
+            config,
+            discovery.citations,
+            jobs=jobs,
+            fix=args.fix,
+            dry_run=args.dry_run,
+            allow_unknown=args.allow_unknown,
         )
     _render(report, fmt, args.output)
     return int(code)

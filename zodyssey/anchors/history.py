@@ -52,9 +52,13 @@ def history_report(
     jobs: int,
     fix: bool,
     dry_run: bool,
+    allow_unknown: bool = False,
     progress_stream: TextIO | None = None,
 ) -> tuple[Report, int]:
     """Judge every citation against the commit that wrote it; exit 0, 4 or 9.
+
+    `unknown` proves nothing, so it fails (exit 9) unless `allow_unknown`; when
+    every citation is unknown nothing was proven at all (exit 4, with the causes).
 
     Raises `GitUnavailable` (a ZodysseyError, exit 2) when git is missing or
     `root` is not in a work tree. With `fix`, moved citations get their
@@ -87,8 +91,35 @@ def history_report(
         report.summary += f"; re-pinned {repinned} lock entr{'y' if repinned == 1 else 'ies'}"
     if not selected:
         return report, EXIT_EMPTY
+    unknown = [t for t in run.traces if t.kind == "unknown"]
+    if unknown and len(unknown) == len(run.traces):
+        report.summary += "\nnothing proven: every citation is unknown. " + _causes(unknown)
+        if report.payload is not None:
+            report.payload["ok"] = False
+        return report, EXIT_EMPTY
     failing = [t for t in run.traces if t.kind in PROBLEM_KINDS and id(t) not in rewritten]
+    if unknown and not allow_unknown:
+        report.summary += (
+            f"\n{_plural(len(unknown), 'citation')} unknown: history could not judge "
+            f"{'it' if len(unknown) == 1 else 'them'}, which fails the check "
+            "(--allow-unknown accepts that). " + _causes(unknown)
+        )
+        if report.payload is not None:
+            report.payload["ok"] = False
+        return report, EXIT_PROBLEMS
     return report, EXIT_PROBLEMS if failing else EXIT_OK
+
+
+def _causes(unknown: list[Trace]) -> str:
+    """The most frequent reasons, shortest form first (commit ids and paths vary)."""
+    counts: dict[str, int] = {}
+    for trace in unknown:
+        reason = trace.reason.split(" [")[0]
+        counts[reason] = counts.get(reason, 0) + 1
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    shown = "; ".join(f"{n} x {reason}" for reason, n in ranked[:3])
+    more = f"; and {len(ranked) - 3} other causes" if len(ranked) > 3 else ""
+    return f"Causes: {shown}{more}"
 
 
 def _fixable(trace: Trace) -> bool:
