@@ -142,3 +142,46 @@ def test_javascript_lock_without_git_stays_conservative(tmp_path: Path) -> None:
     assert "moved" not in kinds(payload), "no evidence: never a certain move"
     drift = [p for p in payload["problems"] if p["kind"] == "drift"]
     assert drift and all("possibly now at" in p["detail"] for p in drift)
+
+
+def test_fix_never_creates_a_problem_in_cross_citing_documents(tmp_path: Path) -> None:
+    """--fix rewrites a line another document cites; that citation must stay green."""
+    source = "".join(f"def f{i}():\n    return {i}\n" for i in range(10))
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "src/mod.py": source,
+            "docs/a.md": "# A\nThe loop is src/mod.py:3-4 here.\n",
+            "docs/b.md": "As docs/a.md:2 says, and src/mod.py:7.\n",
+            "docs/c.md": "B's claim is at docs/b.md:1.\n",
+        },
+    )
+    assert run_cli(repo, "--update").returncode == 0
+    commit(repo, "pin")
+    write(repo, "src/mod.py", "import os\n" + source)
+    code, payload = check_json(repo)
+    assert set(kinds(payload)) == {"moved"}
+    before_lock = json.loads((repo / "anchors/anchors.lock.json").read_text())
+    fixed = run_cli(repo, "--fix")
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert "src/mod.py:4-5" in (repo / "docs/a.md").read_text()
+    assert "src/mod.py:8" in (repo / "docs/b.md").read_text()
+    code, payload = check_json(repo, "--strict")
+    assert code == 0, payload["problems"]
+    after_lock = json.loads((repo / "anchors/anchors.lock.json").read_text())
+    assert after_lock["citations"]["docs/a.md:2"] != before_lock["citations"]["docs/a.md:2"]
+    assert "docs/a.md:2" in after_lock["evidence"]
+
+
+def test_fix_keeps_a_javascript_lock_in_its_shape(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"src/mod.py": REPEATED, "docs/a.md": repeated_doc()})
+    assert run_cli(repo, "--update").returncode == 0
+    js_lock(repo, pins_of(repo))
+    (repo / "anchors/anchors.lock.json").unlink()
+    commit(repo, "js lock")
+    write(repo, "src/mod.py", "# one\n" + REPEATED)
+    fixed = run_cli(repo, "--lock", "scripts/anchors.lock.json", "--fix")
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    lock = json.loads((repo / "scripts/anchors.lock.json").read_text())
+    assert set(lock) == {"_comment", "exempt", "citations"}
+    assert run_cli(repo, "--lock", "scripts/anchors.lock.json").returncode == 0

@@ -416,9 +416,11 @@ def _run_fix(
     from zodyssey.anchors.rewrite import moves_of
 
     result = _check(root, config, discovery, lock, lock_path)
+    before = {(p.kind, p.key) for p in result.problems}
     moved = [p for p in result.problems if p.kind == "moved"]
     moves, new_paths = moves_of(moved, discovery.index)
-    diff = apply_moves(root, moves, args.dry_run, new_paths=new_paths)
+    rewritten: dict[str, tuple[list[str], list[str]]] = {}
+    diff = apply_moves(root, moves, args.dry_run, new_paths=new_paths, changed=rewritten)
     if args.dry_run:
         sys.stdout.write(diff)
         summary = (
@@ -427,6 +429,7 @@ def _run_fix(
         )
         print(summary, file=sys.stderr)
         return EXIT_PROBLEMS if result.problems else EXIT_OK
+    repinned_docs = 0
     if moved:
         # Re-pin from what the documents cite now: a move whose text could not be
         # rewritten keeps its old key. Read every old pin before writing any, since
@@ -435,19 +438,30 @@ def _run_fix(
         cited_now = {c.key for c in fresh.citations if c.key is not None}
         pins: dict[str, str] = {}
         per_line: dict[str, list[str]] = {}
+        touched: set[str] = set()
         for p in moved:
             assert p.moved_to is not None
             new_key = str(p.moved_to["key"])
             if new_key in cited_now and p.key in lock.citations:
                 pins[new_key] = lock.citations[p.key]
+                touched.add(new_key)
                 if p.key in lock.spans:
                     per_line[new_key] = lock.spans[p.key]
         for p in moved:
             if p.key not in cited_now:
                 lock.citations.pop(p.key, None)
                 lock.spans.pop(p.key, None)
+                lock.evidence.pop(p.key, None)
         lock.citations.update(pins)
         lock.spans.update(per_line)
+        # The fix rewrote documents that other documents may cite: their pins follow
+        # the fix's own edits (and only those), so the fix never creates a drift.
+        repinned_docs = _follow_rewrites(lock, rewritten, touched)
+        if not lock.legacy:
+            pinned = _check(root, config, fresh, lock, lock_path, pinning=True)
+            for key in touched:
+                if key in pinned.evidence:
+                    lock.evidence[key] = pinned.evidence[key]
         try:
             write_lock(lock_path, lock)
         except OSError as exc:
@@ -456,12 +470,59 @@ def _run_fix(
         result = _check(root, config, discovery, lock, lock_path)
     if diff:
         sys.stderr.write(diff)
+    moved_keys = {p.key for p in moved} | {str(p.moved_to["key"]) for p in moved if p.moved_to}
+    created = [
+        p for p in result.problems if (p.kind, p.key) not in before and p.key not in moved_keys
+    ]
     count = len(result.problems) + (len(result.stale) if args.strict else 0)
-    summary = f"check-anchors --fix: rewrote {len(moves)} moved citation(s) and re-pinned them. "
-    summary += _summary(result, count) + _notes_summary(result)
+    summary = f"check-anchors --fix: rewrote {len(moves)} moved citation(s) and re-pinned them"
+    if repinned_docs:
+        summary += (
+            f"; {repinned_docs} citation(s) of the rewritten documents re-pinned to the "
+            "rewritten lines"
+        )
+    summary += ". " + _summary(result, count) + _notes_summary(result)
+    if created:
+        summary += (
+            f"\n--fix created {len(created)} new problem(s) (listed above); this is a defect "
+            "of --fix: restore the documents and the lock from version control and report it"
+        )
+        count = max(count, 1)
     report = build_report(result, mode="fix", strict=args.strict, summary=summary, fmt=fmt)
     _render(report, fmt, args.output)
     return EXIT_PROBLEMS if count else EXIT_OK
+
+
+def _follow_rewrites(
+    lock: LockFile, rewritten: dict[str, tuple[list[str], list[str]]], touched: set[str]
+) -> int:
+    """Re-pin keys citing rewritten documents whose pin matched the text before the fix.
+
+    --fix changes only numbers inside lines, never the line count, so a span
+    keeps its place; where the old text was pinned, the new text is now.
+    """
+    from zodyssey.anchors.fingerprint import fingerprint, hash_text, normalise
+
+    count = 0
+    for key, pin in list(lock.citations.items()):
+        path, _, numbers = key.rpartition(":")
+        if path not in rewritten:
+            continue
+        first, _, last = numbers.partition("-")
+        if not first.isdigit() or (last and not last.isdigit()):
+            continue
+        a, b = int(first), int(last or first)
+        old, new = rewritten[path]
+        if a < 1 or b < a or b > len(old) or len(old) != len(new):
+            continue
+        if fingerprint(old, a, b) != pin or old[a - 1 : b] == new[a - 1 : b]:
+            continue
+        lock.citations[key] = fingerprint(new, a, b)
+        if key in lock.spans:
+            lock.spans[key] = [hash_text(normalise(line)) for line in new[a - 1 : b]]
+        touched.add(key)
+        count += 1
+    return count
 
 
 def _run_history(

@@ -72,13 +72,15 @@ class LockFile:
             "exempt": sorted(set(self.exempt)),
             "citations": {k: self.citations[k] for k in sorted(self.citations)},
         }
-        document[FORMAT_KEY] = FORMAT
-        spans = {k: " ".join(self.spans[k]) for k in sorted(self.spans) if k in self.citations}
-        if spans:
-            document["spans"] = spans
-        evidence = {k: self.evidence[k] for k in sorted(self.evidence) if k in self.citations}
-        if evidence:
-            document["evidence"] = evidence
+        if not self.legacy:
+            # A JavaScript checker's lock (fixed by --fix) stays in its shape.
+            document[FORMAT_KEY] = FORMAT
+            spans = {k: " ".join(self.spans[k]) for k in sorted(self.spans) if k in self.citations}
+            if spans:
+                document["spans"] = spans
+            evidence = {k: self.evidence[k] for k in sorted(self.evidence) if k in self.citations}
+            if evidence:
+                document["evidence"] = evidence
         for key, value in self.extra.items():
             document.setdefault(key, value)
         return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
