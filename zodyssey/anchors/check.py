@@ -47,7 +47,7 @@ KIND_ORDER = (
 PARALLEL_MIN_GROUPS = 8000
 
 KIND_HELP = {
-    "drift": "the pinned lines changed in place (their content is not found elsewhere)",
+    "drift": "the pinned lines changed (or moved to a place that is not certain)",
     "moved": "the pinned content now sits at other lines (or in the file git renamed it to)",
     "contentless": "every cited line is blank or a bare comment marker; a pin would prove nothing",
     "out-of-range": "the span starts before line 1 or ends past the end of the file",
@@ -90,8 +90,12 @@ class CheckResult:
     spans: dict[str, list[str]]  # key -> per-line hashes (ranges only)
     cited_keys: set[str]
     stale: list[str]
-    exempted: int = 0
+    exempted: int = 0  # keys every citation of which is exempt (not checked)
     evidence: dict[str, str] = field(default_factory=dict)  # key -> encoded Evidence (pinning)
+    keys: list[str] = field(default_factory=list)  # every key discovered (`checked` of them)
+    exempt_keys: set[str] = field(default_factory=set)
+    partly_exempt: set[str] = field(default_factory=set)  # keys some citations of which are exempt
+    skipped_documents: int = 0  # documents opted out by the ignore marker
     # Problems of citations a JavaScript lock could not have pinned (see set_aside_unseen).
     notes: list[Problem] = field(default_factory=list)
 
@@ -153,14 +157,23 @@ class Checker:
         for citation in self.discovery.citations:
             group = citation.key if citation.key is not None else "?" + citation.cited_as
             groups.setdefault(group, []).append(citation)
+        partly_exempt: set[str] = set()
+        exempt_keys: set[str] = set()
         if exempt:
-            # An exempt entry skips its whole key, every site citing the same lines: the
-            # JS checker did so (it never pinned the key), so checking the other sites
-            # against its lock would report them all `unlocked`.
+            # An exempt entry skips the citations written exactly that way, nothing else:
+            # `thing.py:2` in a template must not hide `src/thing.py:2` in another document
+            # although both name the same lines. (Under a JavaScript checker's lock, which
+            # skipped the whole key, the other sites' `unlocked` is a note: set_aside_unseen.)
             for group, members in groups.items():
-                if any(c.cited_as in exempt for c in members):
-                    exempted += len(members)
-                    groups[group] = []
+                kept = [c for c in members if c.cited_as not in exempt]
+                if len(kept) == len(members):
+                    continue
+                if kept:
+                    partly_exempt.add(group)
+                else:
+                    exempt_keys.add(group)
+                    exempted += 1
+                groups[group] = kept
         problems: list[Problem] = []
         pins: dict[str, str] = {}
         spans: dict[str, list[str]] = {}
@@ -235,6 +248,10 @@ class Checker:
             stale=stale,
             exempted=exempted,
             evidence=evidence,
+            keys=list(groups),
+            exempt_keys=exempt_keys,
+            partly_exempt=partly_exempt,
+            skipped_documents=len(self.discovery.skipped),
         )
 
     def _check_group(
@@ -303,8 +320,7 @@ class Checker:
         if pinned is None:
             return problem(
                 "unlocked",
-                "not in the lock (an unlocked citation is an unchecked one); verify it, "
-                "then run `check-anchors --update`",
+                "not in the lock: an unlocked citation is an unchecked one",
                 target=path,
                 lines=lines_ref,
             )
@@ -463,7 +479,7 @@ class Checker:
             key,
             first.cited_as,
             sites,
-            detail + "; `check-anchors --fix` rewrites the citation",
+            detail,
             members,
             target=old_path,
             lines=(first.start, first.end),
@@ -624,6 +640,9 @@ def set_aside_unseen(result: CheckResult, discovery: Discovery, root: Path) -> N
     for problem in result.problems:
         members = problem.citations
         if members and not any(discovery.js_visible(root, c) for c in members):
+            result.notes.append(problem)
+        elif problem.kind == "unlocked" and problem.key in result.partly_exempt:
+            # The JS checker skipped this whole key for its exempt entry: never pinned.
             result.notes.append(problem)
         else:
             kept.append(problem)

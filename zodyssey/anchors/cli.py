@@ -255,18 +255,68 @@ def _check(
     return result
 
 
-def _summary(result: CheckResult, problems: int) -> str:
+ADVICE = {
+    "moved": "`check-anchors --fix` rewrites their line numbers (and the path after a rename)",
+    "drift": "read each one: correct the citation if it is wrong, the code if the citation "
+    "was right; re-pin with `check-anchors --update` only when the change is intended "
+    '("possibly now at" places are not certain, so --fix leaves them to you)',
+    "gone": "cite where that code lives now, or remove the citation",
+    "unresolved": "cite the file that exists now, or remove the citation; an illustrative "
+    "example is no citation: list it in `exempt` or mark its line "
+    "`<!-- anchor-lock: ignore-line -->`",
+    "ambiguous": "write more of the path, so it names one file",
+    "contentless": "point the citation at the lines that carry the claim",
+    "out-of-range": "point the citation at lines the file has",
+    "backwards-range": "write the smaller line number first",
+    "unreadable": "make the file readable, or stop citing it",
+    "unlocked": "verify each new citation, then pin them with `check-anchors --update`",
+    "stale": "`check-anchors --update` drops lock entries nothing cites",
+}
+ADOPT_ADVICE = (
+    "adopting the lock: `check-anchors --update --from-history` pins each citation as it was "
+    "when its line was written, so citations that are already stale show up instead of "
+    "being blessed as they are now"
+)
+
+
+def _advice(kinds: list[str], *, adopting: bool) -> str:
+    """One line of advice per kind present, in display order."""
+    from zodyssey.anchors.check import KIND_ORDER
+
+    lines = []
+    for kind in KIND_ORDER:
+        if kind not in kinds:
+            continue
+        text = ADOPT_ADVICE if kind == "unlocked" and adopting else ADVICE.get(kind)
+        if text:
+            lines.append(f"  {kind}: {text}")
+    return "\n".join(lines)
+
+
+def _summary(
+    result: CheckResult, problems: int, *, strict: bool = False, adopting: bool = False
+) -> str:
+    head = f"check-anchors: {result.checked} citations across {result.documents} documents"
     if problems == 0:
-        return (
-            f"check-anchors: {result.checked} citations across {result.documents} documents: "
-            "all resolve and match the lock"
-        )
-    kinds = ", ".join(f"{n} {k}" for k, n in sorted(result.by_kind().items()))
+        unproven = []
+        if result.exempted:
+            unproven.append(f"{result.exempted} exempt")
+        if result.notes:
+            unproven.append(f"{len(result.notes)} reported as notes (see below)")
+        if result.skipped_documents:
+            unproven.append(f"{result.skipped_documents} document(s) skipped by the ignore marker")
+        if not unproven:
+            return head + ": all resolve and match the lock"
+        checked = result.checked - result.exempted - len(result.notes)
+        return f"{head}: the {checked} checked match the lock; not checked: " + ", ".join(unproven)
+    counts = result.by_kind()
+    if strict and result.stale:
+        counts["stale"] = len(result.stale)
+    kinds = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
     return (
         f"check-anchors: {problems} problem(s) across {result.checked} citations in "
-        f"{result.documents} documents ({kinds or 'stale entries'}). Fix the citation if the code "
-        "moved (--fix does it for `moved`); fix the code if the citation was right; re-baseline "
-        "only when the change is intended (--update)"
+        f"{result.documents} documents ({kinds}). What to do:\n"
+        + _advice(list(counts), adopting=adopting)
     )
 
 
@@ -294,7 +344,7 @@ def _run_check(
 
     result = _check(root, config, discovery, lock, lock_path)
     count = len(result.problems) + (len(result.stale) if args.strict else 0)
-    summary = _summary(result, count)
+    summary = _summary(result, count, strict=args.strict, adopting=not lock.citations)
     if not lock.exists:
         summary += f"\nno lock at {lock_path}: create one with `check-anchors --update`"
         legacy = root / "scripts" / "anchors.lock.json"
@@ -481,7 +531,7 @@ def _run_fix(
             f"; {repinned_docs} citation(s) of the rewritten documents re-pinned to the "
             "rewritten lines"
         )
-    summary += ". " + _summary(result, count) + _notes_summary(result)
+    summary += ". " + _summary(result, count, strict=args.strict) + _notes_summary(result)
     if created:
         summary += (
             f"\n--fix created {len(created)} new problem(s) (listed above); this is a defect "

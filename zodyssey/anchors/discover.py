@@ -25,6 +25,7 @@ from zodyssey.anchors.past import GitPast, strict_names
 from zodyssey.anchors.remote import OwnRemotes
 from zodyssey.anchors.structure import DocStructure, analyse, needs_structure
 from zodyssey.config import Config
+from zodyssey.errors import UsageError
 
 # The JavaScript checker's fixed extension list: a token ending in one of these
 # is a citation even when nothing resolves (then it is reported `unresolved`).
@@ -317,6 +318,12 @@ def _scan_documents(
         structure: DocStructure | None = None
         if needs_structure(text):
             structure = analyse(text, lines)
+            if structure.unclosed is not None:
+                raise UsageError(
+                    f"{doc}:{structure.unclosed}: `<!-- anchor-lock: ignore-begin -->` has no "
+                    "`<!-- anchor-lock: ignore-end -->` after it; close the region (an open "
+                    "one would silently skip every citation to the end of the document)"
+                )
             if structure.ignore_doc:
                 skipped.append(doc)
                 continue
