@@ -235,13 +235,50 @@ def lock_paths(lock: LockFile | None) -> FileIndex | None:
     return FileIndex(sorted({key.rsplit(":", 1)[0] for key in lock.citations}))
 
 
+# The JavaScript checker's walk: these names skipped anywhere (files too), and every
+# hidden entry except these two directories.
+JS_SKIP_NAMES = (
+    "node_modules",
+    ".git",
+    ".zcode",
+    "dist",
+    "build",
+    "coverage",
+    ".claude-flow",
+    ".swarm",
+    ".zcode-cache",
+)
+JS_DOCUMENTS = ["**/*.md"]
+JS_WINDOWS = {"CHANGELOG.md": "top-section"}
+
+
+def js_files(root: Path) -> list[str]:
+    """The files the JavaScript checker walked: its skip list, no hidden entries."""
+    files = walk_files(root, ExcludeRules(JS_SKIP_NAMES))
+    return [f for f in files if not f[f.rfind("/") + 1 :].startswith(".")]
+
+
 def discover(root: Path, config: Config, *, lock: LockFile | None = None) -> Discovery:
+    """Every citation of the scanned documents, resolved.
+
+    Under a JavaScript checker's lock (`lock.legacy`) the documents and the
+    citable files are that checker's (its walk, every `.md`, its CHANGELOG
+    window), whatever `documents`, `exclude` and `windows` say: its lock pins
+    exactly what it saw, and a document it scans that we skipped (say under
+    `venv/`) would let us pass what it fails.
+    """
     anchors_table = config.section("anchors")
     include_hidden = anchors_table.get("include_hidden", [])
     if not isinstance(include_hidden, list):
         include_hidden = []
-    rules = ExcludeRules(config.exclude, [str(h) for h in include_hidden])
-    files = walk_files(root, rules)
+    if lock is not None and lock.exists and lock.legacy:
+        from dataclasses import replace
+
+        config = replace(config, documents=list(JS_DOCUMENTS), windows=dict(JS_WINDOWS))
+        files = js_files(root)
+    else:
+        rules = ExcludeRules(config.exclude, [str(h) for h in include_hidden])
+        files = walk_files(root, rules)
     index = FileIndex(files)
     past = GitPast(root)
     result = Discovery(index=index, past=past)
