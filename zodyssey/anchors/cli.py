@@ -35,12 +35,14 @@ continuations (`... :40` after a path on the same line), Markdown links with
 CHECK_EPILOG = """\
 problem kinds:
   drift            the pinned lines changed in place
-  moved            the pinned content is elsewhere (or in the file git renamed it to);
-                   --fix rewrites the citation
+  moved            the pinned content is certainly elsewhere (or in the file git renamed
+                   it to); --fix rewrites the citation. Not certain: drift, with the
+                   places the content possibly is now
   contentless      the cited lines are blank or bare comment markers
   out-of-range     the span is outside the file
   backwards-range  a range written b < a
-  unresolved       no file matches the cited path
+  gone             the cited file was deleted (git names the commit)
+  unresolved       no file matches the cited path (or: git renamed it, "now X")
   ambiguous        several files match the cited path
   unlocked         a valid citation not in the lock (run --update)
   unreadable       the cited file cannot be read
@@ -48,8 +50,10 @@ problem kinds:
 
 exit codes:
   0  clean (or: lock written, everything pinned)
-  2  bad arguments, unreadable configuration or malformed lock (the message says how to recover)
+  2  bad arguments, unreadable configuration, malformed lock, an ignore-begin without
+     ignore-end (the message says how to recover)
   4  zero citations discovered: an empty check is a failure, not a pass
+     (--history: every citation unknown, nothing proven)
   9  problems found (or: --update could not pin some citations)
 
 examples:
@@ -61,7 +65,8 @@ examples:
   check-anchors --format github               annotations for GitHub Actions
   check-anchors --json -o anchors.json        the JSON report (schema: docs/citation-lock.md)
   check-anchors --history                     check citations against the content at the
-                                              commit that wrote them (git blame)
+                                              commit that wrote them (git blame); a citation
+                                              history cannot judge fails unless --allow-unknown
   check-anchors --update --from-history       seed the lock from history instead of the tree
 """
 
