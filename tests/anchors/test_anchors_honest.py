@@ -110,3 +110,16 @@ def test_unclosed_ignore_region_is_an_error(repo: Path) -> None:
     assert done.returncode == 2
     assert "docs/a.md:3" in done.stderr and "ignore-end" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_stale_note_says_which_document_still_writes_it(repo: Path) -> None:
+    write(repo, "docs/a.md", "src/app.py:3\n\nsrc/app.py:4\n")
+    assert run_cli(repo, "--update").returncode == 0
+    write(repo, "docs/a.md", "src/app.py:3\n\n<!-- src/app.py:4 -->\n")
+    done = run_cli(repo)
+    assert done.returncode == 0
+    assert "stale src/app.py:4 is still written at docs/a.md:3" in done.stdout
+    strict = run_cli(repo, "--strict")
+    assert strict.returncode == 9 and "docs/a.md:3" in strict.stdout
+    update = run_cli(repo, "--update")
+    assert "docs/a.md:3 still writes it" in update.stdout

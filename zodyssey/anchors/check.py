@@ -96,6 +96,8 @@ class CheckResult:
     exempt_keys: set[str] = field(default_factory=set)
     partly_exempt: set[str] = field(default_factory=set)  # keys some citations of which are exempt
     skipped_documents: int = 0  # documents opted out by the ignore marker
+    # Stale keys whose text still stands in a document, where it is not read as a citation.
+    stale_written: dict[str, str] = field(default_factory=dict)
     # Problems of citations a JavaScript lock could not have pinned (see set_aside_unseen).
     notes: list[Problem] = field(default_factory=list)
 
@@ -624,6 +626,41 @@ def _possibly(path: str, places: list[int], length: int) -> str:
         f"; the pinned content is possibly now at {shown}{more} (not certain, so --fix "
         "leaves it: check and correct the citation by hand)"
     )
+
+
+def find_stale_writing(result: CheckResult, discovery: Discovery, root: Path) -> None:
+    """For each stale key, a document line that still writes it (not read as a citation).
+
+    A stale entry is one no citation uses; if a document still shows the same
+    text (inside an HTML comment, an ignored line or region, past a CHANGELOG
+    window, or in a document skipped by its marker), the note says where, so
+    nobody drops a pin a reader still relies on without looking.
+    """
+    if not result.stale:
+        return
+    wanted: dict[str, str] = {}
+    for key in result.stale:
+        path, _, numbers = key.rpartition(":")
+        wanted[key] = path.rsplit("/", 1)[-1] + ":" + numbers
+    documents = list(discovery.documents) + list(discovery.skipped)
+    for doc in documents:
+        try:
+            text = (root / doc).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for key, needle in wanted.items():
+            if key in result.stale_written:
+                continue
+            at = text.find(needle)
+            while at >= 0:
+                after = at + len(needle)
+                if after >= len(text) or not text[after].isdigit():
+                    line = text.count("\n", 0, at) + 1
+                    result.stale_written[key] = f"{doc}:{line}"
+                    break
+                at = text.find(needle, at + 1)
+        if len(result.stale_written) == len(wanted):
+            return
 
 
 def set_aside_unseen(result: CheckResult, discovery: Discovery, root: Path) -> None:

@@ -251,9 +251,10 @@ def _check(
     *,
     pinning: bool = False,
 ) -> CheckResult:
-    from zodyssey.anchors.check import Checker, set_aside_unseen
+    from zodyssey.anchors.check import Checker, find_stale_writing, set_aside_unseen
 
     result = Checker(root, config, discovery, lock, lock_path=lock_path, pinning=pinning).run()
+    find_stale_writing(result, discovery, root)
     # --update writes our lock, which pins every dialect: there, every problem counts.
     if lock.legacy and not pinning:
         set_aside_unseen(result, discovery, root)
@@ -357,6 +358,10 @@ def _run_check(
             summary += f" (or verify the JavaScript checker's lock: --lock {legacy})"
     elif result.stale and not args.strict:
         summary += f"\n({len(result.stale)} stale lock entries; --strict fails on them, --update drops them)"
+        for key, where in list(result.stale_written.items())[:5]:
+            summary += (
+                f"\n(stale {key} is still written at {where}, where it is not read as a citation)"
+            )
     summary += _notes_summary(result)
     report = build_report(result, mode="check", strict=args.strict, summary=summary, fmt=fmt)
     _render(report, fmt, args.output)
@@ -433,9 +438,15 @@ def _run_update(
 
     for key in dropped:
         if key not in result.cited_keys:
-            stale_problems.append(
-                Problem("stale", key, key, [], "dropped from the lock: nothing cites it")
-            )
+            where = result.stale_written.get(key)
+            detail = "dropped from the lock: nothing cites it"
+            if where is not None:
+                detail = (
+                    f"dropped from the lock: no citation reads it, but {where} still writes it "
+                    "(in a comment, an ignored line or region, or outside the scanned window); "
+                    "restore the citation there if a reader relies on it"
+                )
+            stale_problems.append(Problem("stale", key, key, [], detail))
     report = build_report(result, mode="update", strict=False, summary=summary, fmt=fmt)
     # Dropped stale entries are reported, but they are the point of --update, not a failure.
     report.findings += [_note(p.key, p.detail) for p in stale_problems]

@@ -92,8 +92,11 @@ def _safe(message: str) -> str:
     return "\n".join(printable(line) for line in message.split("\n"))
 
 
-def _stale_problem(key: str) -> Problem:
-    return Problem("stale", key, key, [], "lock entry no citation uses any more")
+def _stale_problem(key: str, written: str | None = None) -> Problem:
+    detail = "lock entry no citation uses any more"
+    if written is not None:
+        detail += f" (still written at {written}, where it is not read as a citation)"
+    return Problem("stale", key, key, [], detail)
 
 
 def _group(problem: Problem) -> str:
@@ -141,7 +144,7 @@ def build_report(
 ) -> Report:
     problems = list(result.problems)
     if strict and mode == "check":
-        problems += [_stale_problem(k) for k in result.stale]
+        problems += [_stale_problem(k, result.stale_written.get(k)) for k in result.stale]
     problems += extra_problems or []
     findings = [_finding(p) for p in problems]
     counts: dict[str, int] = {}
