@@ -39,6 +39,7 @@ class GitPast:
         self._prefix: str | None = None
         self._names: FileIndex | None = None
         self._loaded = False
+        self._deleted: dict[str, tuple[str, str] | None] = {}
 
     def prefix(self) -> str | None:
         """The root relative to the repository's top ('' or 'sub/'); None without git."""
@@ -94,7 +95,12 @@ class GitPast:
         return strict_names(names, token)
 
     def deleted_by(self, path: str) -> tuple[str, str] | None:
-        """(commit, subject) of the last commit that deleted root-relative `path`."""
+        """(commit, subject) of the last commit that deleted root-relative `path` (cached)."""
+        if path not in self._deleted:
+            self._deleted[path] = self._deleted_by(path)
+        return self._deleted[path]
+
+    def _deleted_by(self, path: str) -> tuple[str, str] | None:
         prefix = self.prefix()
         if prefix is None:
             return None
