@@ -55,6 +55,8 @@ def test_one_count_across_text_json_and_junit(repo: Path) -> None:
     assert suite is not None
     cases = [c for c in suite.iter("testcase") if c.get("classname") == "zodyssey.anchors"]
     assert len(cases) == checked
+    sarif = json.loads(run_cli(repo, "--format", "sarif").stdout)
+    assert sarif["runs"][0]["properties"]["checked"] == checked
 
 
 def test_advice_once_per_kind(repo: Path) -> None:
