@@ -82,3 +82,20 @@ def test_allow_unknown_needs_history(repo: Repo) -> None:
     done = subprocess.run([*command, "--allow-unknown"], capture_output=True, text=True)
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
+
+
+def test_unreadable_rename_of_the_cited_file_is_unknown_with_its_commit(repo: Repo) -> None:
+    repo.write("src/app.py", numbered("app", 30))
+    repo.write("src/other.py", numbered("other", 10))
+    repo.write("docs/guide.md", "See src/app.py:3 and src/other.py:4.\n")
+    repo.commit("write")
+    (repo.path / "src/app.py").unlink()
+    repo.write("src/core.py", numbered("app", 28) + "edited\n")
+    renamer = repo.commit("rename app.py with edits")
+    lose_object(repo, "HEAD~1:src/app.py")
+    code, payload, _ = history(repo.path)
+    assert code == 9, "an unknown citation fails"
+    assert payload["counts"]["ok"] == 1 and payload["counts"]["unknown"] == 1
+    (unknown,) = payload["unknown"]
+    assert unknown["cited_as"] == "src/app.py:3"
+    assert renamer[:12] in unknown["detail"] and "cannot be read" in unknown["detail"]
