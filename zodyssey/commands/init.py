@@ -30,6 +30,9 @@ from zodyssey import git
 from zodyssey.errors import UsageError
 
 CONFIG_PATH = ".zodyssey.toml"
+# Where the JavaScript checker keeps its lock; a repository adopting zodyssey from it
+# keeps that lock (every pin and the exempt list), configured as ours.
+JS_LOCK_PATH = "scripts/anchors.lock.json"
 STARTER_DOC_PATH = "docs/zodyssey.md"
 WORKFLOW_PATH = ".github/workflows/zodyssey.yml"
 
@@ -163,10 +166,74 @@ def _pin(root: Path, rel: str, line: int) -> str:
     return fingerprint(lines, line, line)
 
 
+def _js_lock(root: Path) -> tuple[int, int] | None:
+    """(pins, exempt entries) of the JavaScript checker's lock, if the repository has one."""
+    from zodyssey.anchors.lock import read_lock
+    from zodyssey.errors import ZodysseyError
+
+    path = root / JS_LOCK_PATH
+    if not path.is_file():
+        return None
+    try:
+        lock = read_lock(path)
+    except ZodysseyError:
+        return None
+    return len(lock.citations), len(lock.exempt)
+
+
+def _initialise_js(root: Path, force: bool, pins: int, exempt: int) -> list[Outcome]:
+    """Adopt a repository that has the JavaScript checker's lock: use that lock as it is.
+
+    No starter page (the documents already cite code, and a new citation would be
+    one the JavaScript checker has not pinned) and no second lock; the
+    configuration names the existing lock, so every pin and exempt entry counts.
+    """
+    from zodyssey.config import load_config
+
+    outcomes: list[Outcome] = []
+    config_text = template_text("zodyssey.toml").replace(
+        'lock = "anchors/anchors.lock.json"', f'lock = "{JS_LOCK_PATH}"'
+    )
+    if _pyproject_has_table(root) and not (root / CONFIG_PATH).exists():
+        table = load_config(root)
+        note = "pyproject.toml has [tool.zodyssey]; it stays the configuration"
+        if Path(table.lock).as_posix() != JS_LOCK_PATH:
+            note += f'; set lock = "{JS_LOCK_PATH}" there to check the existing lock'
+        outcomes.append(Outcome(CONFIG_PATH, "skipped", note))
+    else:
+        outcome = _write(root, CONFIG_PATH, config_text, force)
+        if outcome.action != "kept":
+            outcome.note = f"lock = {JS_LOCK_PATH} (the JavaScript checker's)"
+        outcomes.append(outcome)
+    load_config(root)  # a broken configuration stops here, before anything else is written
+    workflow = _write(root, WORKFLOW_PATH, template_text("github-workflow.yml"), force)
+    outcomes.append(
+        Outcome(
+            STARTER_DOC_PATH,
+            "skipped",
+            "your documents already cite code; a new citation would be one the "
+            "JavaScript checker has not pinned",
+        )
+    )
+    outcomes.append(
+        Outcome(
+            JS_LOCK_PATH,
+            "kept",
+            f"the JavaScript checker's lock: {pins} pins and {exempt} exempt entries, "
+            "checked as they are",
+        )
+    )
+    outcomes.append(workflow)
+    return outcomes
+
+
 def initialise(root: Path, force: bool) -> list[Outcome]:
     """Write the starter files under `root`; return what happened to each."""
     from zodyssey.config import load_config
 
+    js = _js_lock(root)
+    if js is not None:
+        return _initialise_js(root, force, *js)
     outcomes: list[Outcome] = []
     if _pyproject_has_table(root) and not (root / CONFIG_PATH).exists():
         outcomes.append(
@@ -231,10 +298,18 @@ def run(args: argparse.Namespace) -> int:
         )
     print("next: run `zodyssey check`, then commit these files.")
     unpinned = _unpinned_elsewhere(root)
-    if unpinned:
+    if unpinned and _js_lock(root) is not None:
+        print(
+            f"      {unpinned} citation(s) the JavaScript checker's lock does not pin (other "
+            "extensions, Markdown links, documents it skipped) are reported as notes; to pin "
+            "them as they were written rather than as they are now: "
+            "`check-anchors --update --from-history`."
+        )
+    elif unpinned:
         print(
             f"      {unpinned} citation(s) in your other documents are not pinned yet: "
-            "re-read them, then run `check-anchors --update` to pin them deliberately."
+            "re-read them, then run `check-anchors --update` to pin them deliberately "
+            "(or `check-anchors --update --from-history` to pin them as they were written)."
         )
     return 0
 
@@ -249,11 +324,17 @@ def _unpinned_elsewhere(root: Path) -> int:
         config = load_config(root)
         lock = json.loads((root / config.lock).read_text(encoding="utf-8"))
         pinned = set(lock.get("citations", {})) if isinstance(lock, dict) else set()
-        citations = collect_citations(root, config)
+        exempt = set(config.exempt)
+        if isinstance(lock, dict) and isinstance(lock.get("exempt"), list):
+            exempt |= {e for e in lock["exempt"] if isinstance(e, str)}
+        citations = [c for c in collect_citations(root, config) if c.cited_as not in exempt]
     except (ZodysseyError, OSError, ValueError):
         return 0
-    return sum(
-        1
-        for c in citations
-        if c.site.doc != STARTER_DOC_PATH and (c.key is None or c.key not in pinned)
+    # Counted as the check counts citations: distinct cited spans (lock keys).
+    return len(
+        {
+            c.key if c.key is not None else "?" + c.cited_as
+            for c in citations
+            if c.site.doc != STARTER_DOC_PATH and (c.key is None or c.key not in pinned)
+        }
     )

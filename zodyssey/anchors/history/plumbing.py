@@ -4,7 +4,7 @@ Plain `git` subprocesses rather than GitPython: blame, tree diffs and blob
 reads are each one process whose machine-readable output we parse directly
 (`--porcelain`, `-z`, `cat-file --batch`), and the blame worker must be a
 plain picklable function for the process pool. Every path here is relative
-to the repository's top level; `history_trace` converts to and from the
+to the repository's top level; `trace` converts to and from the
 checked root.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import shutil
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -107,6 +107,7 @@ class TreeChanges:
     new_to_old: dict[str, str] = field(default_factory=dict)
     deleted: set[str] = field(default_factory=set)
     added: set[str] = field(default_factory=set)
+    uncertain: bool = False  # renames could not be detected (an unreadable object)
 
     def forward(self, path: str) -> str | None:
         """The path's name after the change, None if it was deleted."""
@@ -198,7 +199,17 @@ class FirstParentChain:
     thousands of commits, costs tens of milliseconds each).
     """
 
-    def __init__(self, commits: list[tuple[str, list[PathChange]]]) -> None:
+    def __init__(
+        self,
+        commits: list[tuple[str, list[PathChange]]],
+        refine: Callable[[str], list[PathChange] | None] | None = None,
+    ) -> None:
+        # Without rename detection (`refine` given), a rename reads as a deletion plus
+        # an addition; `refine` redoes one commit's diff with renames when a walk
+        # reaches it, and commits whose diff cannot be read are remembered.
+        self._refine = refine
+        self._refined: set[int] = set()
+        self.unreadable: dict[int, str] = {}
         self.commits = [commit for commit, _ in commits]
         self.position = {commit: pos for pos, commit in enumerate(self.commits)}
         self.changes = [changes for _, changes in commits]
@@ -211,6 +222,29 @@ class FirstParentChain:
                         spots = self.touches.setdefault(name, [])
                         if not spots or spots[-1] != pos:
                             spots.append(pos)
+
+    def _changes_at(self, pos: int, name: str) -> list[PathChange]:
+        """The changes of the commit at `pos`, with renames worked out when needed."""
+        changes = self.changes[pos]
+        if self._refine is None:
+            return changes
+        if pos not in self._refined:
+            self._refined.add(pos)
+            statuses = {c.status for c in changes}
+            if "A" in statuses and "D" in statuses:
+                better = self._refine(self.commits[pos])
+                if better is None:
+                    self.unreadable[pos] = self.commits[pos]
+                else:
+                    self.changes[pos] = changes = better
+        if pos in self.unreadable and any(
+            c.path == name and c.status in ("A", "D") for c in changes
+        ):
+            raise GitFailed(
+                f"commit {self.commits[pos][:12]} adds or deletes {name} and its diff cannot "
+                "be read (an unreadable object), so whether it was a rename is unknown"
+            )
+        return changes
 
     def on_chain(self, commit: str) -> bool:
         return commit in self.position
@@ -226,7 +260,7 @@ class FirstParentChain:
             if at >= len(spots) or spots[at] >= limit:
                 return name
             pos = spots[at]
-            for change in self.changes[pos]:
+            for change in self._changes_at(pos, name):
                 if change.status == "A" and change.path == name:
                     return None
                 if change.status == "R" and change.new == name:
@@ -244,7 +278,7 @@ class FirstParentChain:
             if at < 0:
                 return name, None
             pos = spots[at]
-            for change in self.changes[pos]:
+            for change in self._changes_at(pos, name):
                 if change.status == "D" and change.path == name:
                     return None, self.commits[pos]
                 if change.status == "R" and change.path == name:
@@ -306,29 +340,56 @@ class GitHistory:
         self._worktree: TreeChanges | None = None
         self._tracked: set[str] | None = None
         self._chain: FirstParentChain | None = None
+        # Why rename detection over the whole history was given up (None: it was not).
+        self.degraded: str | None = None
 
     def chain(self) -> FirstParentChain:
-        """HEAD's first-parent history with its renames (one git log, cached)."""
+        """HEAD's first-parent history with its renames (one git log, cached).
+
+        With an unreadable object somewhere in history (a lost blob, a broken
+        partial clone) rename detection over the whole log fails; then the log
+        is read without it, and renames are worked out commit by commit where a
+        cited file is added or deleted, so one bad object costs only the
+        citations whose history touches it.
+        """
         if self._chain is None:
             commits: list[tuple[str, list[PathChange]]] = []
+            refine = None
             if self.info.head is not None:
-                commits = parse_chain_log(
-                    run_git(
-                        self.top,
-                        [
-                            "log",
-                            "--first-parent",
-                            "-M",
-                            "--name-status",
-                            "-z",
-                            "--format=%x01%H",
-                            "HEAD",
-                            "--",
-                        ],
+                base = ["log", "--first-parent", "--name-status", "-z", "--format=%x01%H"]
+                try:
+                    commits = parse_chain_log(run_git(self.top, [*base, "-M", "HEAD", "--"]))
+                except GitFailed as exc:
+                    self.degraded = str(exc)
+                    commits = parse_chain_log(
+                        run_git(self.top, [*base, "--no-renames", "HEAD", "--"])
                     )
-                )
-            self._chain = FirstParentChain(commits)
+                    refine = self._one_commit
+            self._chain = FirstParentChain(commits, refine)
         return self._chain
+
+    def _one_commit(self, commit: str) -> list[PathChange] | None:
+        """One first-parent commit's changes with rename detection; None if unreadable."""
+        try:
+            data = run_git(
+                self.top,
+                [
+                    "diff-tree",
+                    "-r",
+                    "-M",
+                    "--name-status",
+                    "-z",
+                    "--root",
+                    "-m",
+                    "--first-parent",
+                    commit,
+                    "--",
+                ],
+            )
+        except GitFailed:
+            return None
+        parsed = parse_chain_log(b"\x01" + commit.encode() + b"\0" + data.split(b"\0", 1)[-1])
+        return parsed[0][1] if parsed else []
 
     def tracked(self) -> set[str]:
         """Paths in the index (tracked by git), top-level relative."""
@@ -348,16 +409,23 @@ class GitHistory:
         return self._worktree
 
     def changes_since(self, commit: str) -> TreeChanges:
-        """commit -> HEAD, renames detected (tree to tree, so it stays cheap)."""
+        """commit -> HEAD, renames detected (tree to tree, so it stays cheap).
+
+        When rename detection cannot read an object, the diff is redone without
+        it and marked `uncertain`: additions and deletions may then be renames.
+        """
         cached = self._since.get(commit)
         if cached is None:
             head = self.info.head or commit
-            cached = parse_name_status_z(
-                run_git(
-                    self.top,
-                    ["diff-tree", "-r", "-M", "--name-status", "-z", commit, head, "--"],
+            base = ["diff-tree", "-r", "--name-status", "-z", commit, head, "--"]
+            try:
+                cached = parse_name_status_z(run_git(self.top, [*base[:2], "-M", *base[2:]]))
+            except GitFailed as exc:
+                self.degraded = self.degraded or str(exc)
+                cached = parse_name_status_z(
+                    run_git(self.top, [*base[:2], "--no-renames", *base[2:]])
                 )
-            )
+                cached.uncertain = True
             self._since[commit] = cached
         return cached
 
@@ -371,15 +439,29 @@ class GitHistory:
         chain = self.chain()
         if chain.on_chain(commit):
             return chain.backward(commit, head_path)
-        name = self.changes_since(commit).backward(head_path)
-        return name if name is not None else self.follow_back(commit, head_path)
+        since = self.changes_since(commit)
+        name = since.backward(head_path)
+        if name is None:
+            name = self.follow_back(commit, head_path)
+            if name is None and since.uncertain:
+                raise GitFailed(
+                    f"{head_path} is new since {commit[:12]} per a diff without rename "
+                    "detection (an object git cannot read), so it may be a rename"
+                )
+        return name
 
     def name_at_head(self, commit: str, path: str) -> tuple[str | None, str | None]:
         """The name in HEAD of `path` at `commit`: (name, None) or (None, deleting commit)."""
         chain = self.chain()
         if chain.on_chain(commit):
             return chain.forward(commit, path)
-        name = self.changes_since(commit).forward(path)
+        since = self.changes_since(commit)
+        name = since.forward(path)
+        if name is None and since.uncertain:
+            raise GitFailed(
+                f"{path} is gone since {commit[:12]} per a diff without rename detection "
+                "(an object git cannot read), so it may have been renamed"
+            )
         return name, None
 
     def follow_back(self, commit: str, path: str) -> str | None:

@@ -9,8 +9,8 @@ process pools, which a normal check never needs):
   citations that were already stale show up as drift in the next check
   instead of being blessed as they are now.
 
-The git work is in `history_git` (plumbing), `history_trace` (per-citation
-tracing) and `history_compare` (where a span went); this module turns the
+The git work is in `plumbing`, `trace` (per-citation
+tracing) and `compare` (where a span went); this module turns the
 traces into a `Report` and an exit code. Documented in docs/citation-history.md.
 """
 
@@ -52,9 +52,13 @@ def history_report(
     jobs: int,
     fix: bool,
     dry_run: bool,
+    allow_unknown: bool = False,
     progress_stream: TextIO | None = None,
 ) -> tuple[Report, int]:
     """Judge every citation against the commit that wrote it; exit 0, 4 or 9.
+
+    `unknown` proves nothing, so it fails (exit 9) unless `allow_unknown`; when
+    every citation is unknown nothing was proven at all (exit 4, with the causes).
 
     Raises `GitUnavailable` (a ZodysseyError, exit 2) when git is missing or
     `root` is not in a work tree. With `fix`, moved citations get their
@@ -87,8 +91,35 @@ def history_report(
         report.summary += f"; re-pinned {repinned} lock entr{'y' if repinned == 1 else 'ies'}"
     if not selected:
         return report, EXIT_EMPTY
+    unknown = [t for t in run.traces if t.kind == "unknown"]
+    if unknown and len(unknown) == len(run.traces):
+        report.summary += "\nnothing proven: every citation is unknown. " + _causes(unknown)
+        if report.payload is not None:
+            report.payload["ok"] = False
+        return report, EXIT_EMPTY
     failing = [t for t in run.traces if t.kind in PROBLEM_KINDS and id(t) not in rewritten]
+    if unknown and not allow_unknown:
+        report.summary += (
+            f"\n{_plural(len(unknown), 'citation')} unknown: history could not judge "
+            f"{'it' if len(unknown) == 1 else 'them'}, which fails the check "
+            "(--allow-unknown accepts that). " + _causes(unknown)
+        )
+        if report.payload is not None:
+            report.payload["ok"] = False
+        return report, EXIT_PROBLEMS
     return report, EXIT_PROBLEMS if failing else EXIT_OK
+
+
+def _causes(unknown: list[Trace]) -> str:
+    """The most frequent reasons, shortest form first (commit ids and paths vary)."""
+    counts: dict[str, int] = {}
+    for trace in unknown:
+        reason = trace.reason.split(" [")[0]
+        counts[reason] = counts.get(reason, 0) + 1
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    shown = "; ".join(f"{n} x {reason}" for reason, n in ranked[:3])
+    more = f"; and {len(ranked) - 3} other causes" if len(ranked) > 3 else ""
+    return f"Causes: {shown}{more}"
 
 
 def _fixable(trace: Trace) -> bool:
@@ -391,6 +422,7 @@ def seed_lock_from_history(
         citations={k: p.fingerprint for k, p in pins.items()},
         exempt=list(old.exempt),
         spans={k: p.line_hashes for k, p in pins.items() if len(p.line_hashes) > 1},
+        evidence=_seed_evidence(root, run, pins),
         comment=old.comment if old.exists else DEFAULT_COMMENT,
         exists=True,
         extra=dict(old.extra),
@@ -403,6 +435,47 @@ def seed_lock_from_history(
         return report, EXIT_EMPTY
     # Like --update: a lock is written, but problem citations left unpinned fail.
     return report, EXIT_PROBLEMS if skipped else EXIT_OK
+
+
+def _seed_evidence(root: Path, run: TraceRun, pins: dict[str, _Pin]) -> dict[str, str]:
+    """Each pin's evidence (neighbours, uniqueness) from the version it was pinned from.
+
+    Without it the next check could not tell a move from a coincidence and would
+    call every moved span drift (docs/citation-lock.md, "moved only when certain").
+    """
+    from zodyssey.anchors.fingerprint import TargetFile
+    from zodyssey.anchors.history.plumbing import GitFailed, read_blobs
+
+    prefix = run.info.prefix
+    wanted = {
+        key: (pin.trace.commit, prefix + pin.trace.then_path)
+        for key, pin in pins.items()
+        if pin.source == "history" and pin.trace.commit and pin.trace.then_path
+    }
+    try:
+        blobs = read_blobs(run.info.top, [w for w in wanted.values() if w[0]])
+    except (GitFailed, OSError):
+        blobs = {}
+    files: dict[tuple[str, str], TargetFile] = {}
+    out: dict[str, str] = {}
+    for key, pin in pins.items():
+        citation = pin.trace.citation
+        source: TargetFile | None = None
+        request = wanted.get(key)
+        if request is not None and request in blobs:
+            source = files.get(request)
+            if source is None:
+                source = TargetFile.from_bytes(request[1], blobs[request])
+                files[request] = source
+        elif pin.source == "now" and citation.resolved is not None:
+            source = TargetFile.read(root, citation.resolved)
+        if source is None or source.lines is None:
+            continue
+        if citation.end > len(source.lines) or citation.start < 1:
+            continue
+        if source.span_hash(citation.start, citation.end) == pin.fingerprint:
+            out[key] = source.evidence(citation.start, citation.end).encode()
+    return out
 
 
 def _pin_for(root: Path, trace: Trace, files: dict[str, list[str] | None]) -> _Pin | str:

@@ -2,7 +2,7 @@
 
 For every citation: git blame dates the citing line (one blame per
 document), the cited file is followed from that commit to the work tree
-through renames, the span is read as it was then, and `history_compare`
+through renames, the span is read as it was then, and `compare`
 says whether it is still there (`ok`), elsewhere (`moved`) or changed
 (`drift`). A file deleted since is `gone`; anything that cannot be dated or
 read is `unknown` with the reason.
