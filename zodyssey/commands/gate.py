@@ -23,6 +23,8 @@ output fields:
 exit codes:
   0   every line classified
   2   bad arguments, or an input line that is not {"command": "..."}
+      (that line is answered with {"line": N, "error": "..."}; every other
+      line is still classified, in order)
 
 examples:
   zodyssey gate classify --jsonl < corpus.jsonl
@@ -61,6 +63,17 @@ def register(sub: Any) -> None:
     parser.set_defaults(handler=run)
 
 
+def _line(record: dict[str, Any]) -> str:
+    """One output line: UTF-8 where it can be, `\\uXXXX` escapes where it cannot
+    (a lone surrogate from a JSON escape or an undecodable argument byte)."""
+    text = json.dumps(record, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(record)
+    return text + "\n"
+
+
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "gate_command", None) != "classify":
         print("usage: zodyssey gate classify [--jsonl] [COMMAND ...]", file=sys.stderr)
@@ -73,22 +86,29 @@ def run(args: argparse.Namespace) -> int:
         if not args.commands:
             raise UsageError("give COMMAND arguments, or --jsonl with lines on stdin")
         for command in args.commands:
-            out.write(
-                json.dumps(classify(command, read_only).as_record(), ensure_ascii=False) + "\n"
-            )
+            out.write(_line(classify(command, read_only).as_record()))
         return 0
-    for number, line in enumerate(sys.stdin, start=1):
-        if not line.strip():
+    # Every input line gets an output line, in order: a line that is not
+    # {"command": "..."} gets {"line": N, "error": "..."} and exit 2 at the end.
+    bad = 0
+    for number, raw in enumerate(sys.stdin.buffer, start=1):
+        if not raw.strip():
             continue
+        error = None
         try:
-            record = json.loads(line)
+            record = json.loads(raw.decode("utf-8"))
+        except UnicodeDecodeError:
+            error = "is not UTF-8"
         except json.JSONDecodeError as exc:
-            raise UsageError(f"stdin line {number} is not JSON ({exc.msg})") from exc
-        if not isinstance(record, dict) or not isinstance(record.get("command"), str):
-            raise UsageError(f'stdin line {number} is not an object with a "command" string')
-        out.write(
-            json.dumps(classify(record["command"], read_only).as_record(), ensure_ascii=False)
-            + "\n"
-        )
+            error = f"is not JSON ({exc.msg})"
+        else:
+            if not isinstance(record, dict) or not isinstance(record.get("command"), str):
+                error = 'is not an object with a "command" string'
+        if error is not None:
+            bad += 1
+            print(f"zodyssey gate classify: stdin line {number} {error}", file=sys.stderr)
+            out.write(_line({"line": number, "error": error}))
+        else:
+            out.write(_line(classify(record["command"], read_only).as_record()))
         out.flush()
-    return 0
+    return 2 if bad else 0

@@ -1,0 +1,111 @@
+"""Archives: listing forms read, everything else extracts or creates."""
+
+from __future__ import annotations
+
+from zodyssey.gate.shell.commands import handles
+from zodyssey.gate.shell.records import Arg
+
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+if TYPE_CHECKING:
+    from zodyssey.gate.shell.walker import Walker
+
+
+# -- archives and package managers: their query forms only read
+
+
+_TAR_LIST_LETTERS = "tvfzjJZaO"
+_TAR_LIST_OPTIONS = frozenset(
+    [
+        "--list",
+        "--file",
+        "--verbose",
+        "--gzip",
+        "--gunzip",
+        "--ungzip",
+        "--bzip2",
+        "--xz",
+        "--zstd",
+        "--lzma",
+        "--lzip",
+        "--auto-compress",
+        "--numeric-owner",
+        "--wildcards",
+        "--no-wildcards",
+        "--anchored",
+        "--no-anchored",
+        "--ignore-case",
+        "--utc",
+        "--full-time",
+        "--quoting-style",
+        "--exclude",
+        "--to-stdout",
+        "--null",
+        "--totals",
+        "--occurrence",
+    ]
+)
+
+
+@handles("tar", "gtar", "bsdtar")
+def _tar(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    values = [a.value for a in args]
+    if any(v is None for v in values):
+        w.unknown(text, "tar with a non-static argument")
+        return cwd
+    words = [v for v in values if v is not None]
+    first = words[0] if words else ""
+    # old style `tar tzf x.tgz`: the first word is a bundle of letters without a dash
+    letters = first if first and not first.startswith("-") else ""
+    short = "".join(v[1:] for v in words if v.startswith("-") and not v.startswith("--"))
+    modes = set(letters + short) & set("txcruA")
+    long_modes = {
+        v
+        for v in words
+        if v
+        in (
+            "--list",
+            "--extract",
+            "--get",
+            "--create",
+            "--append",
+            "--update",
+            "--delete",
+            "--concatenate",
+        )
+    }
+    listing = (modes == {"t"} and not long_modes) or (not modes and long_modes == {"--list"})
+    # extracting to stdout (-xO, --to-stdout) writes no file
+    to_stdout = "O" in letters + short or "--to-stdout" in words
+    extracting = (modes == {"x"} and not long_modes) or (
+        not modes and long_modes in ({"--extract"}, {"--get"})
+    )
+    listing = listing or (extracting and to_stdout)
+    # A listing still runs programs through options such as --to-command,
+    # --checkpoint-action=exec=, -I or -F (and GNU accepts any unambiguous
+    # abbreviation of them), so only options known to be inert keep it read-only.
+    inert = _TAR_LIST_LETTERS + ("x" if extracting and to_stdout else "")
+    risky = bool(set(letters + short) - set(inert)) or any(
+        v.startswith("--") and v.split("=", 1)[0] not in _TAR_LIST_OPTIONS for v in words
+    )
+    if listing and not risky:
+        w.read(text)
+    else:
+        w.unknown(text, "tar writes files it does not name")
+    return cwd
+
+
+@handles("unzip")
+def _unzip(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    """unzip extracts, except in its listing, testing and printing modes, given
+    as the first option (-l -Z -t -z list or test, -p and -c print members;
+    -v lists only as the first letter: later it makes extraction verbose)."""
+    if any(a.value is None for a in args):
+        w.unknown(text, "unzip with a non-static argument")
+        return cwd
+    first = next((a.value for a in args if (a.value or "").startswith("-")), None) or ""
+    letters = first.lstrip("-")
+    if set(letters) & set("lZtzpc") or letters.startswith("v"):
+        w.read(text)
+    else:
+        w.unknown(text, "unzip extracts files it does not name")
+    return cwd

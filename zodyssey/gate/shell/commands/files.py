@@ -1,0 +1,275 @@
+"""Commands that write the files they name: copy, link, remove, create, modes, tee, dd, editors."""
+
+from __future__ import annotations
+
+from zodyssey.gate.shell.commands import HANDLERS, handles
+from zodyssey.gate.shell.records import Arg, Part
+from zodyssey.gate.shell.words import (
+    has_option,
+    option_values,
+    split_options,
+)
+
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from zodyssey.gate.shell.commands import Handler
+    from zodyssey.gate.shell.walker import Walker
+
+
+# -- write-capable tools with parseable targets
+
+
+# cp options that make links or copy symlinks as symlinks
+_CP_LINK_OPTIONS = frozenset(
+    [
+        "-s",
+        "-l",
+        "-P",
+        "-d",
+        "-a",
+        "-r",
+        "-R",
+        "--symbolic-link",
+        "--link",
+        "--no-dereference",
+        "--archive",
+        "--recursive",
+    ]
+)
+
+
+def _copy_like(kind: str) -> Handler:
+    short = {"cp": "tS", "mv": "tS", "install": "tSmogf", "ln": "tS"}[kind]
+    long_values = ("--target-directory", "--suffix", "--mode", "--owner", "--group")
+
+    def handler(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+        options, operands = split_options(args, short, long_values)
+        directories = option_values(options, "-t", "--target-directory")
+        if kind == "install" and has_option(options, "--strip-program"):
+            w.unknown(text, "install --strip-program runs the program it names")
+            return cwd
+        if kind == "install" and has_option(options, "-d", "--directory"):
+            w.write(text, cwd, operands, "install -d creates directories")
+            return cwd
+        if directories:
+            destinations = [Arg(v) for v in directories]
+            sources = operands
+        elif kind == "ln" and len(operands) == 1 and operands[0].value is not None:
+            destinations = [Arg(operands[0].value.rstrip("/").rsplit("/", 1)[-1] or None)]
+            sources = operands
+        else:
+            destinations = operands[-1:]
+            sources = operands[:-1]
+        targets = list(destinations)
+        if kind == "mv":
+            targets = [*sources, *destinations]
+        if has_option(options, "-b", "--backup", "-S", "--suffix"):
+            targets.extend(_backups(options, sources, destinations, bool(directories)))
+        links = False
+        linked: list[Arg] = []
+        symbolic = has_option(options, "-s", "--symbolic", "--symbolic-link")
+        if kind == "ln" or (kind == "cp" and has_option(options, "-l", "--link", "-s")):
+            # Writing through a link writes what it points at, so that must be in
+            # scope too: a hard link's source as named, a symlink's source as seen
+            # from the link's directory (the destination itself, if it is a directory).
+            links = True
+            for source in sources:
+                if symbolic and kind == "ln":
+                    linked.extend(_link_sources(source, destinations, bool(directories)))
+                else:
+                    linked.append(source)
+        elif kind == "cp" and any(name in _CP_LINK_OPTIONS for name, _ in options):
+            links = True
+        if kind == "cp" and any(
+            name == "--preserve" and value is not None and ("links" in value or "all" in value)
+            for name, value in options
+        ):
+            links = True
+        before = len(w.parts)
+        w.write(text, cwd, targets, f"{kind} writes its destination")
+        if links and len(w.parts) > before:
+            probe = type(w)(())
+            if linked:
+                probe.write(text, cwd, linked, "linked")
+            pointed = probe.parts[0] if probe.parts else Part(text, False)
+            w.parts[-1] = w.parts[-1]._replace(
+                links=True,
+                linked=pointed.targets,
+                unbounded=w.parts[-1].unbounded or (pointed.write and pointed.unbounded),
+            )
+        return cwd
+
+    return handler
+
+
+def _backups(
+    options: list[tuple[str, str | None]],
+    sources: list[Arg],
+    destinations: list[Arg],
+    into_directory: bool,
+) -> list[Arg]:
+    """The backups `-b`/`--backup[=CONTROL]`/`-S SUFFIX` keep of what is replaced.
+
+    Only a simple backup with its suffix given here has a name known now
+    (`dest` + suffix, or inside a destination directory); numbered backups
+    (`dest.~N~`, also what the default `existing` may choose) and suffixes
+    from the environment are named at run time: unbounded."""
+    controls = [v for n, v in options if n == "--backup" and v]
+    control = controls[-1] if controls else None
+    if control in ("none", "off"):
+        return []
+    suffixes = option_values(options, "-S", "--suffix")
+    suffix = suffixes[-1] if suffixes else None
+    if control not in ("simple", "never") or not suffix:
+        return [Arg(None)]
+    out: list[Arg] = []
+    for destination in destinations:
+        where = destination.value
+        if where is None:
+            return [Arg(None)]
+        if not into_directory and not where.endswith("/"):
+            out.append(Arg(where + suffix))
+        for source in sources:
+            if source.value is None or source.multi:
+                return [Arg(None)]
+            base = source.value.rstrip("/").rsplit("/", 1)[-1]
+            out.append(Arg(where.rstrip("/") + "/" + base + suffix))
+    return out
+
+
+def _link_sources(source: Arg, destinations: list[Arg], into_directory: bool) -> list[Arg]:
+    value = source.value
+    if value is None or source.multi:
+        return [Arg(None, False, source.text)]
+    if value.startswith(("/", "~")):
+        return [source]
+    out: list[Arg] = []
+    for destination in destinations:
+        where = destination.value
+        if where is None:
+            return [Arg(None, False, source.text)]
+        bases = [where]  # -t DIR or `dir/`: the link is made inside it
+        if not into_directory and not where.endswith("/"):
+            parent = where.rsplit("/", 1)[0] if "/" in where else ""
+            bases = [parent, where]  # `where` may be an existing directory
+        for base in bases:
+            out.append(Arg((base.rstrip("/") + "/" + value) if base else value))
+    return out
+
+
+for _name in ("cp", "mv", "install", "ln"):
+    HANDLERS[_name] = _copy_like(_name)
+HANDLERS["gcp"] = HANDLERS["cp"]
+
+
+def _every_operand(
+    short: str, long_values: Iterable[str], why: str, skip_first: bool = False
+) -> Handler:
+    long_set = tuple(long_values)
+
+    def handler(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+        options, operands = split_options(args, short, long_set)
+        if skip_first and not any(name == "--reference" for name, _ in options):
+            operands = operands[1:]
+        w.write(text, cwd, operands, why)
+        return cwd
+
+    return handler
+
+
+HANDLERS["rm"] = _every_operand("", (), "rm removes files")
+HANDLERS["rmdir"] = _every_operand("", (), "rmdir removes directories")
+HANDLERS["unlink"] = _every_operand("", (), "unlink removes a file")
+HANDLERS["shred"] = _every_operand(
+    "ns", ("--iterations", "--size", "--random-source"), "shred overwrites files"
+)
+HANDLERS["truncate"] = _every_operand("sr", ("--size", "--reference"), "truncate resizes files")
+HANDLERS["touch"] = _every_operand(
+    "drt", ("--date", "--reference", "--time"), "touch creates or stamps files"
+)
+HANDLERS["mkdir"] = _every_operand("m", ("--mode",), "mkdir creates directories")
+HANDLERS["mkfifo"] = _every_operand("m", ("--mode",), "mkfifo creates files")
+HANDLERS["chown"] = _every_operand(
+    "", ("--from", "--reference"), "chown changes owners", skip_first=True
+)
+HANDLERS["chgrp"] = _every_operand("", ("--reference",), "chgrp changes groups", skip_first=True)
+
+
+_CHMOD_MODE = r"^[ugoa]*[-+=][rwxXstugo]*([,][ugoa]*[-+=][rwxXstugo]*)*$|^[0-7]{1,4}$"
+
+
+@handles("chmod")
+def _chmod(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    import re  # lazily: the hot path (plain words) needs no regex
+
+    mode_seen = any((a.value or "").startswith("--reference") for a in args)
+    targets: list[Arg] = []
+    only = False
+    for arg in args:
+        value = arg.value
+        if value is None or (only and mode_seen):
+            targets.append(arg)
+            continue
+        if value == "--" and not only:
+            only = True
+            continue
+        if not mode_seen and re.match(_CHMOD_MODE, value):
+            mode_seen = True
+            continue
+        if value.startswith("-") and not only:
+            continue
+        targets.append(arg)
+    w.write(text, cwd, targets, "chmod changes file modes")
+    return cwd
+
+
+@handles("tee")
+def _tee(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    options, operands = split_options(args, "", ())
+    append = has_option(options, "-a", "--append")
+    if not operands:
+        w.read(text)
+        return cwd
+    w.write(text, cwd, operands, "tee writes its files", append=append)
+    return cwd
+
+
+@handles("dd")
+def _dd(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    outputs: list[Arg] = []
+    for arg in args:
+        if arg.value is None:
+            w.unknown(text, "dd with a non-static operand")
+            return cwd
+        if arg.value.startswith("of="):
+            outputs.append(Arg(arg.value[3:], arg.multi))
+    if outputs:
+        w.write(text, cwd, outputs, "dd of= writes a file")
+    else:
+        w.read(text)
+    return cwd
+
+
+@handles(
+    "vi", "vim", "nvim", "view", "nano", "pico", "emacs", "ed", "ex", "micro", "joe", "kak", "hx"
+)
+def _editor(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    if [a.value for a in args] == ["--version"]:
+        w.read(text)
+        return cwd
+    operands: list[Arg] = []
+    for arg in args:
+        value = arg.value
+        if value is not None and value.startswith(("-", "+")):
+            if value.startswith(("-c", "--cmd", "-S", "+")) and value not in ("+",):
+                w.unknown(text, "the editor is told to run commands")
+                return cwd
+            continue
+        operands.append(arg)
+    if not operands:
+        w.unknown(text, "an editor without a file")
+        return cwd
+    w.write(text, cwd, operands, "an editor writes its files")
+    return cwd

@@ -1,0 +1,229 @@
+"""Package managers: their query forms read, everything else can run code.
+
+Each tool has a function from its words to "read", "write" (can install,
+build or run code: unknown) or, for pip's log file, the files it writes.
+Some queries that look harmless are not: `cargo tree`/`cargo metadata` may
+rewrite Cargo.lock and run build configuration, `uv tree` locks the project
+unless told `--frozen`/`--locked`, `go env -w` writes Go's settings file, and
+every pip command writes its `--log FILE`.
+"""
+
+from __future__ import annotations
+
+from zodyssey.gate.shell.commands import register
+from zodyssey.gate.shell.records import Arg
+
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from zodyssey.gate.shell.walker import Walker
+
+
+def _handler(name: str, judge: Callable[[list[str]], bool]) -> None:
+    def handler(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+        if any(a.value is None for a in args):
+            w.unknown(text, f"{name} with a non-static argument")
+        elif judge([a.value or "" for a in args]):
+            w.read(text)
+        else:
+            first = next((a.value for a in args if not (a.value or "-").startswith("-")), "")
+            w.unknown(text, f"{name} {first} can install, build or run code")
+        return cwd
+
+    register(handler, name)
+
+
+def _positionals(words: list[str]) -> list[str]:
+    return [v for v in words if not v.startswith("-")]
+
+
+def _first_is(
+    reads: frozenset[str], flags: frozenset[str] = frozenset()
+) -> Callable[[list[str]], bool]:
+    def judge(words: list[str]) -> bool:
+        if len(words) == 1 and words[0] in flags:
+            return True
+        rest = _positionals(words)
+        return bool(rest) and rest[0] in reads
+
+    return judge
+
+
+# -- pip
+
+_PIP_LOGS = ("--log", "--log-file", "--local-log")
+_PIP_READS = frozenset(["list", "show", "freeze", "check", "help", "inspect", "debug"])
+_PIP_SUBREADS = {
+    "config": ("list", "get", "debug"),
+    "cache": ("list", "dir", "info"),
+    "index": ("versions",),
+}
+
+
+def _pip(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    logs: list[Arg] = []
+    words: list[str] = []
+    k = 0
+    while k < len(args):
+        arg = args[k]
+        value = arg.value
+        k += 1
+        if value is None:
+            w.unknown(text, "pip with a non-static argument")
+            return cwd
+        name, eq, attached = value.partition("=")
+        if name in _PIP_LOGS:
+            if eq:
+                logs.append(Arg(attached))
+            else:
+                logs.append(args[k] if k < len(args) else Arg(None))
+                k += 1
+            continue
+        if (
+            name.startswith("--")
+            and name not in ("--local",)
+            and any(o.startswith(name) for o in (*_PIP_LOGS, "--python"))
+        ):
+            # pip accepts any unambiguous prefix of a long option
+            w.unknown(text, f"pip {name} abbreviates --log or --python")
+            return cwd
+        words.append(value)
+    rest = _positionals(words)
+    reads = (len(words) == 1 and words[0] in ("--version", "-V")) or (
+        bool(rest)
+        and (
+            rest[0] in _PIP_READS
+            or (rest[0] in _PIP_SUBREADS and len(rest) > 1 and rest[1] in _PIP_SUBREADS[rest[0]])
+        )
+    )
+    if not reads:
+        w.unknown(text, f"pip {rest[0] if rest else ''} can install, build or run code")
+    elif logs:
+        w.write(text, cwd, logs, "pip --log writes its log file")
+    else:
+        w.read(text)
+    return cwd
+
+
+register(_pip, "pip", "pip3")
+
+
+# -- node
+
+_NPM_READS = frozenset(
+    [
+        "ls",
+        "list",
+        "la",
+        "ll",
+        "view",
+        "info",
+        "show",
+        "v",
+        "outdated",
+        "help",
+        "explain",
+        "why",
+        "search",
+        "root",
+        "prefix",
+        "fund",
+        "query",
+    ]
+)
+
+
+def _npm(words: list[str]) -> bool:
+    rest = _positionals(words)
+    if len(words) == 1 and words[0] in ("--version", "-v"):
+        return True
+    if not rest:
+        return False
+    sub = rest[0]
+    if sub in ("config", "c"):
+        return len(rest) > 1 and rest[1] in ("get", "list", "ls")
+    if sub == "pkg":
+        return len(rest) > 1 and rest[1] == "get"
+    if sub == "audit":
+        return "fix" not in rest
+    if sub == "version":
+        return len(rest) == 1
+    return sub in _NPM_READS
+
+
+def _yarn_like(reads: frozenset[str]) -> Callable[[list[str]], bool]:
+    def judge(words: list[str]) -> bool:
+        rest = _positionals(words)
+        if len(words) == 1 and words[0] in ("--version", "-v"):
+            return True
+        if rest and rest[0] == "config":
+            return len(rest) > 1 and rest[1] in ("get", "list")
+        if rest and rest[0] == "audit":
+            return "--fix" not in words
+        return bool(rest) and rest[0] in reads
+
+    return judge
+
+
+# -- rust, go, python project tools
+
+
+def _cargo(words: list[str]) -> bool:
+    return words in (["--version"], ["-V"], ["--list"], ["version"])
+
+
+def _go(words: list[str]) -> bool:
+    rest = _positionals(words)
+    if not rest:
+        return False
+    if rest[0] == "env":
+        return not any(v in ("-w", "-u") or v.startswith(("-w=", "-u=")) for v in words)
+    return rest[0] in ("version", "help")
+
+
+def _uv(words: list[str]) -> bool:
+    if any(v in ("--python", "-p") or v.startswith("--python=") for v in words):
+        return False  # runs the interpreter it is given
+    rest = _positionals(words)
+    if len(words) == 1 and words[0] in ("--version", "-V", "--help"):
+        return True
+    if not rest:
+        return False
+    sub = rest[0]
+    if sub == "pip":
+        return len(rest) > 1 and rest[1] in ("list", "show", "freeze", "tree", "check")
+    if sub == "tree":
+        return any(v in ("--frozen", "--locked") for v in words)
+    if sub == "version":
+        return len(rest) == 1 and not any(v.startswith("--bump") for v in words)
+    if sub in ("python", "tool", "cache"):
+        return len(rest) > 1 and rest[1] in ("list", "find", "dir")
+    if sub == "self":
+        return rest[1:2] == ["version"]
+    return sub == "help"
+
+
+def _poetry(words: list[str]) -> bool:
+    rest = _positionals(words)
+    if len(words) == 1 and words[0] in ("--version", "-V"):
+        return True
+    if not rest:
+        return False
+    sub = rest[0]
+    if sub == "env":
+        return rest[1:2] in (["info"], ["list"])
+    if sub == "config":
+        return "--list" in words
+    if sub == "version":
+        return len(rest) == 1
+    return sub in ("show", "check", "search", "about", "help", "list")
+
+
+_handler("npm", _npm)
+_handler("yarn", _yarn_like(frozenset(["info", "list", "why"])))
+_handler("pnpm", _yarn_like(frozenset(["list", "ls", "why", "outdated"])))
+_handler("cargo", _cargo)
+_handler("go", _go)
+_handler("uv", _uv)
+_handler("poetry", _poetry)

@@ -1,0 +1,172 @@
+"""Wrappers that run another command: env, nice, timeout, time, command, xargs, sudo."""
+
+from __future__ import annotations
+
+from zodyssey.gate.shell.commands import HANDLERS, handles
+from zodyssey.gate.shell.records import Arg
+from zodyssey.gate.shell.tables import (
+    risky_variable,
+)
+from zodyssey.gate.shell.words import (
+    has_option,
+    join_path,
+    option_values,
+    split_options,
+)
+
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from zodyssey.gate.shell.commands import Handler
+    from zodyssey.gate.shell.walker import Walker
+
+
+# -- wrappers
+
+
+def _after_options(
+    args: list[Arg], with_value: str, long_values: Iterable[str] = ()
+) -> list[Arg] | None:
+    _options, operands = split_options(args, with_value, long_values, stop_at_operand=True)
+    return operands
+
+
+@handles("env")
+def _env(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    i = 0
+    while i < len(args):
+        value = args[i].value
+        if value is None:
+            w.unknown(text, "env with a non-static argument")
+            return cwd
+        if value in ("-i", "--ignore-environment", "-0", "--null", "-v", "--debug", "-"):
+            i += 1
+        elif value in ("-u", "--unset"):
+            i += 2
+        elif value.startswith("--unset=") or (value.startswith("-u") and len(value) > 2):
+            i += 1
+        elif value in ("-C", "--chdir") or value.startswith("--chdir="):
+            new: str | None
+            if value.startswith("--chdir="):
+                new = value.split("=", 1)[1]
+                i += 1
+            else:
+                new = args[i + 1].value if i + 1 < len(args) else None
+                i += 2
+            cwd = join_path(cwd, new) if new is not None else None
+        elif value == "--":
+            i += 1
+            break
+        elif value.startswith("-"):
+            w.unknown(text, f"env option {value}")
+            return cwd
+        elif "=" in value and not value.startswith("="):
+            name, _, assigned = value.partition("=")
+            if risky_variable(name, assigned):
+                w.unknown(text, f"setting {name} changes what the command runs")
+                return cwd
+            i += 1
+        else:
+            break
+    rest = args[i:]
+    if not rest:
+        w.read(text)
+        return cwd
+    w.nested(text, rest, cwd)
+    return cwd
+
+
+def _wrapper(
+    with_value: str, long_values: Iterable[str] = (), skip_operands: int = 0, builtin: bool = False
+) -> Handler:
+    long_set = tuple(long_values)
+
+    def handler(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+        operands = _after_options(args, with_value, long_set) or []
+        for arg in operands[:skip_operands]:
+            if arg.value is None:
+                w.unknown(text, "wrapper argument is not static")
+                return cwd
+        rest = operands[skip_operands:]
+        if not rest:
+            w.read(text)
+            return cwd
+        after = w.nested(text, rest, cwd)
+        return after if builtin else cwd
+
+    return handler
+
+
+HANDLERS["nice"] = _wrapper("n", ("--adjustment",))
+HANDLERS["nohup"] = _wrapper("")
+HANDLERS["timeout"] = _wrapper("sk", ("--signal", "--kill-after"), skip_operands=1)
+HANDLERS["stdbuf"] = _wrapper("ioe", ("--input", "--output", "--error"))
+HANDLERS["builtin"] = _wrapper("", builtin=True)
+HANDLERS["exec"] = _wrapper("a", ())
+
+
+@handles("time")
+def _time(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    options, operands = split_options(args, "fo", ("--format", "--output"), stop_at_operand=True)
+    output = option_values(options, "-o", "--output")
+    if output:
+        w.write(text, cwd, [Arg(v) for v in output], "time -o writes its report")
+    if not operands:
+        w.read(text)
+        return cwd
+    return w.nested(text, operands, cwd)  # the `time` keyword times a builtin in this shell
+
+
+@handles("command")
+def _command(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    options, operands = split_options(args, "", (), stop_at_operand=True)
+    if has_option(options, "-v", "-V"):
+        w.read(text)
+        return cwd
+    return w.nested(text, operands, cwd)  # `command cd DIR` still changes directory
+
+
+@handles("sudo", "doas", "su", "runuser", "pkexec")
+def _sudo(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    w.unknown(text, "runs with other privileges")
+    return cwd
+
+
+@handles("xargs")
+def _xargs(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    # GNU xargs: -e, -i, -l and --eof, --replace, --max-lines take their value
+    # only attached (`-eEND`, `--eof=END`): `xargs -e rm` runs `rm`.
+    options, operands = split_options(
+        args,
+        "IndLsEPa",
+        (
+            "--max-args",
+            "--delimiter",
+            "--max-chars",
+            "--max-procs",
+            "--arg-file",
+            "--process-slot-var",
+        ),
+        stop_at_operand=True,
+        short_optional="eil",
+    )
+    replace = [v for v in option_values(options, "-I", "--replace") if v]
+    if any(name in ("-i", "--replace") and value is None for name, value in options):
+        replace.append("{}")
+    replace.extend(v for n, v in options if n == "-i" and v)
+    # the replacement string stands for input read at run time
+    operands = [
+        Arg(None, False, a.text)
+        if a.value is not None and any(r in a.value for r in replace)
+        else a
+        for a in operands
+    ]
+    if not operands:
+        w.read(text)  # default command is echo
+        return cwd
+    w.nested(text, operands, cwd, extra_unknown=True)
+    return cwd
+
+
+# -- code strings
