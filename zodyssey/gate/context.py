@@ -173,11 +173,12 @@ def discover(start: str) -> Discovery:
 
 
 def load_plan(layout: Layout, slug: str, state: dict[str, Any]) -> PlanView:
-    raw = state.get("plan_path")
-    if raw is None or raw == "":
-        raw = os.path.join(layout.root, ".zcode", "plans", f"{slug}.md")
-    if not isinstance(raw, str):
-        return PlanView("", None, "plan_path in the run state is not a string", None)
+    from zodyssey.runs.vocabulary import plan_location
+
+    try:
+        raw = plan_location(state, layout.root, slug)
+    except ValueError as exc:
+        return PlanView("", None, str(exc), None)
     path = resolve(raw, layout.root, os.path.expanduser("~"))
     if layout.bookkeeping(path) is None and not path.startswith(layout.root + "/"):
         return PlanView(path, None, f"plan_path {raw} lies outside the repository", None)
@@ -192,7 +193,9 @@ def load_plan(layout: Layout, slug: str, state: dict[str, Any]) -> PlanView:
 
 
 def load_inflight(layout: Layout, slug: str) -> list[dict[str, Any]]:
-    path = os.path.join(layout.root, ".zcode", "state", f"{slug}.inflight.json")
+    from zodyssey.runs.vocabulary import inflight_file
+
+    path = inflight_file(layout.root, slug)
     try:
         with open(path, encoding="utf-8") as handle:
             value = json.load(handle)

@@ -8,12 +8,11 @@ paid on every tool call of every agent.
 
 import os
 
+from zodyssey.runs.vocabulary import STATE, TERMINAL_PHASES, is_slug
+
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
     from typing import Any
-
-TERMINAL_PHASES = frozenset({"done", "audited", "abandoned", "blocked"})
-SLUG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 
 
 def find_root(start: str) -> str | None:
@@ -24,7 +23,7 @@ def find_root(start: str) -> str | None:
     """
     current = os.path.abspath(start)
     while True:
-        if os.path.isdir(os.path.join(current, ".zcode", "state")):
+        if os.path.isdir(os.path.join(current, STATE)):
             return current
         if os.path.exists(os.path.join(current, ".git")):
             return None
@@ -36,13 +35,13 @@ def find_root(start: str) -> str | None:
 
 def state_files(root: str) -> list[tuple[str, str]]:
     """(slug, path) of every run state file under `root`."""
-    directory = os.path.join(root, ".zcode", "state")
+    directory = os.path.join(root, STATE)
     out: list[tuple[str, str]] = []
     for name in sorted(os.listdir(directory)):
         if not name.endswith(".json") or name.endswith(".inflight.json"):
             continue
         slug = name[:-5]
-        if not slug or slug.startswith("-") or not set(slug) <= SLUG_CHARS:
+        if not is_slug(slug):
             continue
         out.append((slug, os.path.join(directory, name)))
     return out
@@ -86,7 +85,10 @@ def read_states(root: str, files: list[tuple[str, str]]) -> "Discovery":
 
 
 def is_active(state: "dict[str, Any] | str") -> bool:
-    """Active unless the phase is terminal; unreadable state counts as active (fail closed)."""
+    """Active unless the phase is terminal; unreadable state counts as active (fail closed).
+
+    `blocked` is active: the round cap closes the gate, it never opens it.
+    """
     if isinstance(state, str):
         return True
     return state.get("phase") not in TERMINAL_PHASES

@@ -194,6 +194,8 @@ def main(argv: list[str]) -> int:
 
 def _maybe_in_run(raw: bytes) -> bool:
     """After an unexpected error before discovery finished: could a run exist?"""
+    from zodyssey.runs.vocabulary import STATE
+
     candidates = [os.environ.get(n) for n in PROJECT_ENV] + [os.getcwd()]
     payload, _ = _load_payload(raw)
     if isinstance(payload, dict) and isinstance(payload.get("cwd"), str):
@@ -203,7 +205,7 @@ def _maybe_in_run(raw: bytes) -> bool:
             continue
         current = os.path.abspath(candidate)
         while True:
-            if os.path.isdir(os.path.join(current, ".zcode", "state")):
+            if os.path.isdir(os.path.join(current, STATE)):
                 return True
             parent = os.path.dirname(current)
             if parent == current:

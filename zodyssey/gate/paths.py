@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 import re
 
-STATE_DIRS = (".zcode/state", ".zcode/reviews", ".zcode/verify")
-BOOKKEEPING_DIRS = (".zcode/plans", ".zcode/notepads", ".zcode/staging")
+from zodyssey.runs.vocabulary import BOOKKEEPING_DIRS, STATE_DIRS
+
 # Hook configuration files: the installed gate, never writable during a run.
 GATE_CONFIG_FILES = (
     ".claude/settings.json",

@@ -35,14 +35,20 @@ from zodyssey.gate.toolcall import (
     Target,
     ToolCall,
 )
+from zodyssey.runs.vocabulary import (
+    BLOCKED,
+    DEFAULT_MAX_ROUNDS,
+    EXECUTING_PHASES,
+    TEST_FROZEN_PHASES,
+)
 
 if TYPE_CHECKING:
     from zodyssey.gate.context import RunContext
 
 LOCK_TTL_SECONDS = 30 * 60  # mirrors zodyssey.runs.store.LOCK_TTL_SECONDS
 DISPATCH_TTL_SECONDS = 2 * 60 * 60  # a ledger entry whose post-tool never came expires
-EXECUTOR_PHASES = frozenset({"execute", "verify", "final", "remediate"})
-TEST_FROZEN_PHASES = frozenset({"verify", "final"})
+EXECUTOR_PHASES = EXECUTING_PHASES
+ASK_THE_USER = "ask the user to run it in their own terminal"
 
 
 class Effect(NamedTuple):
@@ -157,6 +163,8 @@ def _shell_gated(call: ToolCall, ctx: RunContext, analysis: shell.Analysis) -> D
     if unbounded:
         part = unbounded[0]
         snippet = part.text if len(part.text) <= 120 else part.text[:117] + "..."
+        if ctx.phase == BLOCKED:
+            return _blocked_run(ctx, f"`{snippet}` can write ({part.why})")
         if ctx.verdict != "OKAY":
             return _block(
                 "review-gate",
@@ -193,12 +201,32 @@ def _protected(path: str, ctx: RunContext) -> Decision | None:
     return None
 
 
-def _verdict_text(ctx: RunContext) -> str:
+def _rounds(ctx: RunContext) -> tuple[int, int]:
+    """(review round, max rounds); a value that is not a whole number counts as the cap."""
     review = ctx.review
+    max_rounds = review.get("max_rounds", DEFAULT_MAX_ROUNDS)
+    if not isinstance(max_rounds, int) or isinstance(max_rounds, bool) or max_rounds < 1:
+        max_rounds = DEFAULT_MAX_ROUNDS
     round_ = review.get("round", 0)
-    max_rounds = review.get("max_rounds", 3)
+    if not isinstance(round_, int) or isinstance(round_, bool):
+        round_ = max_rounds  # unreadable: fail closed at the cap
+    return round_, max_rounds
+
+
+def _verdict_text(ctx: RunContext) -> str:
+    round_, max_rounds = _rounds(ctx)
     verdict = ctx.verdict or "none yet"
     return f"the review verdict is {verdict} (round {round_}/{max_rounds})"
+
+
+def _blocked_run(ctx: RunContext, what: str) -> Decision:
+    round_, max_rounds = _rounds(ctx)
+    return _block(
+        "run-blocked",
+        f"{what}: run {ctx.slug} is blocked (review round {round_}/{max_rounds}); a person "
+        f"decides how it goes on: {ASK_THE_USER} (`zodyssey run review {ctx.slug} --human "
+        f"OKAY|REJECT --by NAME`, or `zodyssey run phase {ctx.slug} abandoned --reason ...`)",
+    )
 
 
 def _review_gate(ctx: RunContext, shown: str) -> Decision:
@@ -247,6 +275,9 @@ def _targets(call: ToolCall, ctx: RunContext, targets: tuple[Target, ...]) -> De
             )
     if not product:
         return ALLOW
+    # A blocked run is closed whatever its verdict says.
+    if ctx.phase == BLOCKED:
+        return _blocked_run(ctx, f"writing {layout.show(product[0])} is product code")
     # 3. tests frozen in verify/final
     if ctx.phase in TEST_FROZEN_PHASES:
         for path in product:
@@ -390,6 +421,10 @@ def _dispatch(call: ToolCall, ctx: RunContext) -> Decision:
             "executors run only in execute, verify, final or remediate (read-only agents and "
             f"the reviewer {settings.reviewer_agent} run in every phase)",
         )
+    if reviewer:
+        refused = _reviewer_refused(ctx, agent)
+        if refused is not None:
+            return refused
     live = live_inflight(ctx)
     if len(live) >= ctx.cap:
         return _block(
@@ -401,6 +436,42 @@ def _dispatch(call: ToolCall, ctx: RunContext) -> Decision:
     if reviewer:
         effects.append(Effect("nonce"))
     return Decision(True, "", "", tuple(effects))
+
+
+def _reviewer_refused(ctx: RunContext, agent: str) -> Decision | None:
+    """The reviewer is dispatched only for a round the store would record."""
+    round_, max_rounds = _rounds(ctx)
+    if ctx.phase == BLOCKED or round_ >= max_rounds:
+        return _blocked_run(ctx, f"reviewer dispatch ({agent}) refused: the round cap is reached")
+    plan = ctx.plan()
+    if plan.text is None:
+        return _block("review-lint", f"reviewer dispatch ({agent}) refused: {plan.error}")
+    problems = _lint(ctx, plan.text)
+    if problems:
+        shown = "; ".join(problems[:3]) + (
+            f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        )
+        return _block(
+            "review-lint",
+            f"reviewer dispatch ({agent}) refused: the plan fails lint ({shown}); fix it first "
+            f"(`zodyssey run lint {ctx.slug}` lists every problem)",
+        )
+    return None
+
+
+def _lint(ctx: RunContext, text: bytes) -> list[str]:
+    """What `zodyssey run lint` would say about the plan text (loaded only for a reviewer dispatch)."""
+    from zodyssey.runs.checks import load_checks, test_command
+    from zodyssey.runs.lint import lint_plan
+    from zodyssey.runs.plan import parse_plan
+
+    try:
+        plan = parse_plan(text.decode("utf-8"))
+    except UnicodeDecodeError:
+        return ["the plan is not UTF-8 text"]
+    from pathlib import Path
+
+    return [p.render() for p in lint_plan(plan, test_command(load_checks(Path(ctx.root))))]
 
 
 # ---------------------------------------------------------------- MCP / unknown

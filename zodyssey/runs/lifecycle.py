@@ -15,7 +15,6 @@ from zodyssey.runs import evidence as chain
 from zodyssey.runs.checks import load_checks
 from zodyssey.runs.context import LoadedPlan, RunContext, RunRefused, gate_entry
 from zodyssey.runs.store import (
-    TERMINAL_PHASES,
     RunStore,
     StateError,
     now_iso,
@@ -25,10 +24,14 @@ from zodyssey.runs.store import (
     verify_dir,
     zcode_dir,
 )
+from zodyssey.runs.vocabulary import (
+    EXECUTING_PHASES,
+    GENESIS_HASH,
+    HALTED_PHASES,
+    TERMINAL_PHASES,
+)
 
 TODO_STATUSES = ("pending", "in_flight", "done", "failed", "blocked")
-# Phases that only make sense once review said OKAY (the plan is bound).
-EXECUTING_PHASES = frozenset({"execute", "verify", "final", "remediate"})
 PLAN_TEMPLATE = """\
 # {title}
 
@@ -79,7 +82,7 @@ def new_state(root: Path, slug: str, title: str, plan_file: Path) -> dict[str, A
         "windows": [],
         "evidence": {
             "count": 0,
-            "head": chain.GENESIS_HASH,
+            "head": GENESIS_HASH,
             "path": str(chain.evidence_path(root, slug)),
         },
         "created_by": f"zodyssey {__version__}",
@@ -172,11 +175,15 @@ def require_bound_plan(ctx: RunContext, state: dict[str, Any], command: str) -> 
 
 
 def require_active(ctx: RunContext, state: dict[str, Any], command: str) -> None:
-    if state.get("phase") in TERMINAL_PHASES:
+    phase = state.get("phase")
+    if phase in HALTED_PHASES:
         ctx.refuse(
             command,
-            f"run {ctx.slug!r} is in terminal phase {state.get('phase')}; "
-            "nothing more can be recorded for it",
+            f"run {ctx.slug!r} is blocked: nothing more can be recorded for it until a person "
+            f"decides (ask the user to run `zodyssey run review {ctx.slug} --human OKAY|REJECT "
+            "--by NAME` in their own terminal)"
+            if phase == "blocked"
+            else f"run {ctx.slug!r} is in terminal phase {phase}; nothing more can be recorded for it",
             EXIT_REFUSED_STATE,
         )
 
@@ -287,8 +294,10 @@ def cmd_todo(args: argparse.Namespace) -> int:
             )
 
     def mutate(current: dict[str, Any]) -> list[str]:
-        if current.get("phase") in TERMINAL_PHASES:
-            raise RunRefused(f"run {ctx.slug!r} became terminal meanwhile", EXIT_REFUSED_STATE)
+        if current.get("phase") in HALTED_PHASES:
+            raise RunRefused(
+                f"run {ctx.slug!r} became {current.get('phase')} meanwhile", EXIT_REFUSED_STATE
+            )
         todos = current.setdefault("todos", {})
         entry = todos.setdefault(todo.id, {"status": "pending", "attempts": 0})
         previous = entry.get("status")
@@ -347,7 +356,7 @@ def cmd_phase(args: argparse.Namespace) -> int:
         raise UsageError(f"moving to {target} needs --reason (or --note) saying why")
     if args.force and target != "done":
         raise UsageError("--force only overrides the preconditions of `done`")
-    leaving_terminal = current in TERMINAL_PHASES and target not in TERMINAL_PHASES
+    leaving_terminal = current in HALTED_PHASES and target not in HALTED_PHASES
     if target == "audited" and current != "done":
         ctx.refuse(
             "phase",
@@ -416,7 +425,7 @@ def cmd_phase(args: argparse.Namespace) -> int:
 
     def mutate(st: dict[str, Any]) -> bool:
         before = st.get("phase")
-        invalidated = before in TERMINAL_PHASES and target not in TERMINAL_PHASES
+        invalidated = before in HALTED_PHASES and target not in HALTED_PHASES
         review = st.setdefault("review", {})
         if invalidated and review.get("verdict") is not None:
             review["verdict"] = None
