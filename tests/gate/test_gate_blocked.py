@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 from gate_helpers import RunRepo, run_hook
-from test_gate_policy import blocked, ctx, dispatch, root, write  # noqa: F401
+from test_gate_policy import blocked, ctx, dispatch, write
 
 from zodyssey.gate.policy import decide
 

@@ -64,6 +64,7 @@ class PlanView(NamedTuple):
     files: frozenset[str] = frozenset()  # resolved declared files
     dirs: frozenset[str] = frozenset()  # resolved declared directories
     todo_of: tuple[tuple[str, str], ...] = ()  # (resolved path, todo id), files and dirs
+    criteria: frozenset[str] = frozenset()  # every acceptance criterion's command, verbatim
 
 
 def plan_view(path: str, text: bytes | None, root: str, error: str | None = None) -> PlanView:
@@ -80,6 +81,9 @@ def plan_view(path: str, text: bytes | None, root: str, error: str | None = None
     files: set[str] = set()
     dirs: set[str] = set()
     owners: list[tuple[str, str]] = []
+    criteria = frozenset(
+        c.command.strip() for todo in plan.todos for c in todo.criteria if c.command
+    )
     for todo in plan.todos:
         for declared in todo.files:
             is_dir = declared.endswith("/")
@@ -93,8 +97,10 @@ def plan_view(path: str, text: bytes | None, root: str, error: str | None = None
             (dirs if is_dir else files).add(resolved)
             owners.append((resolved, todo.id))
     if not files and not dirs:
-        return PlanView(path, text, "the plan declares no Files", sha)
-    return PlanView(path, text, None, sha, frozenset(files), frozenset(dirs), tuple(owners))
+        return PlanView(path, text, "the plan declares no Files", sha, criteria=criteria)
+    return PlanView(
+        path, text, None, sha, frozenset(files), frozenset(dirs), tuple(owners), criteria
+    )
 
 
 class RunContext:

@@ -19,6 +19,7 @@ are returned as `effects`; the hook re-checks them under the state lock.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -39,6 +40,7 @@ from zodyssey.runs.vocabulary import (
     BLOCKED,
     DEFAULT_MAX_ROUNDS,
     EXECUTING_PHASES,
+    HALTED_PHASES,
     TEST_FROZEN_PHASES,
 )
 
@@ -135,6 +137,10 @@ def _shell(call: ToolCall, ctx: RunContext) -> Decision:
     if not analysis.is_write and not ctx.ungated:
         return ALLOW
     cwd = call.cwd or ctx.root
+    # zodyssey's own commands: person-only forms stay closed even through the hatch.
+    refused = _trusted_refused(analysis, cwd, ctx)
+    if refused is not None:
+        return refused
     # Run state and the gate stay closed even through the hatch (also through
     # a link: writing the link later writes what it points at).
     for target in (*analysis.targets, *analysis.linked):
@@ -159,6 +165,11 @@ def _shell(call: ToolCall, ctx: RunContext) -> Decision:
 def _shell_gated(call: ToolCall, ctx: RunContext, analysis: shell.Analysis) -> Decision:
     if not analysis.is_write:
         return ALLOW
+    if _reviewed_criterion(call, ctx):
+        # Verbatim one of the plan's acceptance criteria, reviewed with the plan:
+        # what it writes is the project's business (run state and the gate were
+        # checked above).
+        return ALLOW
     unbounded = analysis.unbounded_parts()
     if unbounded:
         part = unbounded[0]
@@ -178,6 +189,72 @@ def _shell_gated(call: ToolCall, ctx: RunContext, analysis: shell.Analysis) -> D
             "to [tool.zodyssey.gate] read_only)",
         )
     return _targets(call, ctx, (*analysis.targets, *analysis.linked))
+
+
+def _trusted_refused(analysis: shell.Analysis, cwd: str, ctx: RunContext) -> Decision | None:
+    """Judge the `zodyssey ...` parts (see zodyssey.gate.trusted); None lets them through."""
+    for part in analysis.parts:
+        if not part.trusted:
+            continue
+        kind, program, words = part.trusted[0], part.trusted[1], part.trusted[2:]
+        if kind == "person":
+            return _block("person-only", part.why)
+        from zodyssey.gate import trusted
+
+        if program and not trusted.is_gate_program(_joined(program, cwd, ctx.home)):
+            return _block(
+                "untrusted-program",
+                f"`{part.text[:120]}` runs {program}, which is not the installed zodyssey "
+                "the gate runs under; call `zodyssey` (or `python -m zodyssey`) instead",
+            )
+        move = trusted.phase_move(words)
+        if move is not None:
+            slug, repo, target = move
+            current = _phase_of(slug, resolve(repo, cwd, ctx.home) if repo else ctx.root, ctx)
+            if current in HALTED_PHASES and target != current:
+                return _block(
+                    "person-only",
+                    f"run {slug} is {current}: moving it on belongs to a person; "
+                    f"{trusted.ASK_THE_USER}",
+                )
+    return None
+
+
+def _joined(path: str, cwd: str, home: str) -> str:
+    """`path` made absolute without resolving its last component (a venv's python is a link)."""
+    if path == "~" or path.startswith("~/"):
+        path = home + path[1:]
+    return os.path.join(cwd, path)
+
+
+def _phase_of(slug: str, root: str, ctx: RunContext) -> str | None:
+    if slug == ctx.slug and root == ctx.root:
+        return ctx.phase
+    from zodyssey.gate.jsontext import loads
+    from zodyssey.runs.vocabulary import is_slug, state_file
+
+    if not is_slug(slug):
+        return None
+    try:
+        with open(state_file(root, slug), encoding="utf-8") as handle:
+            state = loads(handle.read())
+    except (OSError, ValueError):
+        return None
+    phase = state.get("phase") if isinstance(state, dict) else None
+    return phase if isinstance(phase, str) else None
+
+
+def _reviewed_criterion(call: ToolCall, ctx: RunContext) -> bool:
+    """After OKAY, a command that is verbatim one of the bound plan's acceptance criteria."""
+    if ctx.verdict != "OKAY" or ctx.phase == BLOCKED:
+        return False
+    if call.cwd and resolve(call.cwd, ctx.root, ctx.home) != ctx.root:
+        return False  # criteria run from the repository root
+    plan = ctx.plan()
+    expected = ctx.review.get("plan_sha256")
+    if plan.text is None or not isinstance(expected, str) or plan.sha256 != expected:
+        return False
+    return call.command.strip() in plan.criteria
 
 
 # ---------------------------------------------------------------- targets

@@ -40,13 +40,17 @@ class _TooLarge(Exception):
 # every hook run. They compare, hash, unpack and `_replace` like NamedTuples.
 
 
-class Part(tuple[str, bool, tuple[Target, ...], bool, str, bool, tuple[Target, ...]]):
+class Part(
+    tuple[str, bool, tuple[Target, ...], bool, str, bool, tuple[Target, ...], tuple[str, ...]]
+):
     """One simple command or redirection and what it may write.
 
     `unbounded`: may write somewhere it does not name. `links`: may create links
     that other parts' paths could run through. `linked`: what a link made by
     this part points at (writing through the link writes these, so the gate
-    checks them like targets; they are not listed as targets)."""
+    checks them like targets; they are not listed as targets). `trusted`: for
+    zodyssey's own commands, (kind, program path or "", *argv after the
+    program) as judged by `zodyssey.gate.trusted`; the policy decides them."""
 
     __slots__ = ()
 
@@ -59,6 +63,7 @@ class Part(tuple[str, bool, tuple[Target, ...], bool, str, bool, tuple[Target, .
         why: str = "",
         links: bool = False,
         linked: tuple[Target, ...] = (),
+        trusted: tuple[str, ...] = (),
     ) -> Part:
         return tuple.__new__(
             cls,
@@ -70,6 +75,7 @@ class Part(tuple[str, bool, tuple[Target, ...], bool, str, bool, tuple[Target, .
                 why,
                 links,
                 linked,
+                trusted,
             ),
         )
 
@@ -101,6 +107,10 @@ class Part(tuple[str, bool, tuple[Target, ...], bool, str, bool, tuple[Target, .
     def linked(self) -> tuple[Target, ...]:
         return self[6]
 
+    @property
+    def trusted(self) -> tuple[str, ...]:
+        return self[7]
+
     def _replace(self, **changes: Any) -> Part:
         return Part(**{**dict(zip(_PART_FIELDS, self, strict=True)), **changes})
 
@@ -109,7 +119,7 @@ class Part(tuple[str, bool, tuple[Target, ...], bool, str, bool, tuple[Target, .
         return f"Part({shown})"
 
 
-_PART_FIELDS = ("text", "write", "targets", "unbounded", "why", "links", "linked")
+_PART_FIELDS = ("text", "write", "targets", "unbounded", "why", "links", "linked", "trusted")
 
 
 class Analysis(tuple[str, tuple[Part, ...]]):
@@ -952,6 +962,12 @@ class _Walker:
         if "/" in name:
             base = name.rsplit("/", 1)[1]
             if not any(name == prefix + base for prefix in _SYSTEM_BIN):
+                program = _join(cwd, name)
+                if program is not None and (
+                    base == "zodyssey" or (base.startswith("python") and _runs_zodyssey(args))
+                ):  # the policy checks that `program` is the installed zodyssey
+                    rest = args if base == "zodyssey" else args[2:]
+                    return _zodyssey(self, text, rest, cwd, program)
                 self.unknown(text, f"runs the program {name}")
                 return cwd
             name = base
@@ -2650,6 +2666,8 @@ def _interpreter_named(name: str) -> Handler:
         if len(args) == 1 and args[0].value in queries:
             w.read(text)
             return cwd
+        if name.startswith("python") and _runs_zodyssey(args):
+            return _zodyssey(w, text, args[2:], cwd)
         return _interpreter(w, text, args, cwd)
 
     return handler
@@ -2697,6 +2715,36 @@ for _name in (
     "tclsh",
 ):
     _HANDLERS[_name] = _interpreter_named(_name)
+
+
+# -- zodyssey's own commands: the argv is judged in zodyssey.gate.trusted
+
+
+def _runs_zodyssey(args: list[Arg]) -> bool:
+    """`python -m zodyssey ...`"""
+    return len(args) >= 2 and args[0].value == "-m" and args[1].value == "zodyssey"
+
+
+def _zodyssey(
+    w: _Walker, text: str, args: list[Arg], cwd: str | None, program: str = ""
+) -> str | None:
+    from zodyssey.gate import trusted
+
+    kind, why, inner = trusted.judge([a.value for a in args])
+    if kind == trusted.UNKNOWN:
+        w.unknown(text, why)
+    elif kind == trusted.READ and not program:
+        w.read(text)
+    else:
+        words = tuple(a.value or "" for a in args)
+        person = kind == trusted.PERSON
+        w.parts.append(Part(text, True, (), person, why, trusted=(kind, program, *words)))
+    if inner >= 0:  # `run window ... -- CMD`: the auditor command is judged as usual
+        w.nested(text, list(args[inner:]), cwd)
+    return cwd
+
+
+_HANDLERS["zodyssey"] = _zodyssey
 
 
 # -- archives and package managers: their query forms only read
