@@ -1,0 +1,117 @@
+"""A whole agent session under the gate, through the real hook process.
+
+Done means the loop works for the agent end to end AND stays closed where it
+must: this could pass while broken if the helpers ran anything the hook
+blocked, if the hook allowed everything (so every negative step below is
+asserted, with its reason), or if a step's command failed silently (every
+allowed command's exit code is asserted too).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from session_helpers import (
+    PLAN,
+    TEST_COMMAND,
+    ZODYSSEY,
+    Session,
+    make_project,
+    reviewer_artifact,
+)
+
+ASK = "ask the user to run it in their own terminal"
+
+
+def ok(outcome: object) -> None:
+    assert getattr(outcome, "allowed", False), outcome
+    assert getattr(outcome, "code", 0) in (0, None), outcome
+
+
+def refused(outcome: object, *fragments: str) -> None:
+    assert not getattr(outcome, "allowed", True), outcome
+    for fragment in fragments:
+        assert fragment in getattr(outcome, "reason", ""), outcome
+
+
+def test_a_whole_session(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "project")
+    agent = Session(project)
+
+    # Plan and start: no run yet, so the gate stays out of the way.
+    ok(agent.write("plan.md", PLAN))
+    ok(agent.bash("zodyssey run start demo --plan plan.md"))
+    ok(agent.bash("zodyssey run lint demo"))
+    status = agent.bash("zodyssey run status demo")
+    ok(status)
+    assert "phase plan" in status.out
+
+    # Before review: product writes are blocked, however they are made.
+    refused(agent.write("src/app.py", "x"), "review")
+    refused(agent.bash("echo x > src/app.py"), "review")
+    refused(agent.bash(TEST_COMMAND), "review")  # a criterion is not reviewed yet
+    refused(agent.bash("zodyssey run status demo > src/app.py"), "review")
+    # ... and the person-only forms are not the agent's to run.
+    refused(agent.bash("zodyssey run review demo --human OKAY --by me"), ASK)
+    refused(agent.bash("python -m zodyssey run phase demo abandoned --reason x"), ASK)
+    refused(agent.bash("zodyssey run todo demo 1 done --force-done --reason x"), ASK)
+
+    # Review: the gate mints the nonce at dispatch, the verdict goes in from Bash.
+    ok(agent.dispatch("momus"))
+    ok(agent.write(".zcode/staging/momus.json", reviewer_artifact(project, "demo", "OKAY")))
+    review = agent.bash("zodyssey run review demo --artifact .zcode/staging/momus.json")
+    ok(review)
+    assert "OKAY" in review.out and "phase execute" in review.out
+
+    # Execute: in scope is writable, out of scope is not.
+    refused(agent.write("README.md", "changed\n"), "scope")
+    ok(agent.write("src/app.py", "def greet():\n    return 'hello'\n"))
+    ok(agent.bash("zodyssey run todo demo 1 in_flight --owner sess-e2e"))
+    test_run = agent.bash(TEST_COMMAND)  # verbatim from the plan: allowed after OKAY
+    ok(test_run)
+    assert "1 passed" in test_run.out
+    ok(agent.bash("zodyssey run verify demo 1"))
+    ok(agent.bash("zodyssey run todo demo 1 done"))
+    ok(agent.bash("zodyssey run todo demo F1 done"))
+    ok(agent.bash("zodyssey run window demo --label final-audit -- git status"))
+    ok(agent.bash("zodyssey run phase demo done --note 'all verified'"))
+
+    # The run is over: the gate is off, and the audit passes on what was recorded.
+    ok(agent.write("README.md", "free again\n"))
+    audit = agent.bash("zodyssey audit demo")
+    ok(audit)
+    assert "audit passed" in audit.out
+    state = json.loads((project / ".zcode/state/demo.json").read_text())
+    assert state["phase"] == "done" and state["review"]["verdict"] == "OKAY"
+    assert state["todos"]["1"]["status"] == "done" and not state["todos"]["1"].get("forced")
+
+
+def test_the_round_cap_holds(tmp_path: Path) -> None:
+    project = make_project(tmp_path / "project")
+    agent = Session(project)
+    ok(agent.write("plan.md", PLAN))
+    ok(agent.bash("zodyssey run start demo --plan plan.md"))
+    for _ in range(3):
+        ok(agent.dispatch("momus"))
+        ok(agent.write(".zcode/staging/momus.json", reviewer_artifact(project, "demo", "REJECT")))
+        ok(agent.bash("zodyssey run review demo --artifact .zcode/staging/momus.json"))
+    assert "phase blocked" in agent.bash("zodyssey run status demo").out
+    # Blocked is closed: no product writes, no fourth reviewer, no way round it.
+    refused(agent.write("src/app.py", "x"), "blocked", "ask the user")
+    refused(agent.bash("sed -i s/hi/hello/ src/app.py"), "blocked")
+    refused(agent.dispatch("momus"), "round cap")
+    refused(agent.bash("zodyssey run phase demo review"), "blocked", ASK)
+    refused(agent.bash("zodyssey run review demo --human OKAY --by me"), ASK)
+    again = agent.bash("zodyssey run start demo --plan plan.md")
+    assert again.allowed and again.code == 11, again  # the store refuses it
+    refused(agent.write(".zcode/state/demo.json", "{}"), "run state")
+    # A person decides, in their own terminal (no hook there).
+    subprocess.run(
+        [str(ZODYSSEY), "run", "review", "demo", "--human", "OKAY", "--by", "alice"],
+        cwd=project,
+        check=True,
+        capture_output=True,
+    )
+    ok(agent.write("src/app.py", "def greet():\n    return 'hello'\n"))
