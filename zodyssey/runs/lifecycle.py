@@ -533,3 +533,74 @@ def cmd_status(args: argparse.Namespace) -> int:
             f"  window {window.get('label')}: readOnlyViolation={json.dumps(window.get('readOnlyViolation'))}"
         )
     return 0
+
+
+# --------------------------------------------------------------------------- list
+
+
+def _age(stamp: object, now: float) -> str:
+    from datetime import datetime
+
+    if not isinstance(stamp, str):
+        return "?"
+    try:
+        seconds = now - datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return "?"
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return f"{max(int(seconds), 0)}s"
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    import time
+
+    from zodyssey.runs.store import list_runs
+
+    root = Path(args.repo or ".").resolve()
+    if not root.is_dir():
+        raise UsageError(f"--repo {args.repo}: not a directory")
+    now = time.time()
+    rows: list[dict[str, Any]] = []
+    unreadable = 0
+    for slug, state in list_runs(root):
+        if not isinstance(state, dict):
+            unreadable += 1
+            rows.append({"slug": slug, "phase": None, "error": state.message, "active": True})
+            continue
+        phase = state.get("phase")
+        active = phase not in TERMINAL_PHASES
+        if not active and not args.all:
+            continue
+        raw_review = state.get("review")
+        review: dict[str, Any] = raw_review if isinstance(raw_review, dict) else {}
+        rows.append(
+            {
+                "slug": slug,
+                "phase": phase,
+                "active": active,
+                "verdict": review.get("verdict"),
+                "round": review.get("round", 0),
+                "max_rounds": review.get("max_rounds", 3),
+                "started_at": state.get("started_at"),
+                "updated_at": state.get("updated_at"),
+                "age": _age(state.get("started_at"), now),
+                "idle": _age(state.get("updated_at"), now),
+            }
+        )
+    if args.json:
+        print(json.dumps({"root": str(root), "runs": rows}, indent=2, ensure_ascii=False))
+    elif not rows:
+        print(f"no {'' if args.all else 'active '}runs under {root}")
+    else:
+        print(f"{'SLUG':<24} {'PHASE':<10} {'VERDICT':<8} {'ROUND':<6} {'AGE':>5} {'IDLE':>5}")
+        for row in rows:
+            if "error" in row:
+                print(f"{row['slug']:<24} UNREADABLE (gates as active): {row['error']}")
+                continue
+            print(
+                f"{row['slug']:<24} {row['phase']!s:<10} {row['verdict'] or '-':<8} "
+                f"{row['round']}/{row['max_rounds']:<4} {row['age']:>5} {row['idle']:>5}"
+            )
+    return 2 if unreadable else 0
