@@ -115,3 +115,46 @@ def test_the_round_cap_holds(tmp_path: Path) -> None:
         capture_output=True,
     )
     ok(agent.write("src/app.py", "def greet():\n    return 'hello'\n"))
+
+
+def test_the_installed_gate_and_its_wiring_are_protected(tmp_path: Path) -> None:
+    """Writes that would switch the gate off: the package, its scripts, .pth files, settings."""
+    import sys
+
+    import zodyssey
+    from zodyssey.gate.paths import installed_gate
+
+    project = make_project(tmp_path / "project")
+    home = tmp_path / "home"
+    (home / ".claude").mkdir(parents=True)
+    agent = Session(project)
+    agent.env["HOME"] = str(home)
+    ok(agent.write("plan.md", PLAN))
+    ok(agent.bash("zodyssey run start demo --plan plan.md"))
+    ok(agent.dispatch("momus"))
+    ok(agent.write(".zcode/staging/momus.json", reviewer_artifact(project, "demo", "OKAY")))
+    ok(agent.bash("zodyssey run review demo --artifact .zcode/staging/momus.json"))
+    package = Path(zodyssey.__file__).parent
+    script = Path(sys.executable).parent / "zodyssey"
+    pth = [p for p in installed_gate() if p.endswith(".pth")]
+    assert pth, installed_gate()  # the editable install loads zodyssey through one
+    targets = [
+        package / "gate" / "policy.py",
+        package / "runs" / "store.py",
+        script,
+        Path(pth[0]),
+        home / ".claude" / "settings.json",
+        home / ".codex" / "hooks.json",
+        home / ".gemini" / "settings.json",
+        project / ".claude" / "settings.json",
+        project / ".cursor" / "hooks.json",
+    ]
+    for target in targets:
+        refused(agent.write(str(target), "{}"), "gate")
+        refused(agent.bash(f"echo '{{}}' > {target}"), "gate")
+        mcp = agent.hook("mcp__fs__write_file", {"path": str(target), "content": "{}"})
+        refused(mcp, "gate")
+    refused(agent.bash("rm -rf ~/.claude"), "gate")
+    refused(agent.bash("zodyssey hook install"))  # rewiring is not the agent's either
+    # the product file next door is still writable: the protection is not a blanket block
+    ok(agent.write("src/app.py", "def greet():\n    return 'hello'\n"))

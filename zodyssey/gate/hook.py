@@ -227,7 +227,8 @@ def _contexts(root: str, active: "list[tuple[str, Any]]") -> "list[Any]":
     )
     from zodyssey.gate.paths import Layout
 
-    layout = Layout(root)
+    home = os.path.expanduser("~")
+    layout = Layout(root, home)
     cap = parse_cap(os.environ.get("ZODYSSEY_PARALLEL_CAP", ""))
     ungated = os.environ.get("ZODYSSEY_UNGATE_BASH", "") == "1"
     settings_cache: list[Any] = []
@@ -238,7 +239,6 @@ def _contexts(root: str, active: "list[tuple[str, Any]]") -> "list[Any]":
         return settings_cache[0]
 
     now = time.time()
-    home = os.path.expanduser("~")
     contexts = []
     for slug, state in active:
         contexts.append(
