@@ -158,3 +158,36 @@ def test_the_installed_gate_and_its_wiring_are_protected(tmp_path: Path) -> None
     refused(agent.bash("zodyssey hook install"))  # rewiring is not the agent's either
     # the product file next door is still writable: the protection is not a blanket block
     ok(agent.write("src/app.py", "def greet():\n    return 'hello'\n"))
+
+
+def test_a_workspace_project_dir(tmp_path: Path) -> None:
+    """The project dir is a folder above two repositories; one of them has a run.
+
+    Broken ways to pass: discovery from the project dir alone finds no run
+    there and opens everything; or finds the run but not from a path that
+    reaches into the repository from outside it.
+    """
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    guarded = make_project(workspace / "service")
+    free = make_project(workspace / "website")
+    inside = Session(guarded)
+    ok(inside.write("plan.md", PLAN))
+    ok(inside.bash("zodyssey run start demo --plan plan.md"))
+
+    agent = Session(workspace)  # CLAUDE_PROJECT_DIR and cwd: the workspace folder
+    refused(agent.write(str(guarded / "src" / "app.py"), "x"), "review")
+    refused(agent.write("service/src/app.py", "x"), "review")
+    refused(agent.bash("echo x > service/src/app.py"), "review")
+    refused(agent.bash("cd service && sed -i s/hi/x/ src/app.py"), "review")
+    refused(agent.write(str(guarded / ".zcode" / "state" / "demo.json"), "{}"), "run state")
+    refused(agent.bash("rm -rf service/.zcode"), "run state")
+    in_repo = Session(workspace, cwd=guarded)  # the agent cd'd into the repository
+    refused(in_repo.write("src/app.py", "x"), "review")
+    # the other repository has no run: nothing there is gated
+    ok(agent.write(str(free / "src" / "app.py"), "def greet():\n    return 'hello'\n"))
+    ok(agent.bash("echo more >> website/README.md"))
+    # a neighbour's run state is protected even from a project dir that is another repo
+    neighbour = Session(free)
+    refused(neighbour.write(str(guarded / ".zcode" / "state" / "demo.json"), "{}"), "run state")
+    refused(neighbour.bash("echo x > ../service/src/app.py"), "review")

@@ -92,3 +92,92 @@ def is_active(state: "dict[str, Any] | str") -> bool:
     if isinstance(state, str):
         return True
     return state.get("phase") not in TERMINAL_PHASES
+
+
+MAX_WALK = 40  # directory levels walked up from one path
+MAX_CANDIDATES = 64  # paths taken from one tool call
+_SEPARATORS = " \t\n\r'\"`=,;:()[]{}<>|&"
+
+
+def repo_root_with_run(path: str) -> str | None:
+    """Walk up from `path` to its repository (the first `.git`): the directory there
+    (or below it) that holds `.zcode/state`, else None. Bounded by MAX_WALK levels."""
+    current = os.path.abspath(path)
+    for _ in range(MAX_WALK):
+        if os.path.isdir(os.path.join(current, STATE)):
+            return current
+        if os.path.exists(os.path.join(current, ".git")):
+            return None
+        parent = os.path.dirname(current)
+        if parent == current:
+            return None
+        current = parent
+    return None
+
+
+# Keys whose values are file contents or prose, not paths.
+_TEXT_KEYS = frozenset(
+    {"content", "new_string", "old_string", "new_source", "description", "prompt", "contents"}
+)
+
+
+def _words(value: "Any", out: "list[str]", depth: int = 0) -> None:
+    """Every word of the call's input (paths, shell words), bounded."""
+    if len(out) >= MAX_CANDIDATES or depth > 3:
+        return
+    if isinstance(value, str):
+        token: list[str] = []
+        for ch in value[:65536] + " ":
+            if ch in _SEPARATORS:
+                if token:
+                    out.append("".join(token))
+                    if len(out) >= MAX_CANDIDATES:
+                        return
+                    token = []
+            else:
+                token.append(ch)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            if key not in _TEXT_KEYS:
+                _words(item, out, depth + 1)
+    elif isinstance(value, list):
+        for item in value[:MAX_CANDIDATES]:
+            _words(item, out, depth + 1)
+
+
+def workspace_roots(payload: "Any", start: str, home: str, extra: "list[str]") -> "list[str]":
+    """Repositories with run state that one tool call reaches, found from its paths.
+
+    For a project dir that is a folder above several repositories (a workspace),
+    the run that guards a file is the one of the repository holding that file:
+    walk up from the call's cwd and from every path-like word of its input.
+    `extra` adds paths found otherwise (the shell classifier's targets).
+    """
+    cwd = start
+    words: list[str] = list(extra)
+    if isinstance(payload, dict):
+        if isinstance(payload.get("cwd"), str) and payload["cwd"]:
+            cwd = payload["cwd"]
+        _words(payload.get("tool_input"), words)
+    roots: list[str] = []
+    seen: set[str] = set()
+    cwd = os.path.abspath(cwd)
+    for word in [cwd, *words]:
+        if word == "~" or word.startswith("~/"):
+            word = home + word[1:]
+        elif word.startswith(("~", "-")):
+            continue
+        path = os.path.normpath(os.path.join(cwd, word))
+        if "/" in word or word.startswith("."):
+            parent = path if os.path.isdir(path) else os.path.dirname(path)
+        elif os.path.isdir(path):
+            parent = path  # a bare word naming a directory (`cd service`)
+        else:
+            continue  # a bare word that is not a directory here: the cwd covers it
+        if parent in seen:
+            continue
+        seen.add(parent)
+        root = repo_root_with_run(os.path.realpath(parent))  # through links, too
+        if root is not None and root not in roots:
+            roots.append(root)
+    return roots
