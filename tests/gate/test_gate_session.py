@@ -187,7 +187,10 @@ def test_a_workspace_project_dir(tmp_path: Path) -> None:
     # the other repository has no run: nothing there is gated
     ok(agent.write(str(free / "src" / "app.py"), "def greet():\n    return 'hello'\n"))
     ok(agent.bash("echo more >> website/README.md"))
-    # a neighbour's run state is protected even from a project dir that is another repo
+    # A project dir that is another repository with its own run: the neighbour's
+    # run still guards the neighbour's files, whatever this project's run says.
     neighbour = Session(free)
+    ok(neighbour.write("plan.md", PLAN))
+    ok(neighbour.bash("zodyssey run start site --plan plan.md"))
     refused(neighbour.write(str(guarded / ".zcode" / "state" / "demo.json"), "{}"), "run state")
     refused(neighbour.bash("echo x > ../service/src/app.py"), "review")

@@ -179,7 +179,7 @@ def discover(start: str) -> Discovery:
 
 
 def load_plan(layout: Layout, slug: str, state: dict[str, Any]) -> PlanView:
-    from zodyssey.runs.vocabulary import plan_location
+    from zodyssey.runstate import plan_location
 
     try:
         raw = plan_location(state, layout.root, slug)
@@ -199,7 +199,7 @@ def load_plan(layout: Layout, slug: str, state: dict[str, Any]) -> PlanView:
 
 
 def load_inflight(layout: Layout, slug: str) -> list[dict[str, Any]]:
-    from zodyssey.runs.vocabulary import inflight_file
+    from zodyssey.runstate import inflight_file
 
     path = inflight_file(layout.root, slug)
     try:

@@ -8,7 +8,7 @@ paid on every tool call of every agent.
 
 import os
 
-from zodyssey.runs.vocabulary import STATE, TERMINAL_PHASES, is_slug
+from zodyssey.runstate import STATE, TERMINAL_PHASES, is_slug
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
@@ -21,15 +21,24 @@ def find_root(start: str) -> str | None:
     The search stops at the first directory holding `.git` (the repository
     root), so a run in an unrelated parent directory is never picked up.
     """
+    return locate(start)[0]
+
+
+def locate(start: str) -> "tuple[str | None, bool]":
+    """(find_root(start), whether the search met a repository on the way up).
+
+    Not meeting one means `start` is a folder above repositories (a workspace):
+    their runs are then found from the paths each call reaches.
+    """
     current = os.path.abspath(start)
     while True:
         if os.path.isdir(os.path.join(current, STATE)):
-            return current
+            return current, True
         if os.path.exists(os.path.join(current, ".git")):
-            return None
+            return None, True
         parent = os.path.dirname(current)
         if parent == current:
-            return None
+            return None, False
         current = parent
 
 

@@ -122,27 +122,36 @@ def main(argv: list[str]) -> int:
     in_run = False  # becomes True once an active run (or unreadable state) is found
     slug = "?"
     try:
-        from zodyssey.gate.discovery import find_root, state_files
+        from zodyssey.gate.discovery import locate, state_files
 
         # Cheapest first: with the project dir in the environment, a project
         # without run state is recognised by a few stat calls, before stdin is
         # even parsed.
+        # Cheapest first: with the project dir in the environment, a project
+        # without run state is recognised by a few stat calls, before stdin is
+        # even parsed.
+        payload: Any = None
+        payload_error: str | None = None
+        parsed = False
         start = _env_dir(harness_name)
-        payload, payload_error = _load_payload(raw)
         if start is None:
+            payload, payload_error = _load_payload(raw)
+            parsed = True
             start = _payload_dir(payload)
-        # The run of the project dir, and of every repository the call reaches
-        # into (a workspace folder above several repositories, a path into a
-        # neighbouring checkout): each guards its own files.
-        roots = []
-        root = find_root(start)
-        if root is not None:
-            roots.append(root)
-        from zodyssey.gate.discovery import workspace_roots
+        root, in_repo = locate(start)
+        roots = [root] if root is not None else []
+        if root is not None or not in_repo:
+            # A run at the project dir, or a project dir above repositories (a
+            # workspace): every repository the call reaches into is guarded by
+            # its own run, found by walking up from the call's paths.
+            if not parsed:
+                payload, payload_error = _load_payload(raw)
+                parsed = True
+            from zodyssey.gate.discovery import workspace_roots
 
-        for other in workspace_roots(payload, start, os.path.expanduser("~"), []):
-            if other not in roots:
-                roots.append(other)
+            for other in workspace_roots(payload, start, os.path.expanduser("~"), []):
+                if other not in roots:
+                    roots.append(other)
         groups = []
         for candidate in roots:
             files = state_files(candidate)
@@ -165,6 +174,8 @@ def main(argv: list[str]) -> int:
             return 0  # no active run: never block, say nothing
         slug = runs[0][1][0][0]
         active = [pair for _, pairs in runs for pair in pairs]
+        if not parsed:
+            payload, payload_error = _load_payload(raw)
         adapter = None
         try:
             from zodyssey.gate.harness import get_harness
@@ -205,7 +216,7 @@ def main(argv: list[str]) -> int:
 
 def _maybe_in_run(raw: bytes) -> bool:
     """After an unexpected error before discovery finished: could a run exist?"""
-    from zodyssey.runs.vocabulary import STATE
+    from zodyssey.runstate import STATE
 
     candidates = [os.environ.get(n) for n in PROJECT_ENV] + [os.getcwd()]
     payload, _ = _load_payload(raw)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import re
 
-from zodyssey.runs.vocabulary import BOOKKEEPING_DIRS, STATE_DIRS
+from zodyssey.runstate import BOOKKEEPING_DIRS, STATE_DIRS
 
 # Hook configuration files: the installed gate, never writable during a run.
 # The same names count in the repository and in the user's home directory

@@ -36,11 +36,12 @@ from zodyssey.gate.toolcall import (
     Target,
     ToolCall,
 )
-from zodyssey.runs.vocabulary import (
+from zodyssey.runstate import (
     BLOCKED,
     DEFAULT_MAX_ROUNDS,
     EXECUTING_PHASES,
     HALTED_PHASES,
+    STATE_DIRS,
     TEST_FROZEN_PHASES,
 )
 
@@ -231,7 +232,7 @@ def _phase_of(slug: str, root: str, ctx: RunContext) -> str | None:
     if slug == ctx.slug and root == ctx.root:
         return ctx.phase
     from zodyssey.gate.jsontext import loads
-    from zodyssey.runs.vocabulary import is_slug, state_file
+    from zodyssey.runstate import is_slug, state_file
 
     if not is_slug(slug):
         return None
@@ -260,9 +261,19 @@ def _reviewed_criterion(call: ToolCall, ctx: RunContext) -> bool:
 # ---------------------------------------------------------------- targets
 
 
+def _run_state_anywhere(path: str) -> str | None:
+    """The `.zcode/state|reviews|verify` in `path`, in whatever repository it lies."""
+    padded = path + "/"
+    for marker in STATE_DIRS:
+        at = padded.find("/" + marker + "/")
+        if at >= 0:
+            return path[: at + 1 + len(marker)]
+    return None
+
+
 def _protected(path: str, ctx: RunContext) -> Decision | None:
     layout = ctx.layout
-    where = layout.run_state(path)
+    where = layout.run_state(path) or _run_state_anywhere(path)
     if where is not None:
         return _block(
             "run-state",

@@ -10,7 +10,7 @@ import argparse
 import importlib
 from typing import Any
 
-from zodyssey.runs.vocabulary import PHASES
+from zodyssey.runstate import PHASES
 
 EPILOG = """\
 exit codes:

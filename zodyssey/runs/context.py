@@ -10,7 +10,7 @@ from typing import Any, NoReturn
 from zodyssey.errors import EXIT_USAGE, ZodysseyError
 from zodyssey.runs.plan import Plan, parse_plan, plan_sha256
 from zodyssey.runs.store import RunStore, StateError, now_iso
-from zodyssey.runs.vocabulary import PHASES, plan_location
+from zodyssey.runstate import PHASES, plan_location
 
 # Fields the commands read as objects or lists: a state file edited by hand (or
 # by an agent) into another shape is an unreadable state (exit 2), not a crash.

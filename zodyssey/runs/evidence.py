@@ -23,7 +23,7 @@ from typing import Any
 from zodyssey.atomicfile import write_atomic
 from zodyssey.runs.plan import Criterion, Todo
 from zodyssey.runs.store import StateError, file_lock, verify_dir
-from zodyssey.runs.vocabulary import GENESIS_HASH
+from zodyssey.runstate import GENESIS_HASH
 
 OUTPUT_STORE_LIMIT = 1024 * 1024  # full output kept when a stream is at most this many bytes
 TAIL_BYTES = 4096

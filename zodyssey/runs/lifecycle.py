@@ -24,7 +24,7 @@ from zodyssey.runs.store import (
     verify_dir,
     zcode_dir,
 )
-from zodyssey.runs.vocabulary import (
+from zodyssey.runstate import (
     EXECUTING_PHASES,
     GENESIS_HASH,
     HALTED_PHASES,

@@ -22,7 +22,7 @@ from zodyssey.runs.checks import load_checks, test_command
 from zodyssey.runs.context import RunContext, RunRefused, gate_entry
 from zodyssey.runs.lint import lint_plan
 from zodyssey.runs.store import dump_json, now_iso, reviews_dir
-from zodyssey.runs.vocabulary import BLOCKED, HALTED_PHASES
+from zodyssey.runstate import BLOCKED, HALTED_PHASES
 
 _VERDICT_LINE = re.compile(r"^\s*\**VERDICT\**\s*:\s*\**\s*(OKAY|REJECT)\s*\**\s*$")
 _VERDICT_ANY = re.compile(r"^\s*\**VERDICT\**\s*:", re.IGNORECASE)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from zodyssey.atomicfile import write_atomic
 from zodyssey.errors import EXIT_USAGE, ZodysseyError
-from zodyssey.runs.vocabulary import (
+from zodyssey.runstate import (
     NOTEPADS,
     PLANS,
     REVIEWS,
@@ -29,7 +29,7 @@ from zodyssey.runs.vocabulary import (
     TERMINAL_PHASES,
     VERIFY,
 )
-from zodyssey.runs.vocabulary import ZCODE as ZCODE  # the audit reads store.ZCODE
+from zodyssey.runstate import ZCODE as ZCODE  # the audit reads store.ZCODE
 
 # The gate hook imports this module on every write decision: no typing,
 # contextlib or datetime at runtime (they cost milliseconds per tool call).
