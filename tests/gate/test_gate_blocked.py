@@ -84,3 +84,32 @@ def test_blocked_run_keeps_gating_through_the_hook(run_repo: Callable[..., RunRe
     assert repo.state()["review"].get("pending_nonce") is None
     state_write = repo.payload("Write", {"file_path": ".zcode/state/demo.json", "content": "{}"})
     assert run_hook(state_write, repo.root).returncode == 2
+
+
+@pytest.mark.parametrize("agent", ["plugin:momus", "Momus", "zodyssey:momus"])
+def test_namespaced_reviewer_is_the_reviewer(root: Path, agent: str) -> None:
+    decision = decide(dispatch(root, agent), ctx(root, phase="review", verdict=None))
+    assert [e.kind for e in decision.effects] == ["slot", "nonce"], decision
+
+
+@pytest.mark.parametrize(
+    "agent", ["Plan", "Explore", "code-explorer", "feature-dev:code-explorer", "planner"]
+)
+def test_planners_and_explorers_run_in_the_plan_phase(root: Path, agent: str) -> None:
+    decision = decide(dispatch(root, agent), ctx(root, phase="plan", verdict=None))
+    assert decision.allow and [e.kind for e in decision.effects] == ["slot"], decision
+
+
+@pytest.mark.parametrize("agent", ["general-purpose", "plugin:general-purpose", "", "momus-x"])
+def test_executors_still_wait_for_okay(root: Path, agent: str) -> None:
+    blocked(decide(dispatch(root, agent), ctx(root, phase="plan", verdict=None)), "dispatch-phase")
+
+
+def test_agent_defaults_are_configurable(root: Path) -> None:
+    from zodyssey.gate.context import GateSettings
+
+    settings = GateSettings(reviewer_agent="critic", read_only_agents=frozenset({"scout"}))
+    c = ctx(root, phase="plan", verdict=None, settings=settings)
+    assert decide(dispatch(root, "team:scout"), c).allow
+    blocked(decide(dispatch(root, "Explore"), c), "dispatch-phase")
+    assert [e.kind for e in decide(dispatch(root, "x:critic"), c).effects] == ["slot", "nonce"]

@@ -18,16 +18,28 @@ from zodyssey.gate.paths import Layout, resolve, within
 
 DEFAULT_CAP = 4
 DEFAULT_REVIEWER = "momus"
-# Subagents that only read: allowed in every phase (the reviewer is added).
+# Subagents that only read or plan: allowed in every phase, the plan phase
+# included (the reviewer is added). Compared case-insensitively and without a
+# plugin namespace: `Explore`, `explore` and `my-plugin:explore` are one name.
 DEFAULT_READ_ONLY_AGENTS = (
     "explore",
-    "Explore",
     "explorer",
+    "code-explorer",
     "librarian",
     "oracle",
     "metis",
-    "Plan",
+    "plan",
+    "planner",
+    "prometheus",
+    "architect",
+    "code-architect",
 )
+
+
+def agent_key(name: str) -> str:
+    """How an agent name compares: the part after the last `:` (a harness's plugin
+    namespace, `plugin:momus`), lower-cased."""
+    return name.rsplit(":", 1)[-1].strip().lower()
 
 
 def parse_cap(raw: str) -> int:
@@ -51,6 +63,12 @@ class GateSettings(NamedTuple):
     read_only: tuple[tuple[str, ...], ...] = ()
     reviewer_agent: str = DEFAULT_REVIEWER
     read_only_agents: frozenset[str] = frozenset(DEFAULT_READ_ONLY_AGENTS)
+
+    def is_reviewer(self, agent: str) -> bool:
+        return bool(agent) and agent_key(agent) == agent_key(self.reviewer_agent)
+
+    def is_read_only_agent(self, agent: str) -> bool:
+        return bool(agent) and agent_key(agent) in {agent_key(a) for a in self.read_only_agents}
 
 
 DEFAULT_SETTINGS = GateSettings()

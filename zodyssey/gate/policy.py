@@ -500,8 +500,8 @@ def _dispatch(call: ToolCall, ctx: RunContext) -> Decision:
         )
     settings = ctx.settings()
     agent = call.subagent_type
-    reviewer = agent == settings.reviewer_agent
-    read_only = reviewer or agent in settings.read_only_agents
+    reviewer = settings.is_reviewer(agent)
+    read_only = reviewer or settings.is_read_only_agent(agent)
     if not read_only and ctx.phase not in EXECUTOR_PHASES:
         return _block(
             "dispatch-phase",
