@@ -19,13 +19,13 @@ from zodyssey.runs import evidence as chain
 from zodyssey.runs.checks import QualityCheck, load_checks
 from zodyssey.runs.context import RunContext, gate_entry
 from zodyssey.runs.execution import DEFAULT_TIMEOUT_S, Execution, execute
-from zodyssey.runs.lifecycle import (
+from zodyssey.runs.plan import Criterion, Todo
+from zodyssey.runs.preconditions import (
     check_chain,
     note_evidence_head,
     require_active,
     require_bound_plan,
 )
-from zodyssey.runs.plan import Criterion, Todo
 from zodyssey.runs.worktree import snapshot
 
 EXIT_FAILED = 1  # a criterion or a blocking quality check failed
