@@ -13,7 +13,6 @@ import os
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from zodyssey.gate.discovery import Discovery, find_root, read_states, state_files
 from zodyssey.gate.paths import Layout, resolve, within
 
 DEFAULT_CAP = 4
@@ -181,16 +180,6 @@ class RunContext:
         if callable(self._settings):
             self._settings = self._settings()
         return self._settings
-
-
-# ---------------------------------------------------------------- discovery
-
-
-def discover(start: str) -> Discovery:
-    root = find_root(start)
-    if root is None:
-        return Discovery(None, [])
-    return read_states(root, state_files(root))
 
 
 # ---------------------------------------------------------------- loaders

@@ -21,7 +21,6 @@ from pathlib import Path
 from zodyssey.atomicfile import write_atomic
 from zodyssey.errors import EXIT_USAGE, ZodysseyError
 from zodyssey.runstate import (
-    NOTEPADS,
     PLANS,
     REVIEWS,
     SLUG_PATTERN,
@@ -89,10 +88,6 @@ def reviews_dir(root: Path) -> Path:
 
 def verify_dir(root: Path, slug: str) -> Path:
     return root / VERIFY / slug
-
-
-def notepads_dir(root: Path, slug: str) -> Path:
-    return root / NOTEPADS / slug
 
 
 class file_lock:  # lower case: used as `with file_lock(path):`, like a function
@@ -269,8 +264,3 @@ def list_runs(root: Path) -> list[tuple[str, dict[str, Any] | StateError]]:
             continue
         runs.append((slug, value))
     return runs
-
-
-def is_active(state: dict[str, Any]) -> bool:
-    """Not terminal: `blocked` is active (closed until a person decides)."""
-    return state.get("phase") not in TERMINAL_PHASES
