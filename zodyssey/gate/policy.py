@@ -565,7 +565,6 @@ def _lint(ctx: RunContext, text: bytes) -> list[str]:
 # ---------------------------------------------------------------- MCP / unknown
 
 _PATH_TOKEN = re.compile(r"[^\s'\"`=,;:()\[\]{}<>|&]+")
-_STATE_MARKERS = (".zcode/state", ".zcode/reviews", ".zcode/verify")
 
 
 def _points_into(path: str, locations: tuple[str, ...], root: str) -> str | None:
@@ -589,7 +588,7 @@ def _non_native(call: ToolCall, ctx: RunContext) -> Decision:
     layout = ctx.layout
     frozen_plan = ctx.plan().path if ctx.verdict == "OKAY" else None
     for text in call.strings:
-        for marker in _STATE_MARKERS:
+        for marker in STATE_DIRS:
             if marker in text:
                 return _block(
                     "run-state",
