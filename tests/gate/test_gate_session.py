@@ -187,6 +187,11 @@ def test_a_workspace_project_dir(tmp_path: Path) -> None:
     # the other repository has no run: nothing there is gated
     ok(agent.write(str(free / "src" / "app.py"), "def greet():\n    return 'hello'\n"))
     ok(agent.bash("echo more >> website/README.md"))
+    ok(agent.bash("cat website/README.md"))
+    # a write no repository owns (the workspace folder itself, or no named file)
+    # is judged by every run below the workspace: closed, not open
+    refused(agent.write("notes.txt", "x"), "review")
+    refused(agent.bash("for d in */; do echo x > $d/src/app.py; done"), "review")
     # A project dir that is another repository with its own run: the neighbour's
     # run still guards the neighbour's files, whatever this project's run says.
     neighbour = Session(free)

@@ -190,3 +190,52 @@ def workspace_roots(payload: "Any", start: str, home: str, extra: "list[str]") -
         if root is not None and root not in roots:
             roots.append(root)
     return roots
+
+
+_SKIP_BELOW = frozenset({".git", "node_modules", ".venv", "venv", "__pycache__", ".zcode"})
+
+
+def runs_below(start: str, depth: int = 3, budget: int = 2000) -> "list[str]":
+    """Directories holding `.zcode/state` up to `depth` levels below a workspace folder.
+
+    Bounded (`budget` directory entries at most): a workspace is a handful of
+    checkouts, not a file system to crawl. Not descending into a repository's
+    own tree beyond its root keeps the walk to the folders above repositories.
+    """
+    found: list[str] = []
+    level = [os.path.abspath(start)]
+    for _ in range(depth):
+        following: list[str] = []
+        for directory in level:
+            try:
+                entries = os.listdir(directory)
+            except OSError:
+                continue
+            budget -= len(entries)
+            if budget < 0:
+                return found
+            for name in entries:
+                if name in _SKIP_BELOW:
+                    continue
+                path = os.path.join(directory, name)
+                if not os.path.isdir(path) or os.path.islink(path):
+                    continue
+                if os.path.isdir(os.path.join(path, STATE)):
+                    found.append(path)
+                elif not os.path.exists(os.path.join(path, ".git")):
+                    following.append(path)
+        level = following
+    return found
+
+
+def in_a_repository(path: str) -> bool:
+    """Whether `path` lies in a git work tree (a `.git` at or above it, bounded)."""
+    current = os.path.abspath(path)
+    for _ in range(MAX_WALK):
+        if os.path.exists(os.path.join(current, ".git")):
+            return True
+        parent = os.path.dirname(current)
+        if parent == current:
+            return False
+        current = parent
+    return False

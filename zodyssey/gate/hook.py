@@ -127,9 +127,6 @@ def main(argv: list[str]) -> int:
         # Cheapest first: with the project dir in the environment, a project
         # without run state is recognised by a few stat calls, before stdin is
         # even parsed.
-        # Cheapest first: with the project dir in the environment, a project
-        # without run state is recognised by a few stat calls, before stdin is
-        # even parsed.
         payload: Any = None
         payload_error: str | None = None
         parsed = False
@@ -151,6 +148,9 @@ def main(argv: list[str]) -> int:
 
             for other in workspace_roots(payload, start, os.path.expanduser("~"), []):
                 if other not in roots:
+                    roots.append(other)
+            if not in_repo:
+                for other in _unattributed(payload, start, harness_name, roots):
                     roots.append(other)
         groups = []
         for candidate in roots:
@@ -212,6 +212,48 @@ def main(argv: list[str]) -> int:
         return _fail_closed(
             harness_name, f"internal gate error {exc.__class__.__name__}: {exc}", slug
         )
+
+
+def _unattributed(payload: "Any", start: str, harness_name: str, known: "list[str]") -> "list[str]":
+    """Runs below a workspace folder that must judge a call no repository owns.
+
+    A write that names no file, or a file outside every repository (in the
+    workspace folder itself), cannot be attributed to one repository's run: every
+    run below the workspace judges it (fail closed). Writes inside a repository
+    without a run stay free.
+    """
+    from zodyssey.gate.discovery import in_a_repository, runs_below
+
+    below = [r for r in runs_below(start) if r not in known]
+    if not below or not isinstance(payload, dict):
+        return below if below and not isinstance(payload, dict) else []
+    from zodyssey.gate.harness import get_harness
+
+    try:
+        call = get_harness(harness_name).to_call(payload)
+    except KeyError:
+        return below
+    if call.error:
+        return below
+    cwd = call.cwd or start
+    if call.kind in ("edit", "patch"):
+        paths = [t.path for t in call.targets]
+    elif call.kind == "shell":
+        from zodyssey.gate.shell import classify
+
+        analysis = classify(call.command)
+        if analysis.unknown:
+            return below
+        paths = [t.path for t in (*analysis.targets, *analysis.linked)]
+    else:
+        return []
+    home = os.path.expanduser("~")
+    for path in paths:
+        if path == "~" or path.startswith("~/"):
+            path = home + path[1:]
+        if not in_a_repository(os.path.join(cwd, path)):
+            return below
+    return []
 
 
 def _maybe_in_run(raw: bytes) -> bool:
