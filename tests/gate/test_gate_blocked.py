@@ -86,10 +86,20 @@ def test_blocked_run_keeps_gating_through_the_hook(run_repo: Callable[..., RunRe
     assert run_hook(state_write, repo.root).returncode == 2
 
 
-@pytest.mark.parametrize("agent", ["plugin:momus", "Momus", "zodyssey:momus"])
+@pytest.mark.parametrize("agent", ["momus", "Momus", "zodyssey:momus", "odyssey:momus"])
 def test_namespaced_reviewer_is_the_reviewer(root: Path, agent: str) -> None:
     decision = decide(dispatch(root, agent), ctx(root, phase="review", verdict=None))
     assert [e.kind for e in decision.effects] == ["slot", "nonce"], decision
+
+
+@pytest.mark.parametrize("agent", ["evil:momus", "feature-dev:momus", "momus-x"])
+def test_a_lookalike_reviewer_mints_no_nonce(root: Path, agent: str) -> None:
+    decision = decide(dispatch(root, agent), ctx(root, phase="review", verdict=None))
+    assert "nonce" not in [e.kind for e in decision.effects], decision
+    # and at the round cap it is not capped either: it simply is not the reviewer
+    capped = ctx(root, phase="review", verdict="REJECT")
+    capped.state["review"]["round"] = 3
+    assert "nonce" not in [e.kind for e in decide(dispatch(root, agent), capped).effects]
 
 
 @pytest.mark.parametrize(
@@ -108,8 +118,13 @@ def test_executors_still_wait_for_okay(root: Path, agent: str) -> None:
 def test_agent_defaults_are_configurable(root: Path) -> None:
     from zodyssey.gate.context import GateSettings
 
-    settings = GateSettings(reviewer_agent="critic", read_only_agents=frozenset({"scout"}))
+    settings = GateSettings(
+        reviewer_agent="critic",
+        read_only_agents=frozenset({"scout"}),
+        reviewer_namespaces=frozenset({"team"}),
+    )
     c = ctx(root, phase="plan", verdict=None, settings=settings)
     assert decide(dispatch(root, "team:scout"), c).allow
     blocked(decide(dispatch(root, "Explore"), c), "dispatch-phase")
-    assert [e.kind for e in decide(dispatch(root, "x:critic"), c).effects] == ["slot", "nonce"]
+    assert [e.kind for e in decide(dispatch(root, "team:critic"), c).effects] == ["slot", "nonce"]
+    assert "nonce" not in [e.kind for e in decide(dispatch(root, "zodyssey:critic"), c).effects]

@@ -17,6 +17,8 @@ from zodyssey.gate.paths import Layout, resolve, within
 
 DEFAULT_CAP = 4
 DEFAULT_REVIEWER = "momus"
+# Plugin namespaces whose packaging of the reviewer is the reviewer.
+DEFAULT_REVIEWER_NAMESPACES = ("zodyssey", "odyssey")
 # Subagents that only read or plan: allowed in every phase, the plan phase
 # included (the reviewer is added). Compared case-insensitively and without a
 # plugin namespace: `Explore`, `explore` and `my-plugin:explore` are one name.
@@ -62,9 +64,23 @@ class GateSettings(NamedTuple):
     read_only: tuple[tuple[str, ...], ...] = ()
     reviewer_agent: str = DEFAULT_REVIEWER
     read_only_agents: frozenset[str] = frozenset(DEFAULT_READ_ONLY_AGENTS)
+    reviewer_namespaces: frozenset[str] = frozenset(DEFAULT_REVIEWER_NAMESPACES)
 
     def is_reviewer(self, agent: str) -> bool:
-        return bool(agent) and agent_key(agent) == agent_key(self.reviewer_agent)
+        """The reviewer, bare or packaged by a trusted plugin (`zodyssey:momus`).
+
+        Any other namespace is a lookalike (`evil:momus`): it may run as a
+        read-only agent but mints no nonce, since whoever can install a plugin
+        could otherwise ship a reviewer that approves everything.
+        """
+        if not agent:
+            return False
+        namespace, _, name = agent.rpartition(":")
+        if agent_key(name) != agent_key(self.reviewer_agent):
+            return False
+        if agent == self.reviewer_agent:
+            return True
+        return not namespace or namespace.strip().lower() in self.reviewer_namespaces
 
     def is_read_only_agent(self, agent: str) -> bool:
         return bool(agent) and agent_key(agent) in {agent_key(a) for a in self.read_only_agents}
@@ -244,8 +260,12 @@ def load_settings(root: str) -> GateSettings:
     agents_raw = section.get("read_only_agents", list(DEFAULT_READ_ONLY_AGENTS))
     if not isinstance(agents_raw, list) or not all(isinstance(v, str) for v in agents_raw):
         raise ValueError("[tool.zodyssey.gate] read_only_agents must be a list of strings")
+    spaces = section.get("reviewer_namespaces", list(DEFAULT_REVIEWER_NAMESPACES))
+    if not isinstance(spaces, list) or not all(isinstance(v, str) for v in spaces):
+        raise ValueError("[tool.zodyssey.gate] reviewer_namespaces must be a list of strings")
     return GateSettings(
         tuple(tuple(entry.split()) for entry in read_only_raw if entry.split()),
         reviewer,
         frozenset(agents_raw),
+        frozenset(v.strip().lower() for v in spaces),
     )
