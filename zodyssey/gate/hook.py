@@ -137,21 +137,19 @@ def main(argv: list[str]) -> int:
             start = _payload_dir(payload)
         root, in_repo = locate(start)
         roots = [root] if root is not None else []
-        if root is not None or not in_repo:
-            # A run at the project dir, or a project dir above repositories (a
-            # workspace): every repository the call reaches into is guarded by
-            # its own run, found by walking up from the call's paths.
+        if not in_repo:
+            # A project dir above repositories (a workspace): every repository
+            # the call reaches into is guarded by its own run, found by walking
+            # up from the call's paths. (With a run at the project dir the same
+            # search runs later, once the call is known not to be a plain read.)
             if not parsed:
                 payload, payload_error = _load_payload(raw)
                 parsed = True
-            from zodyssey.gate.discovery import workspace_roots
+            from zodyssey.gate.workspace import reached, unattributed
 
-            for other in workspace_roots(payload, start, os.path.expanduser("~"), []):
-                if other not in roots:
-                    roots.append(other)
-            if not in_repo:
-                for other in _unattributed(payload, start, harness_name, roots):
-                    roots.append(other)
+            roots.extend(reached(payload, start, roots))
+            for other in unattributed(payload, start, harness_name, roots):
+                roots.append(other)
         groups = []
         for candidate in roots:
             files = state_files(candidate)
@@ -198,7 +196,7 @@ def main(argv: list[str]) -> int:
                 harness_name, f"cannot read the hook payload: {payload_error}", slug
             )
         call = adapter.to_call(payload)
-        return _pre_tool(runs, call, adapter)
+        return _pre_tool(runs, call, adapter, (payload, start) if in_repo else None)
     except BaseException as exc:  # fail closed inside a run, stay open outside
         if isinstance(exc, KeyboardInterrupt | SystemExit) and not in_run:
             return 0
@@ -212,48 +210,6 @@ def main(argv: list[str]) -> int:
         return _fail_closed(
             harness_name, f"internal gate error {exc.__class__.__name__}: {exc}", slug
         )
-
-
-def _unattributed(payload: "Any", start: str, harness_name: str, known: "list[str]") -> "list[str]":
-    """Runs below a workspace folder that must judge a call no repository owns.
-
-    A write that names no file, or a file outside every repository (in the
-    workspace folder itself), cannot be attributed to one repository's run: every
-    run below the workspace judges it (fail closed). Writes inside a repository
-    without a run stay free.
-    """
-    from zodyssey.gate.discovery import in_a_repository, runs_below
-
-    below = [r for r in runs_below(start) if r not in known]
-    if not below or not isinstance(payload, dict):
-        return below if below and not isinstance(payload, dict) else []
-    from zodyssey.gate.harness import get_harness
-
-    try:
-        call = get_harness(harness_name).to_call(payload)
-    except KeyError:
-        return below
-    if call.error:
-        return below
-    cwd = call.cwd or start
-    if call.kind in ("edit", "patch"):
-        paths = [t.path for t in call.targets]
-    elif call.kind == "shell":
-        from zodyssey.gate.shell import classify
-
-        analysis = classify(call.command)
-        if analysis.unknown:
-            return below
-        paths = [t.path for t in (*analysis.targets, *analysis.linked)]
-    else:
-        return []
-    home = os.path.expanduser("~")
-    for path in paths:
-        if path == "~" or path.startswith("~/"):
-            path = home + path[1:]
-        if not in_a_repository(os.path.join(cwd, path)):
-            return below
-    return []
 
 
 def _maybe_in_run(raw: bytes) -> bool:
@@ -323,7 +279,12 @@ def _memo(cache: "list[Any]", load: "Any", *args: "Any") -> "Any":
     return cache[0]
 
 
-def _pre_tool(runs: "list[tuple[str, list[tuple[str, Any]]]]", call: "Any", adapter: "Any") -> int:
+def _pre_tool(
+    runs: "list[tuple[str, list[tuple[str, Any]]]]",
+    call: "Any",
+    adapter: "Any",
+    reach: "tuple[Any, str] | None" = None,
+) -> int:
     from zodyssey.gate.toolcall import MAX_SHELL_COMMAND  # loaded already by the adapter
 
     if call.error is None:
@@ -341,6 +302,14 @@ def _pre_tool(runs: "list[tuple[str, list[tuple[str, Any]]]]", call: "Any", adap
 
             if not classify(call.command).is_write:
                 return 0
+    if reach is not None and call.kind != "dispatch":
+        # (a dispatch is the project's own: its slot is released by post-tool,
+        # which only sees the project's runs)
+        from zodyssey.gate.workspace import more_runs
+
+        unreadable = more_runs(runs, *reach)
+        if unreadable is not None:
+            return _write(adapter.block(unreadable, runs[0][1][0][0]))
     from zodyssey.gate.policy import decide
 
     contexts = _contexts(runs)
