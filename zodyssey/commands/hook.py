@@ -82,11 +82,12 @@ def run(args: argparse.Namespace) -> int:
 
         return main([verb, "--harness", args.harness])
     if verb == "install":
-        from zodyssey.gate.install import install
+        from zodyssey.gate.install import explain_command, install
 
         path, changes = install(Path(args.project), args.harness, args.base_command, args.dry_run)
         for line in changes:
             print(f"{path}: {line}")
+        print(explain_command(changes))
         if args.dry_run:
             print("(dry run: nothing written)")
         return 0

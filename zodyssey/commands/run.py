@@ -10,7 +10,7 @@ import argparse
 import importlib
 from typing import Any
 
-from zodyssey.runs.store import PHASES
+from zodyssey.runstate import PHASES
 
 EPILOG = """\
 exit codes:
@@ -32,6 +32,7 @@ examples:
   zodyssey run window add-healthz --label external-audit -- codex exec "audit the run"
   zodyssey run phase add-healthz done
   zodyssey run status add-healthz --json
+  zodyssey run list
 
 formats and rules: docs/runs.md
 """
@@ -46,6 +47,7 @@ HANDLERS: dict[str, tuple[str, str]] = {
     "window": ("zodyssey.runs.window", "cmd_window"),
     "phase": ("zodyssey.runs.lifecycle", "cmd_phase"),
     "status": ("zodyssey.runs.lifecycle", "cmd_status"),
+    "list": ("zodyssey.runs.lifecycle", "cmd_list"),
 }
 
 
@@ -126,11 +128,26 @@ def register(sub: Any) -> None:
     status = add("status", "Where the run stands.")
     status.add_argument("--json", action="store_true", help="machine-readable")
 
+    listing = actions.add_parser(
+        "list",
+        help="The runs that gate this repository (slug, phase, verdict, round, age).",
+        description=(
+            "List the active runs: every one of them gates the agent's tool calls, "
+            "`blocked` ones included. Exit 2 when a state file cannot be read (the gate "
+            "treats it as active)."
+        ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    listing.add_argument("--repo", metavar="DIR", help="repository root (default: cwd)")
+    listing.add_argument("--all", action="store_true", help="finished runs too")
+    listing.add_argument("--json", action="store_true", help="machine-readable")
+
 
 def run(args: argparse.Namespace) -> int:
     name = getattr(args, "run_command", None)
     if name is None:
-        print("usage: zodyssey run {start,lint,review,verify,todo,window,phase,status} ...")
+        print("usage: zodyssey run {start,lint,review,verify,todo,window,phase,status,list} ...")
         print("see `zodyssey run --help`")
         return 2
     module_name, handler_name = HANDLERS[name]
