@@ -30,11 +30,18 @@ exit codes:
      unlocked, removed, bad-marker
 
 Whether the linked tests PASS is decided by running them:
-  pytest --claims-strict     (fails unless every claim's tests ran and passed)
+  pytest --claims-strict     (fails unless every claim's tests ran and passed;
+                             works under pytest-xdist, any --dist mode)
+  check --results F [F ...]  the same for a suite split over CI jobs: each job
+                             writes `pytest --claims-json F`; exit 9 unless every
+                             locked test ran in some shard and passed and none
+                             failed anywhere (tests that never ran are named);
+                             2 when a file is missing or not a results file
 
 examples:
   zodyssey claims check                      compare docs, tests and the ledger
   zodyssey claims check --format github      annotations for GitHub Actions
+  zodyssey claims check --results shard-*.json   one verdict over CI shards
   zodyssey claims update --dry-run           show what the ledger would record
   zodyssey claims update                     re-write the ledger, then review its diff
 """
@@ -88,6 +95,15 @@ def register(sub: Any) -> None:
     check.add_argument(
         "-o", "--output", default=None, metavar="FILE", help="write the report to FILE"
     )
+    check.add_argument(
+        "--results",
+        nargs="+",
+        default=None,
+        metavar="FILE",
+        help="judge test outcomes instead of collecting: the `pytest --claims-json FILE` "
+        "files of every CI shard; one strict verdict over their union (every locked test "
+        "ran in some shard and passed, none failed anywhere)",
+    )
     check.set_defaults(handler=run_check)
     update = verbs.add_parser(
         "update",
@@ -124,6 +140,12 @@ def run_check(args: argparse.Namespace) -> int:
     from zodyssey.claims.report import check_report, load_state
     from zodyssey.formats import render
 
+    if args.results:
+        from zodyssey.claims.report import results_report
+
+        report, code = results_report(Path(args.root).resolve(), args.ledger, args.results)
+        emit(render(report, args.format, colour=False if args.output else None), args.output)
+        return code
     state = load_state(Path(args.root).resolve(), args.ledger, args.tests)
     report, code = check_report(state)
     emit(render(report, args.format, colour=False if args.output else None), args.output)

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from zodyssey.claims.verdict import PASSED, TestRun, merge_outcome, union
+from zodyssey.claims.verdict import PASSED, RESULTS_KIND, TestRun, merge_outcome, union
 
 if TYPE_CHECKING:
     from zodyssey.claims.model import ClaimSet, LinkedTest
@@ -40,8 +40,6 @@ MARKER_HELP = (
 
 # Where a worker puts its links and outcomes in xdist's `workeroutput`.
 WORKER_KEY = "zodyssey_claims"
-# `kind` of the --claims-json document (what `claims check --results` accepts).
-RESULTS_KIND = "zodyssey-claims-results"
 # The node id before anything (xdist loadgroup) appended to it.
 _OWN_NODEID = pytest.StashKey[str]()
 

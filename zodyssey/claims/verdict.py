@@ -25,6 +25,8 @@ from zodyssey.claims.model import ClaimSet, LinkedTest
 from zodyssey.findings import Finding
 
 PASSED = "passed"
+# `kind` of the `pytest --claims-json` document (what `claims check --results` reads).
+RESULTS_KIND = "zodyssey-claims-results"
 OUTCOMES = ("not-run", "deselected", PASSED, "skipped", "xfailed", "xpassed", "failed", "error")
 NEVER_RAN = ("not-run", "deselected")
 BROKEN = ("failed", "error")
@@ -142,6 +144,12 @@ def judge(
                     {"id": claim_id, "tests": [t.nodeid for t in broken]},
                 )
             )
+        if shards and ledger is not None and claim_id in ledger.entries:
+            by_id = {t.nodeid: t for t in tests}
+            per_test = _locked_tests(claim_id, claim.doc, claim.line, ledger, by_id, shards)
+            findings.extend(per_test)
+            if per_test:
+                continue
         if tests and not covered:
             seen = ", ".join(f"{t.nodeid} {t.outcome}" for t in tests)
             findings.append(
@@ -156,6 +164,49 @@ def judge(
                 )
             )
     return rows, findings
+
+
+def _locked_tests(
+    claim_id: str,
+    doc: str,
+    line: int,
+    ledger: Ledger,
+    runs: dict[str, TestRun],
+    shards: int,
+) -> list[Finding]:
+    """Across shards every locked test must have run somewhere and passed."""
+    out: list[Finding] = []
+    for nodeid in ledger.entries[claim_id].tests:
+        run = runs.get(nodeid)
+        if run is None or run.outcome == PASSED or run.outcome in BROKEN:
+            continue  # absent: `never-ran` already; broken: `test-failed` already
+        if run.outcome in NEVER_RAN:
+            out.append(
+                Finding(
+                    "claims",
+                    "never-ran",
+                    "error",
+                    f"claim `{claim_id}`: locked test {nodeid} ran in none of the {shards} "
+                    f"shard(s) ({run.outcome} everywhere): a shard is missing or selects nothing",
+                    doc,
+                    line,
+                    {"id": claim_id, "test": nodeid},
+                )
+            )
+        else:
+            out.append(
+                Finding(
+                    "claims",
+                    "not-passed",
+                    "error",
+                    f"claim `{claim_id}`: locked test {nodeid} did not pass in any shard "
+                    f"({run.outcome})",
+                    doc,
+                    line,
+                    {"id": claim_id, "test": nodeid},
+                )
+            )
+    return out
 
 
 def _never_ran(finding: Finding, shards: int) -> Finding:
