@@ -422,3 +422,40 @@ def test_the_hook_never_imports_the_wiring_check(tmp_path: Path, entry: str) -> 
     imported = done.stderr
     assert "zodyssey.gate.hook" in imported  # the probe sees the hook's own imports
     assert "zodyssey.gate.wiring" not in imported
+
+
+def test_init_declares_a_harness_already_wired(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    for harness in ("zcode", "cursor"):
+        done = zodyssey(repo, "hook", "install", "--harness", harness, "--command", "zodyssey")
+        assert done.returncode == 0
+    (repo / ".zodyssey.toml").unlink()  # as if the hook had been wired by hand
+    init = zodyssey(repo, "init")
+    assert init.returncode == 0, init.stderr
+    assert "declared" in init.stdout
+    commit(repo)
+    code, part, _ = gate_part(repo)
+    assert code == 0, rules(part)
+    assert sorted(part["report"]["declared"]) == ["cursor", "zcode"]
+    # Deleting the wiring now fails the check.
+    (repo / FILES["cursor"]).unlink()
+    commit(repo)
+    assert gate_part(repo)[0] == 9
+
+
+def test_init_never_edits_pyproject_but_says_what_to_declare(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    pyproject = '[project]\nname = "x"\n\n[tool.zodyssey]\ndocuments = ["docs/**/*.md"]\n'
+    (repo / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    assert zodyssey(repo, "hook", "install", "--command", "zodyssey").returncode == 0
+    wired = (repo / "pyproject.toml").read_text(encoding="utf-8")
+    (repo / "pyproject.toml").write_text(pyproject, encoding="utf-8")
+    init = zodyssey(repo, "init")
+    assert init.returncode == 0
+    assert (repo / "pyproject.toml").read_text(encoding="utf-8") == pyproject
+    assert 'harnesses = ["claude-code"]' in init.stdout and "[tool.zodyssey.gate]" in init.stdout
+    assert "[tool.zodyssey.gate]" in wired  # hook install itself does declare it there

@@ -551,3 +551,56 @@ def declare_harness(root: Path, harness: str) -> str:
         )
     write_atomic(path, new_text)
     return f"declared in {path.name} {header}: {line}"
+
+
+def wired_harnesses(root: Path) -> list[str]:
+    """Harnesses whose configuration under `root` already runs the zodyssey pre-tool hook."""
+    found: list[str] = []
+    for harness, rels in CONFIG_FILES.items():
+        for rel in rels:
+            path = root / rel
+            if not path.is_file():
+                continue
+            try:
+                value = _load(path)
+            except (OSError, UnicodeDecodeError, ValueError):
+                continue
+            commands = [c for c in _commands(value) if _is_ours(c)]
+            if harness == "zcode":
+                commands = [c for c in commands if "--harness zcode" in c]
+            elif harness == "claude-code":
+                commands = [c for c in commands if "--harness" not in c]
+            if commands and harness not in found:
+                found.append(harness)
+    return found
+
+
+def _commands(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        own = [value["command"]] if isinstance(value.get("command"), str) else []
+        return own + [c for child in value.values() for c in _commands(child)]
+    if isinstance(value, list):
+        return [c for child in value for c in _commands(child)]
+    return []
+
+
+def declare_wired(root: Path) -> list[tuple[str, str]]:
+    """For `zodyssey init`: declare the harnesses already wired, in `.zodyssey.toml` only.
+
+    Returns (action, note) pairs; a configuration kept in pyproject.toml is not
+    edited (init never touches it), the note says what to add instead.
+    """
+    declared, _ = declared_harnesses(root)
+    missing = [h for h in wired_harnesses(root) if h not in declared]
+    if not missing:
+        return []
+    if not (root / ".zodyssey.toml").is_file():
+        line = "harnesses = [" + ", ".join(json.dumps(h) for h in [*declared, *missing]) + "]"
+        return [
+            (
+                "skipped",
+                f"the gate is wired for {', '.join(missing)}: add `{line}` under "
+                "[tool.zodyssey.gate] in pyproject.toml so `zodyssey check` guards it",
+            )
+        ]
+    return [("declared", declare_harness(root, harness)) for harness in missing]
