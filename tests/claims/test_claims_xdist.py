@@ -291,3 +291,18 @@ def test_plugin_works_without_xdist(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert "xdist" not in done.stdout.split("collected")[0].split("plugins:")[-1]
     assert json.loads(out.read_text(encoding="utf-8"))["ok"] is True
+
+
+def test_plugin_import_stays_light() -> None:
+    # The plugin loads in every pytest session of every environment with zodyssey;
+    # the verdict machinery loads only once a test carries a claim.
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "import zodyssey.claims.plugin"],
+        capture_output=True,
+        text=True,
+        env=_env(),
+        check=True,
+    )
+    assert "zodyssey.claims.plugin" in done.stderr
+    for heavy in ("zodyssey.claims.verdict", "zodyssey.claims.ledger", "xdist"):
+        assert heavy not in done.stderr, heavy

@@ -27,10 +27,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from zodyssey.claims.verdict import PASSED, RESULTS_KIND, TestRun, merge_outcome, union
-
 if TYPE_CHECKING:
     from zodyssey.claims.model import ClaimSet, LinkedTest
+    from zodyssey.claims.verdict import TestRun
     from zodyssey.findings import Finding
 
 MARKER_HELP = (
@@ -44,6 +43,9 @@ WORKER_KEY = "zodyssey_claims"
 _OWN_NODEID = pytest.StashKey[str]()
 
 # Outcome of one test over its setup, call and teardown reports. Only PASSED covers.
+# (zodyssey.claims.verdict is imported only once a test carries a claim: this
+# module loads in every pytest session of every environment with zodyssey.)
+PASSED = "passed"
 # Worse outcomes override better ones when a later phase reports them.
 _RANK = {
     "not-run": 0,
@@ -163,6 +165,8 @@ class ClaimsRecorder:
         file, lineno, _ = item.location
         rootpath = Path(self.config.rootpath).resolve()
         own = item.stash.get(_OWN_NODEID, item.nodeid)
+        from zodyssey.claims.verdict import TestRun
+
         self.linked[item.nodeid] = TestRun(
             root_nodeid(own, rootpath, self.root),
             ids,
@@ -218,6 +222,8 @@ class ClaimsRecorder:
             if run is None:
                 continue
             key = str(raw["key"])
+            from zodyssey.claims.verdict import merge_outcome
+
             seen = self.remote.get(key)
             if seen is None:
                 self.remote[key] = run
@@ -246,6 +252,8 @@ class ClaimsRecorder:
         """Every linked test of the session with its outcome (merged over workers)."""
         if not self.distributed:
             return list(self.linked.values())
+        from zodyssey.claims.verdict import merge_outcome, union
+
         runs: list[TestRun] = []
         for key, run in self.remote.items():
             forwarded = self.forwarded.get(key)
@@ -338,6 +346,7 @@ class ClaimsRecorder:
 
     def _write_json(self, findings: list[Finding], runs: list[TestRun]) -> None:
         from zodyssey.atomicfile import write_atomic
+        from zodyssey.claims.verdict import RESULTS_KIND
 
         document = {
             "kind": RESULTS_KIND,
@@ -410,6 +419,8 @@ def _run_from(raw: Any) -> TestRun | None:
     if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
         return None
     file, line = raw.get("file"), raw.get("line")
+    from zodyssey.claims.verdict import TestRun
+
     return TestRun(
         nodeid,
         tuple(claims),
