@@ -230,25 +230,37 @@ def _grouped(
 
 def _cursor(data: dict[str, Any], rel: str) -> list[Finding]:
     hooks = data.get("hooks")
-    findings: list[Finding] = []
+    missing: list[str] = []
     for event in CURSOR_EVENTS:
         entries = hooks.get(event) if isinstance(hooks, dict) else None
         if not any(
             isinstance(e, dict) and _is_ours(e.get("command"))
             for e in (entries if isinstance(entries, list) else [])
         ):
-            findings.append(
-                _f(
-                    "event-missing" if isinstance(hooks, dict) and hooks else "hook-missing",
-                    f"harness cursor does not run the zodyssey pre-tool hook on "
-                    f"{event}; calls announced there skip the gate "
-                    "(`zodyssey hook install --harness cursor` restores it)",
-                    rel,
-                    harness="cursor",
-                    event=event,
-                )
+            missing.append(event)
+    if len(missing) == len(CURSOR_EVENTS):
+        return [
+            _f(
+                "hook-missing",
+                "harness cursor does not run the zodyssey pre-tool hook on any of "
+                f"{', '.join(CURSOR_EVENTS)}; restore it with "
+                "`zodyssey hook install --harness cursor`",
+                rel,
+                harness="cursor",
             )
-    return findings
+        ]
+    return [
+        _f(
+            "event-missing",
+            f"harness cursor does not run the zodyssey pre-tool hook on {event}; calls "
+            "announced there skip the gate (`zodyssey hook install --harness cursor` "
+            "restores it)",
+            rel,
+            harness="cursor",
+            event=event,
+        )
+        for event in missing
+    ]
 
 
 def _hatches(value: Any, rel: str) -> list[Finding]:
