@@ -242,8 +242,11 @@ def test_action_is_composite_with_the_documented_inputs() -> None:
     assert any(u.startswith("github/codeql-action/upload-sarif@") for u in uses)
     scripts = "\n".join(s.get("run", "") for s in steps)
     assert "pip install" in scripts
-    final = steps[-1]
-    assert final["run"].startswith("zodyssey check --format github")
+    runs = [s.get("run", "") for s in steps]
+    check = next(i for i, r in enumerate(runs) if r.startswith("zodyssey check --format github"))
+    # The static check never runs a test; the strict claims step after it does.
+    assert runs[check + 1 :] == ["zodyssey claims test"]
+    assert action["inputs"]["claims-test"]["default"] == "true"
 
 
 def test_action_commands_exist() -> None:
