@@ -228,3 +228,14 @@ def test_bad_results_files_are_exit_2(tmp_path: Path) -> None:
 def test_results_need_at_least_one_file(tmp_path: Path) -> None:
     done = run(tmp_path, "zodyssey", "claims", "check", "--results")
     assert done.returncode == 2
+
+
+@pytest.mark.slow
+def test_shard_that_cannot_import_its_tests_names_them(tmp_path: Path) -> None:
+    root = make_repo(tmp_path / "repo")
+    (root / "tests" / "test_three.py").write_text("import no_such_module\n", encoding="utf-8")
+    files = [shard(root, n, "--continue-on-collection-errors", "-k", e) for n, e in SHARD_K.items()]
+    done = check(root, *files)
+    assert done.returncode == 9
+    assert "collection-error" in done.stdout and "tests/test_three.py" in done.stdout
+    assert "never ran in any shard: tests/test_three.py::test_atomic" in done.stdout

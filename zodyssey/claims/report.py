@@ -89,8 +89,10 @@ def check_report(state: ClaimsState) -> tuple[Report, int]:
     return _report(state, findings, code), code
 
 
-def read_results(paths: list[str]) -> list[TestRun]:
-    """The linked tests and outcomes of every `--claims-json` file, in order."""
+def read_results(paths: list[str], errors: list[tuple[str, str]] | None = None) -> list[TestRun]:
+    """The linked tests and outcomes of every `--claims-json` file, in order.
+
+    `errors` receives (file, node id) for every collection error a shard recorded."""
     runs: list[TestRun] = []
     for name in paths:
         path = Path(name)
@@ -114,6 +116,9 @@ def read_results(paths: list[str]) -> list[TestRun]:
         tests = data.get("tests")
         if not isinstance(tests, list):
             raise UsageError(f"results file {name} has no `tests` list")
+        for failed in data.get("collect_errors") or []:
+            if errors is not None:
+                errors.append((name, str(failed)))
         for raw in tests:
             run = _run(raw)
             if run is None:
@@ -149,9 +154,22 @@ def results_report(root: Path, ledger: str | None, paths: list[str]) -> tuple[Re
     ledger_path = Path(ledger_rel) if Path(ledger_rel).is_absolute() else root / ledger_rel
     locked = read_ledger(ledger_path)
     claims = collect_claims(root, config)
-    runs = union(read_results(paths))
+    collect_errors: list[tuple[str, str]] = []
+    runs = union(read_results(paths, collect_errors))
     where = "in any shard"
     _, findings = judge(claims, runs, locked, ledger_rel, where=where, shards=len(paths))
+    for name, nodeid in collect_errors:
+        findings.append(
+            Finding(
+                "claims",
+                "collection-error",
+                "warning",
+                f"shard {name}: pytest could not collect {nodeid}; tests in it cannot defend "
+                "a claim there",
+                nodeid.partition("::")[0] or None,
+                None,
+            )
+        )
     empty = not claims.claims
     if empty:
         findings.append(
