@@ -275,8 +275,8 @@ def test_hatch_in_settings_env_fails(tmp_path: Path) -> None:
     )
     code, part, text = gate_part(repo)
     assert code == 9
-    assert ("hatch-set", FILES["claude-code"], None) in rules(part)
-    assert "env.ZODYSSEY_UNGATE_BASH" in text
+    assert ("hatch-set", FILES["claude-code"], "claude-code") in rules(part)
+    assert "env.ZODYSSEY_UNGATE_BASH" in text and "harness claude-code" in text
 
 
 def test_hatch_in_hook_command_fails(tmp_path: Path) -> None:
@@ -289,7 +289,7 @@ def test_hatch_in_hook_command_fails(tmp_path: Path) -> None:
     edit_json(repo, FILES["gemini"], hatch)
     code, part, _ = gate_part(repo)
     assert code == 9
-    assert ("hatch-set", FILES["gemini"], None) in rules(part)
+    assert ("hatch-set", FILES["gemini"], "gemini") in rules(part)
 
 
 @pytest.mark.parametrize(

@@ -263,7 +263,7 @@ def _cursor(data: dict[str, Any], rel: str) -> list[Finding]:
     ]
 
 
-def _hatches(value: Any, rel: str) -> list[Finding]:
+def _hatches(value: Any, rel: str, harness: str | None = None) -> list[Finding]:
     """Every place a parsed configuration sets the hatch (env maps or command strings)."""
     found: list[str] = []
 
@@ -284,11 +284,13 @@ def _hatches(value: Any, rel: str) -> list[Finding]:
     return [
         _f(
             "hatch-set",
-            f"{HATCH}=1 is set in committed configuration ({where}): every shell "
-            "call of every run would pass the gate; the hatch is for one session's "
-            "environment, never a committed file",
+            f"{HATCH}=1 is set in committed configuration ({where})"
+            + (f" of harness {harness}" if harness else "")
+            + ": every shell call of every run would pass the gate; the hatch is for "
+            "one session's environment, never a committed file",
             rel,
             where=where,
+            harness=harness,
         )
         for where in found
     ]
@@ -361,7 +363,9 @@ def check_wiring(root: Path) -> Wiring:
         value = parsed[rel]
         if rel in known_files:
             if not isinstance(value, Exception):
-                result.findings.extend(_hatches(value, rel))
+                owners = [h for h in declared if rel in CONFIG_FILES.get(h, ())]
+                owners = owners or [h for h, rels in CONFIG_FILES.items() if rel in rels]
+                result.findings.extend(_hatches(value, rel, ", ".join(owners) or None))
         else:
             try:
                 text = (root / rel).read_text(encoding="utf-8")
