@@ -1,9 +1,10 @@
-"""`zodyssey check`: the citation lock and the claims ledger together, as CI runs them.
+"""`zodyssey check`: the citation lock, the claims ledger and the gate wiring, as CI runs them.
 
 The citation check runs as its own process (`python -m zodyssey anchors check`),
-so each part reports exactly as it does alone; the claims check runs here. The
+so each part reports exactly as it does alone; the claims check and the gate
+wiring (zodyssey/gate/wiring.py) run here. The
 outputs are combined per format (one JSON document, one JUnit file, one SARIF
-log), and the exit code is the worst of the two by the precedence
+log), and the exit code is the worst of the parts by the precedence
 2 > 9 > 4 > 0: a part that could not run at all outranks problems found,
 problems outrank "nothing discovered", which outranks success.
 """
@@ -24,14 +25,22 @@ FORMATS = ("text", "json", "github", "sarif", "junit", "markdown")
 PRECEDENCE = (EXIT_USAGE, EXIT_PROBLEMS, EXIT_EMPTY, EXIT_OK)
 
 EPILOG = """\
-exit codes (the worst of the two parts, in this order):
-  2  a part could not run: bad arguments, unreadable configuration, lock or ledger
-  9  problems found (citations or claims)
+exit codes (the worst of the parts, in this order):
+  2  a part could not run: bad arguments, unreadable configuration, lock, ledger
+     or harness configuration
+  9  problems found (citations, claims or gate wiring)
   4  nothing discovered (zero citations or zero claims)
-  0  both parts clean
+  0  every part clean
 
 The claims part is static (documents + collected tests + ledger); whether the
-linked tests pass is decided by `pytest --claims-strict` (e.g. `nox -s invariants`).
+linked tests pass is decided by `pytest --claims-strict` (`zodyssey claims test`).
+
+The gate-wiring part checks every harness declared in [tool.zodyssey.gate]
+harnesses (`zodyssey hook install` declares it): its committed configuration
+must run the zodyssey pre-tool hook on every tool call (no entry removed, no
+matcher narrowed so shell or MCP calls skip it), and no committed
+configuration may set ZODYSSEY_UNGATE_BASH=1. Findings name the file, the
+harness and what is missing (exit 9). No harness declared: nothing to check.
 
 examples:
   zodyssey check                          check the current repository
@@ -43,9 +52,9 @@ examples:
 def register(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "check",
-        help="Run the citation check and the claims ledger together, as CI does.",
-        description="Run `check-anchors` and `zodyssey claims check` on one repository and "
-        "combine their reports and exit codes.",
+        help="Run the citation check, the claims ledger and the gate wiring, as CI does.",
+        description="Run `check-anchors`, `zodyssey claims check` and the gate-wiring check "
+        "on one repository and combine their reports and exit codes.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -104,6 +113,22 @@ def _claims(root: Path, fmt: str, colour: bool | None) -> tuple[int, str, str]:
         report, code = check_report(state)
     except ZodysseyError as exc:
         return exc.exit_code, "", f"zodyssey claims: error: {exc.message}\n"
+    return code, render(report, fmt, colour=colour), ""
+
+
+def _gate(root: Path, fmt: str, colour: bool | None) -> tuple[int, str, str]:
+    from zodyssey.errors import ZodysseyError
+    from zodyssey.formats import render
+    from zodyssey.gate.wiring import wiring_report
+
+    try:
+        report, code = wiring_report(root)
+    except ZodysseyError as exc:
+        return exc.exit_code, "", f"zodyssey gate wiring: error: {exc.message}\n"
+    declared = bool(report.payload and report.payload.get("declared"))
+    if not declared and not report.findings:
+        note = "zodyssey check: gate wiring: no harness declared; skipped\n"
+        return code, "" if fmt == "text" else render(report, fmt, colour=colour), note
     return code, render(report, fmt, colour=colour), ""
 
 
@@ -171,6 +196,7 @@ def run(args: argparse.Namespace) -> int:
     parts = {
         "anchors": _anchors(root, args.format),
         "claims": _claims(root, args.format, colour),
+        "gate": _gate(root, args.format, colour),
     }
     code = worst([c for c, _, _ in parts.values()])
     for name, (part_code, _, err) in parts.items():

@@ -30,13 +30,40 @@ exit codes:
      unlocked, removed, bad-marker
 
 Whether the linked tests PASS is decided by running them:
-  pytest --claims-strict     (fails unless every claim's tests ran and passed)
+  pytest --claims-strict     (fails unless every claim's tests ran and passed;
+                             works under pytest-xdist, any --dist mode)
+  check --results F [F ...]  the same for a suite split over CI jobs: each job
+                             writes `pytest --claims-json F`; exit 9 unless every
+                             locked test ran in some shard and passed and none
+                             failed anywhere (tests that never ran are named);
+                             2 when a file is missing or not a results file
 
 examples:
   zodyssey claims check                      compare docs, tests and the ledger
   zodyssey claims check --format github      annotations for GitHub Actions
+  zodyssey claims check --results shard-*.json   one verdict over CI shards
   zodyssey claims update --dry-run           show what the ledger would record
   zodyssey claims update                     re-write the ledger, then review its diff
+"""
+
+
+TEST_DESCRIPTION = """\
+Run the test suite the way CI must to prove the claims: `python -m pytest
+--claims-strict`, which fails unless every claim has a linked test that ran
+and PASSED here (a skipped, xfailed or deselected defence does not count) and
+the ledger agrees. A repository that does not use claims (no ledger, no claim
+marker) is told so and passes, so the same CI step fits every repository.
+"""
+
+TEST_EPILOG = """\
+exit codes:
+  0  claims not in use, or every test passed and every claim is defended
+  2  bad arguments or configuration; pytest interrupted or could not run
+  9  a test failed, or the strict claims check failed (see pytest's summary)
+
+examples:
+  zodyssey claims test                  the CI step `zodyssey init` writes
+  zodyssey claims test -- -n auto       the same with pytest-xdist
 """
 
 
@@ -88,6 +115,15 @@ def register(sub: Any) -> None:
     check.add_argument(
         "-o", "--output", default=None, metavar="FILE", help="write the report to FILE"
     )
+    check.add_argument(
+        "--results",
+        nargs="+",
+        default=None,
+        metavar="FILE",
+        help="judge test outcomes instead of collecting: the `pytest --claims-json FILE` "
+        "files of every CI shard; one strict verdict over their union (every locked test "
+        "ran in some shard and passed, none failed anywhere)",
+    )
     check.set_defaults(handler=run_check)
     update = verbs.add_parser(
         "update",
@@ -101,6 +137,22 @@ def register(sub: Any) -> None:
         "--dry-run", action="store_true", help="print what would change, write nothing"
     )
     update.set_defaults(handler=run_update)
+    test = verbs.add_parser(
+        "test",
+        help="run the tests with `pytest --claims-strict` when the repository uses claims",
+        description=TEST_DESCRIPTION,
+        epilog=TEST_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    test.add_argument("--root", default=".", help="repository to test (default: current directory)")
+    test.add_argument(
+        "pytest_args",
+        nargs=argparse.REMAINDER,
+        metavar="PYTEST_ARGS",
+        help="passed to pytest after `--` (default: the claims_tests paths of the "
+        "configuration, else pytest's own testpaths)",
+    )
+    test.set_defaults(handler=run_test)
     parser.set_defaults(handler=_no_verb(parser))
 
 
@@ -124,10 +176,56 @@ def run_check(args: argparse.Namespace) -> int:
     from zodyssey.claims.report import check_report, load_state
     from zodyssey.formats import render
 
+    if args.results:
+        from zodyssey.claims.report import results_report
+
+        report, code = results_report(Path(args.root).resolve(), args.ledger, args.results)
+        emit(render(report, args.format, colour=False if args.output else None), args.output)
+        return code
     state = load_state(Path(args.root).resolve(), args.ledger, args.tests)
     report, code = check_report(state)
     emit(render(report, args.format, colour=False if args.output else None), args.output)
     return code
+
+
+def run_test(args: argparse.Namespace) -> int:
+    import os
+    import subprocess
+
+    from zodyssey.claims.ledger import read_ledger
+    from zodyssey.claims.markers import collect_claims
+    from zodyssey.claims.report import test_paths
+    from zodyssey.config import load_config
+    from zodyssey.errors import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, UsageError
+
+    root = Path(args.root).resolve()
+    if not root.is_dir():
+        raise UsageError(f"--root {args.root} is not a directory")
+    config = load_config(root)
+    ledger = read_ledger(root / config.claims_lock)
+    claims = collect_claims(root, config)
+    if ledger is None and not claims.occurrences and not claims.marker_problems:
+        print("zodyssey claims test: claims not in use (no ledger, no claim marker); skipped")
+        return EXIT_OK
+    extra = list(args.pytest_args or [])
+    if extra and extra[0] == "--":
+        extra = extra[1:]
+    paths = [] if extra else test_paths(config, None)
+    argv = [sys.executable, "-m", "pytest", "--claims-strict", f"--claims-root={root}"]
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        argv += ["-p", "zodyssey.claims.plugin"]
+    argv += [*paths, *extra]
+    print(f"zodyssey claims test: {' '.join(argv[1:])}", flush=True)
+    try:
+        done = subprocess.run(argv, cwd=root, check=False)
+    except OSError as exc:
+        raise UsageError(f"cannot run pytest: {exc}") from exc
+    if done.returncode == 0:
+        return EXIT_OK
+    if done.returncode == 1:
+        return EXIT_PROBLEMS
+    print(f"zodyssey claims test: pytest ended with exit {done.returncode}", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def run_update(args: argparse.Namespace) -> int:

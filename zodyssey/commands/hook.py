@@ -59,8 +59,9 @@ def register(sub: Any) -> None:
         description=(
             "Merge the gate's pre-tool and post-tool entries into the harness's hook "
             "configuration (.claude/settings.json, .codex/hooks.json, .gemini/settings.json "
-            "or .cursor/hooks.json under the project), keeping every other hook. "
-            "Idempotent; prints what changed."
+            "or .cursor/hooks.json under the project), keeping every other hook, and "
+            "declare the harness in [tool.zodyssey.gate] harnesses so `zodyssey check` "
+            "fails when the wiring is deleted later. Idempotent; prints what changed."
         ),
     )
     install.add_argument("--harness", choices=HARNESS_NAMES, default="claude-code")
@@ -90,6 +91,11 @@ def run(args: argparse.Namespace) -> int:
         print(explain_command(changes))
         if args.dry_run:
             print("(dry run: nothing written)")
+            return 0
+        # Declared harnesses are what `zodyssey check` holds to running the gate.
+        from zodyssey.gate.wiring import declare_harness
+
+        print(declare_harness(Path(args.project), args.harness))
         return 0
     print("usage: zodyssey hook {pre-tool,post-tool,install} ...", file=sys.stderr)
     return 2

@@ -55,7 +55,13 @@ files written (each kept when it exists, unless --force):
   docs/zodyssey.md                a starter page with one real citation
   anchors/anchors.lock.json       the citation lock, that citation pinned
                                   (the path follows `lock` in the configuration)
-  .github/workflows/zodyssey.yml  the CI workflow running `zodyssey check`
+  .github/workflows/zodyssey.yml  the CI workflow running `zodyssey check` and,
+                                  when the repository uses claims, the tests
+                                  under `pytest --claims-strict`
+
+When a harness configuration (.claude/settings.json, .codex/hooks.json, ...)
+already runs the zodyssey hook, the harness is declared in [gate] harnesses of
+.zodyssey.toml, so `zodyssey check` fails if that wiring is deleted later.
 
 exit codes:
   0   files written (or kept); what happened to each is printed
@@ -276,6 +282,11 @@ def initialise(root: Path, force: bool) -> list[Outcome]:
         if doc_outcome.action == "kept":
             lock_outcome.note += f"; run `check-anchors --update` to pin {STARTER_DOC_PATH}"
     outcomes += [doc_outcome, lock_outcome, workflow]
+    # The gate already wired for a harness: declare it, so `zodyssey check` guards it.
+    from zodyssey.gate.wiring import declare_wired
+
+    for action, note in declare_wired(root):
+        outcomes.append(Outcome(CONFIG_PATH, action, note))
     return outcomes
 
 
