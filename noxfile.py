@@ -20,6 +20,13 @@ def tests(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def quick(session: nox.Session) -> None:
+    """The inner loop: every test not marked slow, spread over the cores."""
+    session.install("-e", ".[test]")
+    session.run("python", "-m", "pytest", "-q", "-n", "auto", "-m", "not slow", *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def anchors(session: nox.Session) -> None:
     """The citation lock of this repository (`check-anchors`)."""
     session.install("-e", ".")

@@ -3,8 +3,10 @@
     nox -s anchors      # the citation lock: fails on a drifted citation
     nox -s claims       # the claims ledger: fails when a promise loses its test
 
-Each session installs zodyssey in its own virtualenv. To test an unreleased
-zodyssey, set ZODYSSEY_SPEC to anything pip accepts (a path, a git URL).
+Each session installs zodyssey in its own virtualenv: what pip installs is
+ZODYSSEY_INSTALL (the setting the CI templates use; ZODYSSEY_SPEC, its older
+name, still works), default "zodyssey". Until zodyssey is on PyPI set it to a
+git URL ("zodyssey @ git+https://github.com/zodyssey/zodyssey@main") or a wheel.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import os
 
 import nox
 
-ZODYSSEY = os.environ.get("ZODYSSEY_SPEC", "zodyssey")
+ZODYSSEY = os.environ.get("ZODYSSEY_INSTALL") or os.environ.get("ZODYSSEY_SPEC") or "zodyssey"
 
 
 @nox.session

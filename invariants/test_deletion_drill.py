@@ -10,6 +10,11 @@ invariants suite then runs against the copy (`PYTHONPATH` first, so every
 `--claims-strict`, and must fail naming `bash-gate` / `review-gate`, while the
 promises the sabotage did not touch stay covered (the failure is specific).
 
+A third drill deletes the gate-wiring check itself (`check_wiring` finds
+nothing, the way a check that was switched off would): the suite must then
+fail naming `gate-wiring-checked`, the promise that a gate removed from the
+committed harness configuration fails `zodyssey check`.
+
 The sabotage edits the copy's syntax tree, not fixed line numbers, so it
 survives refactoring; when the gate code it looks for is renamed it fails
 loudly ("nothing to sabotage"), which means: update the drill.
@@ -72,6 +77,20 @@ class _ReviewGateAllows(ast.NodeTransformer):
         return node
 
 
+class _WiringSeesNothing(ast.NodeTransformer):
+    """`check_wiring(root)` returns an empty verdict: no harness, no finding."""
+
+    def __init__(self) -> None:
+        self.changed = 0
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.FunctionDef:
+        if node.name == "check_wiring" and node.args.args and node.args.args[0].arg == "root":
+            keep = node.body[:1] if _is_docstring(node.body[0]) else []
+            node.body = [*keep, *ast.parse("return Wiring()").body]
+            self.changed += 1
+        return node
+
+
 def _is_docstring(stmt: ast.stmt) -> bool:
     return (
         isinstance(stmt, ast.Expr)
@@ -93,6 +112,18 @@ def sabotage_shell(copy: Path) -> int:
     for path in sorted((copy / "gate").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         transformer = _ShellAllowsEverything()
+        tree = transformer.visit(tree)
+        if transformer.changed:
+            path.write_text(ast.unparse(ast.fix_missing_locations(tree)) + "\n", encoding="utf-8")
+            changed += transformer.changed
+    return changed
+
+
+def sabotage_wiring(copy: Path) -> int:
+    changed = 0
+    for path in sorted((copy / "gate").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        transformer = _WiringSeesNothing()
         tree = transformer.visit(tree)
         if transformer.changed:
             path.write_text(ast.unparse(ast.fix_missing_locations(tree)) + "\n", encoding="utf-8")
@@ -192,6 +223,15 @@ def test_deleting_the_review_gate_fails_the_suite_naming_review_gate(tmp_path: P
         assert covered[untouched] and not failing[untouched], (untouched, failing)
 
 
+def test_deleting_the_wiring_check_fails_the_suite_naming_gate_wiring(tmp_path: Path) -> None:
+    done, covered, failing, named = drill(tmp_path, sabotage_wiring)
+    assert done.returncode != 0, "the suite passed with the gate-wiring check deleted"
+    assert failing["gate-wiring-checked"] > 0 and "gate-wiring-checked" in named, failing
+    assert "test-failed gate-wiring-checked" in done.stdout, done.stdout[-3000:]
+    for untouched in ("bash-gate", "review-gate", "noop-without-run", "fail-closed"):
+        assert covered[untouched] and not failing[untouched], (untouched, failing)
+
+
 def test_sabotage_rewrites_what_it_claims(tmp_path: Path) -> None:
     """The drill's own tools, on a known source: a drill that cannot bite is a defect."""
     gate = tmp_path / "pkg" / "gate"
@@ -214,3 +254,12 @@ def test_sabotage_rewrites_what_it_claims(tmp_path: Path) -> None:
     gate_fn = namespace["gate"]
     assert callable(gate_fn)
     assert gate_fn(None) == "allow" and gate_fn("OKAY") == "block"
+    (gate / "wiring.py").write_text(
+        "class Wiring:\n    def __init__(self, declared=()):\n        self.declared = list(declared)\n"
+        'def check_wiring(root):\n    """doc"""\n    return Wiring(["claude-code"])\n'
+    )
+    assert sabotage_wiring(tmp_path / "pkg") == 1
+    wiring_ns: dict[str, object] = {}
+    exec((gate / "wiring.py").read_text(), wiring_ns)
+    check = wiring_ns["check_wiring"]
+    assert callable(check) and check(".").declared == []

@@ -118,3 +118,74 @@ def test_history_judges_a_repository_without_a_lock(lab: Any) -> None:
     kinds = {(p["kind"], p["key"]) for p in json.loads(drifted.stdout)["problems"]}
     assert ("drift", "src/app.py:2") in kinds
     assert not (repo / "anchors" / "anchors.lock.json").exists(), "--history needs no lock"
+
+
+@pytest.mark.claim("citation-never-vanishes")
+def test_deleted_cited_file_fails_as_gone_and_keeps_its_pin(lab: Any) -> None:
+    repo = lab.repo()
+    (repo / "main.go").write_text("package main\n\nfunc main() {}\n", encoding="utf-8")
+    (repo / "README.md").write_text("# Demo\n\nEntry: main.go:3.\n", encoding="utf-8")
+    assert anchors(lab, repo, "--update").returncode == 0
+    lab.commit(repo, "cite main.go")
+    (repo / "main.go").unlink()
+    lab.commit(repo, "delete main.go")
+    done = anchors(lab, repo, "--format", "json")
+    assert done.returncode == 9, done.stdout + done.stderr
+    problems = json.loads(done.stdout)["problems"]
+    assert [(p["kind"], p["key"]) for p in problems] == [("gone", "main.go:3")]
+    assert "deleted by" in problems[0]["detail"]
+    assert anchors(lab, repo, "--update").returncode == 9
+    lock = json.loads((repo / "anchors" / "anchors.lock.json").read_text(encoding="utf-8"))
+    assert "main.go:3" in lock["citations"], "a cited pin is never dropped"
+
+
+@pytest.mark.claim("moved-only-when-certain")
+def test_changed_line_with_a_twin_is_drift_and_fix_leaves_it(lab: Any) -> None:
+    repo = lab.repo()
+    code = "def a():\n    x = 1\n    return None\n\ndef b():\n    y = 2\n    return None\n"
+    (repo / "mod.py").write_text(code, encoding="utf-8")
+    (repo / "README.md").write_text("# Demo\n\nEarly exit: mod.py:3.\n", encoding="utf-8")
+    assert anchors(lab, repo, "--update").returncode == 0
+    lab.commit(repo, "pin")
+    changed = code.replace("    x = 1\n    return None", "    x = 1\n    return x")
+    (repo / "mod.py").write_text(changed, encoding="utf-8")
+    done = anchors(lab, repo, "--format", "json")
+    assert done.returncode == 9
+    (problem,) = json.loads(done.stdout)["problems"]
+    assert problem["kind"] == "drift" and "possibly now at mod.py:7" in problem["detail"]
+    before = (repo / "README.md").read_bytes()
+    assert anchors(lab, repo, "--fix").returncode == 9
+    assert (repo / "README.md").read_bytes() == before
+
+
+@pytest.mark.claim("fix-creates-no-problem")
+def test_fix_of_a_document_other_documents_cite(lab: Any) -> None:
+    repo = lab.repo()
+    (repo / "src").mkdir()
+    (repo / "src" / "app.py").write_text(APP, encoding="utf-8")
+    (repo / "README.md").write_text("# Demo\n\nThe answer: src/app.py:2.\n", encoding="utf-8")
+    (repo / "NOTES.md").write_text("As README.md:3 says.\n", encoding="utf-8")
+    assert anchors(lab, repo, "--update").returncode == 0
+    lab.commit(repo, "pin")
+    (repo / "src" / "app.py").write_text("# header\n" + APP, encoding="utf-8")
+    fixed = anchors(lab, repo, "--fix")
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert "src/app.py:3" in (repo / "README.md").read_text(encoding="utf-8")
+    after = anchors(lab, repo, "--strict")
+    assert after.returncode == 0, after.stdout + after.stderr
+
+
+@pytest.mark.claim("history-proves-or-fails")
+def test_history_that_can_judge_nothing_exits_4(lab: Any) -> None:
+    repo = cited_repo(lab)
+    (repo / "README.md").unlink()
+    lab.commit(repo, "code only")
+    (repo / "README.md").write_text(README, encoding="utf-8")  # never committed
+    done = anchors(lab, repo, "--history")
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "nothing proven" in done.stdout
+    lab.commit(repo, "cite")
+    (repo / "DRAFT.md").write_text("Draft: src/app.py:5.\n", encoding="utf-8")
+    some = anchors(lab, repo, "--history")
+    assert some.returncode == 9, some.stdout
+    assert anchors(lab, repo, "--history", "--allow-unknown").returncode == 0

@@ -265,3 +265,95 @@ def test_helpers_read_a_claude_deny_as_a_block(lab: Any) -> None:
     assert Outcome(0, deny, "").blocked and not Outcome(0, deny, "").allowed
     assert Outcome(2, "", "no").blocked and Outcome(0, "", "").allowed
     assert not Outcome(1, "", "boom").allowed and not Outcome(1, "", "boom").blocked
+
+
+# ------------------------------------------------------------------ the run loop from the shell
+
+
+def _dispatch_reviewer(lab: Any, repo: Path) -> str:
+    payload = {
+        "session_id": "s1",
+        "cwd": str(repo),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Task",
+        "tool_use_id": "toolu_review",
+        "tool_input": {"subagent_type": "momus", "prompt": "review the plan", "description": "r"},
+    }
+    return_value = lab.hook(repo, payload)
+    assert return_value.allowed, return_value.stderr
+    state = json.loads((repo / ".zcode" / "state" / "demo.json").read_text())
+    nonce = state["review"]["pending_nonce"]
+    assert isinstance(nonce, str) and nonce
+    return str(nonce)
+
+
+@pytest.mark.claim("run-from-agent-shell")
+def test_the_agent_runs_the_run_loop_from_its_shell(lab: Any) -> None:
+    repo = lab.repo()
+    (repo / "plan.md").write_text(
+        "# Demo\n## Todos\n- [ ] 1. Add the module\n  - Files: [`src/app.py`]\n"
+        "  - Acceptance criteria:\n    - `test -f src/app.py`\n"
+    )
+    assert lab.zodyssey("run", "start", "demo", "--plan", "plan.md", cwd=repo).returncode == 0
+    for command in (
+        "zodyssey run lint demo",
+        "zodyssey run status demo",
+        "python -m zodyssey run review demo --artifact .zcode/staging/momus.json",
+        "zodyssey run verify demo 1",
+        "zodyssey run todo demo 1 done",
+        "zodyssey run phase demo done",
+    ):
+        outcome = lab.hook(repo, lab.bash(repo, command))
+        assert outcome.allowed, (command, outcome.stderr)
+    for command in (
+        "zodyssey run review demo --human OKAY --by me",
+        "zodyssey run todo demo 1 done --force-done --reason x",
+        "zodyssey run phase demo done --force --reason x",
+        "zodyssey run phase demo abandoned --reason x",
+        "zodyssey run phase demo blocked --reason x",
+    ):
+        outcome = lab.hook(repo, lab.bash(repo, command))
+        assert outcome.blocked, command
+        assert "ask the user to run it in their own terminal" in outcome.stderr, outcome.stderr
+    # Beside a trusted command, a write is judged as usual.
+    outcome = lab.hook(repo, lab.bash(repo, "zodyssey run status demo > src/app.py"))
+    assert outcome.blocked
+    # The reviewer's verdict goes in from the shell, with the nonce the gate minted.
+    nonce = _dispatch_reviewer(lab, repo)
+    staging = repo / ".zcode" / "staging"
+    staging.mkdir(parents=True)
+    (staging / "momus.json").write_text(json.dumps({"verdict": "OKAY", "nonce": nonce}))
+    done = lab.zodyssey(
+        "run", "review", "demo", "--artifact", str(staging / "momus.json"), cwd=repo
+    )
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.claim("round-cap-closed")
+def test_the_round_cap_keeps_the_gate_closed(lab: Any) -> None:
+    repo = lab.repo()
+    lab.start_run(repo)
+    staging = repo / ".zcode" / "staging"
+    staging.mkdir(parents=True)
+    for _ in range(3):
+        nonce = _dispatch_reviewer(lab, repo)
+        (staging / "r.json").write_text(json.dumps({"verdict": "REJECT", "nonce": nonce}))
+        done = lab.zodyssey(
+            "run", "review", "demo", "--artifact", str(staging / "r.json"), cwd=repo
+        )
+        assert done.returncode == 0, done.stderr
+    state = json.loads((repo / ".zcode" / "state" / "demo.json").read_text())
+    assert state["phase"] == "blocked"
+    write = lab.hook(repo, lab.write(repo, "src/app.py"))
+    assert write.blocked and "blocked" in write.stderr
+    assert lab.hook(repo, lab.bash(repo, "rm -rf src")).blocked
+    task = lab.hook(
+        repo,
+        {
+            "session_id": "s1",
+            "cwd": str(repo),
+            "tool_name": "Task",
+            "tool_input": {"subagent_type": "momus", "prompt": "again"},
+        },
+    )
+    assert task.blocked and "round cap" in task.stderr

@@ -117,3 +117,61 @@ def test_unknown_window_fails_the_audit_like_a_violated_one(lab: Any) -> None:
     assert window.returncode != 0, "an unverifiable window is not a success"
     code, rules = audit_rules(lab, unknown)
     assert code == 1 and "window-unknown" in rules, rules
+
+
+def audit_doc(lab: Any, repo: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    done = lab.zodyssey("audit", "demo", "--repo", str(repo), "--format", "json", *args, cwd=repo)
+    assert done.returncode in (0, 1, 4), done.stdout + done.stderr
+    document: dict[str, Any] = json.loads(done.stdout)
+    return done.returncode, document
+
+
+@pytest.mark.claim("audit-failed-and-empty")
+def test_a_failed_or_empty_run_never_passes(lab: Any) -> None:
+    empty = reviewed_run(lab)
+    for extra in ((), ("--strict",)):
+        code, document = audit_doc(lab, empty, *extra)
+        assert code == 4 and document["verdict"] == "empty", document["summary"]
+    (empty / "src").mkdir()
+    (empty / "src" / "app.py").write_text("nothing here\n", encoding="utf-8")
+    assert run_cmd(lab, empty, "verify", "demo", "1").returncode != 0
+    code, document = audit_doc(lab, empty)  # the todo is still pending
+    rules = {f["rule"] for f in document["findings"] if f["severity"] == "error"}
+    assert code == 1 and "criterion-failed" in rules, document["summary"]
+    # the control: both criteria pass
+    (empty / "src" / "app.py").write_text("answer = 42\n", encoding="utf-8")
+    assert run_cmd(lab, empty, "verify", "demo", "1").returncode == 0
+    assert run_cmd(lab, empty, "todo", "demo", "1", "done").returncode == 0
+    code, document = audit_doc(lab, empty)
+    assert code == 0, document["findings"]
+
+
+@pytest.mark.claim("audit-require-complete")
+def test_an_unfinished_run_fails_with_require_complete(lab: Any) -> None:
+    repo = reviewed_run(lab)
+    finish_todo(lab, repo)  # every todo done, the phase never set to done
+    code, document = audit_doc(lab, repo)
+    unfinished = [f for f in document["findings"] if f["rule"] == "run-unfinished"]
+    assert code == 0 and unfinished and unfinished[0]["severity"] == "warning"
+    code, document = audit_doc(lab, repo, "--require-complete")
+    assert code == 1 and document["verdict"] == "failed", document["summary"]
+
+
+@pytest.mark.claim("audit-formats-agree")
+def test_every_format_says_what_the_exit_code_says(lab: Any) -> None:
+    repo = reviewed_run(lab)
+    (repo / "src").mkdir()
+    (repo / "src" / "app.py").write_text("nothing here\n", encoding="utf-8")
+    run_cmd(lab, repo, "verify", "demo", "1")
+    outputs = {}
+    for fmt in ("text", "json", "markdown", "html", "junit", "sarif"):
+        done = lab.zodyssey("audit", "demo", "--repo", str(repo), "--format", fmt, cwd=repo)
+        assert done.returncode == 1, (fmt, done.stdout, done.stderr)
+        outputs[fmt] = done.stdout
+    assert "audit FAILED" in outputs["text"]
+    assert json.loads(outputs["json"])["ok"] is False
+    assert outputs["markdown"].splitlines()[0].endswith(": failed")
+    assert 'class="badge failed"' in outputs["html"] and "badge passed" not in outputs["html"]
+    assert 'failures="0"' not in outputs["junit"]
+    levels = {r["level"] for r in json.loads(outputs["sarif"])["runs"][0]["results"]}
+    assert "error" in levels

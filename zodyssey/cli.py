@@ -24,14 +24,14 @@ if TYPE_CHECKING:
 
 # command name -> module that registers it (order is the order in --help)
 COMMANDS: dict[str, str] = {
-    "check": "zodyssey.check_command",
-    "anchors": "zodyssey.anchors.cli",
-    "claims": "zodyssey.claims.cli",
-    "hook": "zodyssey.gate.hook_cli",
-    "gate": "zodyssey.gate.classify_cli",
-    "run": "zodyssey.runs.cli",
-    "audit": "zodyssey.audit.cli",
-    "init": "zodyssey.init_command",
+    "check": "zodyssey.commands.check",
+    "anchors": "zodyssey.commands.anchors",
+    "claims": "zodyssey.commands.claims",
+    "hook": "zodyssey.commands.hook",
+    "gate": "zodyssey.commands.gate",
+    "run": "zodyssey.commands.run",
+    "audit": "zodyssey.commands.audit",
+    "init": "zodyssey.commands.init",
 }
 
 EPILOG = """\

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from anchors_helpers import SOURCE, make_repo, write
 
 from zodyssey.anchors.discover import collect_citations, discover
 from zodyssey.config import load_config
+from zodyssey.errors import UsageError
 
 
 def cites(root: Path) -> list[tuple[str, int, str | None, str]]:
@@ -190,9 +192,14 @@ def test_ignore_region(tmp_path: Path) -> None:
     doc = (
         "a.py:1\n<!-- anchor-lock: ignore-begin -->\n```\nexample a.py:2\n```\n"
         "<!-- anchor-lock: ignore-end -->\na.py:3\n<!-- anchor-lock: ignore-begin -->\na.py:4\n"
+        "<!-- anchor-lock: ignore-end -->\n"
     )
     root = make_repo(tmp_path / "r", {"a.py": SOURCE, "README.md": doc})
     assert keys(root) == ["a.py:1", "a.py:3"]
+    # An unclosed region is an error naming the document and line, never a silent skip.
+    (root / "README.md").write_text(doc.rsplit("<!--", 1)[0])
+    with pytest.raises(UsageError, match=r"README.md:8"):
+        keys(root)
 
 
 def test_link_query_is_not_part_of_the_path(tmp_path: Path) -> None:

@@ -7,8 +7,8 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zodyssey.anchors.history_compare import locate_span, map_old_to_new
-from zodyssey.anchors.history_git import (
+from zodyssey.anchors.history.compare import locate_span, map_old_to_new
+from zodyssey.anchors.history.plumbing import (
     FirstParentChain,
     PathChange,
     merge_ranges,

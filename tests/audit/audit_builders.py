@@ -64,7 +64,7 @@ def rules_of(payload: dict[str, Any], severity: str | None = None) -> set[str]:
 
 def audit_json(root: Path, slug: str, *args: str) -> tuple[int, dict[str, Any]]:
     result = audit_cli(root, slug, "--format", "json", *args)
-    assert result.returncode in (0, 1), result.stderr
+    assert result.returncode in (0, 1, 4), result.stderr
     assert "Traceback" not in result.stderr
     return result.returncode, json.loads(result.stdout)
 
@@ -445,6 +445,30 @@ class JsRun:
         self.state["consult"]["history"].append(entry)
         self.state["consult"]["rounds"] += 1
 
+    def final_wave(self, passed: bool = True, waived: list[str] | None = None) -> None:
+        """What record-final-wave.mjs writes: `state.final` and `final-wave.json`."""
+        at = "2026-03-01T10:15:00.000Z"
+        results = {
+            name: (
+                {"passed": True, "skipped": True} if name in (waived or []) else {"passed": passed}
+            )
+            for name in ("F1", "F2", "F3", "F4", "F5")
+        }
+        folder = self.root / ".zcode" / "verify" / self.slug
+        folder.mkdir(parents=True, exist_ok=True)
+        artifact = folder / "final-wave.json"
+        artifact.write_text(
+            json.dumps({"slug": self.slug, "at": at, "results": results, "all_pass": passed})
+        )
+        self.state["final"] = {
+            "verdict": "pass" if passed else "fail",
+            "at": at,
+            "results": results,
+            "artifact": str(artifact),
+        }
+        if waived:
+            self.state["final"].update(waived=waived, waived_reason="no reviewer")
+
     def honest(self) -> JsRun:
         self.review("OKAY")
         self.verify("1", 1, minute=5)
@@ -452,6 +476,7 @@ class JsRun:
         self.done("1")
         self.verify("2", 1, minute=8)
         self.done("2")
+        self.final_wave()
         self.state["phase"] = "done"
         self.consult(False)
         return self.write()

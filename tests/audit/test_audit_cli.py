@@ -133,7 +133,8 @@ def test_every_format_renders_and_parses(tmp_path: Path) -> None:
     suite = ET.fromstring(outputs["junit"]).find("testsuite")
     assert suite is not None
     names = [case.get("name", "") for case in suite.iter("testcase")]
-    assert len(names) == 3 + 1  # three criteria, one window
+    assert len(names) == 3 + 1 + 1  # three criteria, one window, the verdict
+    assert names[-1] == "audit verdict: passed"
     assert any(name.startswith("window") for name in names)
     assert float(suite.get("time", "0")) > 0  # durations of the executions
     sarif = json.loads(outputs["sarif"])
@@ -162,7 +163,8 @@ def test_failing_junit_has_one_failure_per_unproven_criterion(tmp_path: Path) ->
     assert result.returncode == 1
     suite = ET.fromstring(result.stdout).find("testsuite")
     assert suite is not None
-    assert suite.get("failures") == "3"  # 1.1 failed, 1.2 not executed, the window unknown
+    # 1.1 failed, 1.2 not executed, the window unknown, and the verdict case
+    assert suite.get("failures") == "4"
     assert suite.get("skipped") == "1"  # todo 2 is not done
 
 

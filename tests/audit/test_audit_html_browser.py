@@ -56,7 +56,7 @@ def test_report_renders_in_a_browser(tmp_path: Path) -> None:
     page = tmp_path / "audit.html"
     assert audit_cli(run.root, run.slug, "--format", "html", "-o", str(page)).returncode == 0
     dom = dump_dom(browser, page, tmp_path)
-    assert re.search(r'id="status" class="badge passed">passed<', dom)
+    assert re.search(r'id="status" class="badge passed" data-exit="0">passed<', dom)
     assert dom.count('class="crit-row"') == 3
     assert 'id="timeline"' in dom and 'class="mark okay"' in dom
 
@@ -78,3 +78,29 @@ def test_injected_text_is_inert_in_a_browser(tmp_path: Path) -> None:
     assert dom.count("&lt;script&gt;") >= 3
     assert '&lt;script&gt;document.title="pwned"&lt;/script&gt;' in dom
     assert 'id="status" class="badge failed"' in dom
+
+
+def test_timeline_in_a_browser_names_phases_and_keeps_overlaps_apart(tmp_path: Path) -> None:
+    from test_audit_verdicts import overlapping
+
+    browser = chromium()
+    run = overlapping(tmp_path / "repo")
+    page = tmp_path / "audit.html"
+    assert audit_cli(run.root, run.slug, "--format", "html", "-o", str(page)).returncode == 0
+    dom = dump_dom(browser, page, tmp_path)
+    labels = re.findall(r'<span class="plabel(?: end)?" style="[^"]*">([^<]+)</span>', dom)
+    assert labels == ["plan", "execute", "done", "audited"]
+    rows = re.findall(r'class="mark okay" data-row="(\d)" style="[^"]*top: (\d+)px', dom)
+    assert ("1", "23") in rows  # the second window, one row down
+
+
+def test_failed_js_run_in_a_browser_has_a_red_badge(tmp_path: Path) -> None:
+    from test_audit_js_runs import materialize
+
+    browser = chromium()
+    root = materialize("done-todo-inflight", tmp_path)
+    page = tmp_path / "audit.html"
+    assert audit_cli(root, "greet", "--format", "html", "-o", str(page)).returncode == 1
+    dom = dump_dom(browser, page, tmp_path)
+    assert 'id="status" class="badge failed"' in dom
+    assert 'id="final-verdict"' in dom and "done-with-open-todos" in dom

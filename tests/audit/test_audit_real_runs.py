@@ -118,14 +118,17 @@ def test_real_failing_run(reviewed: Path) -> None:
     zrun(root, "phase", "greet", "done", "--force", "--reason", "ship it anyway")
     code, payload = audit_json(root, "greet")
     assert code == 1
-    assert {"window-violated"} <= rules_of(payload, "error")
+    assert {"window-violated", "criterion-failed"} <= rules_of(payload, "error")
     assert {"todo-forced", "check-override"} <= rules_of(payload, "warning")
     overrides = [f for f in payload["findings"] if f["rule"] == "check-override"]
     assert len(overrides) == 1 and "ship it anyway" in overrides[0]["message"]
     strict_code, strict = audit_json(root, "greet", "--strict")
     assert strict_code == 1 and "todo-forced" in rules_of(strict, "error")
     rows = {(c["todo"], c["index"]): c for c in payload["criteria"]}
-    assert rows[("1", 2)]["status"] == "forced" and rows[("1", 2)]["exit_code"] == 1
+    # forcing the todo does not hide the failed execution of its criterion
+    assert rows[("1", 2)]["status"] == "failed" and rows[("1", 2)]["forced"] is True
+    assert rows[("1", 2)]["exit_code"] == 1
+    assert "1 failed" in payload["summary"] and "1 forced (todo 1)" in payload["summary"]
 
 
 def test_real_run_tampered_after_the_fact(reviewed: Path) -> None:

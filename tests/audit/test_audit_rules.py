@@ -376,7 +376,6 @@ def test_js_review_artifact_tampered(tmp_path: Path) -> None:
     [
         (True, True, "window-violated"),
         (None, True, "window-unknown"),
-        (None, False, "window-missing"),
     ],
 )
 def test_js_consult_windows(tmp_path: Path, value: bool | None, present: bool, rule: str) -> None:
@@ -386,6 +385,18 @@ def test_js_consult_windows(tmp_path: Path, value: bool | None, present: bool, r
     run.write()
     payload = audit_inproc(tmp_path, run.slug)
     assert finding(payload, rule)["file"] == ".zcode/state/greet.json"
+
+
+def test_js_consult_without_a_window_is_not_verifiable_once(tmp_path: Path) -> None:
+    """The pipeline never writes readOnlyViolation: that is said once, not failed per round."""
+    run = JsRun(tmp_path).honest()
+    run.state["consult"]["history"][0].pop("readOnlyViolation")
+    run.consult(present=False)
+    run.write()
+    payload = audit_inproc(tmp_path, run.slug)
+    assert "window-missing" not in rules_of(payload)
+    said = [n for n in payload["not_verifiable"] if "read-only window" in n]
+    assert len(said) == 1 and "2 round(s)" in said[0]
 
 
 def test_js_schema_violation_and_not_verifiable(tmp_path: Path) -> None:

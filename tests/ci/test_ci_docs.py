@@ -304,7 +304,9 @@ def test_snippets_are_what_hook_install_writes(tmp_path: Path, harness: str) -> 
         timeout=60,
     )
     assert done.returncode == 0, done.stderr
-    (written,) = [p for p in tmp_path.rglob("*") if p.is_file()]
+    declared = tmp_path / ".zodyssey.toml"  # install declares the harness (gate wiring)
+    assert tomllib.loads(declared.read_text(encoding="utf-8"))["gate"]["harnesses"] == [harness]
+    (written,) = [p for p in tmp_path.rglob("*") if p.is_file() and p != declared]
     installed = json.loads(written.read_text(encoding="utf-8"))
     documented = [d for h, d, lang in adapt_snippets() if h == harness and lang == "json"]
     assert documented == [installed]

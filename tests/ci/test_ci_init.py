@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from zodyssey.commands.init import empty_lock_text, template_text
 from zodyssey.config import Config, load_config
-from zodyssey.init_command import empty_lock_text, template_text
 
 REPO = Path(__file__).resolve().parents[2]
 STARTER = ("docs/zodyssey.md", ".zodyssey.toml", "anchors/anchors.lock.json")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from zodyssey.check_command import worst
+from zodyssey.commands.check import worst
 
 README = """# demo
 

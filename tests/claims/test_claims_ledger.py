@@ -154,3 +154,47 @@ def test_malformed_ledger_is_a_usage_error(tmp_path: Path, content: str) -> None
 
 def test_absent_ledger_is_none(tmp_path: Path) -> None:
     assert read_ledger(tmp_path / "nope.json") is None
+
+
+LONG = (
+    "The gate runs before every tool call of a coding agent, reads the run state, "
+    "classifies shell commands with a real parser and blocks writes outside the "
+    "reviewed plan until the plan is approved by the reviewer."
+)
+
+
+def test_changed_finding_shows_the_edit_deep_in_a_long_claim() -> None:
+    # The edit sits past the first 120 characters: cutting both texts at the same
+    # length would print two identical quotes and hide what changed.
+    old_doc = f"{LONG} <!-- claim: bash-gate -->\n"
+    new_doc = old_doc.replace("approved by the reviewer", "approved by anyone")
+    ledger = build_ledger(claimset(old_doc), LINKS[:2])
+    (finding,) = compare(claimset(new_doc), LINKS[:2], ledger, "l")
+    assert finding.rule == "changed"
+    was, _, now = finding.message.partition(" now: ")
+    assert "by the reviewer" in was and "by the reviewer" not in now
+    assert "by anyone" in now and "by anyone" not in was
+    assert finding.extra["was"] != finding.extra["now"]
+    line = next(
+        x
+        for x in describe_changes(ledger, build_ledger(claimset(new_doc), LINKS[:2]))
+        if x.startswith("~ bash-gate text:")
+    )
+    assert "by the reviewer" in line and "by anyone" in line
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "was", "now"),
+    [
+        ("abc", "abXc", "", "X"),
+        ("abc", "ac", "b", ""),
+        ("same start, old end", "same start, new end", "old", "new"),
+        ("old start, same end", "new start, same end", "old", "new"),
+    ],
+)
+def test_text_difference_isolates_the_change(old: str, new: str, was: str, now: str) -> None:
+    from zodyssey.claims.ledger import text_difference
+
+    shown_old, shown_new = text_difference(old, new)
+    assert was in shown_old and now in shown_new
+    assert shown_old != shown_new

@@ -16,3 +16,7 @@ def run_repo(tmp_path: Path) -> Callable[..., RunRepo]:
         return make_run_repo(tmp_path, **kwargs)
 
     return factory
+
+
+# The policy tests' repository fixture, for the other policy-level test files.
+from test_gate_policy import root  # noqa: E402, F401

@@ -37,7 +37,7 @@ def test_no_run_allows_anything_silently(tmp_path: Path) -> None:
 
 def test_terminal_phase_allows_silently(run_repo: Callable[..., RunRepo]) -> None:
     repo = run_repo()
-    for phase in ("done", "audited", "abandoned", "blocked"):
+    for phase in ("done", "audited", "abandoned"):
         repo.set(phase=phase)
         result = run_hook(repo.payload("Write", {"file_path": ".zcode/state/demo.json"}), repo.root)
         assert (result.returncode, result.stdout, result.stderr) == (0, "", "")

@@ -78,3 +78,57 @@ def test_broken_settings_is_one_clear_error(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "not valid JSON" in result.stderr and "Traceback" not in result.stderr
     assert settings.read_text() == "{ nope"
+
+
+def test_claude_command_survives_moving_the_checkout(tmp_path: Path) -> None:
+    """An interpreter inside the project is written relative to $CLAUDE_PROJECT_DIR,
+    and the command still starts the gate after the project directory moves."""
+    import shutil
+    import subprocess
+    import sys
+
+    from zodyssey.gate.install import hook_command
+
+    project = tmp_path / "checkout"
+    (project / ".venv" / "bin").mkdir(parents=True)
+    link = project / ".venv" / "bin" / "python"
+    link.symlink_to(sys.executable)
+    import zodyssey.gate.install as install_module
+
+    real = install_module.sys.executable
+    install_module.sys.executable = str(link)
+    try:
+        command = hook_command("pre-tool", "claude-code", project=project)
+    finally:
+        install_module.sys.executable = real
+    assert command.startswith('"$CLAUDE_PROJECT_DIR"/.venv/bin/python -P '), command
+    moved = tmp_path / "moved"
+    shutil.move(str(project), str(moved))
+    subprocess.run(["git", "init", "-q", str(moved)], check=True)
+    done = subprocess.run(
+        ["sh", "-c", command],
+        input='{"tool_name": "Bash", "tool_input": {"command": "ls"}}',
+        capture_output=True,
+        text=True,
+        # the stand-in interpreter is not a virtualenv: point it at this checkout
+        env={
+            "CLAUDE_PROJECT_DIR": str(moved),
+            "PATH": "/usr/bin:/bin",
+            "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+        },
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, ""), done
+
+
+def test_install_says_what_the_command_depends_on(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "zodyssey", "hook", "install", "--project", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "lets tool calls through" in done.stdout and "re-run" in done.stdout

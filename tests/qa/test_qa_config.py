@@ -18,8 +18,8 @@ def repo(tmp_path: Path) -> Path:
 @pytest.mark.parametrize("command", [["check"], ["anchors", "check"], ["init"]])
 def test_non_utf8_config_is_exit_2(repo: Path, command: list[str]) -> None:
     (repo / ".zodyssey.toml").write_bytes(b"\xff\xfe lock = 1")
-    # `zodyssey check` runs two parts; each may say why it could not run.
-    assert_one_line_error(zodyssey(repo, *command), 2, parts=2 if command == ["check"] else 1)
+    # `zodyssey check` runs three parts; each may say why it could not run.
+    assert_one_line_error(zodyssey(repo, *command), 2, parts=3 if command == ["check"] else 1)
 
 
 def test_deeply_nested_config_is_exit_2(repo: Path) -> None:

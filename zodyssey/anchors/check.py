@@ -4,18 +4,24 @@ Citations are grouped by lock key (one key may be cited from many places);
 each group is checked once, in the JavaScript checker's order: backwards
 range, unreadable, out of range, contentless, then the lock. Whenever a
 pinned span no longer matches where it is cited, its content is looked for
-elsewhere in the same file (or, for a file git renamed, in the new file):
-found exactly once, it is `moved`, never `drift`.
+elsewhere in the same file (or, for a file git renamed, in the new file).
+It is `moved` only when that is certain (docs/citation-lock.md, "moved only
+when certain"): exactly one place holds the pinned content, and the pin's
+evidence (its neighbours, whether it was unique) says it is the same place,
+or the lines around it moved by the same offset. Anything less is `drift`
+with the places it is possibly at now; `--fix` never acts on a guess.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from zodyssey.anchors.discover import Discovery
 from zodyssey.anchors.files import FileIndex
-from zodyssey.anchors.fingerprint import TargetFile, is_contentless
+from zodyssey.anchors.fingerprint import Evidence, TargetFile, is_contentless
+from zodyssey.anchors.gitbase import GitBase
 from zodyssey.anchors.lock import LockFile
 from zodyssey.anchors.model import Citation, Site, make_key
 from zodyssey.anchors.parallel import split_run, worker_count
@@ -29,6 +35,7 @@ KIND_ORDER = (
     "contentless",
     "out-of-range",
     "backwards-range",
+    "gone",
     "unresolved",
     "ambiguous",
     "unlocked",
@@ -40,11 +47,12 @@ KIND_ORDER = (
 PARALLEL_MIN_GROUPS = 8000
 
 KIND_HELP = {
-    "drift": "the pinned lines changed in place (their content is not found elsewhere)",
+    "drift": "the pinned lines changed (or moved to a place that is not certain)",
     "moved": "the pinned content now sits at other lines (or in the file git renamed it to)",
     "contentless": "every cited line is blank or a bare comment marker; a pin would prove nothing",
     "out-of-range": "the span starts before line 1 or ends past the end of the file",
     "backwards-range": "the range a-b has b < a, so it would cover no line at all",
+    "gone": "the cited file was deleted (git names the commit); the citation points at nothing",
     "unresolved": "no file in the tree matches the cited path",
     "ambiguous": "several files match the cited path; name it more fully",
     "unlocked": "a valid citation with no entry in the lock",
@@ -65,10 +73,12 @@ class Problem:
     lines: tuple[int, int] | None = None
     now_reads: str | None = None
     moved_to: dict[str, object] | None = None  # {"path", "start", "end", "key"}
+    possibly: list[int] = field(default_factory=list)  # uncertain places of the pinned content
+    evidence: Evidence | None = None  # the pin's evidence, when a search was made
 
 
 # (position of the key group, its problem, its fresh pin, its per-line pins)
-Outcome = tuple[int, "Problem | None", "str | None", "list[str] | None"]
+Outcome = tuple[int, "Problem | None", "str | None", "list[str] | None", "str | None"]
 
 
 @dataclass
@@ -80,7 +90,14 @@ class CheckResult:
     spans: dict[str, list[str]]  # key -> per-line hashes (ranges only)
     cited_keys: set[str]
     stale: list[str]
-    exempted: int = 0
+    exempted: int = 0  # keys every citation of which is exempt (not checked)
+    evidence: dict[str, str] = field(default_factory=dict)  # key -> encoded Evidence (pinning)
+    keys: list[str] = field(default_factory=list)  # every key discovered (`checked` of them)
+    exempt_keys: set[str] = field(default_factory=set)
+    partly_exempt: set[str] = field(default_factory=set)  # keys some citations of which are exempt
+    skipped_documents: int = 0  # documents opted out by the ignore marker
+    # Stale keys whose text still stands in a document, where it is not read as a citation.
+    stale_written: dict[str, str] = field(default_factory=dict)
     # Problems of citations a JavaScript lock could not have pinned (see set_aside_unseen).
     notes: list[Problem] = field(default_factory=list)
 
@@ -99,8 +116,22 @@ def _sites(citations: list[Citation]) -> list[Site]:
 
 
 class Checker:
-    def __init__(self, root: Path, config: Config, discovery: Discovery, lock: LockFile) -> None:
+    def __init__(
+        self,
+        root: Path,
+        config: Config,
+        discovery: Discovery,
+        lock: LockFile,
+        *,
+        lock_path: Path | None = None,
+        pinning: bool = False,
+    ) -> None:
         self.root = root
+        self.lock_path = lock_path
+        # When pinning, every fresh pin records its evidence (costs a locator table per file).
+        self.pinning = pinning
+        self._base: GitBase | None = None
+        self._base_files: dict[str, TargetFile | None] = {}
         self._root_text = str(root)
         self.config = config
         self.discovery = discovery
@@ -128,14 +159,23 @@ class Checker:
         for citation in self.discovery.citations:
             group = citation.key if citation.key is not None else "?" + citation.cited_as
             groups.setdefault(group, []).append(citation)
+        partly_exempt: set[str] = set()
+        exempt_keys: set[str] = set()
         if exempt:
-            # An exempt entry skips its whole key, every site citing the same lines: the
-            # JS checker did so (it never pinned the key), so checking the other sites
-            # against its lock would report them all `unlocked`.
+            # An exempt entry skips the citations written exactly that way, nothing else:
+            # `thing.py:2` in a template must not hide `src/thing.py:2` in another document
+            # although both name the same lines. (Under a JavaScript checker's lock, which
+            # skipped the whole key, the other sites' `unlocked` is a note: set_aside_unseen.)
             for group, members in groups.items():
-                if any(c.cited_as in exempt for c in members):
-                    exempted += len(members)
-                    groups[group] = []
+                kept = [c for c in members if c.cited_as not in exempt]
+                if len(kept) == len(members):
+                    continue
+                if kept:
+                    partly_exempt.add(group)
+                else:
+                    exempt_keys.add(group)
+                    exempted += 1
+                groups[group] = kept
         problems: list[Problem] = []
         pins: dict[str, str] = {}
         spans: dict[str, list[str]] = {}
@@ -157,22 +197,46 @@ class Checker:
                 found_pins: dict[str, str] = {}
                 found_spans: dict[str, list[str]] = {}
                 problem = self._check_group(group, members, found_pins, found_spans)
-                out.append((position, problem, found_pins.get(group), found_spans.get(group)))
+                evidence = None
+                resolved = members[0].resolved
+                if self.pinning and group in found_pins and resolved is not None:
+                    first = members[0]
+                    evidence = self.target(resolved).evidence(first.start, first.end).encode()
+                out.append(
+                    (position, problem, found_pins.get(group), found_spans.get(group), evidence)
+                )
             return out
 
         outcomes = [o for chunk in split_run(work, parts) for o in chunk]
         outcomes.sort(key=lambda o: o[0])
-        for position, problem, pin, span in outcomes:
-            group = items[position][0]
+        evidence: dict[str, str] = {}
+        placed: dict[str, list[tuple[int, int]]] = {}  # path -> (old start, offset) known for sure
+        for position, problem, pin, span, found_evidence in outcomes:
+            group, members = items[position]
             if pin is not None:
                 pins[group] = pin
             if span is not None:
                 spans[group] = span
+            if found_evidence is not None:
+                evidence[group] = found_evidence
+            path = members[0].resolved
+            if problem is None and pin is not None and path is not None:
+                placed.setdefault(path, []).append((members[0].start, 0))
+            elif (
+                problem is not None
+                and problem.kind == "moved"
+                and problem.moved_to
+                and problem.moved_to["path"] == problem.target
+                and problem.lines
+            ):
+                offset = int(str(problem.moved_to["start"])) - problem.lines[0]
+                placed.setdefault(str(problem.target), []).append((problem.lines[0], offset))
             if problem is not None:
                 problems.append(problem)
+        problems = [self._follow_shift(p, placed) for p in problems]
         cited = {k for k in groups if not k.startswith("?")}
-        # A renamed file's citations still use their old keys until --fix rewrites them.
-        cited |= {p.key for p in problems if p.kind == "moved"}
+        # A citation of a renamed or deleted file keeps its old key: still cited, never stale.
+        cited |= {p.key for p in problems if not p.key.startswith("?")}
         stale = sorted(k for k in self.lock.citations if k not in cited)
         order = {kind: i for i, kind in enumerate(KIND_ORDER)}
         problems.sort(key=lambda p: (order.get(p.kind, 99), p.sites[0].doc, p.sites[0].line, p.key))
@@ -185,6 +249,11 @@ class Checker:
             cited_keys=cited,
             stale=stale,
             exempted=exempted,
+            evidence=evidence,
+            keys=list(groups),
+            exempt_keys=exempt_keys,
+            partly_exempt=partly_exempt,
+            skipped_documents=len(self.discovery.skipped),
         )
 
     def _check_group(
@@ -197,15 +266,7 @@ class Checker:
             return Problem(kind, key, first.cited_as, sites, detail, members, **extra)  # type: ignore[arg-type]
 
         if first.resolved is None:
-            moved = self._renamed(first, members, sites)
-            if moved is not None:
-                return moved
-            if first.candidates:
-                return problem(
-                    "ambiguous",
-                    f"matches {len(first.candidates)} files: {', '.join(first.candidates)}",
-                )
-            return problem("unresolved", f"no file in the tree matches `{first.cited}`")
+            return self._vanished(key, first, members, sites)
         path = first.resolved
         a, b = first.start, first.end
         lines_ref = (a, b)
@@ -222,25 +283,37 @@ class Checker:
         count = len(target.lines)
         pinned = self.lock.citations.get(key)
         if a < 1 or b > count:
-            moved = self._relocate(key, first, members, sites, path, target, pinned)
+            moved, hints, evidence = self._relocate(
+                key, first, members, sites, path, target, pinned
+            )
             return moved or problem(
                 "out-of-range",
-                f"{path} has {count} lines; the citation points past its end"
-                if a >= 1
-                else "line numbers start at 1",
+                (
+                    f"{path} has {count} lines; the citation points past its end"
+                    if a >= 1
+                    else "line numbers start at 1"
+                )
+                + _possibly(path, hints, b - a + 1),
                 target=path,
                 lines=lines_ref,
+                possibly=hints,
+                evidence=evidence,
             )
         raw = target.lines[a - 1 : b]
         if is_contentless(raw):
-            moved = self._relocate(key, first, members, sites, path, target, pinned)
+            moved, hints, evidence = self._relocate(
+                key, first, members, sites, path, target, pinned
+            )
             return moved or problem(
                 "contentless",
                 "the cited lines carry no content (blank, or a bare comment marker); a pin on "
-                "them would never change; point the citation at the line that carries the claim",
+                "them would never change; point the citation at the line that carries the claim"
+                + _possibly(path, hints, b - a + 1),
                 target=path,
                 lines=lines_ref,
-                now_reads=raw[0].strip()[:160],
+                now_reads=printable(raw[0].strip()[:160]),
+                possibly=hints,
+                evidence=evidence,
             )
         current = target.span_hash(a, b)
         pins[key] = current
@@ -249,14 +322,13 @@ class Checker:
         if pinned is None:
             return problem(
                 "unlocked",
-                "not in the lock (an unlocked citation is an unchecked one); verify it, "
-                "then run `check-anchors --update`",
+                "not in the lock: an unlocked citation is an unchecked one",
                 target=path,
                 lines=lines_ref,
             )
         if pinned == current:
             return None
-        moved = self._relocate(key, first, members, sites, path, target, pinned)
+        moved, hints, evidence = self._relocate(key, first, members, sites, path, target, pinned)
         if moved is not None:
             return moved
         detail = "the cited lines changed"
@@ -267,14 +339,56 @@ class Checker:
             ]
             if changed:
                 detail += f" (line{'s' if len(changed) > 1 else ''} {', '.join(changed)})"
-        now = target.lines[a - 1].strip()[:160]
+        now = printable(target.lines[a - 1].strip()[:160])
         return problem(
             "drift",
-            f"{detail}; line {a} now reads: {now}",
+            f"{detail}; line {a} now reads: {now}" + _possibly(path, hints, b - a + 1),
             target=path,
             lines=lines_ref,
             now_reads=now,
+            possibly=hints,
+            evidence=evidence,
         )
+
+    def _evidence(self, key: str, path: str, a: int, b: int, pinned: str) -> Evidence | None:
+        """What the pin knew about its place: stored in our lock, else from git's version."""
+        stored = self.lock.evidence.get(key)
+        if stored:
+            found = Evidence.decode(stored)
+            if found is not None and len(found.lines) == b - a + 1:
+                return found
+        if path not in self._base_files:
+            if self._base is None:
+                self._base = GitBase(self.root, self.lock_path)
+            data = self._base.blob(path)
+            self._base_files[path] = None if data is None else TargetFile.from_bytes(path, data)
+        base = self._base_files[path]
+        if base is None or base.lines is None or a < 1 or b > len(base.lines):
+            return None
+        if base.span_hash(a, b) != pinned:
+            return None  # that version is not what was pinned
+        return base.evidence(a, b)
+
+    def _search(
+        self, key: str, old_path: str, target: TargetFile, first: Citation, pinned: str
+    ) -> tuple[int | None, list[int], Evidence | None]:
+        """(the certain new start or None, every place holding the pinned content, evidence)."""
+        a, b = first.start, first.end
+        length = b - a + 1
+        evidence = self._evidence(key, old_path, a, b, pinned)
+        same_file = target.path == old_path
+        if evidence is None:
+            # Nothing to tell places apart: look near the old place, for the report only.
+            hints = [s for s in target.find_nearby(pinned, length, a) if not (same_file and s == a)]
+            return None, hints, None
+        places = [
+            s for s in target.find_evidence(evidence, pinned, a) if not (same_file and s == a)
+        ]
+        if len(places) == 1:
+            neighbours = target.neighbours(evidence, places[0])
+            if neighbours == 2 or (evidence.unique and neighbours == 1):
+                return places[0], places, evidence
+        return None, places, evidence
 
     def _relocate(
         self,
@@ -285,14 +399,57 @@ class Checker:
         path: str,
         target: TargetFile,
         pinned: str | None,
-    ) -> Problem | None:
+    ) -> tuple[Problem | None, list[int], Evidence | None]:
         if pinned is None or first.end < first.start:
-            return None
+            return None, [], None
         length = first.end - first.start + 1
-        starts = [s for s in target.find_span(pinned, length) if s != first.start]
-        if len(starts) != 1:
-            return None
-        return self._moved(key, first, members, sites, path, path, starts[0], length, target)
+        start, places, evidence = self._search(key, path, target, first, pinned)
+        if start is None:
+            return None, places, evidence
+        moved = self._moved(key, first, members, sites, path, path, start, length, target)
+        return moved, places, evidence
+
+    def _follow_shift(self, problem: Problem, placed: dict[str, list[tuple[int, int]]]) -> Problem:
+        """An uncertain problem whose lines moved with their neighbours becomes `moved`.
+
+        When the citations just above and below in the same file are known to be
+        unchanged or moved by an offset, and exactly one place holding the pinned
+        content sits at that offset with a pinned neighbour beside it, the lines
+        only shifted (insertions or removals elsewhere): a repeated one-liner
+        follows the shift like everything around it.
+        """
+        if problem.kind not in ("drift", "out-of-range", "contentless") or not problem.possibly:
+            return problem
+        evidence, path, lines = problem.evidence, problem.target, problem.lines
+        if evidence is None or path is None or lines is None or not problem.citations:
+            return problem
+        anchors = sorted(placed.get(path, ()))
+        a = lines[0]
+        above = [offset for start, offset in anchors if start < a]
+        below = [offset for start, offset in anchors if start > a]
+        offsets = set(above[-1:] + below[:1])
+        if not offsets:
+            return problem
+        target = self.target(path)
+        fits = [
+            s for s in problem.possibly if s - a in offsets and target.neighbours(evidence, s) >= 1
+        ]
+        if len(fits) != 1:
+            return problem
+        first = problem.citations[0]
+        moved = self._moved(
+            problem.key,
+            first,
+            problem.citations,
+            problem.sites,
+            path,
+            path,
+            fits[0],
+            lines[1] - lines[0] + 1,
+            target,
+            shifted=True,
+        )
+        return moved or problem
 
     def _moved(
         self,
@@ -305,6 +462,8 @@ class Checker:
         start: int,
         length: int,
         target: TargetFile,
+        *,
+        shifted: bool = False,
     ) -> Problem | None:
         end = start + length - 1
         assert target.lines is not None
@@ -313,6 +472,8 @@ class Checker:
         new_key = make_key(new_path, start, end, first.ranged or end != start)
         where = f"{new_path}:{start}" + (f"-{end}" if end != start else "")
         detail = f"the pinned content moved to {where}"
+        if shifted:
+            detail += " (with the citations around it)"
         if new_path != old_path:
             detail = f"{old_path} was renamed to {new_path} (git); the pinned content is at {where}"
         return Problem(
@@ -320,48 +481,186 @@ class Checker:
             key,
             first.cited_as,
             sites,
-            detail + "; `check-anchors --fix` rewrites the citation",
+            detail,
             members,
             target=old_path,
             lines=(first.start, first.end),
-            now_reads=target.lines[start - 1].strip()[:160],
+            now_reads=printable(target.lines[start - 1].strip()[:160]),
             moved_to={"path": new_path, "start": start, "end": end, "key": new_key},
         )
 
-    def _renamed(
-        self, first: Citation, members: list[Citation], sites: list[Site]
-    ) -> Problem | None:
-        """A citation of a file git renamed: look for the pinned content in the new file."""
-        if not self.lock.citations or first.end < first.start:
-            return None
-        if self._lock_index is None:
-            self._lock_index = FileIndex(sorted({k.rsplit(":", 1)[0] for k in self.lock.citations}))
-        if first.dialect in ("link", "blob"):
-            from urllib.parse import unquote
+    def _old_path(self, first: Citation) -> str | None:
+        """The file a citation that resolves to nothing now once named, if known.
 
-            base = first.cited if first.dialect == "blob" else unquote(first.cited)
-            old = self._lock_index.resolve_link(
-                "/" + base if first.dialect == "blob" else base, first.site.doc
-            ).path
-        else:
-            old = self._lock_index.resolve(first.cited, first.site.doc).path
-        if old is None or old in self.discovery.index.file_set:
+        First the lock's own paths (the citation was pinned there), then the
+        files git history knows, named exactly (never by a basename guess).
+        """
+        if self.lock.citations:
+            if self._lock_index is None:
+                self._lock_index = FileIndex(
+                    sorted({k.rsplit(":", 1)[0] for k in self.lock.citations})
+                )
+            old = _resolve_in(self._lock_index, first)
+            if old is not None:
+                return old
+        past = self.discovery.past
+        if past is None or first.dialect in ("link", "blob"):
             return None
-        old_key = make_key(old, first.start, first.end, first.ranged)
+        names = past.strictly_named(first.cited)
+        if len(names) == 1:
+            return names[0]
+        return None
+
+    def _vanished(
+        self, key: str, first: Citation, members: list[Citation], sites: list[Site]
+    ) -> Problem:
+        """A citation that resolves to no single file now: moved, gone, ambiguous or unresolved.
+
+        Its problem carries the old lock key when there is one, so the pin is
+        neither reported stale nor dropped by --update while a document cites it.
+        """
+        old = self._old_path(first)
+        files = self.discovery.index.file_set
+        if old is not None and old in files:
+            old = None  # it names an existing file only through the lock: not this citation's
+        old_key = make_key(old, first.start, first.end, first.ranged) if old else key
+        lines = (first.start, first.end)
+
+        def problem(kind: str, detail: str) -> Problem:
+            return Problem(
+                kind, old_key, first.cited_as, sites, detail, members, target=old, lines=lines
+            )
+
+        if first.candidates:
+            return problem(
+                "ambiguous",
+                f"matches {len(first.candidates)} files: {', '.join(first.candidates)}",
+            )
+        if old is None:
+            return problem("unresolved", f"no file in the tree matches `{first.cited}`")
         pinned = self.lock.citations.get(old_key)
-        if pinned is None:
-            return None
-        new = follow(self.renames(), old, self.discovery.index.file_set)
-        if new is None:
-            return None
-        target = self.target(new)
-        if target.lines is None:
-            return None
-        length = first.end - first.start + 1
-        starts = target.find_span(pinned, length)
-        if len(starts) != 1:
-            return None
-        return self._moved(old_key, first, members, sites, old, new, starts[0], length, target)
+        new = follow(self.renames(), old, files)
+        deleted = None
+        if new is None and self.discovery.past is not None:
+            deleted = self.discovery.past.deleted_by(old)
+            if deleted is not None:
+                new = self._follow_deletions(old, deleted[0], files)
+        if new is not None:
+            if pinned is not None and first.end >= first.start:
+                target = self.target(new)
+                if target.lines is not None:
+                    length = first.end - first.start + 1
+                    start, _places, _evidence = self._search(old_key, old, target, first, pinned)
+                    if start is not None:
+                        moved = self._moved(
+                            old_key, first, members, sites, old, new, start, length, target
+                        )
+                        if moved is not None:
+                            return moved
+            return problem(
+                "unresolved",
+                f"`{first.cited}` named {old}, which git renamed: it is now `{new}`; "
+                + (
+                    "the pinned lines are not certainly there, so correct the citation by hand"
+                    if pinned is not None
+                    else "check the lines and cite it there"
+                ),
+            )
+        if deleted is not None:
+            commit, subject = deleted
+            return problem(
+                "gone",
+                f"{old} was deleted by {commit[:12]} ({printable(subject)[:80]}); the citation "
+                "points at nothing: cite where that code lives now, or remove the citation",
+            )
+        where = "pinned in the lock" if pinned is not None else "known to git history"
+        return problem(
+            "unresolved", f"no file in the tree matches `{first.cited}` ({old} is {where})"
+        )
+
+    def _follow_deletions(self, old: str, commit: str, files: set[str]) -> str | None:
+        """Follow renames commit by commit from the one that removed `old` (bounded)."""
+        past = self.discovery.past
+        assert past is not None
+        name = old
+        for _ in range(8):
+            new = past.renamed_in(commit, name)
+            if new is None:
+                return None
+            if new in files:
+                return new
+            later = past.deleted_by(new)
+            if later is None:
+                return None
+            name, commit = new, later[0]
+        return None
+
+
+def _resolve_in(index: FileIndex, first: Citation) -> str | None:
+    if first.dialect in ("link", "blob"):
+        from urllib.parse import unquote
+
+        base = first.cited if first.dialect == "blob" else unquote(first.cited)
+        return index.resolve_link(
+            "/" + base if first.dialect == "blob" else base, first.site.doc
+        ).path
+    return index.resolve(first.cited, first.site.doc).path
+
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """Text safe for a terminal or a CI log: control bytes (a binary file's) shown as `?`."""
+    return _CONTROL.sub("?", text)
+
+
+def _possibly(path: str, places: list[int], length: int) -> str:
+    if not places:
+        return ""
+    shown = ", ".join(
+        f"{path}:{s}" + (f"-{s + length - 1}" if length > 1 else "") for s in places[:5]
+    )
+    more = f" and {len(places) - 5} more" if len(places) > 5 else ""
+    return (
+        f"; the pinned content is possibly now at {shown}{more} (not certain, so --fix "
+        "leaves it: check and correct the citation by hand)"
+    )
+
+
+def find_stale_writing(result: CheckResult, discovery: Discovery, root: Path) -> None:
+    """For each stale key, a document line that still writes it (not read as a citation).
+
+    A stale entry is one no citation uses; if a document still shows the same
+    text (inside an HTML comment, an ignored line or region, past a CHANGELOG
+    window, or in a document skipped by its marker), the note says where, so
+    nobody drops a pin a reader still relies on without looking.
+    """
+    if not result.stale:
+        return
+    wanted: dict[str, str] = {}
+    for key in result.stale:
+        path, _, numbers = key.rpartition(":")
+        wanted[key] = path.rsplit("/", 1)[-1] + ":" + numbers
+    documents = list(discovery.documents) + list(discovery.skipped)
+    for doc in documents:
+        try:
+            text = (root / doc).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        for key, needle in wanted.items():
+            if key in result.stale_written:
+                continue
+            at = text.find(needle)
+            while at >= 0:
+                after = at + len(needle)
+                if after >= len(text) or not text[after].isdigit():
+                    line = text.count("\n", 0, at) + 1
+                    result.stale_written[key] = f"{doc}:{line}"
+                    break
+                at = text.find(needle, at + 1)
+        if len(result.stale_written) == len(wanted):
+            return
 
 
 def set_aside_unseen(result: CheckResult, discovery: Discovery, root: Path) -> None:
@@ -378,6 +677,9 @@ def set_aside_unseen(result: CheckResult, discovery: Discovery, root: Path) -> N
     for problem in result.problems:
         members = problem.citations
         if members and not any(discovery.js_visible(root, c) for c in members):
+            result.notes.append(problem)
+        elif problem.kind == "unlocked" and problem.key in result.partly_exempt:
+            # The JS checker skipped this whole key for its exempt entry: never pinned.
             result.notes.append(problem)
         else:
             kept.append(problem)

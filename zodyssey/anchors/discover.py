@@ -18,11 +18,14 @@ from urllib.parse import unquote
 from zodyssey.anchors import grammar
 from zodyssey.anchors.files import ExcludeRules, FileIndex, walk_files
 from zodyssey.anchors.fingerprint import JS_WHITESPACE
+from zodyssey.anchors.lock import LockFile
 from zodyssey.anchors.model import Citation, Site, make_key
 from zodyssey.anchors.parallel import split_run, worker_count
+from zodyssey.anchors.past import GitPast, strict_names
 from zodyssey.anchors.remote import OwnRemotes
 from zodyssey.anchors.structure import DocStructure, analyse, needs_structure
 from zodyssey.config import Config
+from zodyssey.errors import UsageError
 
 # The JavaScript checker's fixed extension list: a token ending in one of these
 # is a citation even when nothing resolves (then it is reported `unresolved`).
@@ -45,6 +48,7 @@ class Discovery:
     _js_doc_lines: dict[str, list[str]] = field(default_factory=dict)
     _js_seen: dict[Site, set[tuple[str, int, int]]] = field(default_factory=dict)
     index: FileIndex = field(default_factory=lambda: FileIndex([]))
+    past: GitPast | None = None  # what git remembers of files gone (see past.py)
 
     def js_visible(self, root: Path, citation: Citation) -> bool:
         """Did the JavaScript checker discover this very citation (and so could pin it)?
@@ -182,10 +186,19 @@ _FENCE = re.compile("^[" + re.escape(JS_WHITESPACE) + "]{0,3}```")
 
 
 class _Acceptor:
-    """Decides whether `token:N` names a file, memoised per token."""
+    """Decides whether `token:N` names a file, memoised per token.
 
-    def __init__(self, index: FileIndex) -> None:
+    A token that names no file now still counts when it names a path of the lock
+    (`lock_index`) or a file git history knows (`past`): a citation must not
+    vanish because its file did (it is then reported, `gone` or `unresolved`).
+    """
+
+    def __init__(
+        self, index: FileIndex, lock_index: FileIndex | None = None, past: GitPast | None = None
+    ) -> None:
         self.index = index
+        self.lock_index = lock_index
+        self.past = past
         self.memo: dict[str, bool] = {}
         self.doc = ""
 
@@ -208,18 +221,68 @@ class _Acceptor:
         # Anything else counts only when it names a file (`Makefile:3`, `main.go:10`);
         # prose like `localhost:8080` or `12:30` does not.
         found = self.index.resolve_global(token, basename_step=ext is not None)
-        return found.path is not None or bool(found.candidates)
+        if found.path is not None or found.candidates:
+            return True
+        if self.lock_index is not None and strict_names(self.lock_index, token):
+            return True
+        return self.past is not None and bool(self.past.strictly_named(token))
 
 
-def discover(root: Path, config: Config) -> Discovery:
+def lock_paths(lock: LockFile | None) -> FileIndex | None:
+    """The paths the lock pins (an index for `strict_names`), or None without pins."""
+    if lock is None or not lock.citations:
+        return None
+    return FileIndex(sorted({key.rsplit(":", 1)[0] for key in lock.citations}))
+
+
+# The JavaScript checker's walk: these names skipped anywhere (files too), and every
+# hidden entry except these two directories.
+JS_SKIP_NAMES = (
+    "node_modules",
+    ".git",
+    ".zcode",
+    "dist",
+    "build",
+    "coverage",
+    ".claude-flow",
+    ".swarm",
+    ".zcode-cache",
+)
+JS_DOCUMENTS = ["**/*.md"]
+JS_WINDOWS = {"CHANGELOG.md": "top-section"}
+
+
+def js_files(root: Path) -> list[str]:
+    """The files the JavaScript checker walked: its skip list, no hidden entries."""
+    files = walk_files(root, ExcludeRules(JS_SKIP_NAMES))
+    return [f for f in files if not f[f.rfind("/") + 1 :].startswith(".")]
+
+
+def discover(root: Path, config: Config, *, lock: LockFile | None = None) -> Discovery:
+    """Every citation of the scanned documents, resolved.
+
+    Under a JavaScript checker's lock (`lock.legacy`) the documents and the
+    citable files are that checker's (its walk, every `.md`, its CHANGELOG
+    window), whatever `documents`, `exclude` and `windows` say: its lock pins
+    exactly what it saw, and a document it scans that we skipped (say under
+    `venv/`) would let us pass what it fails.
+    """
     anchors_table = config.section("anchors")
     include_hidden = anchors_table.get("include_hidden", [])
     if not isinstance(include_hidden, list):
         include_hidden = []
-    rules = ExcludeRules(config.exclude, [str(h) for h in include_hidden])
-    files = walk_files(root, rules)
+    if lock is not None and lock.exists and lock.legacy:
+        from dataclasses import replace
+
+        config = replace(config, documents=list(JS_DOCUMENTS), windows=dict(JS_WINDOWS))
+        files = js_files(root)
+    else:
+        rules = ExcludeRules(config.exclude, [str(h) for h in include_hidden])
+        files = walk_files(root, rules)
     index = FileIndex(files)
-    result = Discovery(index=index)
+    past = GitPast(root)
+    result = Discovery(index=index, past=past)
+    pinned_paths = lock_paths(lock)
     documents = select_documents(files, config.documents)
     parts = min(worker_count(), max(1, len(documents) // PARALLEL_MIN_DOCUMENTS))
     if parts > 1:
@@ -229,7 +292,10 @@ def discover(root: Path, config: Config) -> Discovery:
         lo, hi = len(documents) * part // count, len(documents) * (part + 1) // count
         found: list[Citation] = []
         js_lines: dict[str, int] = {}
-        scanned, skipped = _scan_documents(root, config, index, documents[lo:hi], found, js_lines)
+        accept = _Acceptor(index, pinned_paths, past)
+        scanned, skipped = _scan_documents(
+            root, config, index, documents[lo:hi], found, js_lines, accept
+        )
         # Children send plain tuples: rebuilding is cheaper than pickling dataclasses.
         return scanned, skipped, found if part == 0 else [_row(c) for c in found], js_lines
 
@@ -275,10 +341,10 @@ def _scan_documents(
     documents: list[str],
     out: list[Citation],
     js_lines: dict[str, int],
+    accept: _Acceptor,
 ) -> tuple[list[str], list[str]]:
     scanned: list[str] = []
     skipped: list[str] = []
-    accept = _Acceptor(index)
     remotes = OwnRemotes(root)
     for doc in documents:
         try:
@@ -289,6 +355,12 @@ def _scan_documents(
         structure: DocStructure | None = None
         if needs_structure(text):
             structure = analyse(text, lines)
+            if structure.unclosed is not None:
+                raise UsageError(
+                    f"{doc}:{structure.unclosed}: `<!-- anchor-lock: ignore-begin -->` has no "
+                    "`<!-- anchor-lock: ignore-end -->` after it; close the region (an open "
+                    "one would silently skip every citation to the end of the document)"
+                )
             if structure.ignore_doc:
                 skipped.append(doc)
                 continue

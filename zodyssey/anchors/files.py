@@ -118,6 +118,10 @@ class FileIndex:
             self._suffixes = table
         return self._suffixes
 
+    def suffixes(self, cited: str) -> list[str]:
+        """Files whose path ends with `/` + cited."""
+        return list(self._suffix_table().get(cited, ()))
+
     def prepare_basenames(self, queries: Iterable[str]) -> None:
         """Answer many basename-suffix queries with one pass over the files."""
         pending = {q for q in queries if q and "/" not in q and q not in self._basename_cache}

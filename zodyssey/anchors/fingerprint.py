@@ -13,6 +13,12 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import zlib
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 
 # The characters JavaScript's `\s` and String.prototype.trim() treat as whitespace.
@@ -66,17 +72,115 @@ def split_lines(text: str) -> list[str]:
     return text.split("\n")
 
 
+def locator(line: str) -> int:
+    """A cheap per-line key for finding content again: CRC-32 of the trimmed line.
+
+    It only narrows the search (a whitespace change inside a line defeats it, which
+    makes the search miss, never err); every hit is confirmed with the real pin.
+    """
+    return zlib.crc32(line.strip().encode("utf-8", "surrogatepass"))
+
+
+def locators(lines: Sequence[str]) -> list[int]:
+    return list(map(locator, lines))
+
+
+# How far from the cited place the cheap local searches look before the whole file.
+NEAR = (16, 512)
+# How many blank or marker-only lines a neighbour may be away.
+NEIGHBOUR_REACH = 20
+# Enough places to know a span is not unique (and to show a few as hints).
+MAX_PLACES = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What a pin knew about its place when it was taken (see docs/citation-lock.md).
+
+    `lines`: the locators of the pinned span's lines; `unique`: the span occurred
+    exactly once in its file; `before`/`after`: locators of the neighbouring lines
+    (None at the start or end of the file).
+    """
+
+    lines: tuple[int, ...]
+    unique: bool
+    before: int | None
+    after: int | None
+
+    def encode(self) -> str:
+        def one(value: int | None) -> str:
+            return "-" if value is None else f"{value:08x}"
+
+        parts = ["u" if self.unique else "r", one(self.before), one(self.after)]
+        parts += [f"{value:08x}" for value in self.lines]
+        return " ".join(parts)
+
+    @classmethod
+    def decode(cls, text: str) -> Evidence | None:
+        parts = text.split()
+        if len(parts) < 4 or parts[0] not in ("u", "r"):
+            return None
+        try:
+            values = [None if p == "-" else int(p, 16) for p in parts[1:]]
+        except ValueError:
+            return None
+        lines = values[2:]
+        if any(v is None for v in lines):
+            return None
+        return cls(tuple(v for v in lines if v is not None), parts[0] == "u", values[0], values[1])
+
+
+def find_run(table: list[int], counts: Counter[int] | None, wanted: Sequence[int]) -> list[int]:
+    """Every 0-based start where `table` holds the run `wanted` (linear in the table).
+
+    The rarest value of the run (by `counts`, when given) is the anchor: its
+    occurrences are found with C-level scans, then each is checked against the run.
+    """
+    length = len(wanted)
+    if length == 0 or length > len(table):
+        return []
+    anchor = 0
+    if counts is not None:
+        anchor = min(range(length), key=lambda i: counts.get(wanted[i], 0))
+    value = wanted[anchor]
+    run = list(wanted)
+    starts: list[int] = []
+    position = -1
+    while True:
+        try:
+            position = table.index(value, position + 1)
+        except ValueError:
+            return starts
+        begin = position - anchor
+        if begin >= 0 and begin + length <= len(table) and table[begin : begin + length] == run:
+            starts.append(begin)
+
+
 class TargetFile:
-    """One cited file, read once; normalised lines and span hashes are cached."""
+    """One cited file, read once; normalised lines, span hashes and locators are cached."""
 
-    __slots__ = ("_norm", "_windows", "error", "lines", "path")
+    __slots__ = (
+        "_counts",
+        "_locators",
+        "_norm",
+        "_starts",
+        "error",
+        "lines",
+        "path",
+        "text",
+    )
 
-    def __init__(self, path: str, lines: list[str] | None, error: str | None = None) -> None:
+    def __init__(
+        self, path: str, lines: list[str] | None, error: str | None = None, text: str = ""
+    ) -> None:
         self.path = path
         self.lines = lines
         self.error = error
+        self.text = text
         self._norm: list[str | None] | None = None
-        self._windows: dict[int, dict[str, list[int]]] | None = None
+        self._locators: list[int] | None = None
+        self._counts: Counter[int] | None = None
+        self._starts: list[int] = []
 
     @classmethod
     def read(cls, root: Path | str, path: str) -> TargetFile:
@@ -86,8 +190,13 @@ class TargetFile:
                 data = handle.read()
         except OSError as exc:
             return cls(path, None, exc.strerror or type(exc).__name__)
+        return cls.from_bytes(path, data)
+
+    @classmethod
+    def from_bytes(cls, path: str, data: bytes) -> TargetFile:
         # Node decodes invalid UTF-8 to U+FFFD; keep that so hashes agree.
-        return cls(path, split_lines(data.decode("utf-8", errors="replace")))
+        text = data.decode("utf-8", errors="replace")
+        return cls(path, split_lines(text), None, text)
 
     def normalised(self, index: int) -> str:
         """Normalised text of line `index` (0-based)."""
@@ -108,24 +217,110 @@ class TargetFile:
     def line_hashes(self, start: int, end: int) -> list[str]:
         return [hash_text(self.normalised(i)) for i in range(start - 1, end)]
 
-    def find_span(self, pinned: str, length: int) -> list[int]:
-        """Every 1-based start where a `length`-line window hashes to `pinned`.
+    def _neighbour(self, number: int, step: int) -> int | None:
+        """Locator of the first line with content from `number` on, going by `step`.
 
-        The windows of one length are hashed once per file and indexed, so many
-        drifted citations into the same file cost one pass, not one pass each.
+        Blank lines and bare comment markers are skipped: every paragraph has them
+        around it, so they would prove nothing about a place. None past the file's
+        edge (or after a long blank stretch).
         """
         assert self.lines is not None
+        for _ in range(NEIGHBOUR_REACH):
+            if number < 1 or number > len(self.lines):
+                return None
+            line = self.lines[number - 1]
+            if not _CONTENTLESS.match(line):
+                return locator(line)
+            number += step
+        return None
+
+    def occurrences(self, start: int, end: int, limit: int = MAX_PLACES) -> list[int]:
+        """Every start (1-based, at most `limit`) where lines start..end occur verbatim.
+
+        Substring searches over the whole text (C speed), not a pass per line; line
+        numbers are worked out only when the span is not unique.
+        """
+        assert self.lines is not None
+        text = self.text
+        body = "\n".join(self.lines[start - 1 : end])
+        needle = "\n" + body + "\n"
+        positions: list[int] = []  # offsets where a line of the run begins
+        if text.startswith(body + "\n") or text == body:
+            positions.append(0)
+        found = text.find(needle)
+        while found >= 0 and len(positions) < limit:
+            positions.append(found + 1)
+            found = text.find(needle, found + 1)
+        if len(positions) < limit and text.endswith("\n" + body):
+            tail = len(text) - len(body)
+            if tail not in positions:
+                positions.append(tail)
+        if len(positions) <= 1:
+            return [start]  # the span itself is the one place
+        if not self._starts:
+            # Where each line starts (offsets), built only for spans that repeat.
+            self._starts = list(accumulate(map((1).__add__, map(len, self.lines)), initial=0))
+        return sorted({bisect_left(self._starts, p) + 1 for p in positions})
+
+    def evidence(self, start: int, end: int) -> Evidence:
+        """The evidence of lines start..end (1-based), recorded with their pin."""
+        assert self.lines is not None
+        return Evidence(
+            tuple(locators(self.lines[start - 1 : end])),
+            len(self.occurrences(start, end, 2)) == 1,
+            self._neighbour(start - 1, -1),
+            self._neighbour(end + 1, 1),
+        )
+
+    def table(self) -> tuple[list[int], Counter[int]]:
+        """Locators of every line, and how often each occurs (built once per file)."""
+        if self._locators is None or self._counts is None:
+            assert self.lines is not None
+            self._locators = locators(self.lines)
+            self._counts = Counter(self._locators)
+        return self._locators, self._counts
+
+    def find_evidence(self, evidence: Evidence, pinned: str, around: int) -> list[int]:
+        """Starts (1-based) where the pinned span is now, nearest to `around` first.
+
+        Looks near `around` first (cheap: a one-line insertion costs a few hundred
+        locators, not the whole file); each hit's exact text is then counted across
+        the whole file with one substring search, so "unique" means the whole file.
+        Only when nothing is near is the whole file indexed. Every place is
+        confirmed with the pin itself.
+        """
+        assert self.lines is not None
+        length = len(evidence.lines)
+        near: list[int] = []
+        for reach in NEAR:
+            low = max(0, around - 1 - reach)
+            high = min(len(self.lines), around - 1 + length + reach)
+            window = locators(self.lines[low:high])
+            near = [low + s + 1 for s in find_run(window, None, evidence.lines)]
+            near = [s for s in near if self.span_hash(s, s + length - 1) == pinned]
+            if near:
+                break
+        if not near:
+            table, counts = self.table()
+            starts = [s + 1 for s in find_run(table, counts, evidence.lines)][:MAX_PLACES]
+            return [s for s in starts if self.span_hash(s, s + length - 1) == pinned]
+        places = set(near)
+        for s in near:
+            places.update(self.occurrences(s, s + length - 1))
+        confirmed = [s for s in places if self.span_hash(s, s + length - 1) == pinned]
+        return sorted(confirmed, key=lambda s: (abs(s - around), s))
+
+    def neighbours(self, evidence: Evidence, start: int) -> int:
+        """How many of the span's two neighbours (0-2) at `start` are the pinned ones."""
+        end = start + len(evidence.lines) - 1
+        return int(self._neighbour(start - 1, -1) == evidence.before) + int(
+            self._neighbour(end + 1, 1) == evidence.after
+        )
+
+    def find_nearby(self, pinned: str, length: int, around: int, reach: int = 64) -> list[int]:
+        """Starts within `reach` lines of `around` whose span hashes to `pinned` (hints only)."""
+        assert self.lines is not None
         count = len(self.lines)
-        if length < 1 or length > count:
-            return []
-        if self._windows is None:
-            self._windows = {}
-        table = self._windows.get(length)
-        if table is None:
-            table = {}
-            norm = [self.normalised(i) for i in range(count)]
-            for begin in range(count - length + 1):
-                digest = hash_text("\n".join(norm[begin : begin + length]))
-                table.setdefault(digest, []).append(begin + 1)
-            self._windows[length] = table
-        return list(table.get(pinned, ()))
+        low = max(1, around - reach)
+        high = min(count - length + 1, around + reach)
+        return [s for s in range(low, high + 1) if self.span_hash(s, s + length - 1) == pinned]

@@ -83,11 +83,14 @@ def apply_moves(
     dry_run: bool,
     *,
     new_paths: Mapping[Citation, str] | None = None,
+    changed: dict[str, tuple[list[str], list[str]]] | None = None,
 ) -> str:
     """Rewrite moved citations (citation, new start, new end); return the unified diff.
 
     With `dry_run` nothing is written. `new_paths` gives the text that replaces
-    the written path of citations whose file git renamed.
+    the written path of citations whose file git renamed. `changed`, when given,
+    receives each rewritten document's lines before and after (as the checker
+    splits them), so the caller can re-pin citations of those documents.
     """
     by_doc: dict[str, list[tuple[Citation, int, int]]] = {}
     for move in moves:
@@ -103,13 +106,13 @@ def apply_moves(
         edits, _ = plan_edits(lines, by_doc[doc], new_paths or {})
         if not edits:
             continue
-        changed = list(lines)
+        new_lines = list(lines)
         for index, line_edits in edits.items():
-            line = changed[index]
+            line = new_lines[index]
             for begin, stop, text in line_edits:  # right to left keeps columns valid
                 line = line[:begin] + text + line[stop:]
-            changed[index] = line
-        updated = "\n".join(changed)
+            new_lines[index] = line
+        updated = "\n".join(new_lines)
         if updated == original:
             continue
         diff.extend(
@@ -120,6 +123,12 @@ def apply_moves(
                 tofile=f"b/{doc}",
             )
         )
+        if changed is not None:
+            # The checker's line model (invalid UTF-8 as U+FFFD), for re-pinning.
+            changed[doc] = (
+                original.encode("utf-8", "surrogateescape").decode("utf-8", "replace").split("\n"),
+                updated.encode("utf-8", "surrogateescape").decode("utf-8", "replace").split("\n"),
+            )
         if not dry_run:
             write_atomic(path, updated.encode("utf-8", errors="surrogateescape"))
     return "".join(line if line.endswith("\n") else line + "\n" for line in diff)

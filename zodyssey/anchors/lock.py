@@ -7,10 +7,13 @@ Shape (a superset of the JavaScript checker's `scripts/anchors.lock.json`):
       "exempt": ["<cited>:<a>[-<b>]", ...],          # as written, skipped entirely
       "citations": {"<path>:<a>[-<b>]": "<12 hex>"},  # the JS tool's pins, unchanged
       "spans": {"<path>:<a>-<b>": "<12 hex> <12 hex> ..."},  # ranges only: per-line pins
+      "evidence": {"<path>:<a>[-<b>]": "u|r <before> <after> <line> ..."},  # where it was
       "format": "zodyssey-anchors/1"                  # ours; absent: a JavaScript lock
     }
 
-`spans` is ours and optional: a JS lock (without it) reads and verifies
+`spans` and `evidence` are ours and optional (`evidence`: per key, whether the
+span was unique in its file when pinned, and 8-hex locators of its neighbours
+and of its own lines; `moved` needs it, see check.py): a JS lock (without it) reads and verifies
 unchanged, and the JS tool ignores the extra key. Written sorted, 2-space
 indented, with a trailing newline, atomically (temp file, fsync, rename).
 """
@@ -45,6 +48,7 @@ def _written_by_us(data: dict[str, Any]) -> bool:
     return (
         str(data.get(FORMAT_KEY, "")).startswith("zodyssey")
         or "spans" in data
+        or "evidence" in data
         or (isinstance(comment, str) and "zodyssey" in comment)
     )
 
@@ -54,6 +58,7 @@ class LockFile:
     citations: dict[str, str] = field(default_factory=dict)
     exempt: list[str] = field(default_factory=list)
     spans: dict[str, list[str]] = field(default_factory=dict)  # key -> per-line hashes
+    evidence: dict[str, str] = field(default_factory=dict)  # key -> encoded Evidence
     comment: str = DEFAULT_COMMENT
     exists: bool = False
     extra: dict[str, Any] = field(default_factory=dict)  # unknown top-level keys, kept
@@ -67,10 +72,15 @@ class LockFile:
             "exempt": sorted(set(self.exempt)),
             "citations": {k: self.citations[k] for k in sorted(self.citations)},
         }
-        document[FORMAT_KEY] = FORMAT
-        spans = {k: " ".join(self.spans[k]) for k in sorted(self.spans) if k in self.citations}
-        if spans:
-            document["spans"] = spans
+        if not self.legacy:
+            # A JavaScript checker's lock (fixed by --fix) stays in its shape.
+            document[FORMAT_KEY] = FORMAT
+            spans = {k: " ".join(self.spans[k]) for k in sorted(self.spans) if k in self.citations}
+            if spans:
+                document["spans"] = spans
+            evidence = {k: self.evidence[k] for k in sorted(self.evidence) if k in self.citations}
+            if evidence:
+                document["evidence"] = evidence
         for key, value in self.extra.items():
             document.setdefault(key, value)
         return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
@@ -126,13 +136,18 @@ def read_lock(path: str | Path) -> LockFile:
             # Per-line detail is an optional extra: ignore entries we cannot read.
             if isinstance(value, str):
                 spans[key] = value.split()
+    evidence: dict[str, str] = {}
+    raw_evidence = data.get("evidence", {})
+    if isinstance(raw_evidence, dict):
+        evidence = {k: v for k, v in raw_evidence.items() if isinstance(v, str)}
     comment = data.get("_comment")
-    known = ("_comment", "exempt", "citations", "spans", FORMAT_KEY)
+    known = ("_comment", "exempt", "citations", "spans", "evidence", FORMAT_KEY)
     extra = {k: v for k, v in data.items() if k not in known}
     return LockFile(
         citations=dict(citations),
         exempt=list(exempt),
         spans=spans,
+        evidence=evidence,
         comment=comment if isinstance(comment, str) else DEFAULT_COMMENT,
         exists=True,
         extra=extra,

@@ -41,20 +41,12 @@ class OwnRemotes:
     def remotes(self) -> set[tuple[str, str, str]]:
         if self._remotes is None:
             self._remotes = set()
-            try:
-                import git
+            from zodyssey.git import remote_urls
 
-                repo = git.Repo(self.root, search_parent_directories=True)
-                try:
-                    for remote in repo.remotes:
-                        for url in remote.urls:
-                            parsed = parse_remote_url(url)
-                            if parsed is not None:
-                                self._remotes.add(parsed)
-                finally:
-                    repo.close()
-            except Exception:
-                pass
+            for url in remote_urls(self.root):
+                parsed = parse_remote_url(url)
+                if parsed is not None:
+                    self._remotes.add(parsed)
         return self._remotes
 
     def scan_line(self, line: str, index: FileIndex) -> list[grammar.RawRef]:

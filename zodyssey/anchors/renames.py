@@ -1,13 +1,14 @@
 """Where a cited file went, per git: renames in the work tree, the index and history.
 
 Asked only when a citation no longer resolves but its path is in the lock, so
-most runs never import git. Without a repository there are no renames.
+most runs never run git. Without a repository there are no renames.
 """
 
 from __future__ import annotations
 
-import contextlib
 from pathlib import Path
+
+from zodyssey import git
 
 
 def _parse_name_status(output: str, into: dict[str, str]) -> None:
@@ -20,35 +21,37 @@ def _parse_name_status(output: str, into: dict[str, str]) -> None:
 def git_renames(root: Path) -> dict[str, str]:
     """old repo-relative path -> newer path (the most recent rename wins)."""
     renames: dict[str, str] = {}
-    try:
-        import git
-
-        repo = git.Repo(root, search_parent_directories=True)
-    except Exception:
+    top = git.toplevel(root)
+    if top is None:
         return renames
-    try:
-        top = Path(repo.working_tree_dir or root).resolve()
-        prefix = Path(root).resolve().relative_to(top).as_posix()
-        prefix = "" if prefix == "." else prefix + "/"
-        found: dict[str, str] = {}
-        # Uncommitted renames first (`git mv`, staged or not), then committed ones, newest first.
+    prefix = Path(root).resolve().relative_to(top).as_posix()
+    prefix = "" if prefix == "." else prefix + "/"
+    found: dict[str, str] = {}
+    # Uncommitted renames first (`git mv`, staged or not), then committed ones, newest first.
+    # A repository without commits has no HEAD to diff against: its index is all there is.
+    uncommitted = (
+        ["diff", "HEAD", "-M", "--name-status"]
+        if _has_head(top)
+        else ["diff", "--cached", "-M", "--name-status"]
+    )
+    for args in (uncommitted, ["log", "-M", "--diff-filter=R", "--name-status", "--format="]):
         try:
-            if repo.head.is_valid():
-                _parse_name_status(repo.git.diff("HEAD", "-M", "--name-status"), found)
-            else:
-                _parse_name_status(repo.git.diff("--cached", "-M", "--name-status"), found)
-        except git.GitCommandError:
-            pass
-        with contextlib.suppress(git.GitCommandError):
-            _parse_name_status(
-                repo.git.log("-M", "--diff-filter=R", "--name-status", "--format="), found
-            )
-        for old, new in found.items():
-            if old.startswith(prefix) and new.startswith(prefix):
-                renames[old[len(prefix) :]] = new[len(prefix) :]
-    finally:
-        repo.close()
+            output = git.run(top, args)
+        except git.GitError:
+            continue  # no renames known from this source
+        _parse_name_status(output.decode("utf-8", "surrogateescape"), found)
+    for old, new in found.items():
+        if old.startswith(prefix) and new.startswith(prefix):
+            renames[old[len(prefix) :]] = new[len(prefix) :]
     return renames
+
+
+def _has_head(top: Path) -> bool:
+    try:
+        git.run(top, ["rev-parse", "--verify", "--quiet", "HEAD"])
+    except git.GitError:
+        return False
+    return True
 
 
 def follow(renames: dict[str, str], path: str, exists: set[str]) -> str | None:

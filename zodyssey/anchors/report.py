@@ -4,9 +4,12 @@ JSON payload schema (version 1; stable, documented in docs/citation-lock.md):
 
     {
       "tool": "anchors", "schema": 1, "ok": bool, "mode": "check|update|fix",
-      "checked": int,        # distinct citation keys discovered (exempt ones included)
+      "checked": int,        # distinct citation keys discovered (exempt ones included);
+                             # the one count text, JUnit (cases of zodyssey.anchors) and
+                             # `zodyssey init` use too
       "documents": int,      # documents scanned
-      "exempted": int,       # citations skipped by an `exempt` list
+      "skipped_documents": int,  # documents opted out by the ignore marker
+      "exempted": int,       # keys every citation of which is exempt (not checked)
       "counts": {kind: int},
       "problems": [{
         "kind": str, "key": str, "cited_as": str,
@@ -27,7 +30,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from zodyssey.anchors.check import KIND_HELP, CheckResult, Problem
+from zodyssey.anchors.check import KIND_HELP, CheckResult, Problem, printable
 from zodyssey.findings import Case, Finding, Report
 
 SCHEMA_VERSION = 1
@@ -56,10 +59,10 @@ def problem_payload(problem: Problem) -> dict[str, Any]:
         "key": problem.key,
         "cited_as": problem.cited_as,
         "sites": [{"doc": s.doc, "line": s.line} for s in problem.sites],
-        "detail": problem.detail,
+        "detail": printable(problem.detail),
         "target": problem.target,
         "lines": list(problem.lines) if problem.lines else None,
-        "now_reads": problem.now_reads,
+        "now_reads": printable(problem.now_reads) if problem.now_reads is not None else None,
         "moved_to": problem.moved_to,
         "citedAs": problem.cited_as,
         "where": _where(problem),
@@ -77,15 +80,57 @@ def _finding(problem: Problem) -> Finding:
         tool="anchors",
         rule=problem.kind,
         severity="error",
-        message=message,
+        message=_safe(message),
         file=site.doc if site else None,
         line=site.line if site else None,
         extra={"key": problem.key, "cited_as": problem.cited_as, "moved_to": problem.moved_to},
     )
 
 
-def _stale_problem(key: str) -> Problem:
-    return Problem("stale", key, key, [], "lock entry no citation uses any more")
+def _safe(message: str) -> str:
+    """The message with control bytes shown as `?` (line breaks kept)."""
+    return "\n".join(printable(line) for line in message.split("\n"))
+
+
+def _stale_problem(key: str, written: str | None = None) -> Problem:
+    detail = "lock entry no citation uses any more"
+    if written is not None:
+        detail += f" (still written at {written}, where it is not read as a citation)"
+    return Problem("stale", key, key, [], detail)
+
+
+def _group(problem: Problem) -> str:
+    """The discovery key of a problem (what `checked` counts), whatever key it reports."""
+    if problem.citations:
+        first = problem.citations[0]
+        return first.key if first.key is not None else "?" + first.cited_as
+    return problem.key
+
+
+def _cases(result: CheckResult, problems: list[Problem]) -> list[Case]:
+    """One test case per discovered key (the `checked` count), then stale entries apart."""
+    failing = {_group(p): p for p in problems if p.kind != "stale"}
+    noted = {_group(p): p for p in result.notes}
+    cases: list[Case] = []
+    for key in sorted(result.keys):
+        failed = failing.get(key)
+        skipped = None
+        if key in result.exempt_keys:
+            skipped = "exempt: listed in `exempt`, not checked"
+        elif key in noted:
+            skipped = f"note ({UNSEEN_RULE}): {noted[key].kind}"
+        cases.append(
+            Case(
+                name=key,
+                classname="zodyssey.anchors",
+                failure=f"[{failed.kind}] {failed.detail}" if failed else None,
+                skipped=None if failed else skipped,
+            )
+        )
+    for p in problems:
+        if p.kind == "stale":
+            cases.append(Case(p.key, "zodyssey.anchors.stale", failure=f"[stale] {p.detail}"))
+    return cases
 
 
 def build_report(
@@ -99,7 +144,7 @@ def build_report(
 ) -> Report:
     problems = list(result.problems)
     if strict and mode == "check":
-        problems += [_stale_problem(k) for k in result.stale]
+        problems += [_stale_problem(k, result.stale_written.get(k)) for k in result.stale]
     problems += extra_problems or []
     findings = [_finding(p) for p in problems]
     counts: dict[str, int] = {}
@@ -113,6 +158,7 @@ def build_report(
         "checked": result.checked,
         "documents": result.documents,
         "exempted": result.exempted,
+        "skipped_documents": result.skipped_documents,
         "counts": counts,
         "problems": [problem_payload(p) for p in problems],
     }
@@ -126,16 +172,7 @@ def build_report(
             findings.append(replace(finding, rule=UNSEEN_RULE, severity="note", message=message))
     cases: list[Case] = []
     if fmt == "junit":
-        failing = {p.key: p for p in problems}
-        for key in sorted(result.cited_keys | set(failing)):
-            failed = failing.get(key)
-            cases.append(
-                Case(
-                    name=key,
-                    classname="zodyssey.anchors",
-                    failure=f"[{failed.kind}] {failed.detail}" if failed else None,
-                )
-            )
+        cases = _cases(result, problems)
     return Report(
         tool="anchors",
         title="citation lock",

@@ -89,6 +89,7 @@ class DocStructure:
     comments: list[tuple[int, int]] = field(default_factory=list)  # absolute [start, end)
     ignored_lines: set[int] = field(default_factory=set)  # 0-based
     links: list[LinkTarget] = field(default_factory=list)
+    unclosed: int | None = None  # 1-based line of an ignore-begin without ignore-end
 
     def in_comment(self, offset: int) -> bool:
         if not self.comments:
@@ -154,9 +155,15 @@ def analyse(text: str, lines: list[str]) -> DocStructure:
             children: list[Any] = []
             inline_parser.inline.parse(token.content, inline_parser, env, children)
             cursor = lo
+            spans: list[tuple[int, int]] | None = None
             for child in children:
                 if child.type == "html_inline" and child.content.startswith("<!--"):
+                    if spans is None:
+                        spans = _code_spans(text, lo, hi)
+                    # The comment itself, not the same text shown earlier in a code span.
                     where = text.find(child.content, cursor, hi)
+                    while where >= 0 and _inside(spans, where):
+                        where = text.find(child.content, where + 1, hi)
                     if where < 0:
                         continue
                     end = where + len(child.content)
@@ -195,8 +202,39 @@ def _apply_markers(
         elif region_start is not None:  # ignore-end closes the open region, inclusive
             result.ignored_lines.update(range(region_start, source.line_of(end - 1) + 1))
             region_start = None
-    if region_start is not None:  # an unclosed region runs to the end of the document
-        result.ignored_lines.update(range(region_start, len(source.lines)))
+    if region_start is not None:
+        # An unclosed region is an error (the caller names the document): silently
+        # skipping to the end of the document would hide every later citation.
+        result.unclosed = region_start + 1
+
+
+_BACKTICKS = re.compile(r"`+")
+
+
+def _code_spans(text: str, lo: int, hi: int) -> list[tuple[int, int]]:
+    """Code spans of text[lo:hi] (CommonMark: a backtick run closed by one of equal length)."""
+    runs = [(m.start(), m.end()) for m in _BACKTICKS.finditer(text, lo, hi)]
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(runs):
+        start, end = runs[i]
+        if start > lo and text[start - 1] == "\\" and (not spans or spans[-1][1] <= start):
+            i += 1  # an escaped backtick opens nothing
+            continue
+        width = end - start
+        closing = next(
+            (j for j in range(i + 1, len(runs)) if runs[j][1] - runs[j][0] == width), None
+        )
+        if closing is None:
+            i += 1
+            continue
+        spans.append((start, runs[closing][1]))
+        i = closing + 1
+    return spans
+
+
+def _inside(spans: list[tuple[int, int]], offset: int) -> bool:
+    return any(start <= offset < end for start, end in spans)
 
 
 def _link_target(

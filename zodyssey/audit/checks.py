@@ -11,7 +11,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from zodyssey.audit.model import AuditedRun, CriterionRecord, ReviewRound, clip
+from zodyssey.audit.model import AuditedRun, CriterionRecord, ReviewRound, clip, short_hash
 from zodyssey.findings import Finding, Severity
 from zodyssey.runs.plan import Plan, parse_plan
 
@@ -19,11 +19,14 @@ TOOL = "audit"
 
 RULES: dict[str, str] = {
     "criterion-not-executed": "a done todo has no executed record for a criterion its plan declares",
-    "criterion-failed": "the latest executed record of a declared criterion did not pass",
+    "criterion-failed": "the latest executed record of a declared criterion did not pass, whatever its todo's status",
     "criterion-asserted": "a criterion's result was asserted by the caller, not executed",
     "criterion-text-mismatch": "the recorded criterion differs from the text the plan declares",
     "criterion-wrong-plan": "a criterion ran under a plan other than the one bound at OKAY",
     "todo-forced": "a todo was forced to done without passing evidence",
+    "nothing-executed": "no declared criterion was executed: the run proves nothing (exit 4)",
+    "run-unfinished": "the run has not finished: its phase is not done/audited or plan todos are not done",
+    "done-with-open-todos": "the run's phase says done/audited but a plan todo is not done",
     "chain-broken": "the evidence hash chain is broken (edited, missing or reordered records)",
     "output-mismatch": "stored output does not hash to the recorded output hash",
     "review-not-okay": "the run has no OKAY review verdict",
@@ -37,6 +40,13 @@ RULES: dict[str, str] = {
     "ungated-shell": "a shell call was let through the gate's opt-out hatch",
     "check-override": "a quality-check gate decision was overridden",
     "schema-violation": "an artifact does not match its schema",
+    "final-wave-failed": "the final verification wave did not pass (or its artifact contradicts the state)",
+    "final-wave-waived": "final-wave items were waived (skipped) instead of passed",
+    "final-wave-missing": "the run says done but records no final verification wave",
+    "external-audit-rejected": "the external auditor's verdict is not ACCEPT",
+    "external-audit-missing": "the run says audited but records no external audit",
+    "summary-mismatch": "a verify record contradicts the summary written with it (edited evidence)",
+    "evidence-stale": "verify records were made on an older work tree than the current one",
     "not-verifiable": "something this run's artifacts cannot prove (JS pipeline runs)",
 }
 
@@ -54,9 +64,13 @@ class CriterionResult:
     attempts: int = 0
     message: str = ""
 
+    forced: bool = False
+
     @property
     def required(self) -> bool:
-        return self.todo_status == "done"
+        """Whether the criterion's result decides the run: its todo is marked done
+        (forced or not), or its latest execution under the bound plan failed."""
+        return self.todo_status == "done" or self.status == "failed"
 
 
 @dataclass
@@ -66,6 +80,23 @@ class AuditOutcome:
     findings: list[Finding] = field(default_factory=list)
     criteria: list[CriterionResult] = field(default_factory=list)
     strict: bool = False
+    require_complete: bool = False
+
+    @property
+    def executed(self) -> int:
+        """Declared criteria with at least one executed record (any result)."""
+        return sum(1 for c in self.criteria if c.record is not None and c.record.executed)
+
+    @property
+    def verdict(self) -> str:
+        """`failed` (exit 1), `empty` (nothing was executed: exit 4) or `passed` (exit 0).
+
+        Every format reads this one value, so no badge can contradict the exit code."""
+        errors = {f.rule for f in self.findings if f.severity == "error"}
+        if "nothing-executed" in errors and errors <= {"nothing-executed", "run-unfinished"}:
+            # Nothing ran, and nothing else is wrong but that the run is not finished.
+            return "empty"
+        return "failed" if errors else "passed"
 
 
 def _sha(text: str) -> str:
@@ -77,6 +108,32 @@ _SPACES = re.compile(r"\s+")
 
 def _normal_command(text: str | None) -> str:
     return _SPACES.sub(" ", (text or "").replace("`", "")).strip().lower()
+
+
+_AND = re.compile(r"\s*&&\s*")
+
+
+def _covers(recorded: str | None, text: str, command: str | None) -> bool:
+    """Whether a recorded command runs the whole criterion, not a part of it.
+
+    The recorded command may be the criterion's text itself, its only command,
+    or, for a criterion naming several commands ("`A` and `B` both exit 0"),
+    every one of them joined by `&&` (so its exit status is theirs together)."""
+    from zodyssey.audit.js_plan import commands
+
+    ran = _normal_command(recorded)
+    if not ran:
+        return False
+    if ran == _normal_command(text):
+        return True
+    named = [_normal_command(c) for c in commands(text)] or [_normal_command(command)]
+    named = [c for c in named if c]
+    if not named:
+        return False
+    if len(named) == 1:
+        return ran == named[0]
+    parts = [_normal_command(p) for p in _AND.split(ran)]
+    return set(named) <= set(parts) and "||" not in ran and ";" not in ran
 
 
 class _Emitter:
@@ -99,14 +156,22 @@ class _Emitter:
         )
 
 
-def audit(run: AuditedRun, *, strict: bool = False) -> AuditOutcome:
-    plan = parse_plan(run.plan_text or "")
-    outcome = AuditOutcome(run=run, plan=plan, strict=strict)
+def audit(run: AuditedRun, *, strict: bool = False, require_complete: bool = False) -> AuditOutcome:
+    if run.source == "js-pipeline":
+        from zodyssey.audit.js_plan import parse_js_plan
+
+        plan = parse_js_plan(run.plan_text or "")
+    else:
+        plan = parse_plan(run.plan_text or "")
+    outcome = AuditOutcome(run=run, plan=plan, strict=strict, require_complete=require_complete)
     emit = _Emitter(outcome)
     _artifact_problems(run, emit)
     _criteria(outcome, emit)
+    _completion(outcome, emit)
     _review(run, emit)
     _windows(run, emit)
+    _final_wave(run, emit)
+    _external_audit(run, emit)
     _ungated_and_overrides(run, emit)
     for text in run.not_verifiable:
         emit(
@@ -157,14 +222,70 @@ def _criteria(outcome: AuditOutcome, emit: _Emitter) -> None:
             )
             result.todo_status = status
             result.attempts = len(records)
-            if forced:
+            result.forced = forced
+            if result.status == "failed":
+                # A failed latest execution is an error whatever the todo says: pending,
+                # in flight, forced to done or done.
+                _emit_criterion(emit, run, result)
+            elif forced:
                 result.status = "forced"
             elif status != "done":
-                if result.status not in ("passed", "failed"):
+                if result.status != "passed":
                     result.status = "open"
             elif result.status != "passed":
                 _emit_criterion(emit, run, result)
             outcome.criteria.append(result)
+    if not any(c.record is not None and c.record.executed for c in outcome.criteria):
+        declared = len(outcome.criteria)
+        emit(
+            "nothing-executed",
+            "error",
+            f"no declared criterion was executed ({declared} declared, "
+            f"{len(run.criteria)} records): the run proves nothing",
+            run.state_path,
+            key="nothing-executed",
+        )
+
+
+TERMINAL_DONE = ("done", "audited")
+
+
+def _completion(outcome: AuditOutcome, emit: _Emitter) -> None:
+    """A run that has not finished, or that says it has while a plan todo is open."""
+    run, plan = outcome.run, outcome.plan
+    open_todos: list[str] = []
+    for todo in plan.todos:
+        if todo.final:
+            continue  # final-wave rows are judged by the final wave, not as todos
+        state = run.todos.get(todo.id)
+        status = state.status if state else "pending"
+        if status != "done":
+            open_todos.append(f"{todo.id} ({status})")
+    shown = ", ".join(open_todos[:20]) + (
+        f" and {len(open_todos) - 20} more" if len(open_todos) > 20 else ""
+    )
+    phase = run.phase or "unknown"
+    if phase in TERMINAL_DONE:
+        if open_todos:
+            emit(
+                "done-with-open-todos",
+                "error",
+                f"phase is {phase} but plan todo(s) are not done: {shown}",
+                run.state_path,
+                key="done-open",
+                todos=[t.split(" ")[0] for t in open_todos],
+            )
+        return
+    pending = f"; todos not done: {shown}" if open_todos else "; every plan todo is done"
+    emit(
+        "run-unfinished",
+        "error" if outcome.require_complete else "warning",
+        f"the run has not finished: phase {phase}{pending}",
+        run.state_path,
+        key="unfinished",
+        phase=phase,
+        todos=[t.split(" ")[0] for t in open_todos],
+    )
 
 
 def _judge(
@@ -186,14 +307,24 @@ def _judge(
         matching = [r for r in records if (r.text_sha256 or _sha(r.text or "")) == want]
     else:
         # The JS pipeline records the command it ran, not a hash of the plan's text.
-        wanted = {_normal_command(text), _normal_command(command)} - {""}
-        matching = [r for r in records if _normal_command(r.command) in wanted]
+        matching = [r for r in records if _covers(r.command, text, command)]
     if not matching:
         result.status = "text-mismatch"
         result.message = (
             f"recorded criterion {clip(records[-1].text, 200)!r} is not the plan's "
             f"{clip(text, 200)!r}"
         )
+        if run.source != "zodyssey":
+            from zodyssey.audit.js_plan import commands
+
+            named = commands(text)
+            ran = {_normal_command(p) for p in _AND.split(_normal_command(records[-1].command))}
+            if len(named) > 1 and ran & {_normal_command(c) for c in named}:
+                result.message = (
+                    f"the recorded command {clip(records[-1].command, 200)!r} runs only part "
+                    f"of the criterion, which names {len(named)} commands: "
+                    + ", ".join(repr(clip(c, 100)) for c in named)
+                )
         return result
     result.record = matching[-1]
     if run.source == "zodyssey" and bound:
@@ -201,8 +332,8 @@ def _judge(
         if not matching:
             result.status = "wrong-plan"
             result.message = (
-                f"every record ran under plan {clip(result.record.plan_sha256, 12)}, "
-                f"not the plan bound at OKAY ({bound[:12]})"
+                f"every record ran under plan {short_hash(result.record.plan_sha256)}, "
+                f"not the plan bound at OKAY ({short_hash(bound)})"
             )
             return result
         result.record = matching[-1]
@@ -299,11 +430,13 @@ def _review(run: AuditedRun, emit: _Emitter) -> None:
             emit(
                 "plan-drift",
                 "error",
-                f"plan on disk ({(run.plan_sha256_on_disk or '')[:12]}) is not the plan bound at "
-                f"OKAY ({clip(bound, 12)}): it changed after review",
+                f"plan on disk ({short_hash(run.plan_sha256_on_disk)}) is not the plan bound at "
+                f"OKAY ({short_hash(bound)}): it changed after review",
                 run.plan_path,
                 key="drift",
             )
+    if review.verdict == "OKAY" and deciding is not None:
+        _bound_elsewhere(run, deciding, emit)
     numbers = [r.round for r in review.rounds if r.round is not None]
     highest = max([*numbers, review.round or 0])
     if highest > review.max_rounds:
@@ -313,6 +446,38 @@ def _review(run: AuditedRun, emit: _Emitter) -> None:
             f"{highest} review rounds recorded; the bound is {review.max_rounds}",
             state,
             key="rounds",
+        )
+
+
+def _bound_elsewhere(run: AuditedRun, deciding: ReviewRound, emit: _Emitter) -> None:
+    """The plan hash is also bound where the state's editable field is not: in the
+    consumed nonce of the deciding round and in its review artifact. Both must name
+    the plan on disk, or the plan changed after review and the state was edited."""
+    disk = run.plan_sha256_on_disk
+    consumed = {c.nonce: c for c in run.review.consumed}
+    bindings: list[tuple[str, str | None, str | None]] = []
+    if deciding.nonce is not None and deciding.nonce in consumed:
+        bindings.append(
+            (
+                f"review.consumed_nonces[{clip(deciding.nonce, 40)}].plan_sha256",
+                consumed[deciding.nonce].plan_sha256,
+                run.state_path,
+            )
+        )
+    if deciding.artifact_found:
+        bindings.append(
+            ("the review artifact's plan_sha256", deciding.artifact_plan_sha256, deciding.artifact)
+        )
+    for label, value, where in bindings:
+        if value is None or value == disk:
+            continue
+        emit(
+            "plan-drift",
+            "error",
+            f"{label} ({short_hash(value)}) is not the plan on disk ({short_hash(disk)}): the "
+            f"plan reviewed in round {deciding.round} is not the plan this run has",
+            where,
+            key=f"bound/{label[:40]}",
         )
 
 
@@ -362,7 +527,7 @@ def _deciding_artifact(run: AuditedRun, deciding: ReviewRound, emit: _Emitter) -
             "review-artifact",
             "error",
             f"OKAY {label}: the artifact changed after it was recorded (sha256 now "
-            f"{(deciding.artifact_sha256 or '')[:12]}, recorded {clip(deciding.recorded_sha256, 12)})",
+            f"{short_hash(deciding.artifact_sha256)}, recorded {short_hash(deciding.recorded_sha256)})",
             deciding.artifact,
             key=f"sha/{deciding.round}",
         )
@@ -472,6 +637,106 @@ def _windows(run: AuditedRun, emit: _Emitter) -> None:
             run.state_path,
             key="claimed",
         )
+
+
+def _final_wave(run: AuditedRun, emit: _Emitter) -> None:
+    """The JS pipeline's final verification wave (F1 scope, F2 code review, F3 QA
+    checklist, F4 scope review, F5 routing): it must have passed, unwaived."""
+    final = run.final
+    if final is None:
+        if run.source == "js-pipeline" and run.phase in TERMINAL_DONE:
+            emit(
+                "final-wave-missing",
+                "error",
+                f"phase is {run.phase} but no final verification wave is recorded",
+                run.state_path,
+                key="final-missing",
+            )
+        return
+    file, line, extra = _split_where(final.where)
+    failed = [i for i in final.items if i.passed is not True]
+    if final.verdict != "pass" or failed:
+        detail = "; ".join(
+            f"{i.name}: {'not evaluated' if i.not_evaluated else 'failed'}"
+            + (f" ({clip(i.reason, 200)})" if i.reason else "")
+            for i in failed
+        )
+        emit(
+            "final-wave-failed",
+            "error",
+            f"final.verdict is {clip(final.verdict or 'missing', 40)}"
+            + (f": {detail}" if detail else ""),
+            file,
+            line,
+            key="final-failed",
+            **extra,
+        )
+    if final.artifact_found and final.artifact_all_pass is not None:
+        if final.artifact_all_pass != (final.verdict == "pass"):
+            emit(
+                "final-wave-failed",
+                "error",
+                f"{final.artifact} says all_pass is {str(final.artifact_all_pass).lower()} but "
+                f"final.verdict is {clip(final.verdict, 40)}: one of them was edited",
+                final.artifact,
+                key="final-artifact",
+            )
+    elif run.source == "js-pipeline":
+        emit(
+            "final-wave-failed",
+            "error",
+            f"the final wave's artifact {final.artifact} is missing or unreadable",
+            final.artifact or run.state_path,
+            key="final-artifact-missing",
+        )
+    skipped = [i.name for i in final.items if i.skipped]
+    waived = list(dict.fromkeys([*final.waived, *skipped]))
+    if waived:
+        reason = clip(final.waived_reason or "no reason recorded", 300)
+        emit(
+            "final-wave-waived",
+            "warning",
+            f"final-wave item(s) {', '.join(waived)} were waived, not passed: {reason}",
+            file,
+            line,
+            key="final-waived",
+            **extra,
+        )
+
+
+def _external_audit(run: AuditedRun, emit: _Emitter) -> None:
+    """The JS pipeline's external audit (consult.mjs), reported by its own verdict."""
+    if run.source != "js-pipeline":
+        return
+    audits = run.external_audits
+    verdict = run.external_verdict or (audits[-1].verdict if audits else None)
+    if not audits and verdict is None:
+        if run.phase == "audited":
+            emit(
+                "external-audit-missing",
+                "error",
+                "phase is audited but no external audit round is recorded (consult.history)",
+                run.state_path,
+                key="audit-missing",
+            )
+        return
+    if verdict == "ACCEPT":
+        return
+    last = audits[-1] if audits else None
+    gaps = "; ".join(last.gaps[:5]) if last else ""
+    summary = f": {last.summary}" if last and last.summary else ""
+    file, line, extra = _split_where(last.where if last else run.state_path)
+    emit(
+        "external-audit-rejected",
+        "error",
+        f"the external auditor's verdict is {clip(verdict or 'missing', 40)}"
+        f"{' in round ' + str(last.round) if last and last.round is not None else ''}"
+        f"{summary}{' (gaps: ' + gaps + ')' if gaps else ''}",
+        file,
+        line,
+        key="audit-rejected",
+        **extra,
+    )
 
 
 def _ungated_and_overrides(run: AuditedRun, emit: _Emitter) -> None:

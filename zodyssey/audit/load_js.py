@@ -30,11 +30,15 @@ from zodyssey.audit.load_common import (
 from zodyssey.audit.model import (
     AuditedRun,
     CriterionRecord,
+    ExternalAudit,
+    FinalItem,
+    FinalWave,
     PhaseEvent,
     ReviewRound,
     TodoState,
     WindowRecord,
     clip,
+    short_hash,
 )
 from zodyssey.audit.validation import validate
 from zodyssey.runs import store
@@ -82,12 +86,31 @@ def load(root: Path, slug: str, state: Any, state_file: Path) -> AuditedRun:
     _load_review(run, root, doc)
     _load_criteria(run, root, doc)
     _load_windows(run, doc, where)
+    _load_final(run, root, doc)
+    _cross_check_summaries(run, doc)
+    _check_worktree(run, root, doc)
     load_ungated(run, root)
-    # No phase history is kept; the start and the phase at the last update are all there is.
+    _load_phases(run, doc)
+    return run
+
+
+def _load_phases(run: AuditedRun, doc: dict[str, Any]) -> None:
+    """Every phase transition `set-phase.mjs` recorded in `checkpoints[]`."""
+    for raw in as_list(doc.get("checkpoints")):
+        entry = as_dict(raw)
+        phase = as_str(entry.get("phase"))
+        if phase:
+            run.phases.append(
+                PhaseEvent(
+                    clip(phase, 40), as_str(entry.get("at")), clip(as_str(entry.get("note")), 200)
+                )
+            )
+    if run.phases:
+        return
+    # No checkpoints: the start and the phase at the last update are all there is.
     run.phases.append(PhaseEvent("plan", run.started_at))
     if run.phase and run.updated_at:
         run.phases.append(PhaseEvent(run.phase, run.updated_at))
-    return run
 
 
 def _load_todos(run: AuditedRun, doc: dict[str, Any]) -> None:
@@ -126,6 +149,7 @@ def _load_review(run: AuditedRun, root: Path, doc: dict[str, Any]) -> None:
             rnd.artifact_verdict = as_str(artifact.get("verdict"))
             rnd.artifact_nonce = as_str(provenance.get("nonce"))
             rnd.artifact_round = as_int(provenance.get("round"))
+            rnd.artifact_plan_sha256 = as_str(provenance.get("plan_sha256"))
             rnd.nonce = rnd.artifact_nonce
             for consumed in state.consumed:
                 if rnd.nonce is not None and consumed.nonce == rnd.nonce:
@@ -220,24 +244,216 @@ def _merge_artifact(
 
 
 def _load_windows(run: AuditedRun, doc: dict[str, Any], where: str) -> None:
+    """The external audit (`consult.mjs`): judged by its verdict. The pipeline records
+    no read-only window around its auditor; where a round does carry a
+    `readOnlyViolation` (a later pipeline, a fork), it is judged like ours."""
     consult = as_dict(doc.get("consult"))
     history = as_list(consult.get("history"))
+    unwitnessed = 0
     for position, raw in enumerate(history):
         entry = as_dict(raw)
-        present = "readOnlyViolation" in entry
-        value = entry.get("readOnlyViolation")
-        violation = value if isinstance(value, bool) else None
         number = as_int(entry.get("round"))
-        verdict = clip(as_str(entry.get("verdict")) or "?", 40)
+        verdict = clip(as_str(entry.get("verdict")) or "", 40) or None
+        gaps = [
+            clip(as_str(as_dict(g).get("detail")) or as_str(g) or "", 200)
+            for g in as_list(entry.get("gaps"))[:20]
+        ]
+        run.external_audits.append(
+            ExternalAudit(
+                round=number,
+                verdict=verdict,
+                at=as_str(entry.get("at")),
+                where=f"{where} $.consult.history[{position}]",
+                summary=clip(as_str(entry.get("summary")) or "", 300),
+                gaps=[g for g in gaps if g],
+            )
+        )
+        if "readOnlyViolation" not in entry:
+            unwitnessed += 1
+            continue
+        value = entry.get("readOnlyViolation")
         run.windows.append(
             WindowRecord(
                 label=f"external audit round {number if number is not None else position + 1}"
-                f" ({verdict})",
-                violation=violation,
+                f" ({verdict or '?'})",
+                violation=value if isinstance(value, bool) else None,
                 where=f"{where} $.consult.history[{position}]",
-                present=present,
                 finished_at=as_str(entry.get("at")),
                 detail=clip(as_str(entry.get("summary")) or "", 300),
             )
         )
-    run.claims_external_audit = bool(history) or run.phase == "audited"
+    run.external_verdict = clip(as_str(consult.get("verdict")) or "", 40) or None
+    if unwitnessed:
+        run.not_verifiable.append(
+            f"the external auditor's read-only window: the pipeline records no readOnlyViolation, "
+            f"so whether the auditor changed the work tree cannot be checked ({unwitnessed} "
+            f"round(s))"
+        )
+
+
+def _load_final(run: AuditedRun, root: Path, doc: dict[str, Any]) -> None:
+    """`state.final` (written by record-final-wave.mjs) and its `final-wave.json`."""
+    raw = doc.get("final")
+    path = store.verify_dir(root, run.slug) / "final-wave.json"
+    artifact, reason = read_optional_json(path)
+    if raw is None and reason is not None:
+        return  # no final wave was ever recorded
+    final = as_dict(raw)
+    wave = FinalWave(
+        verdict=clip(as_str(final.get("verdict")) or "", 40) or None,
+        at=as_str(final.get("at")),
+        where=f"{run.state_path} $.final",
+        waived=[clip(as_str(w) or "?", 10) for w in as_list(final.get("waived"))[:10]],
+        waived_reason=clip(as_str(final.get("waived_reason")), 500)
+        if final.get("waived_reason") is not None
+        else None,
+        artifact=display_path(path, root),
+    )
+    for name, item in sorted(as_dict(final.get("results")).items())[:20]:
+        result = as_dict(item)
+        why = (
+            as_str(result.get("reason"))
+            or as_str(result.get("error"))
+            or (
+                "out of scope: " + ", ".join(clip(as_str(p), 120) for p in as_list(out)[:10])
+                if (out := result.get("out_of_scope"))
+                else ""
+            )
+        )
+        wave.items.append(
+            FinalItem(
+                name=clip(name, 10),
+                passed=as_bool(result.get("passed")),
+                skipped=as_bool(result.get("skipped")) is True,
+                not_evaluated=as_bool(result.get("not_evaluated")) is True,
+                reason=clip(why or "", 300),
+            )
+        )
+    if reason is None:
+        body = as_dict(artifact)
+        wave.artifact_found = True
+        wave.artifact_all_pass = as_bool(body.get("all_pass"))
+        wave.artifact_at = as_str(body.get("at"))
+    run.final = wave
+
+
+def _cross_check_summaries(run: AuditedRun, doc: dict[str, Any]) -> None:
+    """The pipeline writes summaries in the same write as each verify record: the
+    counts in `verify` and `acceptance[todo]` (stamped with the record's time). A
+    record edited afterwards no longer agrees with them."""
+    verify = as_dict(doc.get("verify"))
+    history = [as_dict(h) for h in as_list(verify.get("history"))]
+    where = f"{run.state_path} $.verify"
+    passed = sum(1 for h in history if as_bool(h.get("passed")) is True)
+    flaky = sum(1 for h in history if as_bool(h.get("flaky")) is True)
+    expected = {
+        "total": len(history),
+        "passed": passed,
+        "flaky": flaky,
+        "failed": len(history) - passed - flaky,
+    }
+    for key, value in expected.items():
+        recorded = as_int(verify.get(key))
+        if key in verify and recorded != value:
+            run.problem(
+                "summary-mismatch",
+                f"verify.{key} is {clip(verify.get(key), 20)} but verify.history holds {value}: "
+                "a verify record was edited or removed after it was written",
+                run.state_path,
+                json_path=f"$.verify.{key}",
+            )
+    del where
+    for todo, raw in as_dict(doc.get("acceptance")).items():
+        summary = as_dict(raw)
+        at = as_str(summary.get("at"))
+        claimed = as_bool(summary.get("pass"))
+        records = [h for h in history if _todo_key(h.get("todo_id")) == todo]
+        if at is None or claimed is None or not records:
+            continue
+        latest = [h for h in records if as_str(h.get("at")) == at]
+        if not latest or as_str(latest[-1].get("at")) != max(
+            as_str(h.get("at")) or "" for h in records
+        ):
+            continue  # the summary is not the one written with the latest record
+        all_passed = all(as_bool(h.get("passed")) is True for h in records)
+        distinct = len({as_int(h.get("criterion_index")) for h in records})
+        run_count = as_int(summary.get("criteria_run"))
+        declared = as_int(summary.get("criteria_declared"))
+        if (
+            claimed is False
+            and all_passed
+            and run_count == distinct
+            and (declared is None or distinct >= declared)
+        ):
+            contradiction = "says the todo did not pass, but every record of it now says passed"
+        elif claimed is True and not all_passed:
+            contradiction = "says the todo passed, but a record of it now says failed"
+        else:
+            continue
+        run.problem(
+            "summary-mismatch",
+            f"acceptance[{clip(todo, 40)}] written at {clip(at, 40)} with the latest verify "
+            f"record of todo {clip(todo, 40)} {contradiction}: the record was edited",
+            run.state_path,
+            json_path=f"$.acceptance.{clip(todo, 40)}",
+        )
+
+
+def _check_worktree(run: AuditedRun, root: Path, doc: dict[str, Any]) -> None:
+    """Evidence older than the work tree: each verify record carries the fingerprint
+    of the tree it ran on (`worktree`); compare with the tree as it is now."""
+    from zodyssey.audit.js_worktree import fingerprint, head_commit
+
+    history = [as_dict(h) for h in as_list(as_dict(doc.get("verify")).get("history"))]
+    recorded = [(h, as_str(h.get("worktree"))) for h in history]
+    recorded = [(h, w) for h, w in recorded if w]
+    if not recorded:
+        return
+    current, reason = fingerprint(root)
+    start = as_str(doc.get("run_start_sha"))
+    if current is not None and start:
+        head = head_commit(root)
+        if head is not None and head != start:
+            # The fingerprint is taken against HEAD: once the run's work is committed it
+            # changes although the work did not, so it no longer compares.
+            current, reason = (
+                None,
+                (
+                    f"HEAD moved since the run started ({short_hash(start)} -> {short_hash(head)}); "
+                    "the fingerprints describe uncommitted work on the start commit"
+                ),
+            )
+    if current is None:
+        run.not_verifiable.append(
+            f"whether the evidence describes the current work tree: its fingerprint cannot be "
+            f"computed ({reason})"
+        )
+        return
+    stale = [(h, w) for h, w in recorded if w != current]
+    if not stale:
+        return
+    names = ", ".join(
+        f"{clip(_todo_key(h.get('todo_id')), 20)}.{as_int(h.get('criterion_index'))}"
+        for h, _ in stale[:20]
+    )
+    if len(stale) == len(recorded):
+        latest = max(recorded, key=lambda pair: as_str(pair[0].get("at")) or "")
+        run.problem(
+            "evidence-stale",
+            f"the work tree changed after the last verification: no verify record was made on "
+            f"the current tree (fingerprint now {short_hash(current)}, latest record "
+            f"{short_hash(latest[1])} at {clip(as_str(latest[0].get('at')), 40)}); criteria "
+            f"{names} describe an older tree",
+            run.state_path,
+            json_path="$.verify.history",
+            severity="warning",
+        )
+    else:
+        run.problem(
+            "evidence-stale",
+            f"criteria {names} were verified on an earlier work tree than the current one "
+            f"(later work may have changed their result)",
+            run.state_path,
+            json_path="$.verify.history",
+            severity="note",
+        )

@@ -448,8 +448,12 @@ def _load_gate_log(run: AuditedRun, doc: dict[str, Any]) -> None:
 
 
 def _load_phases(run: AuditedRun, doc: dict[str, Any]) -> None:
-    run.phases.append(PhaseEvent("plan", run.started_at))
-    for raw in as_list(doc.get("phase_history")):
+    history = as_list(doc.get("phase_history"))
+    first = as_dict(history[0]) if history else {}
+    if as_str(first.get("to")) != "plan":
+        # the start is a phase of its own unless the history records it
+        run.phases.append(PhaseEvent("plan", run.started_at))
+    for raw in history:
         entry = as_dict(raw)
         target = as_str(entry.get("to"))
         if target:

@@ -20,6 +20,16 @@ Source = Literal["zodyssey", "js-pipeline"]
 MAX_TEXT = 2000
 
 
+HASH_PREFIX = 12
+
+
+def short_hash(value: object) -> str:
+    """A hash shown to a person: a fixed-length prefix, never a cut-off sentence."""
+    text = value if isinstance(value, str) else ("" if value is None else repr(value))
+    text = "".join(ch for ch in text[:200] if ch.isprintable())
+    return text[:HASH_PREFIX] if text else "(none)"
+
+
 def clip(value: object, limit: int = MAX_TEXT) -> str:
     """A printable, bounded string for any artifact value."""
     text = value if isinstance(value, str) else ("" if value is None else repr(value))
@@ -82,6 +92,7 @@ class ReviewRound:
     artifact_verdict: str | None = None
     artifact_nonce: str | None = None
     artifact_round: int | None = None
+    artifact_plan_sha256: str | None = None  # the plan the artifact says it reviewed
     artifact_sha256: str | None = None  # of the bytes on disk
     recorded_sha256: str | None = None  # what the state says the bytes hashed to
 
@@ -157,6 +168,45 @@ class ArtifactProblem:
 
 
 @dataclass
+class FinalItem:
+    """One item (F1..F5) of a JS run's final verification wave."""
+
+    name: str
+    passed: bool | None
+    skipped: bool = False
+    not_evaluated: bool = False
+    reason: str = ""
+
+
+@dataclass
+class FinalWave:
+    """`state.final` of a JS run, with what `final-wave.json` says beside it."""
+
+    verdict: str | None
+    at: str | None
+    where: str
+    items: list[FinalItem] = field(default_factory=list)
+    waived: list[str] = field(default_factory=list)
+    waived_reason: str | None = None
+    artifact: str | None = None  # display path of final-wave.json
+    artifact_found: bool = False
+    artifact_all_pass: bool | None = None
+    artifact_at: str | None = None
+
+
+@dataclass
+class ExternalAudit:
+    """One round of the JS pipeline's external audit (`consult.history[]`)."""
+
+    round: int | None
+    verdict: str | None
+    at: str | None
+    where: str
+    summary: str = ""
+    gaps: list[str] = field(default_factory=list)
+
+
+@dataclass
 class AuditedRun:
     slug: str
     source: Source
@@ -181,6 +231,9 @@ class AuditedRun:
     not_verifiable: list[str] = field(default_factory=list)
     evidence_records: int = 0
     chain_intact: bool | None = None  # None: the source keeps no chain
+    final: FinalWave | None = None  # JS runs: the final verification wave
+    external_audits: list[ExternalAudit] = field(default_factory=list)
+    external_verdict: str | None = None  # JS runs: `consult.verdict`
 
     def problem(
         self,
@@ -201,6 +254,9 @@ __all__ = [
     "AuditedRun",
     "ConsumedNonce",
     "CriterionRecord",
+    "ExternalAudit",
+    "FinalItem",
+    "FinalWave",
     "GateEvent",
     "PhaseEvent",
     "ReviewRound",
@@ -210,4 +266,5 @@ __all__ = [
     "UngatedCall",
     "WindowRecord",
     "clip",
+    "short_hash",
 ]

@@ -17,6 +17,10 @@ from zodyssey.findings import Case, Report
 PAYLOAD_SCHEMA = "zodyssey-audit/1"
 
 
+VERDICT_WORDS = {"passed": "passed", "failed": "FAILED", "empty": "found NOTHING TO JUDGE"}
+EXIT_CODES = {"passed": 0, "failed": 1, "empty": 4}
+
+
 def _counts(outcome: AuditOutcome) -> dict[str, int]:
     results = outcome.criteria
     required = [c for c in results if c.required]
@@ -27,13 +31,19 @@ def _counts(outcome: AuditOutcome) -> dict[str, int]:
     return {
         "criteria_declared": len(results),
         "criteria_required": len(required),
-        "criteria_executed": sum(1 for c in results if c.record and c.record.executed),
+        "criteria_executed": outcome.executed,
         "criteria_passed": sum(1 for c in required if c.status == "passed"),
-        "criteria_failed": sum(1 for c in required if c.status == "failed"),
+        # every failed criterion, whatever its todo's status (pending, forced, done)
+        "criteria_failed": sum(1 for c in results if c.status == "failed"),
         "criteria_unproven": sum(
             1 for c in required if c.status not in ("passed", "failed", "forced")
         ),
-        "todos_forced": sum(1 for t in run.todos.values() if t.status == "done" and t.forced),
+        "todos_forced": len(forced_todos(outcome)),
+        "todos_open": sum(
+            1
+            for t in outcome.plan.todos
+            if not t.final and (run.todos[t.id].status if t.id in run.todos else "") != "done"
+        ),
         "windows": len(run.windows),
         "windows_clean": sum(1 for w in run.windows if w.present and w.violation is False),
         "ungated_calls": len(run.ungated),
@@ -45,17 +55,27 @@ def _counts(outcome: AuditOutcome) -> dict[str, int]:
     }
 
 
+def forced_todos(outcome: AuditOutcome) -> list[str]:
+    return [t.id for t in outcome.run.todos.values() if t.status == "done" and t.forced]
+
+
 def summary_line(outcome: AuditOutcome, counts: dict[str, int]) -> str:
-    verdict = "FAILED" if any(f.severity == "error" for f in outcome.findings) else "passed"
+    verdict = VERDICT_WORDS[outcome.verdict]
     review = outcome.run.review
     review_text = f"review {review.verdict or 'none'}"
     if review.rounds:
         review_text += f" after {len(review.rounds)} round(s)"
+    forced = forced_todos(outcome)
+    forced_text = f"{len(forced)} forced"
+    if forced:
+        named = ", ".join(clip(t, 40) for t in forced[:10])
+        forced_text += f" (todo {named}{' and more' if len(forced) > 10 else ''})"
     parts = [
-        f"{counts['criteria_executed']} criteria executed and recorded",
+        f"phase {outcome.run.phase or 'unknown'}",
+        f"{counts['criteria_executed']}/{counts['criteria_declared']} criteria executed",
         f"{counts['criteria_failed']} failed",
         f"{counts['criteria_unproven']} unproven",
-        f"{counts['todos_forced']} forced",
+        forced_text,
         f"{counts['windows_clean']}/{counts['windows']} windows clean",
         review_text,
         f"{counts['ungated_calls']} ungated shell calls",
@@ -75,6 +95,7 @@ def _criterion_doc(result: CriterionResult) -> dict[str, Any]:
         "text": result.text,
         "todo_status": result.todo_status,
         "status": result.status,
+        "forced": result.forced,
         "attempts": result.attempts,
         "message": result.message,
         "executed": record.executed if record else None,
@@ -92,8 +113,11 @@ def payload(outcome: AuditOutcome, counts: dict[str, int], summary: str) -> dict
     return {
         "schema": PAYLOAD_SCHEMA,
         "tool": TOOL,
-        "ok": not any(f.severity == "error" for f in outcome.findings),
+        "ok": outcome.verdict == "passed",
+        "verdict": outcome.verdict,
+        "exit_code": EXIT_CODES[outcome.verdict],
         "strict": outcome.strict,
+        "require_complete": outcome.require_complete,
         "summary": summary,
         "run": {
             "slug": run.slug,
@@ -108,6 +132,7 @@ def payload(outcome: AuditOutcome, counts: dict[str, int], summary: str) -> dict
             "chain_intact": run.chain_intact,
         },
         "counts": counts,
+        "forced_todos": forced_todos(outcome),
         "review": {
             "verdict": review.verdict,
             "round": review.round,
@@ -138,8 +163,43 @@ def payload(outcome: AuditOutcome, counts: dict[str, int], summary: str) -> dict
             for w in run.windows
         ],
         "ungated": [{"command": u.command, "at": u.at, "where": u.where} for u in run.ungated],
+        "phases": [{"phase": p.phase, "at": p.at, "note": p.note} for p in run.phases],
+        "final_wave": _final_doc(run),
+        "external_audits": [
+            {
+                "round": a.round,
+                "verdict": a.verdict,
+                "at": a.at,
+                "summary": a.summary,
+                "gaps": a.gaps,
+            }
+            for a in run.external_audits
+        ],
         "not_verifiable": list(run.not_verifiable),
         "findings": [f.to_dict() for f in outcome.findings],
+    }
+
+
+def _final_doc(run: AuditedRun) -> dict[str, Any] | None:
+    final = run.final
+    if final is None:
+        return None
+    return {
+        "verdict": final.verdict,
+        "at": final.at,
+        "waived": final.waived,
+        "waived_reason": final.waived_reason,
+        "artifact": final.artifact,
+        "items": [
+            {
+                "name": i.name,
+                "passed": i.passed,
+                "skipped": i.skipped,
+                "not_evaluated": i.not_evaluated,
+                "reason": i.reason,
+            }
+            for i in final.items
+        ],
     }
 
 
@@ -151,7 +211,12 @@ def cases(outcome: AuditOutcome) -> list[Case]:
         name = f"todo {result.todo} criterion {result.index}: {clip(result.text, 100)}"
         seconds = (result.record.duration_s or 0.0) if result.record else 0.0
         classname = f"zodyssey.audit.{slug}.criteria"
-        if result.status == "forced":
+        if result.status == "failed":
+            forced = " (todo forced to done)" if result.forced else ""
+            out.append(
+                Case(name, classname, failure=f"failed{forced}: {result.message}", seconds=seconds)
+            )
+        elif result.status == "forced":
             out.append(Case(name, classname, skipped="todo forced to done", seconds=seconds))
         elif not result.required:
             out.append(
@@ -180,6 +245,36 @@ def cases(outcome: AuditOutcome) -> list[Case]:
                 seconds=window.duration_s or 0.0,
             )
         )
+    # Findings that no criterion or window case stands for (plan drift, review, final
+    # wave, ...): one case per error, so the suite fails exactly when the audit does.
+    covered = {
+        "criterion-not-executed",
+        "criterion-failed",
+        "criterion-asserted",
+        "criterion-text-mismatch",
+        "criterion-wrong-plan",
+        "window-violated",
+        "window-unknown",
+    }
+    for finding in outcome.findings:
+        if finding.severity != "error" or finding.rule in covered:
+            continue
+        where = f" ({finding.file})" if finding.file else ""
+        out.append(
+            Case(
+                f"{finding.rule}: {clip(finding.message, 100)}",
+                f"zodyssey.audit.{slug}.run",
+                failure=f"{finding.rule}{where}: {finding.message}",
+            )
+        )
+    verdict = outcome.verdict
+    out.append(
+        Case(
+            f"audit verdict: {verdict}",
+            f"zodyssey.audit.{slug}.run",
+            failure=None if verdict == "passed" else f"audit {VERDICT_WORDS[verdict]}",
+        )
+    )
     return out
 
 
@@ -283,12 +378,66 @@ def timeline(outcome: AuditOutcome) -> dict[str, Any]:
                 "at": mark.start.isoformat(timespec="seconds"),
             }
         )
+    out_lanes: list[dict[str, Any]] = []
+    for name, items in lanes.items():
+        if not items:
+            continue
+        lane: dict[str, Any] = {"name": name, "marks": items}
+        if name == "phases":
+            # Phases are contiguous bands (one row); their names are written under
+            # them, in as many rows as it takes for no two names to overlap.
+            lane["rows"] = 1
+            for item in items:
+                item["row"] = 0
+            lane["label_rows"] = _pack(items, _label_extent, "label_row")
+            for item in items:
+                # a name that would run past the right edge is written leftwards
+                item["label_end"] = float(item["left"]) + _label_extent(item) > 100.0
+        else:
+            # Overlapping marks (two windows at once, criteria run together) are
+            # stacked in rows so that every one stays visible.
+            lane["rows"] = _pack(items, _mark_extent, "row")
+        out_lanes.append(lane)
     return {
-        "lanes": [{"name": name, "marks": items} for name, items in lanes.items() if items],
+        "lanes": out_lanes,
         "start": first.isoformat(timespec="seconds"),
         "end": last.isoformat(timespec="seconds"),
         "seconds": span,
     }
+
+
+MIN_MARK_PERCENT = 0.8  # the drawn width of a mark without duration, in percent of the track
+MAX_ROWS = 12  # beyond this, marks share the last row
+
+
+def _mark_extent(item: dict[str, Any]) -> float:
+    return max(float(item["width"]), MIN_MARK_PERCENT) + 0.2
+
+
+def _label_extent(item: dict[str, Any]) -> float:
+    # a phase name at about 0.65 % of the track per character, plus a gap
+    return len(str(item["label"])) * 0.65 + 1.5
+
+
+def _pack(items: list[dict[str, Any]], extent: Any, key: str) -> int:
+    """Give each item the first row where it overlaps nothing; returns the row count."""
+    ends: list[float] = []
+    for item in sorted(items, key=lambda i: float(i["left"])):
+        left = float(item["left"])
+        stop = left + float(extent(item))
+        for row, end in enumerate(ends):
+            if end <= left:
+                ends[row] = stop
+                item[key] = row
+                break
+        else:
+            if len(ends) < MAX_ROWS:
+                ends.append(stop)
+                item[key] = len(ends) - 1
+            else:
+                item[key] = MAX_ROWS - 1
+                ends[-1] = max(ends[-1], stop)
+    return max(len(ends), 1)
 
 
 def _css(name: str) -> str:

@@ -225,17 +225,19 @@ def compare(
             )
             continue
         if entry.fingerprint != claim.fingerprint:
+            was, now = text_difference(entry.text, claim.text)
             findings.append(
                 _f(
                     "changed",
                     f"claim `{claim_id}` text changed since the ledger was written; re-read its "
-                    f'tests, then run `zodyssey claims update`. was: "{_short(entry.text)}" '
-                    f'now: "{_short(claim.text)}"',
+                    f'tests, then run `zodyssey claims update`. was: "{was}" now: "{now}"',
                     claim.doc,
                     claim.line,
                     id=claim_id,
                     locked=entry.fingerprint,
                     current=claim.fingerprint,
+                    was=was,
+                    now=now,
                 )
             )
         for nodeid in entry.tests:
@@ -283,6 +285,38 @@ def _short(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def text_difference(old: str, new: str, context: int = 30, limit: int = 120) -> tuple[str, str]:
+    """The part of `old` and `new` that differs, with a little context on each side.
+
+    Two long texts edited near their end must not both be cut before the edit
+    (they would read the same): the window starts just before the first
+    differing character and ends just after the last one; "…" marks a cut.
+    """
+    prefix = 0
+    for a, b in zip(old, new, strict=False):
+        if a != b:
+            break
+        prefix += 1
+    suffix = 0
+    room = min(len(old), len(new)) - prefix
+    while suffix < room and old[len(old) - 1 - suffix] == new[len(new) - 1 - suffix]:
+        suffix += 1
+    start = max(0, prefix - context)
+    # Do not start in the middle of a word when a space is near.
+    space = old.find(" ", start, prefix)
+    if start > 0 and space != -1:
+        start = space + 1
+
+    def window(text: str) -> str:
+        end = min(len(text), len(text) - suffix + context)
+        part = text[start:end]
+        if len(part) > limit:
+            part, end = part[: limit - 1], start + limit - 1
+        return ("…" if start > 0 else "") + part + ("…" if end < len(text) else "")
+
+    return window(old), window(new)
+
+
 def describe_changes(old: Ledger | None, new: Ledger) -> list[str]:
     """Human lines saying what an update changes in the ledger."""
     before = old.entries if old is not None else {}
@@ -295,9 +329,8 @@ def describe_changes(old: Ledger | None, new: Ledger) -> list[str]:
             lines.append(f"- {claim_id} ({was.doc}:{was.line}) dropped")
         elif was is not None and now is not None:
             if was.fingerprint != now.fingerprint:
-                lines.append(
-                    f"~ {claim_id} text: {_short(was.text, 60)!r} -> {_short(now.text, 60)!r}"
-                )
+                old_part, new_part = text_difference(was.text, now.text, limit=80)
+                lines.append(f"~ {claim_id} text: {old_part!r} -> {new_part!r}")
             if (was.doc, was.line) != (now.doc, now.line):
                 lines.append(f"~ {claim_id} moved {was.doc}:{was.line} -> {now.doc}:{now.line}")
             for nodeid in sorted(set(now.tests) - set(was.tests)):

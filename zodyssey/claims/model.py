@@ -21,6 +21,8 @@ RULES: dict[str, str] = {
     "uncovered": "a claim has no linked test",
     "not-passed": "no linked test of the claim ran and passed in this session",
     "test-failed": "a linked test of the claim failed or errored in this session",
+    "never-ran": "a locked test of the claim ran in none of the CI shards' results",
+    "workers-silent": "a pytest-xdist worker ended without sending its claim outcomes",
     "missing-test": "a test id recorded in the ledger for a claim no longer exists or links it",
     "changed": "the claim's text changed since the ledger was written; re-read its tests",
     "duplicate-id": "the same claim id is marked in more than one place",

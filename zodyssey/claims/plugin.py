@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +29,7 @@ import pytest
 
 if TYPE_CHECKING:
     from zodyssey.claims.model import ClaimSet, LinkedTest
+    from zodyssey.claims.verdict import TestRun
     from zodyssey.findings import Finding
 
 MARKER_HELP = (
@@ -37,7 +37,14 @@ MARKER_HELP = (
     "(zodyssey claims ledger; see `pytest --claims`)"
 )
 
+# Where a worker puts its links and outcomes in xdist's `workeroutput`.
+WORKER_KEY = "zodyssey_claims"
+# The node id before anything (xdist loadgroup) appended to it.
+_OWN_NODEID = pytest.StashKey[str]()
+
 # Outcome of one test over its setup, call and teardown reports. Only PASSED covers.
+# (zodyssey.claims.verdict is imported only once a test carries a claim: this
+# module loads in every pytest session of every environment with zodyssey.)
 PASSED = "passed"
 # Worse outcomes override better ones when a later phase reports them.
 _RANK = {
@@ -112,17 +119,15 @@ def root_nodeid(nodeid: str, rootpath: Path, root: Path) -> str:
     return rel + sep + rest
 
 
-@dataclass
-class _Linked:
-    nodeid: str
-    claims: tuple[str, ...]
-    file: str | None
-    line: int | None
-    outcome: str = "not-run"
-
-
 class ClaimsRecorder:
-    """Per-session state: links collected, outcomes seen, verdict at the end."""
+    """Per-session state: links collected, outcomes seen, verdict at the end.
+
+    Under pytest-xdist the same object lives in every process. A worker
+    collects and runs its share and, at the end of its session, puts its links
+    and outcomes into xdist's `workeroutput`; the controller (which collects
+    nothing itself) receives them in `pytest_testnodedown`, merges them with
+    the reports the workers forwarded, and judges once.
+    """
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
@@ -132,30 +137,49 @@ class ClaimsRecorder:
         self.export_path: str | None = config.getoption("claims_export")
         root_opt: str | None = config.getoption("claims_root")
         self.root = Path(root_opt).resolve() if root_opt else Path(config.rootpath).resolve()
-        self.linked: dict[str, _Linked] = {}  # keyed by pytest's own nodeid
+        self.worker = hasattr(config, "workerinput")  # an xdist worker process
+        self.linked: dict[str, TestRun] = {}  # keyed by pytest's own nodeid
         self.collect_errors: list[str] = []
+        # Controller only: what the workers sent, and the reports they forwarded.
+        self.remote: dict[str, TestRun] = {}
+        self.forwarded: dict[str, str] = {}
+        self.workers_down = 0
+        self.workers_silent: list[str] = []
         self.problems: list[Finding] = []
         self.rows: list[dict[str, Any]] = []
         self.claimset: ClaimSet | None = None
         self.note: str | None = None  # a one-line message for the summary
 
     # -- collection -------------------------------------------------------
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
+        # xdist's `--dist loadgroup` appends `@group` to node ids on the workers;
+        # the claims speak of the test's own id, the one a serial run sees.
+        for item in items:
+            item.stash[_OWN_NODEID] = item.nodeid
+
     def _remember(self, item: pytest.Item, outcome: str) -> None:
         ids = claim_ids(item)
         if not ids:
             return
         file, lineno, _ = item.location
-        self.linked[item.nodeid] = _Linked(
-            root_nodeid(item.nodeid, Path(self.config.rootpath).resolve(), self.root),
+        rootpath = Path(self.config.rootpath).resolve()
+        own = item.stash.get(_OWN_NODEID, item.nodeid)
+        from zodyssey.claims.verdict import TestRun
+
+        self.linked[item.nodeid] = TestRun(
+            root_nodeid(own, rootpath, self.root),
             ids,
-            root_nodeid(file, Path(self.config.rootpath).resolve(), self.root),
+            root_nodeid(file, rootpath, self.root),
             (lineno + 1) if lineno is not None else None,
             outcome,
         )
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
-            self.collect_errors.append(report.nodeid or "<session>")
+            name = report.nodeid or "<session>"
+            if name not in self.collect_errors:
+                self.collect_errors.append(name)
 
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         for item in items:
@@ -167,31 +191,96 @@ class ClaimsRecorder:
 
     # -- outcomes ---------------------------------------------------------
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        linked = self.linked.get(report.nodeid)
-        if linked is None:
-            return
         outcome = _phase_outcome(report)
         if outcome is None:
             return
-        if _RANK[outcome] >= _RANK[linked.outcome]:
-            linked.outcome = outcome
+        linked = self.linked.get(report.nodeid)
+        if linked is not None:
+            if _RANK[outcome] >= _RANK[linked.outcome]:
+                linked.outcome = outcome
+        elif not self.worker:
+            # On an xdist controller: a report a worker forwarded (or the one
+            # xdist writes for a test whose worker crashed). Kept by node id
+            # until the workers say which tests carry claims.
+            before = self.forwarded.get(report.nodeid, "not-run")
+            if _RANK[outcome] >= _RANK[before]:
+                self.forwarded[report.nodeid] = outcome
+
+    # -- pytest-xdist -----------------------------------------------------
+    # `optionalhook`: these hooks exist only when pytest-xdist is installed.
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        self.workers_down += 1
+        output = getattr(node, "workeroutput", None) or {}
+        payload = output.get(WORKER_KEY) if isinstance(output, dict) else None
+        name = str(getattr(getattr(node, "gateway", None), "id", "?"))
+        if not isinstance(payload, dict) or not isinstance(payload.get("tests"), list):
+            self.workers_silent.append(name)
+            return
+        for raw in payload["tests"]:
+            run = _run_from(raw)
+            if run is None:
+                continue
+            key = str(raw["key"])
+            from zodyssey.claims.verdict import merge_outcome
+
+            seen = self.remote.get(key)
+            if seen is None:
+                self.remote[key] = run
+            else:
+                seen.outcome = merge_outcome(seen.outcome, run.outcome)
+        for name in payload.get("collect_errors", []):
+            if str(name) not in self.collect_errors:
+                self.collect_errors.append(str(name))
+
+    def _send_to_controller(self) -> None:
+        output = getattr(self.config, "workeroutput", None)
+        if not isinstance(output, dict):
+            return
+        output[WORKER_KEY] = {
+            "version": 1,
+            "tests": [{"key": key, **run.to_dict()} for key, run in self.linked.items()],
+            "collect_errors": list(self.collect_errors),
+        }
 
     # -- verdict ----------------------------------------------------------
+    @property
+    def distributed(self) -> bool:
+        return self.workers_down > 0 or self.config.pluginmanager.has_plugin("dsession")
+
+    def runs(self) -> list[TestRun]:
+        """Every linked test of the session with its outcome (merged over workers)."""
+        if not self.distributed:
+            return list(self.linked.values())
+        from zodyssey.claims.verdict import merge_outcome, union
+
+        runs: list[TestRun] = []
+        for key, run in self.remote.items():
+            forwarded = self.forwarded.get(key)
+            if forwarded is not None:
+                run.outcome = merge_outcome(run.outcome, forwarded)
+            runs.append(run)
+        return union([*runs, *self.linked.values()])
+
     def links(self) -> list[LinkedTest]:
         from zodyssey.claims.model import LinkedTest
 
-        return [LinkedTest(v.nodeid, v.claims, v.file, v.line) for v in self.linked.values()]
+        return [LinkedTest(v.nodeid, v.claims, v.file, v.line) for v in self.runs()]
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.worker:
+            self._send_to_controller()  # the controller judges, once
+            return
         if self.export_path:
             self._export()
             return
         asked = self.show or self.strict or bool(self.json_path)
-        if not asked and not self.linked:
+        runs = self.runs()
+        if not asked and not runs:
             return  # inert: nobody uses claims in this session
         try:
-            fail = self._evaluate(asked)
+            fail = self._evaluate(asked, runs)
         except Exception as exc:  # a user-caused problem (bad config, bad ledger)
             from zodyssey.errors import ZodysseyError
 
@@ -203,10 +292,13 @@ class ClaimsRecorder:
         if fail and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
-    def _evaluate(self, asked: bool) -> bool:
+    def _evaluate(self, asked: bool, runs: list[TestRun]) -> bool:
         from zodyssey.claims.ledger import compare, read_ledger
         from zodyssey.claims.markers import collect_claims
+        from zodyssey.claims.model import LinkedTest
+        from zodyssey.claims.verdict import judge
         from zodyssey.config import load_config
+        from zodyssey.findings import Finding
 
         config = load_config(self.root)
         ledger_path = self.root / config.claims_lock
@@ -216,62 +308,25 @@ class ClaimsRecorder:
         if not asked:
             if ledger is None and not claimset.claims:
                 return False  # not a claims repository: an unrelated `claim` marker
+            links = [LinkedTest(r.nodeid, r.claims, r.file, r.line) for r in runs]
             self.problems = [
                 f
-                for f in compare(claimset, self.links(), ledger, config.claims_lock)
+                for f in compare(claimset, links, ledger, config.claims_lock)
                 if f.rule == "unknown-claim"
             ]
             return bool(self.problems)
-        findings = compare(claimset, self.links(), ledger, config.claims_lock)
-        by_claim: dict[str, list[_Linked]] = {}
-        for linked in self.linked.values():
-            for claim_id in linked.claims:
-                by_claim.setdefault(claim_id, []).append(linked)
-        from zodyssey.findings import Finding
-
-        for claim_id, claim in claimset.claims.items():
-            tests = by_claim.get(claim_id, [])
-            covered = any(t.outcome == PASSED for t in tests)
-            self.rows.append(
-                {
-                    "id": claim_id,
-                    "doc": claim.doc,
-                    "line": claim.line,
-                    "covered": covered,
-                    "tests": [{"nodeid": t.nodeid, "outcome": t.outcome} for t in tests],
-                }
+        self.rows, findings = judge(claimset, runs, ledger, config.claims_lock)
+        if self.workers_silent:
+            findings.append(
+                Finding(
+                    "claims",
+                    "workers-silent",
+                    "error",
+                    f"pytest-xdist worker(s) {', '.join(self.workers_silent)} ended without "
+                    "sending their claim outcomes (crashed, or the plugin is not loaded there); "
+                    "the tests they ran cannot count",
+                )
             )
-            broken = [t for t in tests if t.outcome in ("failed", "error")]
-            self.rows[-1]["failed"] = len(broken)
-            if broken:
-                # Covered or not, a failing defender means the promise is in doubt:
-                # name the claim, not only the test (the deletion drill relies on it).
-                names = ", ".join(f"{t.nodeid} {t.outcome}" for t in broken)
-                findings.append(
-                    Finding(
-                        "claims",
-                        "test-failed",
-                        "error",
-                        f"claim `{claim_id}`: {len(broken)} of {len(tests)} linked test(s) "
-                        f"failed ({names})",
-                        claim.doc,
-                        claim.line,
-                        {"id": claim_id},
-                    )
-                )
-            if tests and not covered:
-                seen = ", ".join(f"{t.nodeid} {t.outcome}" for t in tests)
-                findings.append(
-                    Finding(
-                        "claims",
-                        "not-passed",
-                        "error",
-                        f"claim `{claim_id}`: no linked test passed in this session ({seen})",
-                        claim.doc,
-                        claim.line,
-                        {"id": claim_id},
-                    )
-                )
         if not claimset.claims:
             findings.append(
                 Finding(
@@ -286,19 +341,26 @@ class ClaimsRecorder:
         else:
             self.problems = [f for f in findings if f.rule == "unknown-claim"]
         if self.json_path:
-            self._write_json(findings)
+            self._write_json(findings, runs)
         return bool(self.problems)
 
-    def _write_json(self, findings: list[Finding]) -> None:
+    def _write_json(self, findings: list[Finding], runs: list[TestRun]) -> None:
         from zodyssey.atomicfile import write_atomic
+        from zodyssey.claims.verdict import RESULTS_KIND
 
         document = {
+            "kind": RESULTS_KIND,
+            "version": 1,
             "root": str(self.root),
             "plugin": __file__,  # which copy of zodyssey judged (the deletion drill checks it)
             "strict": self.strict,
             "ok": not self.problems,
             "claims": self.rows,
             "findings": [f.to_dict() for f in findings],
+            # Every linked test with its outcome: `zodyssey claims check --results`
+            # judges the union of several of these files (CI shards).
+            "tests": [run.to_dict() for run in runs],
+            "collect_errors": list(self.collect_errors),
         }
         write_atomic(Path(self.json_path or ""), json.dumps(document, indent=2) + "\n")
 
@@ -345,6 +407,27 @@ class ClaimsRecorder:
                 write(f"{finding.rule} {finding.extra.get('id', '-')} {where}: {finding.message}")
         elif self.strict and self.rows:
             terminalreporter.write_sep("=", "zodyssey claims: strict check passed", green=True)
+
+
+def _run_from(raw: Any) -> TestRun | None:
+    """A worker's entry, checked field by field (it crossed a process boundary)."""
+    if not isinstance(raw, dict) or not isinstance(raw.get("key"), str):
+        return None
+    nodeid, claims, outcome = raw.get("nodeid"), raw.get("claims"), raw.get("outcome")
+    if not isinstance(nodeid, str) or not isinstance(outcome, str) or outcome not in _RANK:
+        return None
+    if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
+        return None
+    file, line = raw.get("file"), raw.get("line")
+    from zodyssey.claims.verdict import TestRun
+
+    return TestRun(
+        nodeid,
+        tuple(claims),
+        file if isinstance(file, str) else None,
+        line if isinstance(line, int) else None,
+        outcome,
+    )
 
 
 def _phase_outcome(report: pytest.TestReport) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -9,7 +10,8 @@ from typing import Any
 from zodyssey.claims.collect import Collection, collect_links
 from zodyssey.claims.ledger import Ledger, compare, links_by_claim, read_ledger
 from zodyssey.claims.markers import collect_claims
-from zodyssey.claims.model import RULES, ClaimSet
+from zodyssey.claims.model import RULES, ClaimSet, LinkedTest
+from zodyssey.claims.verdict import OUTCOMES, RESULTS_KIND, TestRun, judge, never_ran_tests, union
 from zodyssey.config import Config, load_config
 from zodyssey.errors import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS, UsageError
 from zodyssey.findings import Case, Finding, Report
@@ -85,6 +87,116 @@ def check_report(state: ClaimsState) -> tuple[Report, int]:
     errors = [f for f in findings if f.severity == "error" and f.rule != "no-claims"]
     code = EXIT_PROBLEMS if errors else EXIT_EMPTY if empty else EXIT_OK
     return _report(state, findings, code), code
+
+
+def read_results(paths: list[str], errors: list[tuple[str, str]] | None = None) -> list[TestRun]:
+    """The linked tests and outcomes of every `--claims-json` file, in order.
+
+    `errors` receives (file, node id) for every collection error a shard recorded."""
+    runs: list[TestRun] = []
+    for name in paths:
+        path = Path(name)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError as exc:
+            raise UsageError(
+                f"results file {name} does not exist (did that shard upload it?)"
+            ) from exc
+        except (OSError, UnicodeDecodeError) as exc:
+            raise UsageError(f"cannot read results file {name}: {exc}") from exc
+        except json.JSONDecodeError as exc:
+            raise UsageError(
+                f"results file {name} is not valid JSON ({exc.msg}, line {exc.lineno})"
+            ) from exc
+        if not isinstance(data, dict) or data.get("kind") != RESULTS_KIND:
+            raise UsageError(
+                f"results file {name} is not a claims results file; write one with "
+                "`pytest --claims-json FILE` (zodyssey 0.2 or newer)"
+            )
+        tests = data.get("tests")
+        if not isinstance(tests, list):
+            raise UsageError(f"results file {name} has no `tests` list")
+        for failed in data.get("collect_errors") or []:
+            if errors is not None:
+                errors.append((name, str(failed)))
+        for raw in tests:
+            run = _run(raw)
+            if run is None:
+                raise UsageError(f"results file {name}: malformed test entry {raw!r:.80}")
+            runs.append(run)
+    return runs
+
+
+def _run(raw: Any) -> TestRun | None:
+    if not isinstance(raw, dict):
+        return None
+    nodeid, claims, outcome = raw.get("nodeid"), raw.get("claims"), raw.get("outcome")
+    if not isinstance(nodeid, str) or outcome not in OUTCOMES:
+        return None
+    if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
+        return None
+    file, line = raw.get("file"), raw.get("line")
+    return TestRun(
+        nodeid,
+        tuple(claims),
+        file if isinstance(file, str) else None,
+        line if isinstance(line, int) and not isinstance(line, bool) else None,
+        str(outcome),
+    )
+
+
+def results_report(root: Path, ledger: str | None, paths: list[str]) -> tuple[Report, int]:
+    """One strict verdict over the union of several shards' `--claims-json` files."""
+    if not root.is_dir():
+        raise UsageError(f"--root {root} is not a directory")
+    config = load_config(root)
+    ledger_rel = ledger or config.claims_lock
+    ledger_path = Path(ledger_rel) if Path(ledger_rel).is_absolute() else root / ledger_rel
+    locked = read_ledger(ledger_path)
+    claims = collect_claims(root, config)
+    collect_errors: list[tuple[str, str]] = []
+    runs = union(read_results(paths, collect_errors))
+    where = "in any shard"
+    _, findings = judge(claims, runs, locked, ledger_rel, where=where, shards=len(paths))
+    for name, nodeid in collect_errors:
+        findings.append(
+            Finding(
+                "claims",
+                "collection-error",
+                "warning",
+                f"shard {name}: pytest could not collect {nodeid}; tests in it cannot defend "
+                "a claim there",
+                nodeid.partition("::")[0] or None,
+                None,
+            )
+        )
+    empty = not claims.claims
+    if empty:
+        findings.append(
+            Finding(
+                "claims",
+                "no-claims",
+                "error",
+                "no claim markers (`<!-- claim: some-id -->`) found in "
+                f"{', '.join(config.claims_documents)}: an empty ledger proves nothing",
+            )
+        )
+    errors = [f for f in findings if f.severity == "error" and f.rule != "no-claims"]
+    code = EXIT_PROBLEMS if errors else EXIT_EMPTY if empty else EXIT_OK
+    links = [LinkedTest(r.nodeid, r.claims, r.file, r.line) for r in runs]
+    state = ClaimsState(root, config, ledger_rel, locked, claims, Collection(links=links))
+    report = _report(state, findings, code)
+    never = never_ran_tests(runs, findings)
+    locked_ids = {t for e in (locked.entries.values() if locked else []) for t in e.tests}
+    never = [n for n in never if n in locked_ids]
+    report.summary += f"; {len(paths)} result file(s)"
+    if never:
+        report.summary += f"; never ran in any shard: {', '.join(never)}"
+    assert report.payload is not None
+    report.payload["results"] = list(paths)
+    report.payload["tests"] = [r.to_dict() for r in runs]
+    report.payload["never_ran"] = never
+    return report, code
 
 
 def _report(state: ClaimsState, findings: list[Finding], code: int) -> Report:

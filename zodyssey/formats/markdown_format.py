@@ -10,7 +10,8 @@ def _cell(text: str) -> str:
 
 
 def render(report: Report) -> str:
-    status = "failed" if report.failed else "passed"
+    status = (report.payload or {}).get("verdict") or ("failed" if report.failed else "passed")
+    status = {"empty": "nothing to judge"}.get(status, status)
     lines = [f"### {report.title}: {status}", "", report.summary or "", ""]
     if report.findings:
         lines += ["| rule | severity | where | message |", "|---|---|---|---|"]

@@ -43,7 +43,7 @@ def render(report: Report) -> str:
         }
         for rule in rule_ids
     ]
-    document = {
+    document: dict[str, Any] = {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [
@@ -60,4 +60,9 @@ def render(report: Report) -> str:
             }
         ],
     }
+    checked = (report.payload or {}).get("checked")
+    if isinstance(checked, int) and not isinstance(checked, bool):
+        # How many things were checked (citations, for the anchors tool): the same
+        # count the text, JSON and JUnit outputs give, so SARIF consumers see it too.
+        document["runs"][0]["properties"] = {"checked": checked}
     return json.dumps(document, indent=2) + "\n"

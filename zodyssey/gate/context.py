@@ -13,21 +13,34 @@ import os
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from zodyssey.gate.discovery import Discovery, find_root, read_states, state_files
 from zodyssey.gate.paths import Layout, resolve, within
 
 DEFAULT_CAP = 4
 DEFAULT_REVIEWER = "momus"
-# Subagents that only read: allowed in every phase (the reviewer is added).
+# Plugin namespaces whose packaging of the reviewer is the reviewer.
+DEFAULT_REVIEWER_NAMESPACES = ("zodyssey", "odyssey")
+# Subagents that only read or plan: allowed in every phase, the plan phase
+# included (the reviewer is added). Compared case-insensitively and without a
+# plugin namespace: `Explore`, `explore` and `my-plugin:explore` are one name.
 DEFAULT_READ_ONLY_AGENTS = (
     "explore",
-    "Explore",
     "explorer",
+    "code-explorer",
     "librarian",
     "oracle",
     "metis",
-    "Plan",
+    "plan",
+    "planner",
+    "prometheus",
+    "architect",
+    "code-architect",
 )
+
+
+def agent_key(name: str) -> str:
+    """How an agent name compares: the part after the last `:` (a harness's plugin
+    namespace, `plugin:momus`), lower-cased."""
+    return name.rsplit(":", 1)[-1].strip().lower()
 
 
 def parse_cap(raw: str) -> int:
@@ -51,6 +64,26 @@ class GateSettings(NamedTuple):
     read_only: tuple[tuple[str, ...], ...] = ()
     reviewer_agent: str = DEFAULT_REVIEWER
     read_only_agents: frozenset[str] = frozenset(DEFAULT_READ_ONLY_AGENTS)
+    reviewer_namespaces: frozenset[str] = frozenset(DEFAULT_REVIEWER_NAMESPACES)
+
+    def is_reviewer(self, agent: str) -> bool:
+        """The reviewer, bare or packaged by a trusted plugin (`zodyssey:momus`).
+
+        Any other namespace is a lookalike (`evil:momus`): it may run as a
+        read-only agent but mints no nonce, since whoever can install a plugin
+        could otherwise ship a reviewer that approves everything.
+        """
+        if not agent:
+            return False
+        namespace, _, name = agent.rpartition(":")
+        if agent_key(name) != agent_key(self.reviewer_agent):
+            return False
+        if agent == self.reviewer_agent:
+            return True
+        return not namespace or namespace.strip().lower() in self.reviewer_namespaces
+
+    def is_read_only_agent(self, agent: str) -> bool:
+        return bool(agent) and agent_key(agent) in {agent_key(a) for a in self.read_only_agents}
 
 
 DEFAULT_SETTINGS = GateSettings()
@@ -64,6 +97,7 @@ class PlanView(NamedTuple):
     files: frozenset[str] = frozenset()  # resolved declared files
     dirs: frozenset[str] = frozenset()  # resolved declared directories
     todo_of: tuple[tuple[str, str], ...] = ()  # (resolved path, todo id), files and dirs
+    criteria: frozenset[str] = frozenset()  # every acceptance criterion's command, verbatim
 
 
 def plan_view(path: str, text: bytes | None, root: str, error: str | None = None) -> PlanView:
@@ -80,6 +114,9 @@ def plan_view(path: str, text: bytes | None, root: str, error: str | None = None
     files: set[str] = set()
     dirs: set[str] = set()
     owners: list[tuple[str, str]] = []
+    criteria = frozenset(
+        c.command.strip() for todo in plan.todos for c in todo.criteria if c.command
+    )
     for todo in plan.todos:
         for declared in todo.files:
             is_dir = declared.endswith("/")
@@ -93,8 +130,10 @@ def plan_view(path: str, text: bytes | None, root: str, error: str | None = None
             (dirs if is_dir else files).add(resolved)
             owners.append((resolved, todo.id))
     if not files and not dirs:
-        return PlanView(path, text, "the plan declares no Files", sha)
-    return PlanView(path, text, None, sha, frozenset(files), frozenset(dirs), tuple(owners))
+        return PlanView(path, text, "the plan declares no Files", sha, criteria=criteria)
+    return PlanView(
+        path, text, None, sha, frozenset(files), frozenset(dirs), tuple(owners), criteria
+    )
 
 
 class RunContext:
@@ -159,25 +198,16 @@ class RunContext:
         return self._settings
 
 
-# ---------------------------------------------------------------- discovery
-
-
-def discover(start: str) -> Discovery:
-    root = find_root(start)
-    if root is None:
-        return Discovery(None, [])
-    return read_states(root, state_files(root))
-
-
 # ---------------------------------------------------------------- loaders
 
 
 def load_plan(layout: Layout, slug: str, state: dict[str, Any]) -> PlanView:
-    raw = state.get("plan_path")
-    if raw is None or raw == "":
-        raw = os.path.join(layout.root, ".zcode", "plans", f"{slug}.md")
-    if not isinstance(raw, str):
-        return PlanView("", None, "plan_path in the run state is not a string", None)
+    from zodyssey.runstate import plan_location
+
+    try:
+        raw = plan_location(state, layout.root, slug)
+    except ValueError as exc:
+        return PlanView("", None, str(exc), None)
     path = resolve(raw, layout.root, os.path.expanduser("~"))
     if layout.bookkeeping(path) is None and not path.startswith(layout.root + "/"):
         return PlanView(path, None, f"plan_path {raw} lies outside the repository", None)
@@ -192,7 +222,9 @@ def load_plan(layout: Layout, slug: str, state: dict[str, Any]) -> PlanView:
 
 
 def load_inflight(layout: Layout, slug: str) -> list[dict[str, Any]]:
-    path = os.path.join(layout.root, ".zcode", "state", f"{slug}.inflight.json")
+    from zodyssey.runstate import inflight_file
+
+    path = inflight_file(layout.root, slug)
     try:
         with open(path, encoding="utf-8") as handle:
             value = json.load(handle)
@@ -228,8 +260,12 @@ def load_settings(root: str) -> GateSettings:
     agents_raw = section.get("read_only_agents", list(DEFAULT_READ_ONLY_AGENTS))
     if not isinstance(agents_raw, list) or not all(isinstance(v, str) for v in agents_raw):
         raise ValueError("[tool.zodyssey.gate] read_only_agents must be a list of strings")
+    spaces = section.get("reviewer_namespaces", list(DEFAULT_REVIEWER_NAMESPACES))
+    if not isinstance(spaces, list) or not all(isinstance(v, str) for v in spaces):
+        raise ValueError("[tool.zodyssey.gate] reviewer_namespaces must be a list of strings")
     return GateSettings(
         tuple(tuple(entry.split()) for entry in read_only_raw if entry.split()),
         reviewer,
         frozenset(agents_raw),
+        frozenset(v.strip().lower() for v in spaces),
     )

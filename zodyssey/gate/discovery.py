@@ -8,12 +8,11 @@ paid on every tool call of every agent.
 
 import os
 
+from zodyssey.runstate import STATE, TERMINAL_PHASES, is_slug
+
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
     from typing import Any
-
-TERMINAL_PHASES = frozenset({"done", "audited", "abandoned", "blocked"})
-SLUG_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-")
 
 
 def find_root(start: str) -> str | None:
@@ -22,27 +21,36 @@ def find_root(start: str) -> str | None:
     The search stops at the first directory holding `.git` (the repository
     root), so a run in an unrelated parent directory is never picked up.
     """
+    return locate(start)[0]
+
+
+def locate(start: str) -> "tuple[str | None, bool]":
+    """(find_root(start), whether the search met a repository on the way up).
+
+    Not meeting one means `start` is a folder above repositories (a workspace):
+    their runs are then found from the paths each call reaches.
+    """
     current = os.path.abspath(start)
     while True:
-        if os.path.isdir(os.path.join(current, ".zcode", "state")):
-            return current
+        if os.path.isdir(os.path.join(current, STATE)):
+            return current, True
         if os.path.exists(os.path.join(current, ".git")):
-            return None
+            return None, True
         parent = os.path.dirname(current)
         if parent == current:
-            return None
+            return None, False
         current = parent
 
 
 def state_files(root: str) -> list[tuple[str, str]]:
     """(slug, path) of every run state file under `root`."""
-    directory = os.path.join(root, ".zcode", "state")
+    directory = os.path.join(root, STATE)
     out: list[tuple[str, str]] = []
     for name in sorted(os.listdir(directory)):
         if not name.endswith(".json") or name.endswith(".inflight.json"):
             continue
         slug = name[:-5]
-        if not slug or slug.startswith("-") or not set(slug) <= SLUG_CHARS:
+        if not is_slug(slug):
             continue
         out.append((slug, os.path.join(directory, name)))
     return out
@@ -86,7 +94,10 @@ def read_states(root: str, files: list[tuple[str, str]]) -> "Discovery":
 
 
 def is_active(state: "dict[str, Any] | str") -> bool:
-    """Active unless the phase is terminal; unreadable state counts as active (fail closed)."""
+    """Active unless the phase is terminal; unreadable state counts as active (fail closed).
+
+    `blocked` is active: the round cap closes the gate, it never opens it.
+    """
     if isinstance(state, str):
         return True
     return state.get("phase") not in TERMINAL_PHASES

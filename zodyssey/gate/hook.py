@@ -122,7 +122,7 @@ def main(argv: list[str]) -> int:
     in_run = False  # becomes True once an active run (or unreadable state) is found
     slug = "?"
     try:
-        from zodyssey.gate.discovery import find_root, state_files
+        from zodyssey.gate.discovery import locate, state_files
 
         # Cheapest first: with the project dir in the environment, a project
         # without run state is recognised by a few stat calls, before stdin is
@@ -135,22 +135,43 @@ def main(argv: list[str]) -> int:
             payload, payload_error = _load_payload(raw)
             parsed = True
             start = _payload_dir(payload)
-        root = find_root(start)
-        if root is None:
-            return 0
-        files = state_files(root)
-        if not files:
+        root, in_repo = locate(start)
+        roots = [root] if root is not None else []
+        if not in_repo:
+            # A project dir above repositories (a workspace): every repository
+            # the call reaches into is guarded by its own run, found by walking
+            # up from the call's paths. (With a run at the project dir the same
+            # search runs later, once the call is known not to be a plain read.)
+            if not parsed:
+                payload, payload_error = _load_payload(raw)
+                parsed = True
+            from zodyssey.gate.workspace import reached, unattributed
+
+            roots.extend(reached(payload, start, roots))
+            for other in unattributed(payload, start, harness_name, roots):
+                roots.append(other)
+        groups = []
+        for candidate in roots:
+            files = state_files(candidate)
+            if files:
+                groups.append((candidate, files))
+        if not groups:
             return 0
         # From here the layout says a run may exist: an error while reading
         # its state (a phase of the wrong type, say) blocks rather than opens.
         in_run = True
         from zodyssey.gate.discovery import is_active, read_states
 
-        found = read_states(root, files)
-        active = [(s, state) for s, state in found.runs if is_active(state)]
-        if not active:
+        runs = []
+        for candidate, files in groups:
+            found = read_states(candidate, files)
+            active_here = [(s, state) for s, state in found.runs if is_active(state)]
+            if active_here:
+                runs.append((candidate, active_here))
+        if not runs:
             return 0  # no active run: never block, say nothing
-        slug = active[0][0]
+        slug = runs[0][1][0][0]
+        active = [pair for _, pairs in runs for pair in pairs]
         if not parsed:
             payload, payload_error = _load_payload(raw)
         adapter = None
@@ -161,8 +182,7 @@ def main(argv: list[str]) -> int:
         except KeyError:
             problem = problem or f"unknown harness {harness_name!r} ({USAGE})"
         if event == "post-tool":
-            readable = [(s, st) for s, st in active if not isinstance(st, str)]
-            return _post_tool(root, readable, payload, adapter)
+            return _post_tool(runs, payload, adapter)
         for s, state in active:
             if isinstance(state, str):
                 slug = s
@@ -176,7 +196,7 @@ def main(argv: list[str]) -> int:
                 harness_name, f"cannot read the hook payload: {payload_error}", slug
             )
         call = adapter.to_call(payload)
-        return _pre_tool(root, active, call, adapter)
+        return _pre_tool(runs, call, adapter, (payload, start) if in_repo else None)
     except BaseException as exc:  # fail closed inside a run, stay open outside
         if isinstance(exc, KeyboardInterrupt | SystemExit) and not in_run:
             return 0
@@ -194,6 +214,8 @@ def main(argv: list[str]) -> int:
 
 def _maybe_in_run(raw: bytes) -> bool:
     """After an unexpected error before discovery finished: could a run exist?"""
+    from zodyssey.runstate import STATE
+
     candidates = [os.environ.get(n) for n in PROJECT_ENV] + [os.getcwd()]
     payload, _ = _load_payload(raw)
     if isinstance(payload, dict) and isinstance(payload.get("cwd"), str):
@@ -203,7 +225,7 @@ def _maybe_in_run(raw: bytes) -> bool:
             continue
         current = os.path.abspath(candidate)
         while True:
-            if os.path.isdir(os.path.join(current, ".zcode", "state")):
+            if os.path.isdir(os.path.join(current, STATE)):
                 return True
             parent = os.path.dirname(current)
             if parent == current:
@@ -212,7 +234,7 @@ def _maybe_in_run(raw: bytes) -> bool:
     return False
 
 
-def _contexts(root: str, active: "list[tuple[str, Any]]") -> "list[Any]":
+def _contexts(runs: "list[tuple[str, list[tuple[str, Any]]]]") -> "list[Any]":
     import functools
     import time
 
@@ -225,38 +247,44 @@ def _contexts(root: str, active: "list[tuple[str, Any]]") -> "list[Any]":
     )
     from zodyssey.gate.paths import Layout
 
-    layout = Layout(root)
+    home = os.path.expanduser("~")
     cap = parse_cap(os.environ.get("ZODYSSEY_PARALLEL_CAP", ""))
     ungated = os.environ.get("ZODYSSEY_UNGATE_BASH", "") == "1"
-    settings_cache: list[Any] = []
-
-    def settings() -> "Any":
-        if not settings_cache:
-            settings_cache.append(load_settings(layout.root))
-        return settings_cache[0]
-
     now = time.time()
-    home = os.path.expanduser("~")
     contexts = []
-    for slug, state in active:
-        contexts.append(
-            RunContext(
-                layout,
-                slug,
-                state,
-                plan=functools.partial(load_plan, layout, slug, state),
-                inflight=functools.partial(load_inflight, layout, slug),
-                settings=settings,
-                now=now,
-                home=home,
-                ungated=ungated,
-                cap=cap,
+    for root, active in runs:
+        layout = Layout(root, home)
+        settings = functools.partial(_memo, [], load_settings, layout.root)
+        for slug, state in active:
+            contexts.append(
+                RunContext(
+                    layout,
+                    slug,
+                    state,
+                    plan=functools.partial(load_plan, layout, slug, state),
+                    inflight=functools.partial(load_inflight, layout, slug),
+                    settings=settings,
+                    now=now,
+                    home=home,
+                    ungated=ungated,
+                    cap=cap,
+                )
             )
-        )
     return contexts
 
 
-def _pre_tool(root: str, active: "list[tuple[str, Any]]", call: "Any", adapter: "Any") -> int:
+def _memo(cache: "list[Any]", load: "Any", *args: "Any") -> "Any":
+    if not cache:
+        cache.append(load(*args))
+    return cache[0]
+
+
+def _pre_tool(
+    runs: "list[tuple[str, list[tuple[str, Any]]]]",
+    call: "Any",
+    adapter: "Any",
+    reach: "tuple[Any, str] | None" = None,
+) -> int:
     from zodyssey.gate.toolcall import MAX_SHELL_COMMAND  # loaded already by the adapter
 
     if call.error is None:
@@ -274,9 +302,17 @@ def _pre_tool(root: str, active: "list[tuple[str, Any]]", call: "Any", adapter: 
 
             if not classify(call.command).is_write:
                 return 0
+    if reach is not None and call.kind != "dispatch":
+        # (a dispatch is the project's own: its slot is released by post-tool,
+        # which only sees the project's runs)
+        from zodyssey.gate.workspace import more_runs
+
+        unreadable = more_runs(runs, *reach)
+        if unreadable is not None:
+            return _write(adapter.block(unreadable, runs[0][1][0][0]))
     from zodyssey.gate.policy import decide
 
-    contexts = _contexts(root, active)
+    contexts = _contexts(runs)
     decisions = []
     for ctx in contexts:
         decision = decide(call, ctx)
@@ -294,7 +330,9 @@ def _pre_tool(root: str, active: "list[tuple[str, Any]]", call: "Any", adapter: 
     return 0
 
 
-def _post_tool(root: str, active: "list[tuple[str, Any]]", payload: "Any", adapter: "Any") -> int:
+def _post_tool(
+    runs: "list[tuple[str, list[tuple[str, Any]]]]", payload: "Any", adapter: "Any"
+) -> int:
     """Release the dispatch slot a Task/Agent call took. Never blocks."""
     if not isinstance(payload, dict) or adapter is None:
         return 0
@@ -305,6 +343,8 @@ def _post_tool(root: str, active: "list[tuple[str, Any]]", payload: "Any", adapt
 
     from zodyssey.gate.effects import release_slot
 
-    for slug, _ in active:
-        release_slot(Path(root), slug, call.tool_use_id)
+    for root, active in runs:
+        for slug, state in active:
+            if not isinstance(state, str):
+                release_slot(Path(root), slug, call.tool_use_id)
     return 0

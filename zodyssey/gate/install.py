@@ -29,15 +29,39 @@ def entry_script() -> Path:
     return Path(__file__).resolve().with_name(ENTRY_SCRIPT)
 
 
-def hook_command(event: str, harness: str, base: str | None = None) -> str:
-    """The command line the harness runs; the interpreter path avoids PATH surprises."""
+# Harnesses that set CLAUDE_PROJECT_DIR for hook commands (and expand it in them).
+PROJECT_RELATIVE = ("claude-code", "zcode")
+
+
+def _shown(path: str, project: Path | None) -> str:
+    """`path` quoted for the shell; inside the project as `"$CLAUDE_PROJECT_DIR"/rel`."""
+    if project is not None:
+        root = str(project.resolve())
+        absolute = str(Path(path).absolute())
+        if absolute.startswith(root + "/"):
+            return '"$CLAUDE_PROJECT_DIR"' + shlex.quote(absolute[len(root) :])
+    return shlex.quote(path)
+
+
+def hook_command(
+    event: str, harness: str, base: str | None = None, project: Path | None = None
+) -> str:
+    """The command line the harness runs; the interpreter path avoids PATH surprises.
+
+    With `project` (and a harness that expands `$CLAUDE_PROJECT_DIR`), an
+    interpreter or script inside the project is written relative to it, so the
+    command keeps working when the checkout moves; outside the project the
+    paths are absolute (the interpreter that installed zodyssey).
+    """
     if base:
         command = f"{base} hook {event}"
     else:
         # The script file, not `-m zodyssey.gate`: no CLI front end and no `runpy`
         # on every tool call; `-P` keeps the script's directory off sys.path.
         # Same behaviour as `zodyssey hook`.
-        command = f"{shlex.quote(sys.executable)} -P {shlex.quote(str(entry_script()))} {event}"
+        where = project if harness in PROJECT_RELATIVE else None
+        python = _shown(sys.executable, where)
+        command = f"{python} -P {_shown(str(entry_script()), where)} {event}"
     if harness != "claude-code":
         command += f" --harness {harness}"
     return command
@@ -138,8 +162,8 @@ def install(
     hooks = config.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise UsageError(f"{path}: `hooks` is not an object")
-    pre = hook_command("pre-tool", harness, base)
-    post = hook_command("post-tool", harness, base)
+    pre = hook_command("pre-tool", harness, base, project)
+    post = hook_command("post-tool", harness, base, project)
     changes: list[str] = []
     if harness in ("claude-code", "zcode", "codex"):
         timeout = {"timeout": CLAUDE_TIMEOUT_SECONDS}
@@ -157,3 +181,21 @@ def install(
     if not dry_run and any(not line.startswith("unchanged") for line in changes):
         write_atomic(path, json.dumps(config, indent=2, ensure_ascii=False) + "\n")
     return path, changes
+
+
+def explain_command(changes: list[str]) -> str:
+    """One line saying what the written command depends on (printed by `hook install`)."""
+    text = " ".join(changes)
+    if "$CLAUDE_PROJECT_DIR" in text:
+        return (
+            "the command names the interpreter and hook script relative to $CLAUDE_PROJECT_DIR: "
+            "it keeps working when the checkout moves. If it ever cannot start, Claude Code "
+            "treats that as a non-blocking error and lets tool calls through: re-run "
+            "`zodyssey hook install` after moving the interpreter."
+        )
+    return (
+        f"the command names the interpreter that installed zodyssey ({sys.executable}) by its "
+        "absolute path: moving the project does not affect it; moving or deleting that "
+        "interpreter does (a harness that cannot start the hook lets tool calls through), "
+        "so re-run `zodyssey hook install` after reinstalling."
+    )

@@ -11,17 +11,65 @@ from __future__ import annotations
 import os
 import re
 
-STATE_DIRS = (".zcode/state", ".zcode/reviews", ".zcode/verify")
-BOOKKEEPING_DIRS = (".zcode/plans", ".zcode/notepads", ".zcode/staging")
+from zodyssey.runstate import BOOKKEEPING_DIRS, STATE_DIRS
+
 # Hook configuration files: the installed gate, never writable during a run.
+# The same names count in the repository and in the user's home directory
+# (`~/.claude/settings.json` wires the hook for every project).
 GATE_CONFIG_FILES = (
     ".claude/settings.json",
     ".claude/settings.local.json",
     ".gemini/settings.json",
     ".cursor/hooks.json",
     ".codex/hooks.json",
+    ".codex/config.toml",
 )
-GATE_PACKAGE_DIR = os.path.realpath(os.path.dirname(os.path.abspath(__file__)))
+# Settings a machine administrator (or an agent with the rights) can set for every user.
+SYSTEM_CONFIG_FILES = (
+    "/etc/claude-code/managed-settings.json",
+    "/Library/Application Support/ClaudeCode/managed-settings.json",
+)
+# The whole zodyssey package: the gate and the trusted writers it relies on.
+GATE_PACKAGE_DIR = os.path.realpath(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_INSTALLED: list[str] = []
+
+
+def installed_gate() -> tuple[str, ...]:
+    """What runs when the hook runs, besides the package: computed once per process.
+
+    The interpreter's `bin/` entries that start zodyssey (`zodyssey`, the
+    `python*` links), and in every site directory on `sys.path` the `.pth`
+    files and `sitecustomize`/`usercustomize` modules, which the interpreter
+    executes at start-up of every hook process.
+    """
+    if _INSTALLED:
+        return tuple(_INSTALLED)
+    import sys
+
+    found: list[str] = []
+    bin_dir = os.path.dirname(os.path.abspath(sys.executable))
+    for name in ("zodyssey", os.path.basename(sys.executable), "python", "python3"):
+        candidate = os.path.join(bin_dir, name)
+        if os.path.lexists(candidate):
+            found.append(os.path.join(os.path.realpath(bin_dir), name))
+    for entry in sys.path:
+        if not entry or os.path.basename(entry) not in ("site-packages", "dist-packages"):
+            continue
+        try:
+            names = os.listdir(entry)
+        except OSError:
+            continue
+        real = os.path.realpath(entry)
+        found.extend(
+            os.path.join(real, name)
+            for name in names
+            if name.endswith(".pth")
+            or name in ("sitecustomize.py", "usercustomize.py")
+            or (name.startswith("__editable__") and "zodyssey" in name)
+        )
+    _INSTALLED.extend(dict.fromkeys(found))
+    return tuple(_INSTALLED)
+
 
 _TEST_NAME = re.compile(
     r"(^test_.*\.py$|.*_test\.py$|^tests\.py$|^conftest\.py$|.*_test\.go$|.*\.(test|spec)\.[cm]?[jt]sx?$"
@@ -77,15 +125,24 @@ def is_test_file(rel: str) -> bool:
 class Layout:
     """The resolved locations of one repository's run layout."""
 
-    def __init__(self, root: str) -> None:
+    def __init__(self, root: str, home: str | None = None) -> None:
         self.root = os.path.realpath(root)
+        home = home if home is not None else os.path.expanduser("~")
         self.state_dirs = tuple(os.path.realpath(os.path.join(self.root, d)) for d in STATE_DIRS)
         self.plans_dir, self.notepads_dir, self.staging_dir = (
             os.path.realpath(os.path.join(self.root, d)) for d in BOOKKEEPING_DIRS
         )
+        user = (
+            tuple(os.path.realpath(os.path.join(home, f)) for f in GATE_CONFIG_FILES)
+            if home and home != "/"
+            else ()
+        )
         self.gate_paths = (
             *(os.path.realpath(os.path.join(self.root, f)) for f in GATE_CONFIG_FILES),
+            *user,
+            *SYSTEM_CONFIG_FILES,
             GATE_PACKAGE_DIR,
+            *installed_gate(),
         )
 
     def run_state(self, path: str) -> str | None:

@@ -19,6 +19,7 @@ are returned as `effects`; the hook re-checks them under the state lock.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -35,14 +36,22 @@ from zodyssey.gate.toolcall import (
     Target,
     ToolCall,
 )
+from zodyssey.runstate import (
+    BLOCKED,
+    DEFAULT_MAX_ROUNDS,
+    EXECUTING_PHASES,
+    HALTED_PHASES,
+    STATE_DIRS,
+    TEST_FROZEN_PHASES,
+)
 
 if TYPE_CHECKING:
     from zodyssey.gate.context import RunContext
 
 LOCK_TTL_SECONDS = 30 * 60  # mirrors zodyssey.runs.store.LOCK_TTL_SECONDS
 DISPATCH_TTL_SECONDS = 2 * 60 * 60  # a ledger entry whose post-tool never came expires
-EXECUTOR_PHASES = frozenset({"execute", "verify", "final", "remediate"})
-TEST_FROZEN_PHASES = frozenset({"verify", "final"})
+EXECUTOR_PHASES = EXECUTING_PHASES
+ASK_THE_USER = "ask the user to run it in their own terminal"
 
 
 class Effect(NamedTuple):
@@ -129,6 +138,10 @@ def _shell(call: ToolCall, ctx: RunContext) -> Decision:
     if not analysis.is_write and not ctx.ungated:
         return ALLOW
     cwd = call.cwd or ctx.root
+    # zodyssey's own commands: person-only forms stay closed even through the hatch.
+    refused = _trusted_refused(analysis, cwd, ctx)
+    if refused is not None:
+        return refused
     # Run state and the gate stay closed even through the hatch (also through
     # a link: writing the link later writes what it points at).
     for target in (*analysis.targets, *analysis.linked):
@@ -153,10 +166,17 @@ def _shell(call: ToolCall, ctx: RunContext) -> Decision:
 def _shell_gated(call: ToolCall, ctx: RunContext, analysis: shell.Analysis) -> Decision:
     if not analysis.is_write:
         return ALLOW
+    if _reviewed_criterion(call, ctx):
+        # Verbatim one of the plan's acceptance criteria, reviewed with the plan:
+        # what it writes is the project's business (run state and the gate were
+        # checked above).
+        return ALLOW
     unbounded = analysis.unbounded_parts()
     if unbounded:
         part = unbounded[0]
         snippet = part.text if len(part.text) <= 120 else part.text[:117] + "..."
+        if ctx.phase == BLOCKED:
+            return _blocked_run(ctx, f"`{snippet}` can write ({part.why})")
         if ctx.verdict != "OKAY":
             return _block(
                 "review-gate",
@@ -172,12 +192,88 @@ def _shell_gated(call: ToolCall, ctx: RunContext, analysis: shell.Analysis) -> D
     return _targets(call, ctx, (*analysis.targets, *analysis.linked))
 
 
+def _trusted_refused(analysis: shell.Analysis, cwd: str, ctx: RunContext) -> Decision | None:
+    """Judge the `zodyssey ...` parts (see zodyssey.gate.trusted); None lets them through."""
+    for part in analysis.parts:
+        if not part.trusted:
+            continue
+        kind, program, words = part.trusted[0], part.trusted[1], part.trusted[2:]
+        if kind == "person":
+            return _block("person-only", part.why)
+        from zodyssey.gate import trusted
+
+        if program and not trusted.is_gate_program(_joined(program, cwd, ctx.home)):
+            return _block(
+                "untrusted-program",
+                f"`{part.text[:120]}` runs {program}, which is not the installed zodyssey "
+                "the gate runs under; call `zodyssey` (or `python -m zodyssey`) instead",
+            )
+        move = trusted.phase_move(words)
+        if move is not None:
+            slug, repo, target = move
+            current = _phase_of(slug, resolve(repo, cwd, ctx.home) if repo else ctx.root, ctx)
+            if current in HALTED_PHASES and target != current:
+                return _block(
+                    "person-only",
+                    f"run {slug} is {current}: moving it on belongs to a person; "
+                    f"{trusted.ASK_THE_USER}",
+                )
+    return None
+
+
+def _joined(path: str, cwd: str, home: str) -> str:
+    """`path` made absolute without resolving its last component (a venv's python is a link)."""
+    if path == "~" or path.startswith("~/"):
+        path = home + path[1:]
+    return os.path.join(cwd, path)
+
+
+def _phase_of(slug: str, root: str, ctx: RunContext) -> str | None:
+    if slug == ctx.slug and root == ctx.root:
+        return ctx.phase
+    from zodyssey.gate.jsontext import loads
+    from zodyssey.runstate import is_slug, state_file
+
+    if not is_slug(slug):
+        return None
+    try:
+        with open(state_file(root, slug), encoding="utf-8") as handle:
+            state = loads(handle.read())
+    except (OSError, ValueError):
+        return None
+    phase = state.get("phase") if isinstance(state, dict) else None
+    return phase if isinstance(phase, str) else None
+
+
+def _reviewed_criterion(call: ToolCall, ctx: RunContext) -> bool:
+    """After OKAY, a command that is verbatim one of the bound plan's acceptance criteria."""
+    if ctx.verdict != "OKAY" or ctx.phase == BLOCKED:
+        return False
+    if call.cwd and resolve(call.cwd, ctx.root, ctx.home) != ctx.root:
+        return False  # criteria run from the repository root
+    plan = ctx.plan()
+    expected = ctx.review.get("plan_sha256")
+    if plan.text is None or not isinstance(expected, str) or plan.sha256 != expected:
+        return False
+    return call.command.strip() in plan.criteria
+
+
 # ---------------------------------------------------------------- targets
+
+
+def _run_state_anywhere(path: str) -> str | None:
+    """The `.zcode/state|reviews|verify` in `path`, in whatever repository it lies."""
+    padded = path + "/"
+    for marker in STATE_DIRS:
+        at = padded.find("/" + marker + "/")
+        if at >= 0:
+            return path[: at + 1 + len(marker)]
+    return None
 
 
 def _protected(path: str, ctx: RunContext) -> Decision | None:
     layout = ctx.layout
-    where = layout.run_state(path)
+    where = layout.run_state(path) or _run_state_anywhere(path)
     if where is not None:
         return _block(
             "run-state",
@@ -193,12 +289,32 @@ def _protected(path: str, ctx: RunContext) -> Decision | None:
     return None
 
 
-def _verdict_text(ctx: RunContext) -> str:
+def _rounds(ctx: RunContext) -> tuple[int, int]:
+    """(review round, max rounds); a value that is not a whole number counts as the cap."""
     review = ctx.review
+    max_rounds = review.get("max_rounds", DEFAULT_MAX_ROUNDS)
+    if not isinstance(max_rounds, int) or isinstance(max_rounds, bool) or max_rounds < 1:
+        max_rounds = DEFAULT_MAX_ROUNDS
     round_ = review.get("round", 0)
-    max_rounds = review.get("max_rounds", 3)
+    if not isinstance(round_, int) or isinstance(round_, bool):
+        round_ = max_rounds  # unreadable: fail closed at the cap
+    return round_, max_rounds
+
+
+def _verdict_text(ctx: RunContext) -> str:
+    round_, max_rounds = _rounds(ctx)
     verdict = ctx.verdict or "none yet"
     return f"the review verdict is {verdict} (round {round_}/{max_rounds})"
+
+
+def _blocked_run(ctx: RunContext, what: str) -> Decision:
+    round_, max_rounds = _rounds(ctx)
+    return _block(
+        "run-blocked",
+        f"{what}: run {ctx.slug} is blocked (review round {round_}/{max_rounds}); a person "
+        f"decides how it goes on: {ASK_THE_USER} (`zodyssey run review {ctx.slug} --human "
+        f"OKAY|REJECT --by NAME`, or `zodyssey run phase {ctx.slug} abandoned --reason ...`)",
+    )
 
 
 def _review_gate(ctx: RunContext, shown: str) -> Decision:
@@ -247,6 +363,9 @@ def _targets(call: ToolCall, ctx: RunContext, targets: tuple[Target, ...]) -> De
             )
     if not product:
         return ALLOW
+    # A blocked run is closed whatever its verdict says.
+    if ctx.phase == BLOCKED:
+        return _blocked_run(ctx, f"writing {layout.show(product[0])} is product code")
     # 3. tests frozen in verify/final
     if ctx.phase in TEST_FROZEN_PHASES:
         for path in product:
@@ -381,8 +500,8 @@ def _dispatch(call: ToolCall, ctx: RunContext) -> Decision:
         )
     settings = ctx.settings()
     agent = call.subagent_type
-    reviewer = agent == settings.reviewer_agent
-    read_only = reviewer or agent in settings.read_only_agents
+    reviewer = settings.is_reviewer(agent)
+    read_only = reviewer or settings.is_read_only_agent(agent)
     if not read_only and ctx.phase not in EXECUTOR_PHASES:
         return _block(
             "dispatch-phase",
@@ -390,6 +509,10 @@ def _dispatch(call: ToolCall, ctx: RunContext) -> Decision:
             "executors run only in execute, verify, final or remediate (read-only agents and "
             f"the reviewer {settings.reviewer_agent} run in every phase)",
         )
+    if reviewer:
+        refused = _reviewer_refused(ctx, agent)
+        if refused is not None:
+            return refused
     live = live_inflight(ctx)
     if len(live) >= ctx.cap:
         return _block(
@@ -403,10 +526,45 @@ def _dispatch(call: ToolCall, ctx: RunContext) -> Decision:
     return Decision(True, "", "", tuple(effects))
 
 
+def _reviewer_refused(ctx: RunContext, agent: str) -> Decision | None:
+    """The reviewer is dispatched only for a round the store would record."""
+    round_, max_rounds = _rounds(ctx)
+    if ctx.phase == BLOCKED or round_ >= max_rounds:
+        return _blocked_run(ctx, f"reviewer dispatch ({agent}) refused: the round cap is reached")
+    plan = ctx.plan()
+    if plan.text is None:
+        return _block("review-lint", f"reviewer dispatch ({agent}) refused: {plan.error}")
+    problems = _lint(ctx, plan.text)
+    if problems:
+        shown = "; ".join(problems[:3]) + (
+            f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
+        )
+        return _block(
+            "review-lint",
+            f"reviewer dispatch ({agent}) refused: the plan fails lint ({shown}); fix it first "
+            f"(`zodyssey run lint {ctx.slug}` lists every problem)",
+        )
+    return None
+
+
+def _lint(ctx: RunContext, text: bytes) -> list[str]:
+    """What `zodyssey run lint` would say about the plan text (loaded only for a reviewer dispatch)."""
+    from zodyssey.runs.checks import load_checks, test_command
+    from zodyssey.runs.lint import lint_plan
+    from zodyssey.runs.plan import parse_plan
+
+    try:
+        plan = parse_plan(text.decode("utf-8"))
+    except UnicodeDecodeError:
+        return ["the plan is not UTF-8 text"]
+    from pathlib import Path
+
+    return [p.render() for p in lint_plan(plan, test_command(load_checks(Path(ctx.root))))]
+
+
 # ---------------------------------------------------------------- MCP / unknown
 
 _PATH_TOKEN = re.compile(r"[^\s'\"`=,;:()\[\]{}<>|&]+")
-_STATE_MARKERS = (".zcode/state", ".zcode/reviews", ".zcode/verify")
 
 
 def _points_into(path: str, locations: tuple[str, ...], root: str) -> str | None:
@@ -430,7 +588,7 @@ def _non_native(call: ToolCall, ctx: RunContext) -> Decision:
     layout = ctx.layout
     frozen_plan = ctx.plan().path if ctx.verdict == "OKAY" else None
     for text in call.strings:
-        for marker in _STATE_MARKERS:
+        for marker in STATE_DIRS:
             if marker in text:
                 return _block(
                     "run-state",

@@ -9,7 +9,8 @@ from typing import Any, NoReturn
 
 from zodyssey.errors import EXIT_USAGE, ZodysseyError
 from zodyssey.runs.plan import Plan, parse_plan, plan_sha256
-from zodyssey.runs.store import PHASES, RunStore, StateError, now_iso
+from zodyssey.runs.store import RunStore, StateError, now_iso
+from zodyssey.runstate import PHASES, plan_location
 
 # Fields the commands read as objects or lists: a state file edited by hand (or
 # by an agent) into another shape is an unreadable state (exit 2), not a crash.
@@ -102,14 +103,14 @@ class RunContext:
 
     def load_plan(self, state: dict[str, Any]) -> LoadedPlan:
         raw = state.get("plan_path")
-        if not isinstance(raw, str) or not raw:
-            raise StateError(f"run {self.slug!r} has no plan_path in {self.store.path}")
-        path = Path(raw)
-        if not path.is_absolute():
-            path = self.root / path
+        try:
+            path = Path(plan_location(state, str(self.root), self.slug))
+        except ValueError as exc:
+            raise StateError(f"{self.store.path}: {exc}") from exc
         resolved = path.resolve()
         if not resolved.is_relative_to(self.root):
-            raise StateError(f"the plan {raw} lies outside the repository {self.root}")
+            shown = raw if isinstance(raw, str) and raw else path
+            raise StateError(f"the plan {shown} lies outside the repository {self.root}")
         try:
             data = resolved.read_bytes()
         except OSError as exc:

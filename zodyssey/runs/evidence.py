@@ -23,8 +23,8 @@ from typing import Any
 from zodyssey.atomicfile import write_atomic
 from zodyssey.runs.plan import Criterion, Todo
 from zodyssey.runs.store import StateError, file_lock, verify_dir
+from zodyssey.runstate import GENESIS_HASH
 
-GENESIS_HASH = "0" * 64
 OUTPUT_STORE_LIMIT = 1024 * 1024  # full output kept when a stream is at most this many bytes
 TAIL_BYTES = 4096
 

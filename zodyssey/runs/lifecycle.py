@@ -14,8 +14,14 @@ from zodyssey.errors import EXIT_REFUSED_STATE, UsageError
 from zodyssey.runs import evidence as chain
 from zodyssey.runs.checks import load_checks
 from zodyssey.runs.context import LoadedPlan, RunContext, RunRefused, gate_entry
+from zodyssey.runs.preconditions import (
+    check_chain,
+    note_evidence_head,
+    require_active,
+    require_bound_plan,
+    stamp_override,
+)
 from zodyssey.runs.store import (
-    TERMINAL_PHASES,
     RunStore,
     StateError,
     now_iso,
@@ -25,10 +31,15 @@ from zodyssey.runs.store import (
     verify_dir,
     zcode_dir,
 )
+from zodyssey.runs.verification import run_quality_checks
+from zodyssey.runstate import (
+    EXECUTING_PHASES,
+    GENESIS_HASH,
+    HALTED_PHASES,
+    TERMINAL_PHASES,
+)
 
 TODO_STATUSES = ("pending", "in_flight", "done", "failed", "blocked")
-# Phases that only make sense once review said OKAY (the plan is bound).
-EXECUTING_PHASES = frozenset({"execute", "verify", "final", "remediate"})
 PLAN_TEMPLATE = """\
 # {title}
 
@@ -79,7 +90,7 @@ def new_state(root: Path, slug: str, title: str, plan_file: Path) -> dict[str, A
         "windows": [],
         "evidence": {
             "count": 0,
-            "head": chain.GENESIS_HASH,
+            "head": GENESIS_HASH,
             "path": str(chain.evidence_path(root, slug)),
         },
         "created_by": f"zodyssey {__version__}",
@@ -145,99 +156,6 @@ def cmd_start(args: argparse.Namespace) -> int:
     return 0
 
 
-# --------------------------------------------------------------------------- shared preconditions
-
-
-def require_bound_plan(ctx: RunContext, state: dict[str, Any], command: str) -> LoadedPlan:
-    """Refuse unless review said OKAY and the plan on disk is the plan it bound."""
-    review = state.get("review") or {}
-    if review.get("verdict") != "OKAY":
-        ctx.refuse(
-            command,
-            f"run {ctx.slug!r} has no OKAY review verdict (verdict {review.get('verdict')}, "
-            f"round {review.get('round', 0)}/{review.get('max_rounds', 3)}); "
-            f"record one with `zodyssey run review {ctx.slug} ...` first",
-            EXIT_REFUSED_STATE,
-        )
-    loaded = ctx.load_plan(state)
-    bound = review.get("plan_sha256")
-    if loaded.sha256 != bound:
-        ctx.refuse(
-            command,
-            f"the plan changed since review said OKAY (bound {str(bound)[:12]}, "
-            f"on disk {loaded.sha256[:12]}); restore it or review the new plan",
-            EXIT_REFUSED_STATE,
-        )
-    return loaded
-
-
-def require_active(ctx: RunContext, state: dict[str, Any], command: str) -> None:
-    if state.get("phase") in TERMINAL_PHASES:
-        ctx.refuse(
-            command,
-            f"run {ctx.slug!r} is in terminal phase {state.get('phase')}; "
-            "nothing more can be recorded for it",
-            EXIT_REFUSED_STATE,
-        )
-
-
-def stamp_override(
-    ctx: RunContext, command: str, subject: str, reason: str, plan_sha: str | None
-) -> dict[str, Any]:
-    """Put a --force decision into the evidence chain, where the audit will see it."""
-    now = now_iso()
-    record = chain.append_record(
-        ctx.root,
-        ctx.slug,
-        {
-            "kind": "override",
-            "slug": ctx.slug,
-            "subject": subject,
-            "reason": reason,
-            "by": f"zodyssey run {command}",
-            "started_at": now,
-            "finished_at": now,
-            "duration_s": 0.0,
-            "plan_sha256": plan_sha,
-            "passed": False,
-        },
-    )
-    return record
-
-
-def note_evidence_head(state: dict[str, Any], record: dict[str, Any]) -> None:
-    head = state.get("evidence")
-    if not isinstance(head, dict):
-        head = state["evidence"] = {}
-    # Parallel appenders may finish out of order: keep the highest seq.
-    if int(record["seq"]) >= int(head.get("count", 0) or 0):
-        head["count"] = record["seq"]
-        head["head"] = record["hash"]
-
-
-def check_chain(ctx: RunContext, state: dict[str, Any], command: str) -> list[dict[str, Any]]:
-    path = chain.evidence_path(ctx.root, ctx.slug)
-    result = chain.read_evidence(path)
-    problems = list(result.problems) + chain.verify_chain(result.records, lines=result.lines)
-    head = state.get("evidence")
-    recorded = int(head.get("count", 0) or 0) if isinstance(head, dict) else 0
-    if len(result.records) < recorded:
-        # Fewer records than the state saw appended: the tail was cut off.
-        problems.append(
-            chain.ChainProblem(
-                0, None, f"it holds {len(result.records)} records but {recorded} were recorded"
-            )
-        )
-    if problems:
-        ctx.refuse(
-            command,
-            f"the evidence chain {path} is broken: {problems[0].message}"
-            + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""),
-            EXIT_REFUSED_STATE,
-        )
-    return result.records
-
-
 # --------------------------------------------------------------------------- todo
 
 
@@ -287,8 +205,10 @@ def cmd_todo(args: argparse.Namespace) -> int:
             )
 
     def mutate(current: dict[str, Any]) -> list[str]:
-        if current.get("phase") in TERMINAL_PHASES:
-            raise RunRefused(f"run {ctx.slug!r} became terminal meanwhile", EXIT_REFUSED_STATE)
+        if current.get("phase") in HALTED_PHASES:
+            raise RunRefused(
+                f"run {ctx.slug!r} became {current.get('phase')} meanwhile", EXIT_REFUSED_STATE
+            )
         todos = current.setdefault("todos", {})
         entry = todos.setdefault(todo.id, {"status": "pending", "attempts": 0})
         previous = entry.get("status")
@@ -331,8 +251,6 @@ def cmd_todo(args: argparse.Namespace) -> int:
 
 
 def cmd_phase(args: argparse.Namespace) -> int:
-    from zodyssey.runs.verification import run_quality_checks
-
     ctx = RunContext.open(args.repo, args.slug)
     target: str = args.phase
     reason = (args.reason or args.note or "").strip()
@@ -347,7 +265,7 @@ def cmd_phase(args: argparse.Namespace) -> int:
         raise UsageError(f"moving to {target} needs --reason (or --note) saying why")
     if args.force and target != "done":
         raise UsageError("--force only overrides the preconditions of `done`")
-    leaving_terminal = current in TERMINAL_PHASES and target not in TERMINAL_PHASES
+    leaving_terminal = current in HALTED_PHASES and target not in HALTED_PHASES
     if target == "audited" and current != "done":
         ctx.refuse(
             "phase",
@@ -416,7 +334,7 @@ def cmd_phase(args: argparse.Namespace) -> int:
 
     def mutate(st: dict[str, Any]) -> bool:
         before = st.get("phase")
-        invalidated = before in TERMINAL_PHASES and target not in TERMINAL_PHASES
+        invalidated = before in HALTED_PHASES and target not in HALTED_PHASES
         review = st.setdefault("review", {})
         if invalidated and review.get("verdict") is not None:
             review["verdict"] = None
@@ -524,3 +442,74 @@ def cmd_status(args: argparse.Namespace) -> int:
             f"  window {window.get('label')}: readOnlyViolation={json.dumps(window.get('readOnlyViolation'))}"
         )
     return 0
+
+
+# --------------------------------------------------------------------------- list
+
+
+def _age(stamp: object, now: float) -> str:
+    from datetime import datetime
+
+    if not isinstance(stamp, str):
+        return "?"
+    try:
+        seconds = now - datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return "?"
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return f"{max(int(seconds), 0)}s"
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    import time
+
+    from zodyssey.runs.store import list_runs
+
+    root = Path(args.repo or ".").resolve()
+    if not root.is_dir():
+        raise UsageError(f"--repo {args.repo}: not a directory")
+    now = time.time()
+    rows: list[dict[str, Any]] = []
+    unreadable = 0
+    for slug, state in list_runs(root):
+        if not isinstance(state, dict):
+            unreadable += 1
+            rows.append({"slug": slug, "phase": None, "error": state.message, "active": True})
+            continue
+        phase = state.get("phase")
+        active = phase not in TERMINAL_PHASES
+        if not active and not args.all:
+            continue
+        raw_review = state.get("review")
+        review: dict[str, Any] = raw_review if isinstance(raw_review, dict) else {}
+        rows.append(
+            {
+                "slug": slug,
+                "phase": phase,
+                "active": active,
+                "verdict": review.get("verdict"),
+                "round": review.get("round", 0),
+                "max_rounds": review.get("max_rounds", 3),
+                "started_at": state.get("started_at"),
+                "updated_at": state.get("updated_at"),
+                "age": _age(state.get("started_at"), now),
+                "idle": _age(state.get("updated_at"), now),
+            }
+        )
+    if args.json:
+        print(json.dumps({"root": str(root), "runs": rows}, indent=2, ensure_ascii=False))
+    elif not rows:
+        print(f"no {'' if args.all else 'active '}runs under {root}")
+    else:
+        print(f"{'SLUG':<24} {'PHASE':<10} {'VERDICT':<8} {'ROUND':<6} {'AGE':>5} {'IDLE':>5}")
+        for row in rows:
+            if "error" in row:
+                print(f"{row['slug']:<24} UNREADABLE (gates as active): {row['error']}")
+                continue
+            print(
+                f"{row['slug']:<24} {row['phase']!s:<10} {row['verdict'] or '-':<8} "
+                f"{row['round']}/{row['max_rounds']:<4} {row['age']:>5} {row['idle']:>5}"
+            )
+    return 2 if unreadable else 0

@@ -17,8 +17,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from zodyssey.runstate import GENESIS_HASH
+
 # The genesis `prev` of an evidence chain: the first record points at no record.
-GENESIS_HASH = "0" * 64
 
 TodoStatus = Literal["pending", "in_flight", "done", "failed", "blocked"]
 Verdict = Literal["OKAY", "REJECT"]

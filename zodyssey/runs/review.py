@@ -21,13 +21,14 @@ from zodyssey.errors import EXIT_LINT, EXIT_REFUSED_STATE, UsageError, ZodysseyE
 from zodyssey.runs.checks import load_checks, test_command
 from zodyssey.runs.context import RunContext, RunRefused, gate_entry
 from zodyssey.runs.lint import lint_plan
-from zodyssey.runs.store import TERMINAL_PHASES, dump_json, now_iso, reviews_dir
+from zodyssey.runs.store import dump_json, now_iso, reviews_dir
+from zodyssey.runstate import BLOCKED, HALTED_PHASES
 
 _VERDICT_LINE = re.compile(r"^\s*\**VERDICT\**\s*:\s*\**\s*(OKAY|REJECT)\s*\**\s*$")
 _VERDICT_ANY = re.compile(r"^\s*\**VERDICT\**\s*:", re.IGNORECASE)
 _NONCE_LINE = re.compile(r"^\s*\**NONCE\**\s*:\s*`?([A-Za-z0-9._:-]+)`?\s*$", re.IGNORECASE)
 _BLOCKERS_HEAD = re.compile(r"^\s*\**BLOCKERS\**\s*:\s*$", re.IGNORECASE)
-PRE_EXECUTION = frozenset({"plan", "consult", "review", "blocked"})
+PRE_EXECUTION = frozenset({"plan", "consult", "review", BLOCKED})
 
 
 @dataclass
@@ -135,7 +136,7 @@ def cmd_review(args: argparse.Namespace) -> int:
         parsed = parse_artifact(text, args.artifact)
     state = ctx.state()
     phase = state.get("phase")
-    if phase in TERMINAL_PHASES and not (args.human and phase == "blocked"):
+    if phase in HALTED_PHASES and not (args.human and phase == BLOCKED):
         ctx.refuse(
             "review",
             f"run {ctx.slug!r} is in terminal phase {phase}; "

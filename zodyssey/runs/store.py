@@ -20,6 +20,15 @@ from pathlib import Path
 
 from zodyssey.atomicfile import write_atomic
 from zodyssey.errors import EXIT_USAGE, ZodysseyError
+from zodyssey.runstate import (
+    PLANS,
+    REVIEWS,
+    SLUG_PATTERN,
+    STATE,
+    TERMINAL_PHASES,
+    VERIFY,
+)
+from zodyssey.runstate import ZCODE as ZCODE  # the audit reads store.ZCODE
 
 # The gate hook imports this module on every write decision: no typing,
 # contextlib or datetime at runtime (they cost milliseconds per tool call).
@@ -30,22 +39,7 @@ if TYPE_CHECKING:
 
     T = TypeVar("T")
 
-ZCODE = ".zcode"
-SLUG_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
-PHASES = (
-    "plan",
-    "consult",
-    "review",
-    "execute",
-    "verify",
-    "final",
-    "remediate",
-    "done",
-    "audited",
-    "abandoned",
-    "blocked",
-)
-TERMINAL_PHASES = frozenset({"done", "audited", "abandoned", "blocked"})
+SLUG_RE = re.compile(SLUG_PATTERN)
 LOCK_TTL_SECONDS = 30 * 60
 
 
@@ -73,31 +67,27 @@ def zcode_dir(root: Path) -> Path:
 
 
 def state_path(root: Path, slug: str) -> Path:
-    return root / ZCODE / "state" / f"{slug}.json"
+    return root / STATE / f"{slug}.json"
 
 
 def inflight_path(root: Path, slug: str) -> Path:
-    return root / ZCODE / "state" / f"{slug}.inflight.json"
+    return root / STATE / f"{slug}.inflight.json"
 
 
 def ungated_path(root: Path, slug: str) -> Path:
-    return root / ZCODE / "state" / f"{slug}.ungated.jsonl"
+    return root / STATE / f"{slug}.ungated.jsonl"
 
 
 def plan_path(root: Path, slug: str) -> Path:
-    return root / ZCODE / "plans" / f"{slug}.md"
+    return root / PLANS / f"{slug}.md"
 
 
 def reviews_dir(root: Path) -> Path:
-    return root / ZCODE / "reviews"
+    return root / REVIEWS
 
 
 def verify_dir(root: Path, slug: str) -> Path:
-    return root / ZCODE / "verify" / slug
-
-
-def notepads_dir(root: Path, slug: str) -> Path:
-    return root / ZCODE / "notepads" / slug
+    return root / VERIFY / slug
 
 
 class file_lock:  # lower case: used as `with file_lock(path):`, like a function
@@ -254,7 +244,7 @@ class RunStore:
 
 def list_runs(root: Path) -> list[tuple[str, dict[str, Any] | StateError]]:
     """Every run state under `root` as (slug, state or the error reading it)."""
-    directory = root / ZCODE / "state"
+    directory = root / STATE
     try:
         names = sorted(os.listdir(directory))
     except OSError:
@@ -274,7 +264,3 @@ def list_runs(root: Path) -> list[tuple[str, dict[str, Any] | StateError]]:
             continue
         runs.append((slug, value))
     return runs
-
-
-def is_active(state: dict[str, Any]) -> bool:
-    return state.get("phase") not in TERMINAL_PHASES

@@ -8,6 +8,7 @@ names a todo and optionally a criterion index, never a command.
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,13 +19,13 @@ from zodyssey.runs import evidence as chain
 from zodyssey.runs.checks import QualityCheck, load_checks
 from zodyssey.runs.context import RunContext, gate_entry
 from zodyssey.runs.execution import DEFAULT_TIMEOUT_S, Execution, execute
-from zodyssey.runs.lifecycle import (
+from zodyssey.runs.plan import Criterion, Todo
+from zodyssey.runs.preconditions import (
     check_chain,
     note_evidence_head,
     require_active,
     require_bound_plan,
 )
-from zodyssey.runs.plan import Criterion, Todo
 from zodyssey.runs.worktree import snapshot
 
 EXIT_FAILED = 1  # a criterion or a blocking quality check failed
@@ -221,6 +222,38 @@ def _update_summaries(
     }
 
 
+FAILURE_LINES = 40  # lines of a failing criterion's output shown by `run verify`
+
+
+def _output_where(root: Path, slug: str, record: Mapping[str, Any]) -> str:
+    """Where the full output of a record is kept, stream by stream."""
+    places = []
+    for stream in ("stdout", "stderr"):
+        info = record.get(stream)
+        if not isinstance(info, dict) or not info.get("size"):
+            continue
+        if info.get("stored") and isinstance(info.get("sha256"), str):
+            places.append(f"{stream} {chain.output_dir(root, slug) / info['sha256']}")
+        else:
+            places.append(f"{stream} not kept ({info.get('size')} bytes; only its tail)")
+    return ", ".join(places) or "no output"
+
+
+def failure_excerpt(root: Path, slug: str, record: dict[str, Any]) -> list[str]:
+    """The last FAILURE_LINES lines of a failed execution's output, and where the rest is."""
+    lines: list[str] = []
+    for stream in ("stdout", "stderr"):
+        info = record.get(stream)
+        tail = info.get("tail") if isinstance(info, dict) else None
+        if isinstance(tail, str) and tail.strip():
+            lines.extend(f"    {stream}| {line}" for line in tail.rstrip().splitlines())
+    shown = lines[-FAILURE_LINES:]
+    if len(lines) > len(shown):
+        shown.insert(0, f"    ... ({len(lines) - len(shown)} earlier lines not shown)")
+    shown.append(f"    full output: {_output_where(root, slug, record)}")
+    return shown
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     ctx = RunContext.open(args.repo, args.slug)
     if args.timeout is not None and args.timeout <= 0:
@@ -270,8 +303,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
                     "verify",
                     f"not re-running criterion {criterion.index} of todo {todo.id}: the work "
                     f"tree is byte-identical to its last failure (record seq {last.get('seq')}, "
-                    f"fingerprint {current['fingerprint'][:12]}); change the code, or re-plan "
-                    "if the criterion is wrong",
+                    f"fingerprint {current['fingerprint'][:12]}); change a file the plan "
+                    "declares so the criterion can pass (its last output: "
+                    f"{_output_where(ctx.root, ctx.slug, last)}), or ask the user to re-plan "
+                    "if the criterion itself is wrong",
                     EXIT_REFUSED,
                     subject=f"{todo.id}#{criterion.index}",
                 )
@@ -300,10 +335,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
             f"todo {todo.id} criterion {criterion.index}: {outcome} ({why}, "
             f"{record['duration_s']:.2f}s, evidence seq {record['seq']}) `{criterion.command}`"
         )
-        if not record["passed"] and record["stderr"]["tail"].strip():
-            tail = record["stderr"]["tail"].strip().splitlines()[-3:]
-            for line in tail:
-                print(f"    {line}")
+        if not record["passed"]:
+            for line in failure_excerpt(ctx.root, ctx.slug, record):
+                print(line)
     if done:
         ctx.store.update(lambda state: _update_summaries(state, todo, done, path))
     results = run_quality_checks(ctx, checks, loaded.sha256, todo=todo.id, stage="verify")

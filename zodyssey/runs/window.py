@@ -16,7 +16,7 @@ from zodyssey.errors import UsageError
 from zodyssey.runs import evidence as chain
 from zodyssey.runs.context import RunContext, gate_entry
 from zodyssey.runs.execution import execute
-from zodyssey.runs.lifecycle import note_evidence_head
+from zodyssey.runs.preconditions import note_evidence_head
 from zodyssey.runs.verification import configured_timeout, execution_fields
 from zodyssey.runs.worktree import changed_paths, read_only_violation, snapshot
 

@@ -20,11 +20,6 @@ from typing import Any
 _PATHSPEC = ("--", ".", ":(exclude).zcode")
 
 
-def _git(runner: Any, *args: str) -> bytes:
-    out = runner.execute(["git", *args], stdout_as_string=False, strip_newline_in_stdout=False)
-    return out if isinstance(out, bytes) else str(out).encode("utf-8")
-
-
 def _status_paths(status: bytes) -> tuple[str | None, str | None, list[str]]:
     """(head oid, branch, paths) from `git status --porcelain=v2 -z --branch`."""
     head: str | None = None
@@ -78,25 +73,20 @@ def _content_hash(path: Path) -> str:
 
 def snapshot(root: Path, *, keep_status: bool = False) -> dict[str, Any]:
     """The snapshot of the work tree at `root` (shape: models.TreeSnapshot)."""
-    try:
-        import git
+    from zodyssey import git
 
-        repo = git.Repo(root, search_parent_directories=True)
-        top = Path(str(repo.working_tree_dir))
+    top = git.toplevel(root)
+    if top is None:
+        return {"ok": False, "error": f"{root} is not inside a git work tree (or git is missing)"}
+    try:
         # Run git from the run's root so the pathspecs are relative to it.
-        runner = git.Git(str(root))
-        status = _git(
-            runner,
-            "status",
-            "--porcelain=v2",
-            "-z",
-            "--branch",
-            "--untracked-files=all",
-            *_PATHSPEC,
+        status = git.run(
+            root,
+            ["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", *_PATHSPEC],
         )
-        index = _git(runner, "ls-files", "-s", "-z", *_PATHSPEC)
-    except Exception as exc:  # not a repository, git missing, git error: all "unknown"
-        return {"ok": False, "error": f"{type(exc).__name__}: {str(exc).strip()[:300]}"}
+        index = git.run(root, ["ls-files", "-s", "-z", *_PATHSPEC])
+    except git.GitError as exc:  # git failed: the snapshot is "unknown", never "unchanged"
+        return {"ok": False, "error": exc.message[:300]}
     head, branch, paths = _status_paths(status)
     files = {path: _content_hash(top / path) for path in sorted(set(paths))}
     result: dict[str, Any] = {

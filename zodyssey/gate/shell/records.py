@@ -44,10 +44,12 @@ class Part(Record):
     `unbounded`: may write somewhere it does not name. `links`: may create links
     that other parts' paths could run through. `linked`: what a link made by
     this part points at (writing through the link writes these, so the gate
-    checks them like targets; they are not listed as targets)."""
+    checks them like targets; they are not listed as targets). `trusted`: for
+    zodyssey's own commands, (kind, program path or "", *argv after the
+    program) as judged by `zodyssey.gate.trusted`; the policy decides them."""
 
     __slots__ = ()
-    _fields = ("text", "write", "targets", "unbounded", "why", "links", "linked")
+    _fields = ("text", "write", "targets", "unbounded", "why", "links", "linked", "trusted")
 
     def __new__(
         cls,
@@ -58,8 +60,9 @@ class Part(Record):
         why: str = "",
         links: bool = False,
         linked: tuple[Target, ...] = (),
+        trusted: tuple[str, ...] = (),
     ) -> Part:
-        return tuple.__new__(cls, (text, write, targets, unbounded, why, links, linked))
+        return tuple.__new__(cls, (text, write, targets, unbounded, why, links, linked, trusted))
 
     @property
     def text(self) -> str:
@@ -95,6 +98,11 @@ class Part(Record):
     def linked(self) -> tuple[Target, ...]:
         linked: tuple[Target, ...] = self[6]
         return linked
+
+    @property
+    def trusted(self) -> tuple[str, ...]:
+        trusted: tuple[str, ...] = self[7]
+        return trusted
 
 
 class Analysis(Record):

@@ -670,6 +670,15 @@ class Walker:
         if "/" in name:
             base = name.rsplit("/", 1)[1]
             if not any(name == prefix + base for prefix in SYSTEM_BIN):
+                if base == "zodyssey" or base.startswith("python"):
+                    from zodyssey.gate.shell.commands import zodyssey
+
+                    program = join_path(cwd, name)
+                    # The policy checks that `program` is the installed zodyssey.
+                    if program is not None and base == "zodyssey":
+                        return zodyssey.judge(self, text, args, cwd, program)
+                    if program is not None and zodyssey.runs_zodyssey(args):
+                        return zodyssey.judge(self, text, args[2:], cwd, program)
                 self.unknown(text, f"runs the program {name}")
                 return cwd
             name = base

@@ -76,6 +76,7 @@ MODULES: dict[str, str] = {
     **_family("sed_awk", "sed gsed awk gawk mawk nawk"),
     **_family("system", "date file hostname crontab"),
     **_family("text", "sort shuf uniq xxd rg tree"),
+    **_family("zodyssey", "zodyssey"),
     **_family(
         "wrappers",
         "env nice nohup timeout stdbuf builtin exec time command sudo doas su runuser pkexec xargs",

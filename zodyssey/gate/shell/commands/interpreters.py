@@ -51,6 +51,11 @@ def _interpreter_named(name: str) -> Handler:
         if len(args) == 1 and args[0].value in queries:
             w.read(text)
             return cwd
+        if name.startswith("python"):
+            from zodyssey.gate.shell.commands import zodyssey
+
+            if zodyssey.runs_zodyssey(args):
+                return zodyssey.judge(w, text, args[2:], cwd)
         return _interpreter(w, text, args, cwd)
 
     return handler

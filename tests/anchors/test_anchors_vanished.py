@@ -1,0 +1,96 @@
+"""A citation never vanishes because its file did (deleted, renamed, never there)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from anchors_helpers import check_json, commit, git, kinds, make_repo, run_cli, write
+
+GO = 'package main\n\nfunc main() {\n\tprintln("hi")\n}\n'
+MAKE = "all:\n\tgo build ./...\n"
+DOC = "The entry point is main.go:3 and the build is Makefile:2.\n"
+
+
+def go_repo(tmp_path: Path) -> Path:
+    repo = make_repo(tmp_path / "repo", {"main.go": GO, "Makefile": MAKE, "docs/a.md": DOC})
+    assert run_cli(repo, "--update").returncode == 0
+    commit(repo, "pin")
+    return repo
+
+
+def lock_of(repo: Path) -> dict[str, str]:
+    return dict(json.loads((repo / "anchors/anchors.lock.json").read_text())["citations"])
+
+
+def test_deleted_file_is_gone_not_stale(tmp_path: Path) -> None:
+    repo = go_repo(tmp_path)
+    git(repo, "rm", "-q", "main.go")
+    commit(repo, "drop main.go")
+    deleter = git(repo, "rev-parse", "HEAD").strip()
+    code, payload = check_json(repo)
+    assert code == 9, payload
+    assert kinds(payload) == {"gone": ["main.go:3"]}
+    assert f"deleted by {deleter[:12]}" in payload["problems"][0]["detail"]
+    text = run_cli(repo)
+    assert text.returncode == 9
+    assert "stale" not in text.stdout, "a cited entry is a problem, not a stale entry"
+    # --update refuses it and keeps the pin: a document still cites it.
+    update = run_cli(repo, "--update")
+    assert update.returncode == 9, update.stdout
+    assert "main.go:3" in lock_of(repo)
+    assert run_cli(repo).returncode == 9
+
+
+def test_deleted_in_the_work_tree_only(tmp_path: Path) -> None:
+    repo = go_repo(tmp_path)
+    (repo / "Makefile").unlink()  # not committed: git cannot name a deleting commit
+    code, payload = check_json(repo)
+    assert code == 9
+    assert kinds(payload) == {"unresolved": ["Makefile:2"]}
+    assert "pinned in the lock" in payload["problems"][0]["detail"]
+
+
+def test_renamed_file_is_moved_and_fixed(tmp_path: Path) -> None:
+    repo = go_repo(tmp_path)
+    (repo / "cmd").mkdir()
+    git(repo, "mv", "main.go", "cmd/app.go")
+    commit(repo, "move")
+    code, payload = check_json(repo)
+    assert code == 9
+    assert kinds(payload) == {"moved": ["main.go:3"]}
+    assert payload["problems"][0]["moved_to"]["path"] == "cmd/app.go"
+    assert run_cli(repo, "--fix").returncode == 0
+    assert "app.go:3" in (repo / "docs/a.md").read_text()
+    assert run_cli(repo, "--strict").returncode == 0
+
+
+def test_unpinned_citation_of_a_file_git_knows(tmp_path: Path) -> None:
+    """No lock entry, but git history knows the file: still a citation, reported."""
+    repo = make_repo(tmp_path / "repo", {"main.go": GO, "tool.rs": "fn main() {}\n"})
+    git(repo, "rm", "-q", "main.go")
+    (repo / "lib").mkdir()
+    git(repo, "mv", "tool.rs", "lib/engine.rs")
+    commit(repo, "drop and move")
+    write(repo, "docs/a.md", "Old notes: main.go:3 and tool.rs:1 and lib/engine.rs:1.\n")
+    code, payload = check_json(repo)
+    assert code == 9
+    found = kinds(payload)
+    assert found["gone"] == ["main.go:3"]
+    renamed = [p for p in payload["problems"] if p["cited_as"] == "tool.rs:1"]
+    assert renamed and renamed[0]["kind"] == "unresolved"
+    assert "now `lib/engine.rs`" in renamed[0]["detail"]
+
+
+def test_prose_examples_of_files_that_never_existed_stay_prose(tmp_path: Path) -> None:
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "main.go": GO,
+            "docs/a.md": "Real: main.go:3. Example only: file.go:47, at 12:30, localhost:8080.\n",
+        },
+    )
+    assert run_cli(repo, "--update").returncode == 0
+    code, payload = check_json(repo)
+    assert code == 0, payload
+    assert payload["checked"] == 1

@@ -1,0 +1,191 @@
+"""The workflow `zodyssey init` writes, run step by step with zodyssey from a local wheel.
+
+This is how a user installs zodyssey before it is on PyPI: the install setting
+(`ZODYSSEY_INSTALL`) names a wheel. The test builds that wheel from this source
+tree, makes a fresh virtual environment holding the wheel's dependencies but no
+zodyssey, and runs every `run:` step of the generated `check` job in bash, as
+the runner would, with the wheel as the install setting. It then shows the
+claims step doing its job: a claim whose only test is skipped passes the
+static `zodyssey check` step and fails the claims step.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import site
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+WORKFLOW = ".github/workflows/zodyssey.yml"
+# Never linked into the fresh environment: zodyssey must come from the wheel.
+OWN = ("zodyssey", "_zodyssey", "_editable_impl_zodyssey", "__editable__")
+
+README = """# demo
+
+Locks are written atomically. <!-- claim: atomic-locks -->
+"""
+
+SKIPPED_TEST = """import pytest
+
+
+@pytest.mark.claim("atomic-locks")
+def test_atomic():
+    pytest.skip("not on this machine")
+"""
+
+
+def build_wheel(out: Path) -> Path:
+    source = out / "src"
+    shutil.copytree(
+        REPO,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git",
+            ".nox",
+            ".venv",
+            "*_cache",
+            "__pycache__",
+            "*.egg-info",
+            "build",
+            "dist",
+            "bench",
+        ),
+    )
+    subprocess.run(
+        [
+            *(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"),
+            *("-w", str(out / "dist"), str(source)),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    (wheel,) = (out / "dist").glob("zodyssey-*.whl")
+    return wheel
+
+
+def fresh_venv(path: Path) -> Path:
+    """A venv with pip and zodyssey's dependencies (linked, offline) but no zodyssey."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True)
+    (target,) = path.glob("lib/python3*/site-packages")
+    for outer in site.getsitepackages():
+        for entry in Path(outer).iterdir():
+            if entry.name.startswith(OWN) or entry.suffix == ".pth":
+                continue
+            link = target / entry.name
+            if not link.exists():
+                link.symlink_to(entry)
+    return path / "bin"
+
+
+def run_steps(repo: Path, bindir: Path, env: dict[str, str]) -> dict[str, int]:
+    """Every `run:` step of the check job, in order, each in `bash -e`: name -> exit code."""
+    workflow: Any = yaml.safe_load((repo / WORKFLOW).read_text(encoding="utf-8"))
+    codes: dict[str, int] = {}
+    for step in workflow["jobs"]["check"]["steps"]:
+        if "run" not in step:
+            continue  # `uses:` steps (checkout, setup-python, uploads) are GitHub's
+        done = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        codes[step["name"]] = done.returncode
+        codes[step["name"] + ":out"] = len(done.stdout)  # keep the step's output size
+        if done.returncode not in (0, 9):
+            pytest.fail(
+                f"step {step['name']!r} exit {done.returncode}:\n{done.stdout}{done.stderr}"
+            )
+    return {k: v for k, v in codes.items() if not k.endswith(":out")}
+
+
+@pytest.mark.slow
+def test_generated_workflow_runs_with_a_local_wheel(tmp_path: Path) -> None:
+    wheel = build_wheel(tmp_path / "build")
+    bindir = fresh_venv(tmp_path / "venv")
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if not key.startswith(("PYTEST_", "VIRTUAL_ENV", "GITHUB_", "PIP_", "PYTHON"))
+    }
+    env.update(
+        {
+            "PATH": f"{bindir}{os.pathsep}{env['PATH']}",
+            "VIRTUAL_ENV": str(bindir.parent),
+            "PIP_NO_INDEX": "1",  # offline: everything but zodyssey is already there
+            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+            "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
+            "NO_COLOR": "1",
+        }
+    )
+    python = str(bindir / "python")
+    no_zodyssey = subprocess.run(
+        [python, "-c", "import zodyssey"], cwd=tmp_path, env=env, capture_output=True
+    )
+    assert no_zodyssey.returncode != 0, "the fresh environment must not see our source tree"
+
+    # The repository: `zodyssey init` from the wheel writes the workflow under test.
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    installed = subprocess.run(
+        [python, "-m", "pip", "install", "-q", str(wheel)], env=env, capture_output=True, text=True
+    )
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    init = subprocess.run(
+        [str(bindir / "zodyssey"), "init"], cwd=repo, env=env, capture_output=True, text=True
+    )
+    assert init.returncode == 0, init.stderr
+    subprocess.run([python, "-m", "pip", "uninstall", "-q", "-y", "zodyssey"], env=env, check=True)
+
+    # What a repository variable ZODYSSEY_INSTALL would give the workflow's env.
+    workflow: Any = yaml.safe_load((repo / WORKFLOW).read_text(encoding="utf-8"))
+    assert workflow["env"]["ZODYSSEY_INSTALL"] == "${{ vars.ZODYSSEY_INSTALL || 'zodyssey' }}"
+    env["ZODYSSEY_INSTALL"] = str(wheel)
+
+    codes = run_steps(repo, bindir, env)
+    assert codes["Install zodyssey"] == 0
+    where = subprocess.run(
+        [python, "-c", "import zodyssey; print(zodyssey.__file__)"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert str(tmp_path / "venv") in where, f"zodyssey not from the wheel: {where}"
+    assert set(codes.values()) == {0}, codes
+    assert codes["Claims defended by passing tests"] == 0
+
+    # A claim defended only by a skipped test: the static check is green, the
+    # claims step is not.
+    (repo / "README.md").write_text(README, encoding="utf-8")
+    (repo / "tests").mkdir()
+    (repo / "tests" / "test_demo.py").write_text(SKIPPED_TEST, encoding="utf-8")
+    update = subprocess.run(
+        [str(bindir / "zodyssey"), "claims", "update"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert update.returncode == 0, update.stderr
+    codes = run_steps(repo, bindir, env)
+    assert codes["zodyssey check"] == 0, codes
+    assert codes["Claims defended by passing tests"] == 9, codes
+
+    (repo / "tests" / "test_demo.py").write_text(
+        SKIPPED_TEST.replace('pytest.skip("not on this machine")', "assert True"), encoding="utf-8"
+    )
+    codes = run_steps(repo, bindir, env)
+    assert set(codes.values()) == {0}, codes

@@ -1,0 +1,152 @@
+"""Play an agent session the way Claude Code runs it: every tool call through the
+real `zodyssey hook pre-tool` process, and only the calls it allows carried out.
+
+Bash calls that pass the gate run in a real `bash`; Write/Edit calls that pass
+write the file; a Task call is the reviewer reading the run state for the
+nonce the hook minted. Nothing is mocked: the run commands the agent calls are
+the real `zodyssey run ...` console script.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+BIN = Path(sys.executable).parent  # the venv: `zodyssey` console script and `python`
+ZODYSSEY = BIN / "zodyssey"
+
+
+@dataclass
+class Outcome:
+    allowed: bool
+    reason: str  # the hook's stderr when it blocked
+    code: int | None = None  # exit code of the command, when it ran
+    out: str = ""
+
+
+class Session:
+    """One agent session in `cwd`, gated for the project dir `project`."""
+
+    def __init__(
+        self, project: Path, cwd: Path | None = None, session_id: str = "sess-e2e"
+    ) -> None:
+        self.project = project
+        self.cwd = cwd or project
+        self.session_id = session_id
+        self.calls = 0
+        self.env = {
+            k: v
+            for k, v in os.environ.items()
+            if k not in ("ZODYSSEY_UNGATE_BASH", "ZODYSSEY_PARALLEL_CAP", "PYTHONPATH")
+        }
+        self.env["PATH"] = f"{BIN}{os.pathsep}{self.env.get('PATH', '')}"
+        self.env["CLAUDE_PROJECT_DIR"] = str(project)
+        self.env["PYTHONDONTWRITEBYTECODE"] = "1"
+
+    def hook(self, tool_name: str, tool_input: dict[str, Any], event: str = "pre-tool") -> Outcome:
+        self.calls += 1
+        payload = {
+            "session_id": self.session_id,
+            "transcript_path": str(self.project / ".transcript.jsonl"),
+            "cwd": str(self.cwd),
+            "permission_mode": "default",
+            "hook_event_name": "PreToolUse" if event == "pre-tool" else "PostToolUse",
+            "tool_name": tool_name,
+            "tool_input": tool_input,
+            "tool_use_id": f"toolu_{self.calls:04d}",
+        }
+        if event == "post-tool":
+            payload["tool_use_id"] = tool_input.pop("_tool_use_id")
+            payload["tool_response"] = {"ok": True}
+        done = subprocess.run(
+            [str(ZODYSSEY), "hook", event],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            cwd=self.cwd,
+            env=self.env,
+            timeout=60,
+        )
+        assert done.returncode in (0, 2), (done.returncode, done.stderr)
+        assert "Traceback" not in done.stderr, done.stderr
+        return Outcome(done.returncode == 0, done.stderr)
+
+    def bash(self, command: str) -> Outcome:
+        outcome = self.hook("Bash", {"command": command, "description": "agent shell"})
+        if not outcome.allowed:
+            return outcome
+        done = subprocess.run(
+            ["bash", "-c", command],
+            capture_output=True,
+            text=True,
+            cwd=self.cwd,
+            env=self.env,
+            timeout=300,
+        )
+        return Outcome(True, "", done.returncode, done.stdout + done.stderr)
+
+    def write(self, path: str, content: str) -> Outcome:
+        target = Path(path) if os.path.isabs(path) else self.cwd / path
+        outcome = self.hook("Write", {"file_path": str(target), "content": content})
+        if outcome.allowed:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
+        return outcome
+
+    def dispatch(self, agent: str, prompt: str = "review the plan") -> Outcome:
+        tool_input = {"subagent_type": agent, "prompt": prompt, "description": "dispatch"}
+        outcome = self.hook("Task", tool_input)
+        if outcome.allowed:  # the subagent ran; the harness reports it back
+            tool_use_id = f"toolu_{self.calls:04d}"
+            self.hook("Task", {**tool_input, "_tool_use_id": tool_use_id}, event="post-tool")
+        return outcome
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=root, check=True, capture_output=True, text=True
+    ).stdout
+
+
+def make_project(root: Path) -> Path:
+    root.mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "session@example.com")
+    git(root, "config", "user.name", "session test")
+    git(root, "config", "commit.gpgsign", "false")
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text("def greet():\n    return 'hi'\n")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_app.py").write_text(
+        "import sys\nsys.path.insert(0, 'src')\nfrom app import greet\n\n\n"
+        "def test_greet():\n    assert greet() == 'hello'\n"
+    )
+    (root / "README.md").write_text("demo\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    return root
+
+
+TEST_COMMAND = "python -m pytest -q -p no:cacheprovider tests/test_app.py"
+PLAN = f"""# Say hello
+## Todos
+- [ ] 1. Make greet say hello
+  - Files: [`src/app.py`]
+  - Acceptance criteria:
+    - `{TEST_COMMAND}` exits 0
+## Final verification wave
+- [ ] F1. Plan compliance audit
+"""
+
+
+def reviewer_artifact(project: Path, slug: str, verdict: str) -> str:
+    """What the reviewer subagent writes: it reads the nonce from the run state."""
+    state = json.loads((project / ".zcode" / "state" / f"{slug}.json").read_text())
+    nonce = state["review"]["pending_nonce"]
+    assert isinstance(nonce, str) and nonce, state["review"]
+    return json.dumps({"verdict": verdict, "nonce": nonce, "blockers": []})

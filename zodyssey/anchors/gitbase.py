@@ -1,0 +1,78 @@
+"""The version of a cited file a lock was pinned against, read from git.
+
+A JavaScript checker's lock (or one of ours written before pins carried
+evidence) says only what the span hashed to. Where the file now differs,
+git usually still holds the version the pin was taken from: the file at the
+last commit that changed the lock (the lock and the docs are committed
+together), else at HEAD. From that version the checker learns the pinned
+lines' neighbours and whether they were unique, which `moved` needs.
+
+Asked only for files with a mismatching pin, so a clean check never runs git.
+No git, no repository, no such blob: no evidence, and the checker stays
+conservative (`drift`).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+
+def _git(cwd: Path, *args: str) -> bytes | None:
+    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")
+    env.pop("GIT_DIR", None)
+    env.pop("GIT_WORK_TREE", None)
+    try:
+        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, env=env, check=False)
+    except OSError:
+        return None
+    return done.stdout if done.returncode == 0 else None
+
+
+class GitBase:
+    def __init__(self, root: Path, lock_path: Path | None) -> None:
+        self.root = root
+        self.lock_path = lock_path
+        self._commit: str | None = None
+        self._prefix = ""
+        self._ready = False
+        self._blobs: dict[str, bytes | None] = {}
+
+    def _prepare(self) -> None:
+        if self._ready:
+            return
+        self._ready = True
+        out = _git(self.root, "rev-parse", "--show-prefix")
+        if out is None:
+            return
+        self._prefix = out.decode("utf-8", "surrogateescape").strip()
+        commit = None
+        if self.lock_path is not None:
+            try:
+                lock = str(Path(self.lock_path).resolve())
+            except OSError:
+                lock = str(self.lock_path)
+            found = _git(self.root, "log", "-1", "--format=%H", "--", lock)
+            if found:
+                commit = found.decode().strip() or None
+        if commit is None:
+            head = _git(self.root, "rev-parse", "--verify", "-q", "HEAD")
+            commit = head.decode().strip() if head else None
+        self._commit = commit or None
+
+    @property
+    def commit(self) -> str | None:
+        self._prepare()
+        return self._commit
+
+    def blob(self, path: str) -> bytes | None:
+        """`path` (root-relative) at the base commit, or None."""
+        if path in self._blobs:
+            return self._blobs[path]
+        self._prepare()
+        data = None
+        if self._commit is not None:
+            data = _git(self.root, "cat-file", "blob", f"{self._commit}:{self._prefix}{path}")
+        self._blobs[path] = data
+        return data

@@ -1,0 +1,631 @@
+"""`check-anchors --history` and `--update --from-history`: citations judged by git history.
+
+The checker's CLI calls these two functions lazily (they pull in git and
+process pools, which a normal check never needs):
+
+- `history_report`: compare each citation with the span as it was when the
+  citing line was written; `--fix` rewrites the numbers of moved citations.
+- `seed_lock_from_history`: write a lock pinning that historical content, so
+  citations that were already stale show up as drift in the next check
+  instead of being blessed as they are now.
+
+The git work is in `plumbing`, `trace` (per-citation
+tracing) and `compare` (where a span went); this module turns the
+traces into a `Report` and an exit code. Documented in docs/citation-history.md.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from zodyssey.anchors.history.trace import Trace, TraceRun, trace_citations
+from zodyssey.anchors.model import Citation, make_key
+from zodyssey.config import Config
+from zodyssey.errors import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS
+from zodyssey.findings import Case, Finding, Report
+
+# JSON payload version of both modes (documented in docs/citation-history.md).
+SCHEMA_VERSION = 1
+PROBLEM_KINDS = ("moved", "drift", "gone")  # these fail the check (exit 9)
+KINDS = ("ok", *PROBLEM_KINDS, "unknown")
+
+RULES = {
+    "moved": "The cited content is unchanged but now sits at other lines (or in the renamed file).",
+    "drift": "The cited lines changed since the citing line was written.",
+    "gone": "The cited file was deleted since the citing line was written.",
+    "unknown": "History cannot judge this citation (untracked, uncommitted, shallow clone, ...).",
+}
+
+_SHOW_LINES = 3  # lines of "then" and "now" shown per finding in text output
+_SHOW_WIDTH = 110
+
+
+def history_report(
+    root: Path,
+    config: Config,
+    citations: list[Citation],
+    *,
+    jobs: int,
+    fix: bool,
+    dry_run: bool,
+    allow_unknown: bool = False,
+    progress_stream: TextIO | None = None,
+) -> tuple[Report, int]:
+    """Judge every citation against the commit that wrote it; exit 0, 4 or 9.
+
+    `unknown` proves nothing, so it fails (exit 9) unless `allow_unknown`; when
+    every citation is unknown nothing was proven at all (exit 4, with the causes).
+
+    Raises `GitUnavailable` (a ZodysseyError, exit 2) when git is missing or
+    `root` is not in a work tree. With `fix`, moved citations get their
+    numbers (and, after a git rename, their path) rewritten and an existing
+    lock is re-pinned for them; `dry_run` only writes the diff to stderr.
+    """
+    selected = _not_exempt(citations, config, _lock_exempt(root, config))
+    run = trace_citations(root, selected, jobs=jobs, progress_stream=progress_stream)
+    fixable = [t for t in run.traces if _fixable(t)]
+    diff = ""
+    rewritten: set[int] = set()
+    would_rewrite: set[int] = set()
+    repinned = 0
+    if fix and fixable:
+        diff, would_rewrite = _rewrite_moves(root, config, fixable, dry_run)
+        rewritten = set() if dry_run else would_rewrite
+        if rewritten and not dry_run:
+            moved = [t for t in fixable if id(t) in rewritten]
+            kept = [t.citation for t in run.traces if id(t) not in rewritten]
+            repinned = _repin_moved(root, config, moved, kept)
+        if diff:
+            # stdout carries the report (maybe JSON); the diff goes beside it.
+            sys.stderr.write(diff)
+    report = _build_report(run, rewritten, fix=fix, dry_run=dry_run, diff=diff)
+    if fix and dry_run:
+        report.summary += (
+            f"; --dry-run: would rewrite {len(would_rewrite)} moved citation(s), nothing written"
+        )
+    if repinned:
+        report.summary += f"; re-pinned {repinned} lock entr{'y' if repinned == 1 else 'ies'}"
+    if not selected:
+        return report, EXIT_EMPTY
+    unknown = [t for t in run.traces if t.kind == "unknown"]
+    if unknown and len(unknown) == len(run.traces):
+        report.summary += "\nnothing proven: every citation is unknown. " + _causes(unknown)
+        if report.payload is not None:
+            report.payload["ok"] = False
+        return report, EXIT_EMPTY
+    failing = [t for t in run.traces if t.kind in PROBLEM_KINDS and id(t) not in rewritten]
+    if unknown and not allow_unknown:
+        report.summary += (
+            f"\n{_plural(len(unknown), 'citation')} unknown: history could not judge "
+            f"{'it' if len(unknown) == 1 else 'them'}, which fails the check "
+            "(--allow-unknown accepts that). " + _causes(unknown)
+        )
+        if report.payload is not None:
+            report.payload["ok"] = False
+        return report, EXIT_PROBLEMS
+    return report, EXIT_PROBLEMS if failing else EXIT_OK
+
+
+def _causes(unknown: list[Trace]) -> str:
+    """The most frequent reasons, shortest form first (commit ids and paths vary)."""
+    counts: dict[str, int] = {}
+    for trace in unknown:
+        reason = trace.reason.split(" [")[0]
+        counts[reason] = counts.get(reason, 0) + 1
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    shown = "; ".join(f"{n} x {reason}" for reason, n in ranked[:3])
+    more = f"; and {len(ranked) - 3} other causes" if len(ranked) > 3 else ""
+    return f"Causes: {shown}{more}"
+
+
+def _fixable(trace: Trace) -> bool:
+    """Moved, and the move is known: rewrite the numbers (and the path after a rename)."""
+    return trace.kind == "moved" and trace.moved_to is not None
+
+
+def _rewrite_moves(
+    root: Path, config: Config, traces: list[Trace], dry_run: bool
+) -> tuple[str, set[int]]:
+    """Rewrite moved citations via the checker's `apply_moves`; (diff, traces rewritten)."""
+    from zodyssey.anchors.fix import apply_moves, plan_edits
+
+    moves: list[tuple[Citation, int, int]] = []
+    new_paths: dict[Citation, str] = {}
+    renamed = [t for t in traces if t.moved_to and t.moved_to[0] != t.citation.resolved]
+    index = None
+    if renamed:
+        from zodyssey.anchors.discover import discover
+        from zodyssey.anchors.rewrite import new_cited_text
+
+        index = discover(root, config).index
+        for trace in renamed:
+            assert trace.moved_to is not None
+            new_paths[trace.citation] = new_cited_text(trace.citation, trace.moved_to[0], index)
+    for trace in traces:
+        assert trace.moved_to is not None
+        moves.append((trace.citation, trace.moved_to[1], trace.moved_to[2]))
+    # Which moves the rewrite will refuse (the document changed under the
+    # citation): those stay problems.
+    refused: set[Citation] = set()
+    by_doc: dict[str, list[tuple[Citation, int, int]]] = {}
+    for move in moves:
+        by_doc.setdefault(move[0].site.doc, []).append(move)
+    for doc, doc_moves in by_doc.items():
+        try:
+            lines = (root / doc).read_bytes().decode("utf-8", "surrogateescape").split("\n")
+        except OSError:
+            refused.update(c for c, _, _ in doc_moves)
+            continue
+        _, skipped = plan_edits(lines, doc_moves, new_paths)
+        refused.update(skipped)
+    diff = apply_moves(root, moves, dry_run, new_paths=new_paths)
+    return diff, {id(t) for t in traces if t.citation not in refused}
+
+
+def _repin_moved(root: Path, config: Config, traces: list[Trace], unmoved: list[Citation]) -> int:
+    """Keep an existing lock in step with rewritten citations: pin their new keys.
+
+    History showed the content unchanged since the citing line was written,
+    so the lines at the new place are the cited content. Old keys no other
+    citation uses are dropped. No lock, nothing to do (--history needs none).
+    """
+    from zodyssey.anchors.fingerprint import fingerprint, hash_text, normalise
+    from zodyssey.anchors.lock import read_lock, write_lock
+    from zodyssey.errors import ZodysseyError
+
+    lock_path = root / config.lock
+    try:
+        lock = read_lock(lock_path)
+    except ZodysseyError:
+        return 0
+    if not lock.exists:
+        return 0
+    for trace in traces:
+        assert trace.moved_to is not None
+        path, start, end = trace.moved_to
+        key = make_key(path, start, end, trace.citation.ranged)
+        lines = list(trace.now_text)
+        lock.citations[key] = fingerprint(lines, 1, len(lines))
+        if len(lines) > 1:  # the lock keeps per-line pins for ranges only
+            lock.spans[key] = [hash_text(normalise(line)) for line in lines]
+    still_used = {c.key for c in unmoved}
+    for trace in traces:
+        old = trace.citation.key
+        if old is not None and old not in still_used:
+            lock.citations.pop(old, None)
+            lock.spans.pop(old, None)
+    write_lock(lock_path, lock)
+    return len(traces)
+
+
+def _lock_exempt(root: Path, config: Config) -> list[str]:
+    """The lock's exempt list when there is a readable lock; --history needs none."""
+    from zodyssey.anchors.lock import read_lock
+    from zodyssey.errors import ZodysseyError
+
+    try:
+        return read_lock(root / config.lock).exempt
+    except ZodysseyError:
+        return []
+
+
+def _not_exempt(
+    citations: Sequence[Citation], config: Config, extra: Sequence[str] = ()
+) -> list[Citation]:
+    exempt = set(config.exempt) | set(extra)
+    return [c for c in citations if c.cited_as not in exempt]
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def _span(start: int, end: int) -> str:
+    return str(start) if start == end else f"{start}-{end}"
+
+
+def _clip(lines: Sequence[str]) -> list[str]:
+    shown = [line if len(line) <= _SHOW_WIDTH else line[: _SHOW_WIDTH - 1] + "…" for line in lines]
+    if len(shown) > _SHOW_LINES:
+        shown = [*shown[:_SHOW_LINES], f"… ({len(lines) - _SHOW_LINES} more lines)"]
+    return shown
+
+
+def _message(trace: Trace, rewritten: bool) -> str:
+    citation = trace.citation
+    head = f"{citation.cited_as}: {trace.reason}"
+    if rewritten and trace.moved_to is not None:
+        head = f"{citation.cited_as}: rewritten to {_span(*trace.moved_to[1:])} ({trace.reason})"
+    if trace.commit and trace.commit[:12] not in head:
+        head += f" [citing line from {trace.commit[:12]}]"
+    lines = [head]
+    if trace.kind == "drift":
+        then_at = f"{trace.then_path}:{_span(citation.start, citation.end)}"
+        lines.append(f"then ({then_at}):")
+        lines += [f"  | {text}" for text in _clip(trace.then_text)]
+        now_at = f"{trace.now_path}:{_span(citation.start, citation.end)}"
+        lines.append(f"now ({now_at}):")
+        lines += [f"  | {text}" for text in _clip(trace.now_text)] or ["  (past the end of file)"]
+    return "\n".join(lines)
+
+
+def _problem(trace: Trace, rewritten: bool) -> dict[str, Any]:
+    citation = trace.citation
+    moved = trace.moved_to
+    return {
+        "kind": trace.kind,
+        "key": citation.key,
+        "cited_as": citation.cited_as,
+        "sites": [{"doc": citation.site.doc, "line": citation.site.line}],
+        "detail": trace.reason,
+        "commit": trace.commit,
+        "shallow": trace.shallow,
+        "then_path": trace.then_path,
+        "then": list(trace.then_text),
+        "now_path": trace.now_path,
+        "now": list(trace.now_text),
+        "moved_to": {
+            "path": moved[0],
+            "start": moved[1],
+            "end": moved[2],
+            "key": make_key(moved[0], moved[1], moved[2], citation.ranged),
+        }
+        if moved
+        else None,
+        "nearby": list(trace.nearby) if trace.nearby else None,
+        "rewritten": rewritten,
+    }
+
+
+def _history_facts(run: TraceRun) -> dict[str, Any]:
+    info = run.info
+    return {
+        "head": info.head,
+        "commits": info.commit_count,
+        "shallow": bool(info.shallow),
+        "boundary": sorted(info.shallow),
+    }
+
+
+def _depth_note(run: TraceRun) -> str:
+    info = run.info
+    if not info.shallow:
+        return f"history: {info.commit_count} commits"
+    return (
+        f"shallow clone: history holds only {info.commit_count} commits (boundary "
+        f"{', '.join(sorted(c[:12] for c in info.shallow))}); lines older than that are "
+        "dated to the boundary; `git fetch --unshallow` lets history look further"
+    )
+
+
+def _build_report(
+    run: TraceRun, rewritten: set[int], *, fix: bool, dry_run: bool, diff: str
+) -> Report:
+    counts = dict.fromkeys(KINDS, 0)
+    findings: list[Finding] = []
+    cases: list[Case] = []
+    problems: list[dict[str, Any]] = []
+    unknown: list[dict[str, Any]] = []
+    for trace in run.traces:
+        counts[trace.kind] += 1
+        citation = trace.citation
+        done = id(trace) in rewritten
+        case_name = f"{citation.cited_as} @ {citation.site.doc}:{citation.site.line}"
+        if trace.kind == "ok":
+            cases.append(Case(case_name, "anchors.history"))
+            continue
+        entry = _problem(trace, done)
+        if trace.kind == "unknown":
+            severity = "warning"
+            unknown.append(entry)
+            cases.append(Case(case_name, "anchors.history", skipped=trace.reason))
+        else:
+            severity = "note" if done else "error"
+            problems.append(entry)
+            cases.append(Case(case_name, "anchors.history", failure=None if done else trace.reason))
+        findings.append(
+            Finding(
+                tool="anchors",
+                rule=trace.kind,
+                severity=severity,  # type: ignore[arg-type]
+                message=_message(trace, done),
+                file=citation.site.doc,
+                line=citation.site.line,
+                extra=entry,
+            )
+        )
+    shown = ", ".join(f"{counts[k]} {k}" for k in KINDS if counts[k] or k == "ok")
+    documents = len({t.citation.site.doc for t in run.traces})
+    summary = (
+        f"history: {_plural(len(run.traces), 'citation')} in {_plural(documents, 'document')}: "
+        f"{shown} ({_depth_note(run)})"
+    )
+    if rewritten:
+        summary += f"; rewrote {len(rewritten)} moved citation(s)"
+    failing = sum(1 for p in problems if not p["rewritten"])
+    payload: dict[str, Any] = {
+        "tool": "anchors",
+        "schema": SCHEMA_VERSION,
+        "mode": "history",
+        "ok": failing == 0,
+        "checked": len(run.traces),
+        "documents": len({t.citation.site.doc for t in run.traces}),
+        "history": _history_facts(run),
+        "counts": counts,
+        "problems": problems,
+        "unknown": unknown,
+        "fix": {"dry_run": dry_run, "rewritten": len(rewritten), "diff": diff} if fix else None,
+    }
+    return Report(
+        tool="anchors",
+        title="citation history",
+        findings=findings,
+        summary=summary,
+        payload=payload,
+        cases=cases,
+        rules=dict(RULES),
+    )
+
+
+@dataclass
+class _Pin:
+    fingerprint: str
+    line_hashes: list[str]
+    source: str  # "history" or "now"
+    differs: bool  # the pinned content is not what the cited lines hold now
+    trace: Trace
+
+
+def seed_lock_from_history(
+    root: Path,
+    config: Config,
+    citations: list[Citation],
+    lock_path: Path,
+    *,
+    jobs: int,
+    progress_stream: TextIO | None = None,
+) -> tuple[Report, int]:
+    """Write a lock pinning each citation's content as it was when its line was written.
+
+    Citations history cannot date (untracked or uncommitted documents: they
+    are being written now) are pinned as they are now, and say so. Problem
+    citations (unresolved, out of range now, contentless) are not pinned,
+    like `--update`. The existing lock's exempt list and comment are kept.
+    Exit 0 once written, 9 when some citations could not be pinned (as
+    `--update`), 4 with zero citations; the next normal check reports the
+    stale pins as drift or moved.
+    """
+    from zodyssey.anchors.lock import DEFAULT_COMMENT, LockFile, read_lock, write_lock
+
+    old = read_lock(lock_path)
+    selected = _not_exempt(citations, config, old.exempt)
+    run = trace_citations(root, selected, jobs=jobs, progress_stream=progress_stream)
+    pins: dict[str, _Pin] = {}
+    skipped: list[tuple[Trace, str]] = []
+    current_files: dict[str, list[str] | None] = {}
+    for trace in run.traces:
+        outcome = _pin_for(root, trace, current_files)
+        if isinstance(outcome, str):
+            skipped.append((trace, outcome))
+            continue
+        key = trace.citation.key
+        assert key is not None  # _pin_for refuses citations without a key
+        earlier = pins.get(key)
+        # Several sites cite one key: keep the pin that exposes staleness.
+        if earlier is None or (outcome.differs and not earlier.differs):
+            pins[key] = outcome
+    lock = LockFile(
+        citations={k: p.fingerprint for k, p in pins.items()},
+        exempt=list(old.exempt),
+        spans={k: p.line_hashes for k, p in pins.items() if len(p.line_hashes) > 1},
+        evidence=_seed_evidence(root, run, pins),
+        comment=old.comment if old.exists else DEFAULT_COMMENT,
+        exists=True,
+        extra=dict(old.extra),
+    )
+    dropped = sorted(set(old.citations) - set(lock.citations))
+    if selected:
+        write_lock(lock_path, lock)
+    report = _seed_report(run, pins, skipped, dropped, lock_path, written=bool(selected))
+    if not selected:
+        return report, EXIT_EMPTY
+    # Like --update: a lock is written, but problem citations left unpinned fail.
+    return report, EXIT_PROBLEMS if skipped else EXIT_OK
+
+
+def _seed_evidence(root: Path, run: TraceRun, pins: dict[str, _Pin]) -> dict[str, str]:
+    """Each pin's evidence (neighbours, uniqueness) from the version it was pinned from.
+
+    Without it the next check could not tell a move from a coincidence and would
+    call every moved span drift (docs/citation-lock.md, "moved only when certain").
+    """
+    from zodyssey.anchors.fingerprint import TargetFile
+    from zodyssey.anchors.history.plumbing import GitFailed, read_blobs
+
+    prefix = run.info.prefix
+    wanted = {
+        key: (pin.trace.commit, prefix + pin.trace.then_path)
+        for key, pin in pins.items()
+        if pin.source == "history" and pin.trace.commit and pin.trace.then_path
+    }
+    try:
+        blobs = read_blobs(run.info.top, [w for w in wanted.values() if w[0]])
+    except (GitFailed, OSError):
+        blobs = {}
+    files: dict[tuple[str, str], TargetFile] = {}
+    out: dict[str, str] = {}
+    for key, pin in pins.items():
+        citation = pin.trace.citation
+        source: TargetFile | None = None
+        request = wanted.get(key)
+        if request is not None and request in blobs:
+            source = files.get(request)
+            if source is None:
+                source = TargetFile.from_bytes(request[1], blobs[request])
+                files[request] = source
+        elif pin.source == "now" and citation.resolved is not None:
+            source = TargetFile.read(root, citation.resolved)
+        if source is None or source.lines is None:
+            continue
+        if citation.end > len(source.lines) or citation.start < 1:
+            continue
+        if source.span_hash(citation.start, citation.end) == pin.fingerprint:
+            out[key] = source.evidence(citation.start, citation.end).encode()
+    return out
+
+
+def _pin_for(root: Path, trace: Trace, files: dict[str, list[str] | None]) -> _Pin | str:
+    """The pin for one citation, or why it gets none."""
+    from zodyssey.anchors.fingerprint import fingerprint, hash_text, is_contentless, normalise
+
+    citation = trace.citation
+    if citation.key is None or citation.resolved is None:
+        return "does not resolve to one file now (the check reports it)"
+    path = citation.resolved
+    if path not in files:
+        try:
+            text = (root / path).read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            files[path] = None
+        else:
+            files[path] = text.split("\n")
+    current_file = files[path]
+    if current_file is None:
+        return f"{path} cannot be read"
+    start, end = citation.start, citation.end
+    if start < 1 or end < start or end > len(current_file):
+        return "out of range now (the check reports it)"
+    now = current_file[start - 1 : end]
+    historical = trace.kind in ("ok", "moved", "drift") or (
+        trace.kind == "unknown" and trace.shallow
+    )
+    lines = list(trace.then_text) if historical and trace.then_text else now
+    if is_contentless(lines):
+        return "the span is blank or only comment markers (the check reports it)"
+    pinned = fingerprint(lines, 1, len(lines))
+    return _Pin(
+        fingerprint=pinned,
+        line_hashes=[hash_text(normalise(line)) for line in lines],
+        source="history" if lines is not now else "now",
+        differs=pinned != fingerprint(now, 1, len(now)),
+        trace=trace,
+    )
+
+
+def _seed_report(
+    run: TraceRun,
+    pins: dict[str, _Pin],
+    skipped: list[tuple[Trace, str]],
+    dropped: list[str],
+    lock_path: Path,
+    *,
+    written: bool,
+) -> Report:
+    findings: list[Finding] = []
+    stale: list[dict[str, Any]] = []
+    pinned_now: list[dict[str, Any]] = []
+    for key, pin in sorted(pins.items()):
+        citation = pin.trace.citation
+        where = {"doc": citation.site.doc, "line": citation.site.line}
+        if pin.differs:
+            commit = (pin.trace.commit or "")[:12]
+            stale.append(
+                {
+                    "key": key,
+                    "cited_as": citation.cited_as,
+                    "site": where,
+                    "commit": pin.trace.commit,
+                    "kind": pin.trace.kind,
+                }
+            )
+            findings.append(
+                Finding(
+                    tool="anchors",
+                    rule="seeded-stale",
+                    severity="warning",
+                    message=f"{citation.cited_as}: pinned as written at {commit}; the lines "
+                    f"changed since, so the next check reports it ({pin.trace.reason})",
+                    file=citation.site.doc,
+                    line=citation.site.line,
+                    extra={"key": key},
+                )
+            )
+        elif pin.source == "now":
+            pinned_now.append(
+                {
+                    "key": key,
+                    "cited_as": citation.cited_as,
+                    "site": where,
+                    "reason": pin.trace.reason,
+                }
+            )
+            findings.append(
+                Finding(
+                    tool="anchors",
+                    rule="seeded-now",
+                    severity="note",
+                    message=f"{citation.cited_as}: pinned as it is now: {pin.trace.reason}",
+                    file=citation.site.doc,
+                    line=citation.site.line,
+                    extra={"key": key},
+                )
+            )
+    for trace, why in skipped:
+        citation = trace.citation
+        findings.append(
+            Finding(
+                tool="anchors",
+                rule="not-seeded",
+                severity="warning",
+                message=f"{citation.cited_as}: not pinned: {why}",
+                file=citation.site.doc,
+                line=citation.site.line,
+            )
+        )
+    from_history = sum(1 for p in pins.values() if p.source == "history")
+    summary = (
+        f"seeded {lock_path}: {len(pins)} pins ({from_history} as written, per git history; "
+        f"{len(pins) - from_history} as they are now); {len(stale)} already stale will show "
+        f"in the next check; {len(skipped)} not pinned; {len(dropped)} stale lock entries "
+        f"dropped ({_depth_note(run)})"
+    )
+    if not written:
+        summary = "no citations discovered; the lock was left unchanged"
+    payload: dict[str, Any] = {
+        "tool": "anchors",
+        "schema": SCHEMA_VERSION,
+        "mode": "seed-from-history",
+        "lock": str(lock_path),
+        "written": written,
+        "pinned": len(pins),
+        "from_history": from_history,
+        "history": _history_facts(run),
+        "stale": stale,
+        "pinned_now": pinned_now,
+        "skipped": [
+            {
+                "cited_as": t.citation.cited_as,
+                "key": t.citation.key,
+                "site": {"doc": t.citation.site.doc, "line": t.citation.site.line},
+                "reason": why,
+            }
+            for t, why in skipped
+        ],
+        "dropped": dropped,
+    }
+    return Report(
+        tool="anchors",
+        title="citation lock seeded from history",
+        findings=findings,
+        summary=summary,
+        payload=payload,
+        rules={
+            "seeded-stale": "Pinned as written; the cited lines changed since.",
+            "seeded-now": "History could not date the citation; pinned as it is now.",
+            "not-seeded": "A problem citation; not pinned (the check reports it).",
+        },
+    )

@@ -1,0 +1,420 @@
+"""Trace each citation back to the commit that wrote it, then forward to now.
+
+For every citation: git blame dates the citing line (one blame per
+document), the cited file is followed from that commit to the work tree
+through renames, the span is read as it was then, and `compare`
+says whether it is still there (`ok`), elsewhere (`moved`) or changed
+(`drift`). A file deleted since is `gone`; anything that cannot be dated or
+read is `unknown` with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Literal, TextIO
+from urllib.parse import unquote
+
+from zodyssey.anchors.history.compare import locate_span, map_old_to_new
+from zodyssey.anchors.history.plumbing import (
+    UNCOMMITTED,
+    BlameResult,
+    GitFailed,
+    GitHistory,
+    RepoInfo,
+    blame_document,
+    open_repository,
+    read_blobs,
+)
+from zodyssey.anchors.history.progress import Progress
+from zodyssey.anchors.model import Citation
+
+TraceKind = Literal["ok", "moved", "drift", "gone", "unknown"]
+
+
+@dataclass(frozen=True, slots=True)
+class Trace:
+    """What history says about one citation."""
+
+    citation: Citation
+    kind: TraceKind
+    reason: str  # one line for people: why unknown, or what happened
+    commit: str | None = None  # the commit that last wrote the citing line
+    shallow: bool = False  # that commit is a shallow boundary: the line may be older
+    then_path: str | None = None  # root-relative name of the cited file at `commit`
+    then_text: tuple[str, ...] = ()  # the cited lines as they were at `commit`
+    now_path: str | None = None  # root-relative name of that file now
+    now_text: tuple[str, ...] = ()  # the cited lines now (or the moved lines)
+    moved_to: tuple[str, int, int] | None = None  # (path, start, end) for moved
+    nearby: tuple[int, int] | None = None  # drift: where the diff places the span now
+
+
+@dataclass
+class TraceRun:
+    info: RepoInfo
+    traces: list[Trace] = field(default_factory=list)
+    documents: int = 0  # documents blamed
+
+
+@dataclass
+class _Pending:
+    """A citation whose files are named; waiting for the blob read."""
+
+    citation: Citation
+    commit: str
+    shallow: bool
+    then_top: str
+    now_top: str
+    same_place: bool
+
+
+def trace_citations(
+    root: Path,
+    citations: Sequence[Citation],
+    *,
+    jobs: int = 1,
+    progress_stream: TextIO | None = None,
+) -> TraceRun:
+    """Trace every citation; raises GitUnavailable (exit 2) when git cannot be used."""
+    info = open_repository(root)
+    run = TraceRun(info)
+    if info.head is None:
+        run.traces = [
+            Trace(c, "unknown", "the repository has no commits yet, so there is no history")
+            for c in citations
+        ]
+        return run
+    history = GitHistory(info)
+    tracked = history.tracked()
+    prefix = info.prefix
+
+    by_doc: dict[str, list[Citation]] = {}
+    for citation in citations:
+        by_doc.setdefault(citation.site.doc, []).append(citation)
+    blame_docs = {doc: cites for doc, cites in by_doc.items() if prefix + doc in tracked}
+    blames = _blame_all(info, blame_docs, jobs, progress_stream)
+    run.documents = len(blame_docs)
+
+    traces: dict[int, Trace] = {}
+    pending: dict[int, _Pending] = {}
+    progress = Progress("history: trace", len(citations), progress_stream)
+    for index, citation in enumerate(citations):
+        outcome = _name_files(history, tracked, prefix, citation, blames.get(citation.site.doc))
+        if isinstance(outcome, Trace):
+            traces[index] = outcome
+            progress.advance()
+        else:
+            pending[index] = outcome
+
+    blobs = read_blobs(info.top, [(p.commit, p.then_top) for p in pending.values()])
+    now_cache: dict[str, list[str] | None] = {}
+    map_cache: dict[tuple[str, str, str], list[int | None]] = {}
+    for index, item in pending.items():
+        traces[index] = _compare(item, blobs, now_cache, map_cache, info)
+        progress.advance()
+    progress.close()
+    run.traces = [traces[i] for i in range(len(citations))]
+    return run
+
+
+def _blame_all(
+    info: RepoInfo,
+    by_doc: dict[str, list[Citation]],
+    jobs: int,
+    progress_stream: TextIO | None,
+) -> dict[str, BlameResult]:
+    """One blame per document; several processes when `jobs` > 1."""
+    requests = [(doc, tuple(sorted({c.site.line for c in cites}))) for doc, cites in by_doc.items()]
+    # Longest first, so one big document does not start last and finish alone.
+    requests.sort(key=lambda item: -len(item[1]))
+    top = str(info.top)
+    workers = jobs if jobs > 0 else (os.cpu_count() or 1)
+    workers = min(workers, len(requests))
+    progress = Progress("history: blame", len(requests), progress_stream)
+    results: dict[str, BlameResult] = {}
+    if workers <= 1:
+        for doc, lines in requests:
+            results[doc] = blame_document(top, info.prefix + doc, lines)
+            progress.advance()
+    else:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {
+                pool.submit(blame_document, top, info.prefix + doc, lines): doc
+                for doc, lines in requests
+            }
+            for future in as_completed(futures):
+                results[futures[future]] = future.result()
+                progress.advance()
+    progress.close()
+    return results
+
+
+def _name_files(
+    history: GitHistory,
+    tracked: set[str],
+    prefix: str,
+    citation: Citation,
+    blame: BlameResult | None,
+) -> Trace | _Pending:
+    """Date the citing line and name the cited file then and now (or say why not)."""
+    doc = citation.site.doc
+    if blame is None:
+        return Trace(
+            citation,
+            "unknown",
+            f"document {doc} is not tracked by git; commit it to date its citations",
+        )
+    if blame.error is not None:
+        return Trace(citation, "unknown", f"git blame of {doc} failed: {blame.error}")
+    origin = blame.lines.get(citation.site.line)
+    if origin is None:
+        return Trace(
+            citation, "unknown", f"git blame gave no origin for {doc} line {citation.site.line}"
+        )
+    commit = origin.commit
+    if commit == UNCOMMITTED:
+        return Trace(
+            citation,
+            "unknown",
+            "the citing line has changes that are not committed yet, so it has no history",
+        )
+    shallow = commit in history.info.shallow
+    short = commit[:12]
+    try:
+        worktree = history.worktree_changes()
+        if citation.resolved is not None:
+            now_top = prefix + citation.resolved
+            if now_top not in tracked:
+                return Trace(
+                    citation,
+                    "unknown",
+                    f"target {citation.resolved} is not tracked by git",
+                    commit=commit,
+                    shallow=shallow,
+                )
+            head_name = worktree.backward(now_top)
+            if head_name is None:
+                return Trace(
+                    citation,
+                    "unknown",
+                    f"target {citation.resolved} was added after the last commit",
+                    commit=commit,
+                    shallow=shallow,
+                )
+            then_top = history.name_then(commit, head_name)
+            if then_top is None:
+                return Trace(
+                    citation,
+                    "unknown",
+                    f"target {citation.resolved} did not exist yet at {short}, "
+                    "the commit that wrote the citing line",
+                    commit=commit,
+                    shallow=shallow,
+                )
+            return _Pending(citation, commit, shallow, then_top, now_top, True)
+        then_top = _resolve_at_commit(history, commit, prefix, citation)
+        if then_top is None:
+            return Trace(
+                citation,
+                "unknown",
+                f"{citation.cited} resolves to no single file now, nor at {short}, "
+                "the commit that wrote the citing line",
+                commit=commit,
+                shallow=shallow,
+            )
+        head_name, deleter = history.name_at_head(commit, then_top)
+        current_top = worktree.forward(head_name) if head_name is not None else None
+        then_rel = then_top[len(prefix) :]
+        if current_top is None:
+            if head_name is not None:
+                when = "in the work tree (not committed yet)"
+            elif deleter:
+                when = f"by {deleter[:12]}"
+            else:
+                when = "since"
+            return Trace(
+                citation,
+                "gone",
+                f"{then_rel} was deleted {when}; the citing line is from {short}",
+                commit=commit,
+                shallow=shallow,
+                then_path=then_rel,
+            )
+        if not current_top.startswith(prefix):
+            return Trace(
+                citation,
+                "gone",
+                f"{then_rel} was moved out of the checked root (now {current_top})",
+                commit=commit,
+                shallow=shallow,
+                then_path=then_rel,
+            )
+        if citation.candidates:
+            return Trace(
+                citation,
+                "unknown",
+                f"{citation.cited} is ambiguous now ({', '.join(citation.candidates)}); "
+                f"at {short} it meant {then_rel}",
+                commit=commit,
+                shallow=shallow,
+                then_path=then_rel,
+            )
+        return _Pending(citation, commit, shallow, then_top, current_top, False)
+    except GitFailed as exc:
+        return Trace(citation, "unknown", f"git failed: {exc}", commit=commit, shallow=shallow)
+
+
+def _resolve_at_commit(
+    history: GitHistory, commit: str, prefix: str, citation: Citation
+) -> str | None:
+    """Resolve the cited text against the commit's tree, by the checker's rules.
+
+    Markdown links resolve relative to their document (or to the root with a
+    leading `/`), blob URLs name a root path; other citations try the exact
+    path, the path relative to the document, the unique path suffix and the
+    unique basename. Several candidates resolve to nothing.
+    """
+    files = [f[len(prefix) :] for f in history.tree_files(commit) if f.startswith(prefix)]
+    present = set(files)
+    cited = citation.cited
+    doc_dir = posixpath.dirname(citation.site.doc)
+    if citation.dialect == "link":
+        target = unquote(cited)
+        path = (
+            target.lstrip("/")
+            if target.startswith("/")
+            else posixpath.normpath(posixpath.join(doc_dir, target))
+        )
+        return prefix + path if path in present else None
+    if citation.dialect == "blob":
+        path = cited.lstrip("/")
+        return prefix + path if path in present else None
+    while cited.startswith("./"):
+        cited = cited[2:]
+    relative = posixpath.normpath(posixpath.join(doc_dir, cited)) if doc_dir else cited
+    for candidate in (cited, relative):
+        if candidate in present:
+            return prefix + candidate
+    suffix = [f for f in files if f.endswith("/" + cited)]
+    if len(suffix) == 1:
+        return prefix + suffix[0]
+    if suffix or "/" in cited:
+        return None
+    by_name = [f for f in files if posixpath.basename(f).endswith(cited)]
+    return prefix + by_name[0] if len(by_name) == 1 else None
+
+
+def _read_now(root_top: Path, path: str, cache: dict[str, list[str] | None]) -> list[str] | None:
+    if path not in cache:
+        try:
+            # Invalid UTF-8 decodes to U+FFFD, as the checker reads files (hashes agree).
+            text = (root_top / path).read_bytes().decode("utf-8", "replace")
+        except OSError:
+            cache[path] = None
+        else:
+            cache[path] = text.split("\n")  # the fingerprint's line model
+    return cache[path]
+
+
+def _compare(
+    item: _Pending,
+    blobs: dict[tuple[str, str], bytes],
+    now_cache: dict[str, list[str] | None],
+    map_cache: dict[tuple[str, str, str], list[int | None]],
+    info: RepoInfo,
+) -> Trace:
+    citation = item.citation
+    prefix = info.prefix
+    then_rel = item.then_top[len(prefix) :]
+    now_rel = item.now_top[len(prefix) :]
+    short = item.commit[:12]
+    base = Trace(
+        citation, "unknown", "", commit=item.commit, shallow=item.shallow, then_path=then_rel
+    )
+    blob = blobs.get((item.commit, item.then_top))
+    if blob is None:
+        return replace(base, reason=f"cannot read {then_rel} at {short}")
+    then_lines = blob.decode("utf-8", "replace").split("\n")
+    start, end = citation.start, citation.end
+    if start < 1 or end < start or end > len(then_lines):
+        return replace(
+            base,
+            kind="unknown",
+            reason=f"lines {start}-{end} were already out of range of {then_rel} "
+            f"({len(then_lines)} lines) at {short}, when the citing line was written",
+        )
+    then_text = tuple(then_lines[start - 1 : end])
+    now_lines = _read_now(info.top, item.now_top, now_cache)
+    if now_lines is None:
+        return replace(
+            base,
+            kind="gone",
+            reason=f"{now_rel} cannot be read from the work tree",
+            then_text=then_text,
+        )
+    cache_key = (item.commit, item.then_top, item.now_top)
+    mapping = map_cache.get(cache_key)
+    if mapping is None:
+        mapping = map_old_to_new(then_lines, now_lines)
+        map_cache[cache_key] = mapping
+    place = locate_span(
+        then_lines, start, end, now_lines, same_place=item.same_place, mapping=mapping
+    )
+    renamed = then_rel != now_rel
+    since = f"since {short}" + (" (the shallow clone's oldest commit)" if item.shallow else "")
+    if place.kind == "ok":
+        if item.shallow:
+            return replace(
+                base,
+                kind="unknown",
+                reason=f"unchanged since {short}, the shallow boundary; the citing line may be "
+                "older than the history this clone holds (fetch more with git fetch --deepen)",
+                then_text=then_text,
+                now_path=now_rel,
+                now_text=then_text,
+            )
+        return replace(
+            base,
+            kind="ok",
+            reason=f"unchanged since {short}",
+            then_text=then_text,
+            now_path=now_rel,
+            now_text=tuple(now_lines[start - 1 : end]),
+        )
+    if place.kind == "moved":
+        where = f"{now_rel}:{_span(place.start, place.end)}"
+        what = f"renamed {then_rel} -> {now_rel}; " if renamed else ""
+        return replace(
+            base,
+            kind="moved",
+            reason=f"{what}the cited lines are now at {where} (unchanged {since})",
+            then_text=then_text,
+            now_path=now_rel,
+            now_text=tuple(now_lines[place.start - 1 : place.end]),
+            moved_to=(now_rel, place.start, place.end),
+        )
+    now_text = tuple(now_lines[start - 1 : end]) if end <= len(now_lines) else ()
+    detail = f"the cited lines changed {since}"
+    if renamed:
+        detail = f"renamed {then_rel} -> {now_rel}; " + detail
+    if place.nearby is not None:
+        detail += f"; their place is now around {now_rel}:{_span(*place.nearby)}"
+    if end > len(now_lines):
+        detail += f"; {now_rel} has only {len(now_lines)} lines now"
+    return replace(
+        base,
+        kind="drift",
+        reason=detail,
+        then_text=then_text,
+        now_path=now_rel,
+        now_text=now_text,
+        nearby=place.nearby,
+    )
+
+
+def _span(start: int, end: int) -> str:
+    return str(start) if start == end else f"{start}-{end}"

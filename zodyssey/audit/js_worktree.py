@@ -1,0 +1,81 @@
+"""The JavaScript pipeline's work-tree fingerprint, recomputed for the audit.
+
+`record-verify.mjs` stamps every verify record with `worktree`: a sha256 over
+the work tree it ran on, `.zcode/` excluded. The digest is fed, in order:
+
+1. `git status --porcelain=v1 -uall --no-renames` of the tree, lines naming a
+   `.zcode/` path dropped, joined by newlines;
+2. `git diff HEAD` of the tree;
+3. for each untracked, not ignored path (sorted): the path, then the file's
+   bytes (or the text `<unreadable>`).
+
+Every git call is limited to the pathspec `. :(exclude).zcode :(exclude).zcode/**`.
+Equal fingerprints mean the same work; a different one means the tree changed
+after the record was made. Not a git repository (or git missing): no fingerprint.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import subprocess
+from pathlib import Path
+
+PATHSPEC = (".", ":(exclude).zcode", ":(exclude).zcode/**")
+_ZCODE_LINE = re.compile(r"\s\.zcode/")
+TIMEOUT_S = 60
+
+
+def _git(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(root), *args, "--", *PATHSPEC],
+        capture_output=True,
+        timeout=TIMEOUT_S,
+        check=True,
+    )
+    return done.stdout.decode("utf-8", errors="replace")
+
+
+def head_commit(root: Path) -> str | None:
+    """The commit HEAD names, or None when it cannot be read."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--verify", "-q", "HEAD"],
+            capture_output=True,
+            timeout=TIMEOUT_S,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    text = done.stdout.decode("ascii", errors="replace").strip()
+    return text if done.returncode == 0 and text else None
+
+
+def fingerprint(root: Path) -> tuple[str | None, str]:
+    """(fingerprint, "") or (None, why it cannot be computed)."""
+    if not (root / ".git").exists():
+        return None, "not a git repository"
+    try:
+        status = _git(root, "status", "--porcelain=v1", "-uall", "--no-renames")
+        diff = _git(root, "diff", "HEAD")
+        untracked = _git(root, "ls-files", "--others", "--exclude-standard")
+    except FileNotFoundError:
+        return None, "git is not installed"
+    except subprocess.TimeoutExpired:
+        return None, "git did not answer in time"
+    except subprocess.CalledProcessError as exc:
+        message = exc.stderr.decode("utf-8", errors="replace").strip().splitlines()
+        return None, f"git failed: {message[0][:200] if message else exc.returncode}"
+    digest = hashlib.sha256()
+    kept = [line for line in status.split("\n") if not _ZCODE_LINE.search(line)]
+    digest.update("\n".join(kept).encode("utf-8"))
+    digest.update(diff.encode("utf-8"))
+    paths = [p.strip() for p in untracked.split("\n")]
+    paths = [p for p in paths if p and p != ".zcode" and not p.startswith(".zcode/")]
+    for rel in sorted(paths):
+        digest.update(rel.encode("utf-8"))
+        try:
+            digest.update((root / rel).read_bytes())
+        except OSError:
+            digest.update(b"<unreadable>")
+    return digest.hexdigest(), ""

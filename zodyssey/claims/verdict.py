@@ -1,0 +1,231 @@
+"""The strict claims verdict over test outcomes, wherever the tests ran.
+
+One function judges three situations the same way:
+
+- one pytest process (the plugin, serial);
+- one pytest session spread over pytest-xdist workers (the plugin on the
+  controller, with the outcomes the workers sent it);
+- several CI jobs, each writing `--claims-json FILE` (`zodyssey claims check
+  --results FILE ...` over their union).
+
+A test's outcome over several runs of it (xdist `--dist each`, or the same test
+in more than one shard) is merged by `merge_outcome`: a failure or error
+anywhere wins, then a pass, then skipped/xfailed/xpassed, then never run.
+
+Standard library only (the pytest plugin imports it at the end of a session).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from zodyssey.claims.ledger import Ledger, compare
+from zodyssey.claims.model import ClaimSet, LinkedTest
+from zodyssey.findings import Finding
+
+PASSED = "passed"
+# `kind` of the `pytest --claims-json` document (what `claims check --results` reads).
+RESULTS_KIND = "zodyssey-claims-results"
+OUTCOMES = ("not-run", "deselected", PASSED, "skipped", "xfailed", "xpassed", "failed", "error")
+NEVER_RAN = ("not-run", "deselected")
+BROKEN = ("failed", "error")
+
+# Across runs of one test: a failure anywhere decides, else one pass is enough.
+_MERGE_RANK = {
+    "not-run": 0,
+    "deselected": 0,
+    "skipped": 1,
+    "xfailed": 1,
+    "xpassed": 1,
+    PASSED: 2,
+    "failed": 3,
+    "error": 4,
+}
+
+
+def merge_outcome(a: str, b: str) -> str:
+    """The outcome of a test seen as `a` in one run and `b` in another."""
+    if a == b:
+        return a
+    ra, rb = _MERGE_RANK.get(a, 0), _MERGE_RANK.get(b, 0)
+    if ra == rb:
+        # not-run vs deselected: deselected says more (someone chose not to run it).
+        return "deselected" if "deselected" in (a, b) else a
+    return a if ra > rb else b
+
+
+@dataclass
+class TestRun:
+    """A linked test and what happened to it (root-relative node id)."""
+
+    __test__ = False  # not a pytest test class
+
+    nodeid: str
+    claims: tuple[str, ...]
+    file: str | None
+    line: int | None
+    outcome: str = "not-run"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "nodeid": self.nodeid,
+            "claims": list(self.claims),
+            "file": self.file,
+            "line": self.line,
+            "outcome": self.outcome,
+        }
+
+
+def union(runs: list[TestRun]) -> list[TestRun]:
+    """One entry per node id, outcomes merged, first-seen order kept."""
+    out: dict[str, TestRun] = {}
+    for run in runs:
+        seen = out.get(run.nodeid)
+        if seen is None:
+            out[run.nodeid] = TestRun(run.nodeid, run.claims, run.file, run.line, run.outcome)
+            continue
+        seen.outcome = merge_outcome(seen.outcome, run.outcome)
+        seen.claims = tuple(dict.fromkeys((*seen.claims, *run.claims)))
+    return list(out.values())
+
+
+def judge(
+    claims: ClaimSet,
+    runs: list[TestRun],
+    ledger: Ledger | None,
+    ledger_rel: str,
+    where: str = "in this session",
+    shards: int = 0,
+) -> tuple[list[dict[str, Any]], list[Finding]]:
+    """Rows of the coverage matrix and every finding (errors decide strict mode).
+
+    `where` words the findings ("in this session", "in any shard"). With
+    `shards` > 0 the runs come from that many result files: a locked test that
+    none of them collected is reported as `never-ran` (a shard may be missing)
+    instead of `missing-test` (which would claim the test was deleted).
+    """
+    links = [LinkedTest(r.nodeid, r.claims, r.file, r.line) for r in runs]
+    findings = compare(claims, links, ledger, ledger_rel)
+    if shards:
+        findings = [_never_ran(f, shards) if f.rule == "missing-test" else f for f in findings]
+    by_claim: dict[str, list[TestRun]] = {}
+    for run in runs:
+        for claim_id in run.claims:
+            by_claim.setdefault(claim_id, []).append(run)
+    rows: list[dict[str, Any]] = []
+    for claim_id, claim in claims.claims.items():
+        tests = by_claim.get(claim_id, [])
+        covered = any(t.outcome == PASSED for t in tests)
+        broken = [t for t in tests if t.outcome in BROKEN]
+        rows.append(
+            {
+                "id": claim_id,
+                "doc": claim.doc,
+                "line": claim.line,
+                "covered": covered,
+                "tests": [{"nodeid": t.nodeid, "outcome": t.outcome} for t in tests],
+                "failed": len(broken),
+            }
+        )
+        if broken:
+            # Covered or not, a failing defender puts the promise in doubt: name
+            # the claim, not only the test (the deletion drill relies on it).
+            names = ", ".join(f"{t.nodeid} {t.outcome}" for t in broken)
+            findings.append(
+                Finding(
+                    "claims",
+                    "test-failed",
+                    "error",
+                    f"claim `{claim_id}`: {len(broken)} of {len(tests)} linked test(s) "
+                    f"failed {where} ({names})",
+                    claim.doc,
+                    claim.line,
+                    {"id": claim_id, "tests": [t.nodeid for t in broken]},
+                )
+            )
+        if shards and ledger is not None and claim_id in ledger.entries:
+            by_id = {t.nodeid: t for t in tests}
+            per_test = _locked_tests(claim_id, claim.doc, claim.line, ledger, by_id, shards)
+            findings.extend(per_test)
+            if per_test:
+                continue
+        if tests and not covered:
+            seen = ", ".join(f"{t.nodeid} {t.outcome}" for t in tests)
+            findings.append(
+                Finding(
+                    "claims",
+                    "not-passed",
+                    "error",
+                    f"claim `{claim_id}`: no linked test passed {where} ({seen})",
+                    claim.doc,
+                    claim.line,
+                    {"id": claim_id, "tests": [t.nodeid for t in tests]},
+                )
+            )
+    return rows, findings
+
+
+def _locked_tests(
+    claim_id: str,
+    doc: str,
+    line: int,
+    ledger: Ledger,
+    runs: dict[str, TestRun],
+    shards: int,
+) -> list[Finding]:
+    """Across shards every locked test must have run somewhere and passed."""
+    out: list[Finding] = []
+    for nodeid in ledger.entries[claim_id].tests:
+        run = runs.get(nodeid)
+        if run is None or run.outcome == PASSED or run.outcome in BROKEN:
+            continue  # absent: `never-ran` already; broken: `test-failed` already
+        if run.outcome in NEVER_RAN:
+            out.append(
+                Finding(
+                    "claims",
+                    "never-ran",
+                    "error",
+                    f"claim `{claim_id}`: locked test {nodeid} ran in none of the {shards} "
+                    f"shard(s) ({run.outcome} everywhere): a shard is missing or selects nothing",
+                    doc,
+                    line,
+                    {"id": claim_id, "test": nodeid},
+                )
+            )
+        else:
+            out.append(
+                Finding(
+                    "claims",
+                    "not-passed",
+                    "error",
+                    f"claim `{claim_id}`: locked test {nodeid} did not pass in any shard "
+                    f"({run.outcome})",
+                    doc,
+                    line,
+                    {"id": claim_id, "test": nodeid},
+                )
+            )
+    return out
+
+
+def _never_ran(finding: Finding, shards: int) -> Finding:
+    test = finding.extra.get("test", "?")
+    claim_id = finding.extra.get("id", "?")
+    return Finding(
+        "claims",
+        "never-ran",
+        "error",
+        f"claim `{claim_id}`: locked test {test} is in none of the {shards} result file(s): "
+        "a shard is missing, or the test no longer exists",
+        finding.file,
+        finding.line,
+        dict(finding.extra),
+    )
+
+
+def never_ran_tests(runs: list[TestRun], findings: list[Finding]) -> list[str]:
+    """Node ids of locked or linked tests that ran nowhere, sorted."""
+    names = {r.nodeid for r in runs if r.outcome in NEVER_RAN}
+    names |= {str(f.extra.get("test")) for f in findings if f.rule == "never-ran"}
+    return sorted(names)

@@ -1,0 +1,624 @@
+"""`zodyssey anchors check` (also installed as `check-anchors`): the citation lock.
+
+The handler wires the pipeline: discover -> check against the lock -> report,
+or --update (re-pin), or --fix (rewrite moved citations, re-pin them). Heavy
+imports (markdown-it, git) happen inside the handler, never at import time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from zodyssey.errors import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS, UsageError, ZodysseyError
+
+if TYPE_CHECKING:
+    from zodyssey.anchors.check import CheckResult
+    from zodyssey.anchors.discover import Discovery
+    from zodyssey.anchors.lock import LockFile
+    from zodyssey.config import Config
+    from zodyssey.findings import Report
+
+FORMAT_CHOICES = ("text", "json", "github", "sarif", "junit", "markdown")
+
+CHECK_DESCRIPTION = """\
+Verify every file:line citation in the repository's documents against the
+citation lock: each cited span must still hash to what was pinned. Citations
+are `path:N`, `path:N-M`, chains (`a.py:3,9-12`, `CHANGELOG.md:5/:9`), bare
+continuations (`... :40` after a path on the same line), Markdown links with
+`#L10` / `#L10-L20` fragments and blob URLs of the repository's own remote.
+"""
+
+CHECK_EPILOG = """\
+problem kinds:
+  drift            the pinned lines changed in place
+  moved            the pinned content is certainly elsewhere (or in the file git renamed
+                   it to); --fix rewrites the citation. Not certain: drift, with the
+                   places the content possibly is now
+  contentless      the cited lines are blank or bare comment markers
+  out-of-range     the span is outside the file
+  backwards-range  a range written b < a
+  gone             the cited file was deleted (git names the commit)
+  unresolved       no file matches the cited path (or: git renamed it, "now X")
+  ambiguous        several files match the cited path
+  unlocked         a valid citation not in the lock (run --update)
+  unreadable       the cited file cannot be read
+  stale            a lock entry nothing cites (with --strict, and reported by --update)
+
+exit codes:
+  0  clean (or: lock written, everything pinned)
+  2  bad arguments, unreadable configuration, malformed lock, an ignore-begin without
+     ignore-end (the message says how to recover)
+  4  zero citations discovered: an empty check is a failure, not a pass
+     (--history: every citation unknown, nothing proven)
+  9  problems found (or: --update could not pin some citations)
+
+examples:
+  check-anchors                               check this repository
+  check-anchors --update                      re-baseline the lock deliberately
+  check-anchors --fix --dry-run               show how moved citations would be rewritten
+  check-anchors --fix                         rewrite them and re-pin those keys
+  check-anchors --lock scripts/anchors.lock.json   verify a lock of the JavaScript checker
+  check-anchors --format github               annotations for GitHub Actions
+  check-anchors --json -o anchors.json        the JSON report (schema: docs/citation-lock.md)
+  check-anchors --history                     check citations against the content at the
+                                              commit that wrote them (git blame); a citation
+                                              history cannot judge fails unless --allow-unknown
+  check-anchors --update --from-history       seed the lock from history instead of the tree
+"""
+
+
+def register(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "anchors",
+        help="Citation lock: check file:line citations in docs against the lock.",
+        description="Citation lock for file:line citations in documents.",
+        epilog="examples:\n  zodyssey anchors check\n  zodyssey anchors check --update",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.set_defaults(handler=_no_subcommand(parser))
+    actions = parser.add_subparsers(
+        dest="anchors_command", metavar="ACTION", parser_class=type(parser)
+    )
+    check = actions.add_parser(
+        "check",
+        help="verify citations against the lock (also: --update, --fix)",
+        description=CHECK_DESCRIPTION,
+        epilog=CHECK_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_check_arguments(check)
+    check.set_defaults(handler=run)
+
+
+def _no_subcommand(parser: argparse.ArgumentParser) -> Any:
+    def handler(args: argparse.Namespace) -> int:
+        parser.print_help(sys.stderr)
+        return 2
+
+    return handler
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def add_check_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--root", metavar="DIR", default=".", help="repository to check (default: .)"
+    )
+    parser.add_argument(
+        "--lock",
+        metavar="PATH",
+        help="lock file (default: `lock` of [tool.zodyssey], anchors/anchors.lock.json); "
+        "a relative PATH is taken from the current directory",
+    )
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--update", action="store_true", help="re-baseline: pin every valid citation")
+    mode.add_argument(
+        "--fix",
+        action="store_true",
+        help="rewrite the line numbers of moved citations, re-pin them",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="with --fix: print the diff, write nothing"
+    )
+    parser.add_argument(
+        "--strict", action="store_true", help="also fail on stale lock entries nothing cites"
+    )
+    parser.add_argument(
+        "--format", choices=FORMAT_CHOICES, default=None, help="output format (default: text)"
+    )
+    parser.add_argument("--json", action="store_true", help="same as --format json")
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout"
+    )
+    parser.add_argument(
+        "--history",
+        action="store_true",
+        help="compare each citation with the content at the commit that wrote its line",
+    )
+    parser.add_argument(
+        "--from-history",
+        action="store_true",
+        help="with --update: pin content as it was when each citation was written",
+    )
+    parser.add_argument(
+        "--allow-unknown",
+        action="store_true",
+        help="with --history: citations history cannot judge do not fail the check",
+    )
+    parser.add_argument(
+        "--jobs", type=_positive, default=None, metavar="N", help="parallel git jobs for --history"
+    )
+
+
+def _validate(args: argparse.Namespace) -> str:
+    if args.json and args.format not in (None, "json"):
+        raise UsageError("--json conflicts with --format " + args.format)
+    fmt: str = "json" if args.json else (args.format or "text")
+    if args.dry_run and not args.fix:
+        raise UsageError("--dry-run only applies to --fix (try: check-anchors --fix --dry-run)")
+    if args.from_history and not args.update:
+        raise UsageError(
+            "--from-history only applies to --update (try: check-anchors --update --from-history)"
+        )
+    if args.history and args.update:
+        raise UsageError(
+            "--history checks; to seed the lock from history use --update --from-history"
+        )
+    if args.allow_unknown and not args.history:
+        raise UsageError("--allow-unknown only applies to --history")
+    if args.jobs is not None and not (args.history or args.from_history):
+        raise UsageError("--jobs only applies to --history and --from-history")
+    return fmt
+
+
+def _emit(text: str, output: str | None) -> None:
+    from zodyssey.formats import write_report
+
+    write_report(text, output)
+
+
+def _render(report: Report, fmt: str, output: str | None) -> None:
+    from zodyssey.formats import render
+
+    _emit(render(report, fmt, colour=False if output else None), output)
+
+
+def _lock_path(args: argparse.Namespace, root: Path, config: Config) -> Path:
+    if args.lock:
+        return Path(args.lock)
+    return root / config.lock
+
+
+def run(args: argparse.Namespace) -> int:
+    import gc
+
+    # The checker allocates millions of small, acyclic objects; the cyclic collector
+    # would re-scan the growing heap again and again (measured: a quarter of the run).
+    gc.disable()
+    try:
+        return _run(args)
+    finally:
+        gc.enable()
+
+
+def _run(args: argparse.Namespace) -> int:
+    from zodyssey.anchors.discover import discover
+    from zodyssey.anchors.lock import read_lock
+    from zodyssey.config import load_config
+
+    fmt = _validate(args)
+    root = Path(args.root)
+    if not root.is_dir():
+        raise UsageError(f"--root {args.root}: no such directory")
+    config = load_config(root)
+    lock_path = _lock_path(args, root, config)
+    lock = read_lock(lock_path)
+    discovery = discover(root, config, lock=lock)
+    if not discovery.citations:
+        raise ZodysseyError(
+            f"zero citations discovered under {root} ({len(discovery.documents)} document(s) "
+            "scanned): an empty check is a failure, not a pass; check `documents` and "
+            "`exclude` in [tool.zodyssey]",
+            EXIT_EMPTY,
+        )
+    if args.history or args.from_history:
+        return _run_history(args, root, config, discovery, lock_path, fmt)
+    if args.update:
+        return _run_update(args, root, config, discovery, lock, lock_path, fmt)
+    if args.fix:
+        return _run_fix(args, root, config, discovery, lock, lock_path, fmt)
+    return _run_check(args, root, config, discovery, lock, lock_path, fmt)
+
+
+def _check(
+    root: Path,
+    config: Config,
+    discovery: Discovery,
+    lock: LockFile,
+    lock_path: Path,
+    *,
+    pinning: bool = False,
+) -> CheckResult:
+    from zodyssey.anchors.check import Checker, find_stale_writing, set_aside_unseen
+
+    result = Checker(root, config, discovery, lock, lock_path=lock_path, pinning=pinning).run()
+    find_stale_writing(result, discovery, root)
+    # --update writes our lock, which pins every dialect: there, every problem counts.
+    if lock.legacy and not pinning:
+        set_aside_unseen(result, discovery, root)
+    return result
+
+
+ADVICE = {
+    "moved": "`check-anchors --fix` rewrites their line numbers (and the path after a rename)",
+    "drift": "read each one: correct the citation if it is wrong, the code if the citation "
+    "was right; re-pin with `check-anchors --update` only when the change is intended "
+    '("possibly now at" places are not certain, so --fix leaves them to you)',
+    "gone": "cite where that code lives now, or remove the citation",
+    "unresolved": "cite the file that exists now, or remove the citation; an illustrative "
+    "example is no citation: list it in `exempt` or mark its line "
+    "`<!-- anchor-lock: ignore-line -->`",
+    "ambiguous": "write more of the path, so it names one file",
+    "contentless": "point the citation at the lines that carry the claim",
+    "out-of-range": "point the citation at lines the file has",
+    "backwards-range": "write the smaller line number first",
+    "unreadable": "make the file readable, or stop citing it",
+    "unlocked": "verify each new citation, then pin them with `check-anchors --update`",
+    "stale": "`check-anchors --update` drops lock entries nothing cites",
+}
+ADOPT_ADVICE = (
+    "adopting the lock: `check-anchors --update --from-history` pins each citation as it was "
+    "when its line was written, so citations that are already stale show up instead of "
+    "being blessed as they are now"
+)
+
+
+def _advice(kinds: list[str], *, adopting: bool) -> str:
+    """One line of advice per kind present, in display order."""
+    from zodyssey.anchors.check import KIND_ORDER
+
+    lines = []
+    for kind in KIND_ORDER:
+        if kind not in kinds:
+            continue
+        text = ADOPT_ADVICE if kind == "unlocked" and adopting else ADVICE.get(kind)
+        if text:
+            lines.append(f"  {kind}: {text}")
+    return "\n".join(lines)
+
+
+def _summary(
+    result: CheckResult, problems: int, *, strict: bool = False, adopting: bool = False
+) -> str:
+    head = f"check-anchors: {result.checked} citations across {result.documents} documents"
+    if problems == 0:
+        unproven = []
+        if result.exempted:
+            unproven.append(f"{result.exempted} exempt")
+        if result.notes:
+            unproven.append(f"{len(result.notes)} reported as notes (see below)")
+        if result.skipped_documents:
+            unproven.append(f"{result.skipped_documents} document(s) skipped by the ignore marker")
+        if not unproven:
+            return head + ": all resolve and match the lock"
+        checked = result.checked - result.exempted - len(result.notes)
+        return f"{head}: the {checked} checked match the lock; not checked: " + ", ".join(unproven)
+    counts = result.by_kind()
+    if strict and result.stale:
+        counts["stale"] = len(result.stale)
+    kinds = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+    return (
+        f"check-anchors: {problems} problem(s) across {result.checked} citations in "
+        f"{result.documents} documents ({kinds}). What to do:\n"
+        + _advice(list(counts), adopting=adopting)
+    )
+
+
+def _notes_summary(result: CheckResult) -> str:
+    if not result.notes:
+        return ""
+    return (
+        f"\n({len(result.notes)} citation(s) the JavaScript checker could not see (other "
+        "extensions, Markdown links, blob URLs, documents it skipped) are not in its lock; "
+        "reported as notes, not failures. `check-anchors --update` writes our lock, which "
+        "pins and checks them)"
+    )
+
+
+def _run_check(
+    args: argparse.Namespace,
+    root: Path,
+    config: Config,
+    discovery: Discovery,
+    lock: LockFile,
+    lock_path: Path,
+    fmt: str,
+) -> int:
+    from zodyssey.anchors.report import build_report
+
+    result = _check(root, config, discovery, lock, lock_path)
+    count = len(result.problems) + (len(result.stale) if args.strict else 0)
+    summary = _summary(result, count, strict=args.strict, adopting=not lock.citations)
+    if not lock.exists:
+        summary += f"\nno lock at {lock_path}: create one with `check-anchors --update`"
+        legacy = root / "scripts" / "anchors.lock.json"
+        if legacy.is_file() and legacy.resolve() != lock_path.resolve():
+            summary += f" (or verify the JavaScript checker's lock: --lock {legacy})"
+    elif result.stale and not args.strict:
+        summary += f"\n({len(result.stale)} stale lock entries; --strict fails on them, --update drops them)"
+        for key, where in list(result.stale_written.items())[:5]:
+            summary += (
+                f"\n(stale {key} is still written at {where}, where it is not read as a citation)"
+            )
+    summary += _notes_summary(result)
+    report = build_report(result, mode="check", strict=args.strict, summary=summary, fmt=fmt)
+    _render(report, fmt, args.output)
+    return EXIT_PROBLEMS if count else EXIT_OK
+
+
+def _run_update(
+    args: argparse.Namespace,
+    root: Path,
+    config: Config,
+    discovery: Discovery,
+    lock: LockFile,
+    lock_path: Path,
+    fmt: str,
+) -> int:
+    from zodyssey.anchors.lock import LockFile, write_lock
+    from zodyssey.anchors.report import build_report
+
+    result = _check(root, config, discovery, lock, lock_path, pinning=True)
+    # Re-pinning drift and unlocked citations is what --update is for; the rest are refused.
+    refused = [p for p in result.problems if p.kind not in ("drift", "unlocked")]
+    citations = dict(result.pins)
+    spans = dict(result.spans)
+    evidence = dict(result.evidence)
+    kept_moved = 0
+    kept_cited = 0
+    for p in refused:
+        # A refused citation keeps its old pin: a moved one so `check` keeps saying where the
+        # content went and --fix can still rewrite it; any other (its file deleted or renamed,
+        # out of range now) because a document still cites it, and dropping the pin would
+        # forget what it said. Re-pinning the old numbers would bless wrong content.
+        if p.key in lock.citations and p.key not in citations:
+            citations[p.key] = lock.citations[p.key]
+            if p.key in lock.spans:
+                spans[p.key] = lock.spans[p.key]
+            if p.key in lock.evidence:
+                evidence[p.key] = lock.evidence[p.key]
+            kept_moved += p.kind == "moved"
+            kept_cited += p.kind != "moved"
+    new_lock = LockFile(
+        citations=citations,
+        exempt=list(lock.exempt),
+        spans=spans,
+        evidence=evidence,
+        comment=lock.comment,
+        exists=True,
+        extra=lock.extra,
+    )
+    dropped = sorted(k for k in lock.citations if k not in citations)
+    try:
+        write_lock(lock_path, new_lock)
+    except OSError as exc:
+        raise UsageError(f"cannot write lock {lock_path}: {exc.strerror}") from exc
+    repinned = sum(1 for p in result.problems if p.kind == "drift")
+    parts = [f"check-anchors: wrote {len(citations)} citation fingerprints to {lock_path}"]
+    if dropped:
+        stale = sum(1 for k in dropped if k not in result.cited_keys)
+        parts.append(
+            f"{len(dropped)} entr{'y' if len(dropped) == 1 else 'ies'} dropped "
+            f"({stale} stale, {len(dropped) - stale} no longer pinnable)"
+        )
+    if repinned:
+        parts.append(f"{repinned} drifted citation(s) re-pinned to their current content")
+    if kept_moved:
+        parts.append(f"{kept_moved} moved citation(s) kept at their old pin (run --fix)")
+    if kept_cited:
+        parts.append(f"{kept_cited} pin(s) of problem citations kept, as documents still cite them")
+    if refused:
+        parts.append(f"{len(refused)} citation(s) could NOT be pinned (listed above)")
+    summary = "; ".join(parts)
+    result.problems = refused
+    stale_problems = []
+    from zodyssey.anchors.check import Problem
+
+    for key in dropped:
+        if key not in result.cited_keys:
+            where = result.stale_written.get(key)
+            detail = "dropped from the lock: nothing cites it"
+            if where is not None:
+                detail = (
+                    f"dropped from the lock: no citation reads it, but {where} still writes it "
+                    "(in a comment, an ignored line or region, or outside the scanned window); "
+                    "restore the citation there if a reader relies on it"
+                )
+            stale_problems.append(Problem("stale", key, key, [], detail))
+    report = build_report(result, mode="update", strict=False, summary=summary, fmt=fmt)
+    # Dropped stale entries are reported, but they are the point of --update, not a failure.
+    report.findings += [_note(p.key, p.detail) for p in stale_problems]
+    _render(report, fmt, args.output)
+    return EXIT_PROBLEMS if refused else EXIT_OK
+
+
+def _note(key: str, detail: str) -> Any:
+    from zodyssey.findings import Finding
+
+    return Finding(
+        tool="anchors",
+        rule="stale",
+        severity="note",
+        message=f"{key}: {detail}",
+        extra={"key": key},
+    )
+
+
+def _run_fix(
+    args: argparse.Namespace,
+    root: Path,
+    config: Config,
+    discovery: Discovery,
+    lock: LockFile,
+    lock_path: Path,
+    fmt: str,
+) -> int:
+    from zodyssey.anchors.discover import discover
+    from zodyssey.anchors.fix import apply_moves
+    from zodyssey.anchors.lock import write_lock
+    from zodyssey.anchors.report import build_report
+    from zodyssey.anchors.rewrite import moves_of
+
+    result = _check(root, config, discovery, lock, lock_path)
+    before = {(p.kind, p.key) for p in result.problems}
+    moved = [p for p in result.problems if p.kind == "moved"]
+    moves, new_paths = moves_of(moved, discovery.index)
+    rewritten: dict[str, tuple[list[str], list[str]]] = {}
+    diff = apply_moves(root, moves, args.dry_run, new_paths=new_paths, changed=rewritten)
+    if args.dry_run:
+        sys.stdout.write(diff)
+        summary = (
+            f"check-anchors --fix --dry-run: {len(moved)} moved citation key(s) would be rewritten; "
+            f"nothing written"
+        )
+        print(summary, file=sys.stderr)
+        return EXIT_PROBLEMS if result.problems else EXIT_OK
+    repinned_docs = 0
+    if moved:
+        # Re-pin from what the documents cite now: a move whose text could not be
+        # rewritten keeps its old key. Read every old pin before writing any, since
+        # one move's new key is often another's old key.
+        fresh = discover(root, config, lock=lock)
+        cited_now = {c.key for c in fresh.citations if c.key is not None}
+        pins: dict[str, str] = {}
+        per_line: dict[str, list[str]] = {}
+        touched: set[str] = set()
+        for p in moved:
+            assert p.moved_to is not None
+            new_key = str(p.moved_to["key"])
+            if new_key in cited_now and p.key in lock.citations:
+                pins[new_key] = lock.citations[p.key]
+                touched.add(new_key)
+                if p.key in lock.spans:
+                    per_line[new_key] = lock.spans[p.key]
+        for p in moved:
+            if p.key not in cited_now:
+                lock.citations.pop(p.key, None)
+                lock.spans.pop(p.key, None)
+                lock.evidence.pop(p.key, None)
+        lock.citations.update(pins)
+        lock.spans.update(per_line)
+        # The fix rewrote documents that other documents may cite: their pins follow
+        # the fix's own edits (and only those), so the fix never creates a drift.
+        repinned_docs = _follow_rewrites(lock, rewritten, touched)
+        if not lock.legacy:
+            pinned = _check(root, config, fresh, lock, lock_path, pinning=True)
+            for key in touched:
+                if key in pinned.evidence:
+                    lock.evidence[key] = pinned.evidence[key]
+        try:
+            write_lock(lock_path, lock)
+        except OSError as exc:
+            raise UsageError(f"cannot write lock {lock_path}: {exc.strerror}") from exc
+        discovery = fresh
+        result = _check(root, config, discovery, lock, lock_path)
+    if diff:
+        sys.stderr.write(diff)
+    moved_keys = {p.key for p in moved} | {str(p.moved_to["key"]) for p in moved if p.moved_to}
+    created = [
+        p for p in result.problems if (p.kind, p.key) not in before and p.key not in moved_keys
+    ]
+    count = len(result.problems) + (len(result.stale) if args.strict else 0)
+    summary = f"check-anchors --fix: rewrote {len(moves)} moved citation(s) and re-pinned them"
+    if repinned_docs:
+        summary += (
+            f"; {repinned_docs} citation(s) of the rewritten documents re-pinned to the "
+            "rewritten lines"
+        )
+    summary += ". " + _summary(result, count, strict=args.strict) + _notes_summary(result)
+    if created:
+        summary += (
+            f"\n--fix created {len(created)} new problem(s) (listed above); this is a defect "
+            "of --fix: restore the documents and the lock from version control and report it"
+        )
+        count = max(count, 1)
+    report = build_report(result, mode="fix", strict=args.strict, summary=summary, fmt=fmt)
+    _render(report, fmt, args.output)
+    return EXIT_PROBLEMS if count else EXIT_OK
+
+
+def _follow_rewrites(
+    lock: LockFile, rewritten: dict[str, tuple[list[str], list[str]]], touched: set[str]
+) -> int:
+    """Re-pin keys citing rewritten documents whose pin matched the text before the fix.
+
+    --fix changes only numbers inside lines, never the line count, so a span
+    keeps its place; where the old text was pinned, the new text is now.
+    """
+    from zodyssey.anchors.fingerprint import fingerprint, hash_text, normalise
+
+    count = 0
+    for key, pin in list(lock.citations.items()):
+        path, _, numbers = key.rpartition(":")
+        if path not in rewritten:
+            continue
+        first, _, last = numbers.partition("-")
+        if not first.isdigit() or (last and not last.isdigit()):
+            continue
+        a, b = int(first), int(last or first)
+        old, new = rewritten[path]
+        if a < 1 or b < a or b > len(old) or len(old) != len(new):
+            continue
+        if fingerprint(old, a, b) != pin or old[a - 1 : b] == new[a - 1 : b]:
+            continue
+        lock.citations[key] = fingerprint(new, a, b)
+        if key in lock.spans:
+            lock.spans[key] = [hash_text(normalise(line)) for line in new[a - 1 : b]]
+        touched.add(key)
+        count += 1
+    return count
+
+
+def _run_history(
+    args: argparse.Namespace,
+    root: Path,
+    config: Config,
+    discovery: Discovery,
+    lock_path: Path,
+    fmt: str,
+) -> int:
+    if importlib.util.find_spec("zodyssey.anchors.history") is None:
+        raise UsageError(
+            "--history and --from-history need zodyssey.anchors.history, which this build lacks"
+        )
+    from zodyssey.anchors import history
+
+    jobs = args.jobs or 2
+    if args.from_history:
+        report, code = history.seed_lock_from_history(
+            root, config, discovery.citations, lock_path, jobs=jobs
+        )
+    else:
+        report, code = history.history_report(
+            root,
+            config,
+            discovery.citations,
+            jobs=jobs,
+            fix=args.fix,
+            dry_run=args.dry_run,
+            allow_unknown=args.allow_unknown,
+        )
+    _render(report, fmt, args.output)
+    return int(code)

@@ -1,0 +1,282 @@
+"""`zodyssey claims check|update`: the claims ledger from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+FORMATS = ("text", "json", "github", "sarif", "junit", "markdown", "html")
+
+DESCRIPTION = """\
+Claims are promises marked in the docs with `<!-- claim: some-id -->`; tests
+defend them with `@pytest.mark.claim("some-id")`. The ledger
+(invariants/claims.lock.json by default) records per claim where it is made,
+the fingerprint of its text and the exact ids of its tests.
+
+  check   static: parse the documents, collect the tests (no test runs) and
+          compare with the ledger
+  update  re-write the ledger from the documents and the collected tests
+          (atomic), printing what changed; review that diff like code
+"""
+
+EPILOG = """\
+exit codes:
+  0  every claim has a linked test and the ledger agrees
+  2  bad arguments, unreadable configuration or ledger, pytest could not collect
+  4  zero claims found (an empty ledger proves nothing)
+  9  problems: uncovered, missing-test, changed, duplicate-id, unknown-claim,
+     unlocked, removed, bad-marker
+
+Whether the linked tests PASS is decided by running them:
+  pytest --claims-strict     (fails unless every claim's tests ran and passed;
+                             works under pytest-xdist, any --dist mode)
+  check --results F [F ...]  the same for a suite split over CI jobs: each job
+                             writes `pytest --claims-json F`; exit 9 unless every
+                             locked test ran in some shard and passed and none
+                             failed anywhere (tests that never ran are named);
+                             2 when a file is missing or not a results file
+
+examples:
+  zodyssey claims check                      compare docs, tests and the ledger
+  zodyssey claims check --format github      annotations for GitHub Actions
+  zodyssey claims check --results shard-*.json   one verdict over CI shards
+  zodyssey claims update --dry-run           show what the ledger would record
+  zodyssey claims update                     re-write the ledger, then review its diff
+"""
+
+
+TEST_DESCRIPTION = """\
+Run the test suite the way CI must to prove the claims: `python -m pytest
+--claims-strict`, which fails unless every claim has a linked test that ran
+and PASSED here (a skipped, xfailed or deselected defence does not count) and
+the ledger agrees. A repository that does not use claims (no ledger, no claim
+marker) is told so and passes, so the same CI step fits every repository.
+"""
+
+TEST_EPILOG = """\
+exit codes:
+  0  claims not in use, or every test passed and every claim is defended
+  2  bad arguments or configuration; pytest interrupted or could not run
+  9  a test failed, or the strict claims check failed (see pytest's summary)
+
+examples:
+  zodyssey claims test                  the CI step `zodyssey init` writes
+  zodyssey claims test -- -n auto       the same with pytest-xdist
+"""
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--root", default=".", help="repository to check (default: current directory)"
+    )
+    parser.add_argument(
+        "--ledger",
+        "--lock",
+        dest="ledger",
+        default=None,
+        metavar="PATH",
+        help="ledger path relative to the root (default: claims_lock of the configuration)",
+    )
+    parser.add_argument(
+        "--tests",
+        action="append",
+        default=None,
+        metavar="PATH",
+        help="test path to collect (repeatable; default: claims_tests of the configuration, "
+        "else pytest's testpaths)",
+    )
+
+
+def register(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "claims",
+        help="Claims ledger: promises in docs defended by tests.",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    verbs = parser.add_subparsers(dest="claims_command", metavar="VERB", parser_class=type(parser))
+    check = verbs.add_parser(
+        "check",
+        help="compare documents and collected tests with the ledger (no test runs)",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _common(check)
+    check.add_argument(
+        "--format", choices=FORMATS, default="text", help="output format (default: text)"
+    )
+    check.add_argument(
+        "--json", action="store_const", const="json", dest="format", help="same as --format json"
+    )
+    check.add_argument(
+        "-o", "--output", default=None, metavar="FILE", help="write the report to FILE"
+    )
+    check.add_argument(
+        "--results",
+        nargs="+",
+        default=None,
+        metavar="FILE",
+        help="judge test outcomes instead of collecting: the `pytest --claims-json FILE` "
+        "files of every CI shard; one strict verdict over their union (every locked test "
+        "ran in some shard and passed, none failed anywhere)",
+    )
+    check.set_defaults(handler=run_check)
+    update = verbs.add_parser(
+        "update",
+        help="re-write the ledger from the documents and the collected tests",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _common(update)
+    update.add_argument(
+        "--dry-run", action="store_true", help="print what would change, write nothing"
+    )
+    update.set_defaults(handler=run_update)
+    test = verbs.add_parser(
+        "test",
+        help="run the tests with `pytest --claims-strict` when the repository uses claims",
+        description=TEST_DESCRIPTION,
+        epilog=TEST_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    test.add_argument("--root", default=".", help="repository to test (default: current directory)")
+    test.add_argument(
+        "pytest_args",
+        nargs=argparse.REMAINDER,
+        metavar="PYTEST_ARGS",
+        help="passed to pytest after `--` (default: the claims_tests paths of the "
+        "configuration, else pytest's own testpaths)",
+    )
+    test.set_defaults(handler=run_test)
+    parser.set_defaults(handler=_no_verb(parser))
+
+
+def _no_verb(parser: argparse.ArgumentParser) -> Any:
+    def handler(args: argparse.Namespace) -> int:
+        from zodyssey.errors import EXIT_USAGE
+
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+
+    return handler
+
+
+def emit(text: str, output: str | None) -> None:
+    from zodyssey.formats import write_report
+
+    write_report(text, output or None)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    from zodyssey.claims.report import check_report, load_state
+    from zodyssey.formats import render
+
+    if args.results:
+        from zodyssey.claims.report import results_report
+
+        report, code = results_report(Path(args.root).resolve(), args.ledger, args.results)
+        emit(render(report, args.format, colour=False if args.output else None), args.output)
+        return code
+    state = load_state(Path(args.root).resolve(), args.ledger, args.tests)
+    report, code = check_report(state)
+    emit(render(report, args.format, colour=False if args.output else None), args.output)
+    return code
+
+
+def run_test(args: argparse.Namespace) -> int:
+    import os
+    import subprocess
+
+    from zodyssey.claims.ledger import read_ledger
+    from zodyssey.claims.markers import collect_claims
+    from zodyssey.claims.report import test_paths
+    from zodyssey.config import load_config
+    from zodyssey.errors import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, UsageError
+
+    root = Path(args.root).resolve()
+    if not root.is_dir():
+        raise UsageError(f"--root {args.root} is not a directory")
+    config = load_config(root)
+    ledger = read_ledger(root / config.claims_lock)
+    claims = collect_claims(root, config)
+    if ledger is None and not claims.occurrences and not claims.marker_problems:
+        print("zodyssey claims test: claims not in use (no ledger, no claim marker); skipped")
+        return EXIT_OK
+    extra = list(args.pytest_args or [])
+    if extra and extra[0] == "--":
+        extra = extra[1:]
+    paths = [] if extra else test_paths(config, None)
+    argv = [sys.executable, "-m", "pytest", "--claims-strict", f"--claims-root={root}"]
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        argv += ["-p", "zodyssey.claims.plugin"]
+    argv += [*paths, *extra]
+    print(f"zodyssey claims test: {' '.join(argv[1:])}", flush=True)
+    try:
+        done = subprocess.run(argv, cwd=root, check=False)
+    except OSError as exc:
+        raise UsageError(f"cannot run pytest: {exc}") from exc
+    if done.returncode == 0:
+        return EXIT_OK
+    if done.returncode == 1:
+        return EXIT_PROBLEMS
+    print(f"zodyssey claims test: pytest ended with exit {done.returncode}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def run_update(args: argparse.Namespace) -> int:
+    from zodyssey.claims.ledger import build_ledger, describe_changes, marker_findings, write_ledger
+    from zodyssey.claims.report import load_state
+    from zodyssey.errors import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS
+
+    state = load_state(Path(args.root).resolve(), args.ledger, args.tests)
+    blocking = marker_findings(state.claims)
+    if blocking:
+        for finding in blocking:
+            print(
+                f"{finding.file}:{finding.line}: {finding.rule}: {finding.message}", file=sys.stderr
+            )
+        print(
+            "claims update: refused; fix the markers above first (nothing written)", file=sys.stderr
+        )
+        return EXIT_PROBLEMS
+    if not state.claims.claims:
+        print(
+            "claims update: no claim markers found; nothing written (an empty ledger proves nothing)",
+            file=sys.stderr,
+        )
+        return EXIT_EMPTY
+    new = build_ledger(state.claims, state.collection.links)
+    changes = describe_changes(state.ledger, new)
+    path = Path(state.ledger_rel)
+    target = path if path.is_absolute() else state.root / path
+    for line in changes:
+        print(line)
+    verb = "would write" if args.dry_run else "wrote"
+    if not args.dry_run and (changes or state.ledger is None):
+        write_ledger(target, new)
+    elif not changes:
+        verb = "unchanged"
+    print(
+        f"claims update: {verb} {state.ledger_rel} ({len(new.entries)} claim(s), {len(changes)} change(s))"
+    )
+    uncovered = sorted(cid for cid, entry in new.entries.items() if not entry.tests)
+    if uncovered:
+        print(
+            f"claims update: still uncovered (no linked test): {', '.join(uncovered)}; "
+            "`zodyssey claims check` fails until each has a test",
+            file=sys.stderr,
+        )
+    known = set(state.claims.claims)
+    for link in state.collection.links:
+        for claim_id in link.claims:
+            if claim_id not in known:
+                print(
+                    f"claims update: test {link.nodeid} names unknown claim `{claim_id}`",
+                    file=sys.stderr,
+                )
+    return EXIT_OK

@@ -1,0 +1,101 @@
+"""`zodyssey hook`: pre-tool, post-tool (the gate) and install.
+
+`zodyssey hook pre-tool|post-tool` is routed by zodyssey/cli.py straight to
+`zodyssey.gate.hook.main` without argparse (it runs on every tool call); the
+parser below exists for `--help` and for `install`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+HARNESS_NAMES = ("claude-code", "zcode", "codex", "gemini", "cursor")
+
+DESCRIPTION = """\
+Gate hook for coding agents. `pre-tool` reads one hook payload on stdin and
+answers in the harness's protocol: silent exit 0 to allow, a block (exit 2 and
+a reason) otherwise. Outside an active run it never blocks; inside one it
+fails closed. `post-tool` releases the dispatch slot a Task/Agent call took.
+`install` merges both into the harness's hook configuration."""
+
+EPILOG = """\
+exit codes:
+  0   allowed (pre-tool), done (post-tool, install)
+  2   blocked (pre-tool, every harness), or bad arguments / unreadable config (install)
+
+environment:
+  CLAUDE_PROJECT_DIR, ZCODE_PROJECT_DIR   project directory (else payload cwd, else cwd)
+  ZODYSSEY_PARALLEL_CAP                   subagents in flight at most (default 4)
+  ZODYSSEY_UNGATE_BASH=1                  let shell calls through, each recorded in
+                                          .zcode/state/<slug>.ungated.jsonl
+
+examples:
+  zodyssey hook install --harness claude-code
+  echo '{"tool_name":"Bash","tool_input":{"command":"ls"}}' | zodyssey hook pre-tool
+"""
+
+
+def register(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "hook",
+        help="Gate hook for coding agents (pre-tool, post-tool, install).",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    verbs = parser.add_subparsers(dest="hook_command", metavar="VERB")
+    for verb, text in (
+        ("pre-tool", "decide one tool call (payload on stdin)"),
+        ("post-tool", "release what pre-tool took (payload on stdin)"),
+    ):
+        p = verbs.add_parser(verb, help=text, description=text)
+        p.add_argument("--harness", choices=HARNESS_NAMES, default="claude-code")
+    install = verbs.add_parser(
+        "install",
+        help="merge the hook entries into the harness configuration",
+        description=(
+            "Merge the gate's pre-tool and post-tool entries into the harness's hook "
+            "configuration (.claude/settings.json, .codex/hooks.json, .gemini/settings.json "
+            "or .cursor/hooks.json under the project), keeping every other hook, and "
+            "declare the harness in [tool.zodyssey.gate] harnesses so `zodyssey check` "
+            "fails when the wiring is deleted later. Idempotent; prints what changed."
+        ),
+    )
+    install.add_argument("--harness", choices=HARNESS_NAMES, default="claude-code")
+    install.add_argument("--project", default=".", help="project directory (default: .)")
+    install.add_argument(
+        "--command",
+        dest="base_command",
+        default=None,
+        help="command that runs zodyssey (default: this interpreter with -m zodyssey)",
+    )
+    install.add_argument("--dry-run", action="store_true", help="print the changes, write nothing")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    verb = getattr(args, "hook_command", None)
+    if verb in ("pre-tool", "post-tool"):
+        from zodyssey.gate.hook import main
+
+        return main([verb, "--harness", args.harness])
+    if verb == "install":
+        from zodyssey.gate.install import explain_command, install
+
+        path, changes = install(Path(args.project), args.harness, args.base_command, args.dry_run)
+        for line in changes:
+            print(f"{path}: {line}")
+        print(explain_command(changes))
+        if args.dry_run:
+            print("(dry run: nothing written)")
+            return 0
+        # Declared harnesses are what `zodyssey check` holds to running the gate.
+        from zodyssey.gate.wiring import declare_harness
+
+        print(declare_harness(Path(args.project), args.harness))
+        return 0
+    print("usage: zodyssey hook {pre-tool,post-tool,install} ...", file=sys.stderr)
+    return 2

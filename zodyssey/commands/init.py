@@ -1,0 +1,351 @@
+"""`zodyssey init`: set a repository up so `zodyssey check` passes from the first commit.
+
+It writes four files and asks nothing:
+
+- `.zodyssey.toml`, the starter configuration (the defaults spelled out). When
+  `pyproject.toml` already has a `[tool.zodyssey]` table that table is the
+  configuration and no `.zodyssey.toml` is written, because it would shadow it.
+- `docs/zodyssey.md`, a short page with one real citation. A repository with
+  zero citations fails the check (exit 4, an empty set is not a pass), so the
+  starter page gives the lock something true to pin.
+- the citation lock (JS-compatible shape) with that one citation pinned.
+- `.github/workflows/zodyssey.yml`, the CI workflow.
+
+An existing file is kept unless `--force` is given. Templates ship inside the
+package (`zodyssey/templates/`) and are read with importlib.resources, so this
+works the same from a wheel.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from zodyssey import git
+from zodyssey.errors import UsageError
+
+CONFIG_PATH = ".zodyssey.toml"
+# Where the JavaScript checker keeps its lock; a repository adopting zodyssey from it
+# keeps that lock (every pin and the exempt list), configured as ours.
+JS_LOCK_PATH = "scripts/anchors.lock.json"
+STARTER_DOC_PATH = "docs/zodyssey.md"
+WORKFLOW_PATH = ".github/workflows/zodyssey.yml"
+
+LOCK_COMMENT = (
+    "Citation lock written by zodyssey: one fingerprint per cited span. "
+    "Re-baseline deliberately with `check-anchors --update`."
+)
+
+# Candidate targets for the starter page's citation, in order of preference:
+# (file, text its cited line starts with, what the line is).
+_CITATION_TARGETS = (
+    (CONFIG_PATH, "lock = ", "where the citation lock lives"),
+    (WORKFLOW_PATH, "run: zodyssey check", "the CI step that runs the check"),
+)
+
+EPILOG = """\
+files written (each kept when it exists, unless --force):
+  .zodyssey.toml                  starter configuration; skipped when pyproject.toml
+                                  already has [tool.zodyssey]
+  docs/zodyssey.md                a starter page with one real citation
+  anchors/anchors.lock.json       the citation lock, that citation pinned
+                                  (the path follows `lock` in the configuration)
+  .github/workflows/zodyssey.yml  the CI workflow running `zodyssey check` and,
+                                  when the repository uses claims, the tests
+                                  under `pytest --claims-strict`
+
+When a harness configuration (.claude/settings.json, .codex/hooks.json, ...)
+already runs the zodyssey hook, the harness is declared in [gate] harnesses of
+.zodyssey.toml, so `zodyssey check` fails if that wiring is deleted later.
+
+exit codes:
+  0   files written (or kept); what happened to each is printed
+  2   bad arguments, an unreadable root or configuration
+
+examples:
+  zodyssey init                   set up the current directory
+  zodyssey init --root ../other   set up another repository
+  zodyssey init --force           rewrite all four files from the templates
+"""
+
+
+@dataclass
+class Outcome:
+    """What happened to one file."""
+
+    path: str
+    action: str  # "wrote", "overwrote", "kept", "skipped"
+    note: str = ""
+
+
+def register(sub: Any) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "init",
+        help="Write a starter configuration, an empty lock and a CI workflow.",
+        description=(
+            "Set up the repository so `zodyssey check` passes from the first commit: "
+            "a starter configuration, a starter doc with one citation, the citation "
+            "lock pinning it, and a GitHub Actions workflow. Asks nothing; prints "
+            "what it wrote. Existing files are kept unless --force."
+        ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--root",
+        default=".",
+        metavar="DIR",
+        help="repository to set up (default: the current directory)",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite files that already exist (never touches pyproject.toml)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def template_text(name: str) -> str:
+    """A template shipped in `zodyssey/templates/`."""
+    return resources.files("zodyssey").joinpath("templates", name).read_text(encoding="utf-8")
+
+
+def empty_lock_text(citations: dict[str, str] | None = None) -> str:
+    """The lock in the JavaScript checker's shape: 2-space indent, trailing newline."""
+    document = {
+        "_comment": LOCK_COMMENT,
+        "exempt": [],
+        "citations": dict(sorted((citations or {}).items())),
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+def _pyproject_has_table(root: Path) -> bool:
+    pyproject = root / "pyproject.toml"
+    if not pyproject.is_file():
+        return False
+    try:
+        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"cannot read {pyproject} ({exc}); fix it before `zodyssey init`") from exc
+    tool = data.get("tool")
+    return isinstance(tool, dict) and isinstance(tool.get("zodyssey"), dict)
+
+
+def _write(root: Path, rel: str, text: str, force: bool) -> Outcome:
+    from zodyssey.atomicfile import write_atomic
+
+    target = root / rel
+    existed = target.exists()
+    if existed and not force:
+        return Outcome(rel, "kept", "exists; --force overwrites")
+    try:
+        write_atomic(target, text)
+    except OSError as exc:
+        raise UsageError(f"cannot write {target}: {exc.strerror or exc}") from exc
+    return Outcome(rel, "overwrote" if existed else "wrote")
+
+
+def _find_citation(root: Path) -> tuple[str, int, str] | None:
+    """The first candidate line that exists on disk: (path, 1-based line, description)."""
+    for rel, prefix, what in _CITATION_TARGETS:
+        path = root / rel
+        try:
+            lines = path.read_text(encoding="utf-8").split("\n")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for number, line in enumerate(lines, start=1):
+            if line.strip().startswith(prefix):
+                return rel, number, what
+    return None
+
+
+def _pin(root: Path, rel: str, line: int) -> str:
+    from zodyssey.anchors.fingerprint import fingerprint
+
+    lines = (root / rel).read_text(encoding="utf-8").split("\n")
+    return fingerprint(lines, line, line)
+
+
+def _js_lock(root: Path) -> tuple[int, int] | None:
+    """(pins, exempt entries) of the JavaScript checker's lock, if the repository has one."""
+    from zodyssey.anchors.lock import read_lock
+    from zodyssey.errors import ZodysseyError
+
+    path = root / JS_LOCK_PATH
+    if not path.is_file():
+        return None
+    try:
+        lock = read_lock(path)
+    except ZodysseyError:
+        return None
+    return len(lock.citations), len(lock.exempt)
+
+
+def _initialise_js(root: Path, force: bool, pins: int, exempt: int) -> list[Outcome]:
+    """Adopt a repository that has the JavaScript checker's lock: use that lock as it is.
+
+    No starter page (the documents already cite code, and a new citation would be
+    one the JavaScript checker has not pinned) and no second lock; the
+    configuration names the existing lock, so every pin and exempt entry counts.
+    """
+    from zodyssey.config import load_config
+
+    outcomes: list[Outcome] = []
+    config_text = template_text("zodyssey.toml").replace(
+        'lock = "anchors/anchors.lock.json"', f'lock = "{JS_LOCK_PATH}"'
+    )
+    if _pyproject_has_table(root) and not (root / CONFIG_PATH).exists():
+        table = load_config(root)
+        note = "pyproject.toml has [tool.zodyssey]; it stays the configuration"
+        if Path(table.lock).as_posix() != JS_LOCK_PATH:
+            note += f'; set lock = "{JS_LOCK_PATH}" there to check the existing lock'
+        outcomes.append(Outcome(CONFIG_PATH, "skipped", note))
+    else:
+        outcome = _write(root, CONFIG_PATH, config_text, force)
+        if outcome.action != "kept":
+            outcome.note = f"lock = {JS_LOCK_PATH} (the JavaScript checker's)"
+        outcomes.append(outcome)
+    load_config(root)  # a broken configuration stops here, before anything else is written
+    workflow = _write(root, WORKFLOW_PATH, template_text("github-workflow.yml"), force)
+    outcomes.append(
+        Outcome(
+            STARTER_DOC_PATH,
+            "skipped",
+            "your documents already cite code; a new citation would be one the "
+            "JavaScript checker has not pinned",
+        )
+    )
+    outcomes.append(
+        Outcome(
+            JS_LOCK_PATH,
+            "kept",
+            f"the JavaScript checker's lock: {pins} pins and {exempt} exempt entries, "
+            "checked as they are",
+        )
+    )
+    outcomes.append(workflow)
+    return outcomes
+
+
+def initialise(root: Path, force: bool) -> list[Outcome]:
+    """Write the starter files under `root`; return what happened to each."""
+    from zodyssey.config import load_config
+
+    js = _js_lock(root)
+    if js is not None:
+        return _initialise_js(root, force, *js)
+    outcomes: list[Outcome] = []
+    if _pyproject_has_table(root) and not (root / CONFIG_PATH).exists():
+        outcomes.append(
+            Outcome(
+                CONFIG_PATH,
+                "skipped",
+                "pyproject.toml has [tool.zodyssey]; it stays the configuration",
+            )
+        )
+    else:
+        outcome = _write(root, CONFIG_PATH, template_text("zodyssey.toml"), force)
+        if outcome.action != "kept" and (root / "pyproject.toml").is_file():
+            outcome.note = (
+                "pyproject.toml exists: you may move these keys under [tool.zodyssey] there"
+            )
+        outcomes.append(outcome)
+
+    # Read the configuration before writing anything else: a broken one stops here.
+    config = load_config(root)
+    workflow = _write(root, WORKFLOW_PATH, template_text("github-workflow.yml"), force)
+    lock_rel = Path(config.lock).as_posix()
+    citation = _find_citation(root)
+    doc_outcome: Outcome
+    pins: dict[str, str] = {}
+    if (root / STARTER_DOC_PATH).exists() and not force:
+        doc_outcome = Outcome(STARTER_DOC_PATH, "kept", "exists; --force overwrites")
+    elif citation is None:
+        doc_outcome = Outcome(STARTER_DOC_PATH, "skipped", "no line of ours to cite")
+    else:
+        rel, line, what = citation
+        doc_text = template_text("starter-doc.md").format(citation=f"{rel}:{line}", what=what)
+        doc_outcome = _write(root, STARTER_DOC_PATH, doc_text, force)
+        if doc_outcome.action != "kept":
+            pins[f"{rel}:{line}"] = _pin(root, rel, line)
+    lock_outcome = _write(root, lock_rel, empty_lock_text(pins), force)
+    if lock_outcome.action == "kept" and pins:
+        lock_outcome.note = f"exists; run `check-anchors --update` to pin {STARTER_DOC_PATH}"
+    elif lock_outcome.action != "kept":
+        lock_outcome.note = f"{len(pins)} citation pinned" if pins else "empty"
+        if doc_outcome.action == "kept":
+            lock_outcome.note += f"; run `check-anchors --update` to pin {STARTER_DOC_PATH}"
+    outcomes += [doc_outcome, lock_outcome, workflow]
+    # The gate already wired for a harness: declare it, so `zodyssey check` guards it.
+    from zodyssey.gate.wiring import declare_wired
+
+    for action, note in declare_wired(root):
+        outcomes.append(Outcome(CONFIG_PATH, action, note))
+    return outcomes
+
+
+def run(args: argparse.Namespace) -> int:
+    root = Path(args.root)
+    if not root.is_dir():
+        raise UsageError(f"--root {args.root}: not a directory")
+    root = root.resolve()
+    outcomes = initialise(root, bool(args.force))
+    print(f"zodyssey init: {root}")
+    width = max(len(o.path) for o in outcomes)
+    for outcome in outcomes:
+        note = f"  ({outcome.note})" if outcome.note else ""
+        print(f"  {outcome.action:<9} {outcome.path:<{width}}{note}".rstrip())
+    top = git.toplevel(root)
+    if top is not None and top != root:
+        print(
+            f"note: GitHub reads workflows only from {top}/.github/workflows; "
+            "move the workflow there if this is a subdirectory"
+        )
+    print("next: run `zodyssey check`, then commit these files.")
+    unpinned = _unpinned_elsewhere(root)
+    if unpinned and _js_lock(root) is not None:
+        print(
+            f"      {unpinned} citation(s) the JavaScript checker's lock does not pin (other "
+            "extensions, Markdown links, documents it skipped) are reported as notes; to pin "
+            "them as they were written rather than as they are now: "
+            "`check-anchors --update --from-history`."
+        )
+    elif unpinned:
+        print(
+            f"      {unpinned} citation(s) in your other documents are not pinned yet: "
+            "re-read them, then run `check-anchors --update` to pin them deliberately "
+            "(or `check-anchors --update --from-history` to pin them as they were written)."
+        )
+    return 0
+
+
+def _unpinned_elsewhere(root: Path) -> int:
+    """How many citations outside the starter page the lock does not pin (0 if unknown)."""
+    from zodyssey.anchors.discover import collect_citations
+    from zodyssey.config import load_config
+    from zodyssey.errors import ZodysseyError
+
+    try:
+        config = load_config(root)
+        lock = json.loads((root / config.lock).read_text(encoding="utf-8"))
+        pinned = set(lock.get("citations", {})) if isinstance(lock, dict) else set()
+        exempt = set(config.exempt)
+        if isinstance(lock, dict) and isinstance(lock.get("exempt"), list):
+            exempt |= {e for e in lock["exempt"] if isinstance(e, str)}
+        citations = [c for c in collect_citations(root, config) if c.cited_as not in exempt]
+    except (ZodysseyError, OSError, ValueError):
+        return 0
+    # Counted as the check counts citations: distinct cited spans (lock keys).
+    return len(
+        {
+            c.key if c.key is not None else "?" + c.cited_as
+            for c in citations
+            if c.site.doc != STARTER_DOC_PATH and (c.key is None or c.key not in pinned)
+        }
+    )

@@ -1,0 +1,101 @@
+"""The words every part of zodyssey uses for run state: one place, no heavy imports.
+
+The gate hook imports this on every tool call that meets a run, so it loads
+nothing but `os` (no `re`, `typing`, `pathlib` or `__future__`): the slug rule
+is a character set, the paths are strings.
+
+Phases (docs/runs.md explains each):
+- ACTIVE: every phase but the terminal ones; the gate guards the run.
+- `blocked` is active and CLOSED: the review round cap was reached (or a
+  person parked the run). Product writes and reviewer dispatches are refused,
+  the agent's `zodyssey run` commands cannot move it on; a person decides
+  (`run review --human`, `run phase ... --reason`).
+- TERMINAL (`done`, `audited`, `abandoned`): the run is over, the gate is off.
+"""
+
+import os
+
+ZCODE = ".zcode"
+STATE = ".zcode/state"
+PLANS = ".zcode/plans"
+REVIEWS = ".zcode/reviews"
+VERIFY = ".zcode/verify"
+NOTEPADS = ".zcode/notepads"
+STAGING = ".zcode/staging"
+ARCHIVE = ".zcode/archive"
+# Only `zodyssey run ...` writes these; the gate never lets an agent's tool do it.
+STATE_DIRS = (STATE, REVIEWS, VERIFY)
+# The agent's own bookkeeping: writable (notepads append-only, the plan until OKAY).
+BOOKKEEPING_DIRS = (PLANS, NOTEPADS, STAGING)
+
+PHASES = (
+    "plan",
+    "consult",
+    "review",
+    "execute",
+    "verify",
+    "final",
+    "remediate",
+    "done",
+    "audited",
+    "abandoned",
+    "blocked",
+)
+TERMINAL_PHASES = frozenset({"done", "audited", "abandoned"})
+BLOCKED = "blocked"
+# Phases in which the agent's run commands record nothing more.
+HALTED_PHASES = TERMINAL_PHASES | {BLOCKED}
+# Phases that only make sense once review said OKAY (the plan is bound).
+EXECUTING_PHASES = frozenset({"execute", "verify", "final", "remediate"})
+# Test files are frozen while the acceptance criteria are being checked.
+TEST_FROZEN_PHASES = frozenset({"verify", "final"})
+DEFAULT_MAX_ROUNDS = 3
+
+# `prev` of the first evidence record.
+GENESIS_HASH = "0" * 64
+
+SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]*$"  # for `re` users; is_slug() is the same rule
+_SLUG_FIRST = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+_SLUG_CHARS = _SLUG_FIRST | {"-"}
+
+
+def is_slug(name: str) -> bool:
+    """`^[a-z0-9][a-z0-9-]*$`, without loading `re`."""
+    return bool(name) and name[0] in _SLUG_FIRST and set(name) <= _SLUG_CHARS
+
+
+def is_active(phase: object) -> bool:
+    """A state whose phase is not terminal is guarded (blocked included; unknown too)."""
+    return phase not in TERMINAL_PHASES
+
+
+def state_file(root: str, slug: str) -> str:
+    return os.path.join(root, STATE, slug + ".json")
+
+
+def inflight_file(root: str, slug: str) -> str:
+    return os.path.join(root, STATE, slug + ".inflight.json")
+
+
+def ungated_file(root: str, slug: str) -> str:
+    return os.path.join(root, STATE, slug + ".ungated.jsonl")
+
+
+def default_plan(root: str, slug: str) -> str:
+    return os.path.join(root, PLANS, slug + ".md")
+
+
+def plan_location(state: dict, root: str, slug: str) -> str:  # type: ignore[type-arg]
+    """The plan_path rule, the same for the gate, `zodyssey run` and the audit.
+
+    A missing or empty `plan_path` means the default `.zcode/plans/<slug>.md`;
+    a relative one is relative to the repository root. Anything but a string
+    raises ValueError. Whether it lies inside the repository is the caller's
+    check (after resolving symlinks).
+    """
+    raw = state.get("plan_path")
+    if raw is None or raw == "":
+        return default_plan(root, slug)
+    if not isinstance(raw, str):
+        raise ValueError("plan_path in the run state is not a string")
+    return raw if os.path.isabs(raw) else os.path.join(root, raw)
