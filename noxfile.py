@@ -14,9 +14,9 @@ PYTHON = "3.11"
 
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
-    """The whole test suite (the README's test command)."""
+    """The whole test suite, claims strict (the README's test command)."""
     session.install("-e", ".[test]")
-    session.run("python", "-m", "pytest", "-q", *session.posargs)
+    session.run("python", "-m", "pytest", "-q", "-n", "auto", "--claims-strict", *session.posargs)
 
 
 @nox.session(python=PYTHON)
