@@ -2,7 +2,7 @@
 
 Two ways in, each where it pays for itself:
 
-- Plain `git` subprocesses (`run`, `toplevel`): blame, tree diffs, logs,
+- Plain `git` subprocesses (`run`, `output`, `toplevel`): blame, tree diffs, logs,
   status and `cat-file --batch` all produce machine-readable streams
   (`--porcelain`, `-z`) that we parse directly. One process per query, bytes
   out, no object model to build, and the functions are plain and picklable, so
@@ -77,6 +77,16 @@ def run(cwd: Path | str, args: Sequence[str], *, stdin: bytes | None = None) -> 
     if proc.returncode != 0:
         raise GitError(_reason(args, proc.stderr, proc.returncode))
     return proc.stdout
+
+
+def output(cwd: Path | str, *args: str) -> bytes | None:
+    """`git args` output, or None when git fails or is missing.
+
+    For callers to whom no git means no evidence (they stay conservative)."""
+    try:
+        return run(cwd, args)
+    except GitError:
+        return None
 
 
 def toplevel(path: Path | str) -> Path | None:

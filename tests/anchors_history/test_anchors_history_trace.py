@@ -12,7 +12,7 @@ import pytest
 from history_repo_helpers import Repo, cite, numbered
 
 from zodyssey.anchors.history import history_report
-from zodyssey.anchors.history.plumbing import GitUnavailable
+from zodyssey.git import GitUnavailable
 from zodyssey.anchors.history.trace import Trace, trace_citations
 from zodyssey.config import Config
 

@@ -14,20 +14,9 @@ conservative (`drift`).
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
-
-def _git(cwd: Path, *args: str) -> bytes | None:
-    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")
-    env.pop("GIT_DIR", None)
-    env.pop("GIT_WORK_TREE", None)
-    try:
-        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, env=env, check=False)
-    except OSError:
-        return None
-    return done.stdout if done.returncode == 0 else None
+from zodyssey import git
 
 
 class GitBase:
@@ -43,7 +32,7 @@ class GitBase:
         if self._ready:
             return
         self._ready = True
-        out = _git(self.root, "rev-parse", "--show-prefix")
+        out = git.output(self.root, "rev-parse", "--show-prefix")
         if out is None:
             return
         self._prefix = out.decode("utf-8", "surrogateescape").strip()
@@ -53,11 +42,11 @@ class GitBase:
                 lock = str(Path(self.lock_path).resolve())
             except OSError:
                 lock = str(self.lock_path)
-            found = _git(self.root, "log", "-1", "--format=%H", "--", lock)
+            found = git.output(self.root, "log", "-1", "--format=%H", "--", lock)
             if found:
                 commit = found.decode().strip() or None
         if commit is None:
-            head = _git(self.root, "rev-parse", "--verify", "-q", "HEAD")
+            head = git.output(self.root, "rev-parse", "--verify", "-q", "HEAD")
             commit = head.decode().strip() if head else None
         self._commit = commit or None
 
@@ -73,6 +62,6 @@ class GitBase:
         self._prepare()
         data = None
         if self._commit is not None:
-            data = _git(self.root, "cat-file", "blob", f"{self._commit}:{self._prefix}{path}")
+            data = git.output(self.root, "cat-file", "blob", f"{self._commit}:{self._prefix}{path}")
         self._blobs[path] = data
         return data

@@ -12,25 +12,13 @@ No git or no repository: no past, and such tokens are judged as before.
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
+from zodyssey import git
 from zodyssey.anchors.files import FileIndex
 
 # Paths listed at most (a bound on memory for enormous histories).
 MAX_NAMES = 2_000_000
-
-
-def _git(cwd: Path, *args: str) -> bytes | None:
-    env = dict(os.environ, GIT_OPTIONAL_LOCKS="0")
-    env.pop("GIT_DIR", None)
-    env.pop("GIT_WORK_TREE", None)
-    try:
-        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, env=env, check=False)
-    except OSError:
-        return None
-    return done.stdout if done.returncode == 0 else None
 
 
 class GitPast:
@@ -44,7 +32,7 @@ class GitPast:
     def prefix(self) -> str | None:
         """The root relative to the repository's top ('' or 'sub/'); None without git."""
         if self._prefix is None:
-            out = _git(self.root, "rev-parse", "--show-prefix")
+            out = git.output(self.root, "rev-parse", "--show-prefix")
             if out is None:
                 return None
             self._prefix = out.decode("utf-8", "surrogateescape").strip()
@@ -58,7 +46,7 @@ class GitPast:
         prefix = self.prefix()
         if prefix is None:
             return None
-        out = _git(
+        out = git.output(
             self.root,
             "log",
             "--diff-filter=A",
@@ -104,7 +92,7 @@ class GitPast:
         prefix = self.prefix()
         if prefix is None:
             return None
-        out = _git(
+        out = git.output(
             self.root,
             "log",
             "-1",
@@ -125,7 +113,7 @@ class GitPast:
         prefix = self.prefix()
         if prefix is None:
             return None
-        out = _git(
+        out = git.output(
             self.root,
             "diff-tree",
             "-r",

@@ -16,15 +16,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zodyssey.git import GitError, GitUnavailable, run
+from zodyssey.git import GitError, GitUnavailable
+from zodyssey.git import run as run_git
 
 # The all-zero id git blame gives lines that are not committed yet.
 UNCOMMITTED = "0" * 40
-
-
-# One error type for all git access (zodyssey.git); the history code's names for it.
-GitFailed = GitError
-run_git = run
 
 
 def _split_z(data: bytes) -> list[str]:
@@ -92,7 +88,7 @@ def blame_document(top: str, doc: str, line_numbers: tuple[int, ...]) -> BlameRe
     args += ["--", doc]
     try:
         data = run_git(Path(top), args)
-    except GitFailed as exc:
+    except GitError as exc:
         return BlameResult(doc, {}, str(exc))
     except OSError as exc:
         return BlameResult(doc, {}, f"cannot run git blame: {exc}")
@@ -240,7 +236,7 @@ class FirstParentChain:
         if pos in self.unreadable and any(
             c.path == name and c.status in ("A", "D") for c in changes
         ):
-            raise GitFailed(
+            raise GitError(
                 f"commit {self.commits[pos][:12]} adds or deletes {name} and its diff cannot "
                 "be read (an unreadable object), so whether it was a rename is unknown"
             )
@@ -303,7 +299,7 @@ def open_repository(root: Path) -> RepoInfo:
         raise GitUnavailable("git is not installed or not on PATH; --history reads git history")
     try:
         out = run_git(root, ["rev-parse", "--show-toplevel", "--show-prefix"])
-    except GitFailed as exc:
+    except GitError as exc:
         raise GitUnavailable(
             f"{root} is not inside a git work tree ({exc}); --history reads git history"
         ) from exc
@@ -314,7 +310,7 @@ def open_repository(root: Path) -> RepoInfo:
     prefix = lines[1] if len(lines) > 1 else ""
     try:
         head: str | None = run_git(top, ["rev-parse", "--verify", "-q", "HEAD"]).decode().strip()
-    except GitFailed:
+    except GitError:
         head = None
     shallow: frozenset[str] = frozenset()
     count = 0
@@ -359,7 +355,7 @@ class GitHistory:
                 base = ["log", "--first-parent", "--name-status", "-z", "--format=%x01%H"]
                 try:
                     commits = parse_chain_log(run_git(self.top, [*base, "-M", "HEAD", "--"]))
-                except GitFailed as exc:
+                except GitError as exc:
                     self.degraded = str(exc)
                     commits = parse_chain_log(
                         run_git(self.top, [*base, "--no-renames", "HEAD", "--"])
@@ -386,7 +382,7 @@ class GitHistory:
                     "--",
                 ],
             )
-        except GitFailed:
+        except GitError:
             return None
         parsed = parse_chain_log(b"\x01" + commit.encode() + b"\0" + data.split(b"\0", 1)[-1])
         return parsed[0][1] if parsed else []
@@ -420,7 +416,7 @@ class GitHistory:
             base = ["diff-tree", "-r", "--name-status", "-z", commit, head, "--"]
             try:
                 cached = parse_name_status_z(run_git(self.top, [*base[:2], "-M", *base[2:]]))
-            except GitFailed as exc:
+            except GitError as exc:
                 self.degraded = self.degraded or str(exc)
                 cached = parse_name_status_z(
                     run_git(self.top, [*base[:2], "--no-renames", *base[2:]])
@@ -444,7 +440,7 @@ class GitHistory:
         if name is None:
             name = self.follow_back(commit, head_path)
             if name is None and since.uncertain:
-                raise GitFailed(
+                raise GitError(
                     f"{head_path} is new since {commit[:12]} per a diff without rename "
                     "detection (an object git cannot read), so it may be a rename"
                 )
@@ -458,7 +454,7 @@ class GitHistory:
         since = self.changes_since(commit)
         name = since.forward(path)
         if name is None and since.uncertain:
-            raise GitFailed(
+            raise GitError(
                 f"{path} is gone since {commit[:12]} per a diff without rename detection "
                 "(an object git cannot read), so it may have been renamed"
             )
@@ -486,7 +482,7 @@ class GitHistory:
                     path,
                 ],
             )
-        except GitFailed:
+        except GitError:
             return None
         name = path
         items = _split_z(data)
@@ -513,7 +509,7 @@ class GitHistory:
     def exists_at(self, commit: str, path: str) -> bool:
         try:
             run_git(self.top, ["cat-file", "-e", f"{commit}:{path}"])
-        except GitFailed:
+        except GitError:
             return False
         return True
 

@@ -444,7 +444,8 @@ def _seed_evidence(root: Path, run: TraceRun, pins: dict[str, _Pin]) -> dict[str
     call every moved span drift (docs/citation-lock.md, "moved only when certain").
     """
     from zodyssey.anchors.fingerprint import TargetFile
-    from zodyssey.anchors.history.plumbing import GitFailed, read_blobs
+    from zodyssey.anchors.history.plumbing import read_blobs
+    from zodyssey.git import GitError
 
     prefix = run.info.prefix
     wanted = {
@@ -454,7 +455,7 @@ def _seed_evidence(root: Path, run: TraceRun, pins: dict[str, _Pin]) -> dict[str
     }
     try:
         blobs = read_blobs(run.info.top, [w for w in wanted.values() if w[0]])
-    except (GitFailed, OSError):
+    except (GitError, OSError):
         blobs = {}
     files: dict[tuple[str, str], TargetFile] = {}
     out: dict[str, str] = {}

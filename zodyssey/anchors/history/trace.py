@@ -23,7 +23,6 @@ from zodyssey.anchors.history.compare import locate_span, map_old_to_new
 from zodyssey.anchors.history.plumbing import (
     UNCOMMITTED,
     BlameResult,
-    GitFailed,
     GitHistory,
     RepoInfo,
     blame_document,
@@ -32,6 +31,7 @@ from zodyssey.anchors.history.plumbing import (
 )
 from zodyssey.anchors.history.progress import Progress
 from zodyssey.anchors.model import Citation
+from zodyssey.git import GitError
 
 TraceKind = Literal["ok", "moved", "drift", "gone", "unknown"]
 
@@ -264,7 +264,7 @@ def _name_files(
                 then_path=then_rel,
             )
         return _Pending(citation, commit, shallow, then_top, current_top, False)
-    except GitFailed as exc:
+    except GitError as exc:
         return Trace(citation, "unknown", f"git failed: {exc}", commit=commit, shallow=shallow)
 
 
