@@ -111,32 +111,30 @@ def _pending_nonce(review: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
     return None, {}
 
 
-def cmd_review(args: argparse.Namespace) -> int:
-    ctx = RunContext.open(args.repo, args.slug)
+def _read_arguments(args: argparse.Namespace) -> tuple[ParsedArtifact | None, bytes, Path | None]:
+    """Check the flags; read and parse `--artifact` (None, b"", None for `--human`)."""
     if bool(args.artifact) == bool(args.human):
         raise UsageError("give either --artifact FILE or --human OKAY|REJECT --by NAME")
     if args.human and not (args.by or "").strip():
         raise UsageError("--human needs --by NAME (who decided)")
     if (args.by or args.comment) and not args.human:
         raise UsageError("--by and --comment go with --human")
-    parsed: ParsedArtifact | None = None
-    raw_bytes = b""
-    input_path: Path | None = None
-    if args.artifact:
-        input_path = Path(args.artifact).resolve()
-        try:
-            raw_bytes = input_path.read_bytes()
-            text = raw_bytes.decode("utf-8")
-        except OSError as exc:
-            raise UsageError(
-                f"cannot read review artifact {args.artifact}: {exc.strerror}"
-            ) from exc
-        except UnicodeDecodeError as exc:
-            raise UsageError(f"review artifact {args.artifact} is not UTF-8 text") from exc
-        parsed = parse_artifact(text, args.artifact)
-    state = ctx.state()
-    phase = state.get("phase")
-    if phase in HALTED_PHASES and not (args.human and phase == BLOCKED):
+    if not args.artifact:
+        return None, b"", None
+    input_path = Path(args.artifact).resolve()
+    try:
+        raw_bytes = input_path.read_bytes()
+        text = raw_bytes.decode("utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read review artifact {args.artifact}: {exc.strerror}") from exc
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"review artifact {args.artifact} is not UTF-8 text") from exc
+    return parse_artifact(text, args.artifact), raw_bytes, input_path
+
+
+def _refuse_halted(ctx: RunContext, phase: Any, human: bool) -> None:
+    """A finished or halted run takes no verdict; `blocked` takes a person's."""
+    if phase in HALTED_PHASES and not (human and phase == BLOCKED):
         ctx.refuse(
             "review",
             f"run {ctx.slug!r} is in terminal phase {phase}; "
@@ -148,6 +146,212 @@ def cmd_review(args: argparse.Namespace) -> int:
             ),
             EXIT_REFUSED_STATE,
         )
+
+
+def _agent_nonce(
+    review: dict[str, Any], parsed: ParsedArtifact, slug: str
+) -> tuple[str, dict[str, Any]]:
+    """The artifact's nonce if it is the one pending for this round (else RunRefused)."""
+    round_now = int(review.get("round", 0) or 0)
+    max_rounds = int(review.get("max_rounds", 3) or 3)
+    if round_now >= max_rounds:
+        raise RunRefused(
+            f"review round {round_now}/{max_rounds} was the last one; the run is "
+            f"blocked: ask the user (`zodyssey run review {slug} --human "
+            "OKAY|REJECT --by NAME`)",
+            EXIT_REFUSED_STATE,
+        )
+    nonce = parsed.nonce
+    pending, pending_info = _pending_nonce(review)
+    if not nonce:
+        raise RunRefused(
+            "the review artifact carries no nonce: the reviewer must echo the nonce "
+            "the gate minted when it was dispatched",
+            EXIT_REFUSED_STATE,
+        )
+    consumed = review.get("consumed_nonces") or {}
+    if nonce in consumed:
+        used = consumed[nonce]
+        raise RunRefused(
+            f"nonce {nonce[:12]} was already used in round "
+            f"{used.get('round') if isinstance(used, dict) else '?'}; a review nonce is "
+            "good for one verdict: dispatch the reviewer again",
+            EXIT_REFUSED_STATE,
+        )
+    if pending is None:
+        raise RunRefused(
+            "no reviewer dispatch is pending: the gate mints a nonce when the reviewer "
+            "agent is dispatched, and the artifact must carry it",
+            EXIT_REFUSED_STATE,
+        )
+    if nonce != pending:
+        raise RunRefused(
+            f"the artifact's nonce {nonce[:12]} is not the one minted for the pending "
+            f"reviewer dispatch ({pending[:12]})",
+            EXIT_REFUSED_STATE,
+        )
+    return nonce, pending_info
+
+
+def _okay_refused(
+    parsed: ParsedArtifact, pending_info: dict[str, Any], problems: list[Any], plan_sha: str
+) -> str | None:
+    """Why a reviewer's OKAY cannot stand (lint problems, a plan changed since it was read)."""
+    seen = pending_info.get("plan_sha256") or parsed.plan_sha256
+    if problems:
+        return f"plan lint: {len(problems)} problem(s)"
+    if seen and seen != plan_sha:
+        return (
+            f"the plan changed after the reviewer read it "
+            f"(reviewed {str(seen)[:12]}, on disk {plan_sha[:12]})"
+        )
+    return None
+
+
+@dataclass
+class _Round:
+    """One review round as decided, before it is written into the state."""
+
+    verdict: str  # what was asked for (the reviewer's or the person's)
+    effective: str  # what is recorded (an OKAY refused is a REJECT)
+    refused: str | None
+    nonce: str | None
+    parsed: ParsedArtifact | None
+    by: str | None
+    comment: str | None
+    raw_bytes: bytes
+    input_path: Path | None
+
+
+def _record_round(
+    st: dict[str, Any],
+    ctx: RunContext,
+    decided: _Round,
+    problems: list[Any],
+    todo_ids: list[str],
+    plan_sha: str,
+) -> dict[str, Any]:
+    """The transition: write the round's artifact, spend the nonce, move the phase."""
+    review = st.setdefault("review", {})
+    round_now = int(review.get("round", 0) or 0)
+    max_rounds = int(review.get("max_rounds", 3) or 3)
+    consumed = review.setdefault("consumed_nonces", {})
+    parsed, refused, effective, nonce = (
+        decided.parsed,
+        decided.refused,
+        decided.effective,
+        decided.nonce,
+    )
+    round_new = round_now + 1
+    at = now_iso()
+    artifact_path = reviews_dir(ctx.root) / f"{ctx.slug}-r{round_new}.json"
+    blockers: list[Any] = list(parsed.blockers) if parsed else []
+    if refused and problems:
+        blockers = blockers + [p.render() for p in problems]
+    elif refused:
+        blockers = [*blockers, refused]
+    document = {
+        "slug": ctx.slug,
+        "round": round_new,
+        "verdict": effective,
+        "reviewer_verdict": decided.verdict if parsed else None,
+        "refused": refused,
+        "blockers": blockers if effective == "REJECT" else [],
+        "source": "agent" if parsed else "human",
+        "by": decided.by,
+        "comment": decided.comment,
+        "nonce": nonce,
+        "plan_sha256": plan_sha,
+        "recorded_at": at,
+        "input_path": str(decided.input_path) if decided.input_path else None,
+        "input_sha256": (
+            hashlib.sha256(decided.raw_bytes).hexdigest() if decided.input_path else None
+        ),
+        "input_format": parsed.fmt if parsed else None,
+    }
+    artifact_text = dump_json(document)
+    write_atomic(artifact_path, artifact_text)
+    artifact_sha = hashlib.sha256(artifact_text.encode("utf-8")).hexdigest()
+    if nonce:
+        consumed[nonce] = {
+            "round": round_new,
+            "at": at,
+            "artifact": str(artifact_path),
+            "artifact_sha256": artifact_sha,
+        }
+        review["pending_nonce"] = None
+    review["round"] = round_new
+    review["max_rounds"] = max_rounds
+    review["verdict"] = effective
+    review["source"] = document["source"]
+    review["by"] = document["by"]
+    review["blockers"] = document["blockers"]
+    review["artifact"] = str(artifact_path)
+    if effective == "OKAY":
+        review["plan_sha256"] = plan_sha
+    review.setdefault("history", []).append(
+        {
+            "round": round_new,
+            "at": at,
+            "verdict": effective,
+            "blockers": document["blockers"],
+            "source": document["source"],
+            "by": document["by"],
+            "comment": document["comment"],
+            "nonce": nonce,
+            "artifact": str(artifact_path),
+            "artifact_sha256": artifact_sha,
+            "plan_sha256": plan_sha,
+            "lint_clean": not problems,
+            "reviewer_verdict": document["reviewer_verdict"],
+            "refused": refused,
+        }
+    )
+    before = st.get("phase")
+    if effective == "OKAY":
+        todos = st.setdefault("todos", {})
+        for todo_id in todo_ids:
+            todos.setdefault(todo_id, {"status": "pending", "attempts": 0})
+        if before in PRE_EXECUTION:
+            st["phase"] = "execute"
+    elif parsed is not None and round_new >= max_rounds:
+        st["phase"] = "blocked"
+    if st.get("phase") != before:
+        st.setdefault("phase_history", []).append(
+            {
+                "from": before,
+                "to": st["phase"],
+                "at": at,
+                "note": f"review round {round_new}: {effective}",
+                "forced": False,
+                "reason": refused,
+                "verdict_invalidated": False,
+            }
+        )
+    who = f"human:{document['by']}" if not parsed else "zodyssey run review"
+    gate_entry(
+        st,
+        "review",
+        "allow" if effective == "OKAY" else "refuse",
+        by=who,
+        subject=f"round {round_new}",
+        reason=refused or f"verdict {effective}",
+    )
+    return {
+        "round": round_new,
+        "max_rounds": max_rounds,
+        "verdict": effective,
+        "refused": refused,
+        "phase": st.get("phase"),
+        "path": artifact_path,
+    }
+
+
+def cmd_review(args: argparse.Namespace) -> int:
+    ctx = RunContext.open(args.repo, args.slug)
+    parsed, raw_bytes, input_path = _read_arguments(args)
+    state = ctx.state()
+    _refuse_halted(ctx, state.get("phase"), bool(args.human))
     loaded = ctx.load_plan(state)
     problems = lint_plan(loaded.plan, test_command(load_checks(ctx.root)))
     verdict = parsed.verdict if parsed else str(args.human)
@@ -162,165 +366,29 @@ def cmd_review(args: argparse.Namespace) -> int:
         )
 
     outcome: dict[str, Any] = {}
+    todo_ids = [todo.id for todo in loaded.plan.todos]
 
     def mutate(st: dict[str, Any]) -> None:
-        review = st.setdefault("review", {})
-        round_now = int(review.get("round", 0) or 0)
-        max_rounds = int(review.get("max_rounds", 3) or 3)
-        consumed = review.setdefault("consumed_nonces", {})
         refused: str | None = None
-        effective = verdict
         nonce: str | None = None
         if parsed is not None:
-            if round_now >= max_rounds:
-                raise RunRefused(
-                    f"review round {round_now}/{max_rounds} was the last one; the run is "
-                    f"blocked: ask the user (`zodyssey run review {ctx.slug} --human "
-                    "OKAY|REJECT --by NAME`)",
-                    EXIT_REFUSED_STATE,
-                )
-            nonce = parsed.nonce
-            pending, pending_info = _pending_nonce(review)
-            if not nonce:
-                raise RunRefused(
-                    "the review artifact carries no nonce: the reviewer must echo the nonce "
-                    "the gate minted when it was dispatched",
-                    EXIT_REFUSED_STATE,
-                )
-            if nonce in consumed:
-                used = consumed[nonce]
-                raise RunRefused(
-                    f"nonce {nonce[:12]} was already used in round "
-                    f"{used.get('round') if isinstance(used, dict) else '?'}; a review nonce is "
-                    "good for one verdict: dispatch the reviewer again",
-                    EXIT_REFUSED_STATE,
-                )
-            if pending is None:
-                raise RunRefused(
-                    "no reviewer dispatch is pending: the gate mints a nonce when the reviewer "
-                    "agent is dispatched, and the artifact must carry it",
-                    EXIT_REFUSED_STATE,
-                )
-            if nonce != pending:
-                raise RunRefused(
-                    f"the artifact's nonce {nonce[:12]} is not the one minted for the pending "
-                    f"reviewer dispatch ({pending[:12]})",
-                    EXIT_REFUSED_STATE,
-                )
-            # Valid: the nonce is spent whatever the outcome, so an artifact cannot be replayed
-            # against a plan edited after the reviewer saw it.
+            nonce, pending_info = _agent_nonce(st.setdefault("review", {}), parsed, ctx.slug)
+            # Valid: the nonce is spent whatever the outcome, so an artifact cannot be
+            # replayed against a plan edited after the reviewer saw it.
             if verdict == "OKAY":
-                seen = pending_info.get("plan_sha256") or parsed.plan_sha256
-                if problems:
-                    refused = f"plan lint: {len(problems)} problem(s)"
-                elif seen and seen != loaded.sha256:
-                    refused = (
-                        f"the plan changed after the reviewer read it "
-                        f"(reviewed {str(seen)[:12]}, on disk {loaded.sha256[:12]})"
-                    )
-                if refused:
-                    effective = "REJECT"
-        round_new = round_now + 1
-        at = now_iso()
-        artifact_path = reviews_dir(ctx.root) / f"{ctx.slug}-r{round_new}.json"
-        blockers: list[Any] = list(parsed.blockers) if parsed else []
-        if refused and problems:
-            blockers = blockers + [p.render() for p in problems]
-        elif refused:
-            blockers = [*blockers, refused]
-        document = {
-            "slug": ctx.slug,
-            "round": round_new,
-            "verdict": effective,
-            "reviewer_verdict": verdict if parsed else None,
-            "refused": refused,
-            "blockers": blockers if effective == "REJECT" else [],
-            "source": "agent" if parsed else "human",
-            "by": None if parsed else args.by.strip(),
-            "comment": None if parsed else args.comment,
-            "nonce": nonce,
-            "plan_sha256": loaded.sha256,
-            "recorded_at": at,
-            "input_path": str(input_path) if input_path else None,
-            "input_sha256": hashlib.sha256(raw_bytes).hexdigest() if input_path else None,
-            "input_format": parsed.fmt if parsed else None,
-        }
-        artifact_text = dump_json(document)
-        write_atomic(artifact_path, artifact_text)
-        artifact_sha = hashlib.sha256(artifact_text.encode("utf-8")).hexdigest()
-        if nonce:
-            consumed[nonce] = {
-                "round": round_new,
-                "at": at,
-                "artifact": str(artifact_path),
-                "artifact_sha256": artifact_sha,
-            }
-            review["pending_nonce"] = None
-        review["round"] = round_new
-        review["max_rounds"] = max_rounds
-        review["verdict"] = effective
-        review["source"] = document["source"]
-        review["by"] = document["by"]
-        review["blockers"] = document["blockers"]
-        review["artifact"] = str(artifact_path)
-        if effective == "OKAY":
-            review["plan_sha256"] = loaded.sha256
-        review.setdefault("history", []).append(
-            {
-                "round": round_new,
-                "at": at,
-                "verdict": effective,
-                "blockers": document["blockers"],
-                "source": document["source"],
-                "by": document["by"],
-                "comment": document["comment"],
-                "nonce": nonce,
-                "artifact": str(artifact_path),
-                "artifact_sha256": artifact_sha,
-                "plan_sha256": loaded.sha256,
-                "lint_clean": not problems,
-                "reviewer_verdict": document["reviewer_verdict"],
-                "refused": refused,
-            }
-        )
-        before = st.get("phase")
-        if effective == "OKAY":
-            todos = st.setdefault("todos", {})
-            for todo in loaded.plan.todos:
-                todos.setdefault(todo.id, {"status": "pending", "attempts": 0})
-            if before in PRE_EXECUTION:
-                st["phase"] = "execute"
-        elif parsed is not None and round_new >= max_rounds:
-            st["phase"] = "blocked"
-        if st.get("phase") != before:
-            st.setdefault("phase_history", []).append(
-                {
-                    "from": before,
-                    "to": st["phase"],
-                    "at": at,
-                    "note": f"review round {round_new}: {effective}",
-                    "forced": False,
-                    "reason": refused,
-                    "verdict_invalidated": False,
-                }
-            )
-        who = f"human:{document['by']}" if not parsed else "zodyssey run review"
-        gate_entry(
-            st,
-            "review",
-            "allow" if effective == "OKAY" else "refuse",
-            by=who,
-            subject=f"round {round_new}",
-            reason=refused or f"verdict {effective}",
-        )
-        outcome.update(
-            round=round_new,
-            max_rounds=max_rounds,
-            verdict=effective,
+                refused = _okay_refused(parsed, pending_info, problems, loaded.sha256)
+        decided = _Round(
+            verdict=verdict,
+            effective="REJECT" if refused else verdict,
             refused=refused,
-            phase=st.get("phase"),
-            path=artifact_path,
+            nonce=nonce,
+            parsed=parsed,
+            by=None if parsed else args.by.strip(),
+            comment=None if parsed else args.comment,
+            raw_bytes=raw_bytes,
+            input_path=input_path,
         )
+        outcome.update(_record_round(st, ctx, decided, problems, todo_ids, loaded.sha256))
 
     try:
         ctx.store.update(mutate)
