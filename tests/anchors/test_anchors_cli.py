@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from anchors_helpers import repo as repo  # the fixture, re-exported
-from anchors_helpers import run_cli, write
+
+from tests.helpers.anchors import run_cli, write
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from anchors_helpers import SOURCE, make_repo, reference_hash, run_cli, write
+
+from tests.helpers.anchors import SOURCE, make_repo, reference_hash, run_cli, write
 
 JS_CHECKER = Path("/work/ext/js-zodyssey/scripts/check-anchors.mjs")
 

@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from anchors_helpers import git, make_repo, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.helpers.anchors import git, make_repo, write
 from zodyssey.anchors import grammar
 from zodyssey.anchors.check import Checker, set_aside_unseen
 from zodyssey.anchors.discover import discover, js_grammar_accepts

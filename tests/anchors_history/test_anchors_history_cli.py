@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from history_repo_helpers import Repo, numbered
+from tests.helpers.history import Repo, numbered
 
 CHECK_ANCHORS = shutil.which("check-anchors")
 

@@ -6,11 +6,12 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
-from history_repo_helpers import Repo, numbered
+from tests.helpers.history import Repo, numbered
 
 
-def history(root: Path, *args: str) -> tuple[int, dict[str, object], str]:
+def history(root: Path, *args: str) -> tuple[int, dict[str, Any], str]:
     command = [sys.executable, "-m", "zodyssey", "anchors", "check", "--root", str(root)]
     done = subprocess.run(
         [*command, "--history", "--format", "json", *args], capture_output=True, text=True

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from audit_builders import audit_cli, audit_json, rules_of
 
+from tests.helpers.audit import audit_cli, audit_json, rules_of
 from zodyssey.runs.store import RunStore
 
 PLAN = """\

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gate_helpers import REPO, hook_env
+from tests.helpers.gate import REPO, hook_env
 
 
 def install(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -93,14 +93,12 @@ def test_claude_command_survives_moving_the_checkout(tmp_path: Path) -> None:
     (project / ".venv" / "bin").mkdir(parents=True)
     link = project / ".venv" / "bin" / "python"
     link.symlink_to(sys.executable)
-    import zodyssey.gate.install as install_module
-
-    real = install_module.sys.executable
-    install_module.sys.executable = str(link)
+    real = sys.executable  # the same `sys` module zodyssey.gate.install reads
+    sys.executable = str(link)
     try:
         command = hook_command("pre-tool", "claude-code", project=project)
     finally:
-        install_module.sys.executable = real
+        sys.executable = real
     assert command.startswith('"$CLAUDE_PROJECT_DIR"/.venv/bin/python -P '), command
     moved = tmp_path / "moved"
     shutil.move(str(project), str(moved))

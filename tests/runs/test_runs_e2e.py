@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from runs_helpers import Repo
 
+from tests.helpers.runs import Repo
 from zodyssey.runs import evidence as chain
 from zodyssey.runs.models import EvidenceRecord, ReviewArtifact, RunState
 

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from runs_helpers import PLAN, Repo, Result
 
+from tests.helpers.runs import PLAN, Repo, Result
 from zodyssey.runs import evidence as chain
 from zodyssey.runs.plan import plan_sha256
 from zodyssey.runs.store import RunStore
