@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +14,18 @@ from tests.helpers import commit, git, make_repo, run_zodyssey, write
 __all__ = ["commit", "git", "make_repo", "write"]  # re-exported for the anchors tests
 
 
-def run_cli(root: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """`check-anchors` as a real process (the console script maps to this module call)."""
+def run_cli(
+    root: Path, *args: str, cwd: Path | None = None, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`check-anchors --root root` as a real process, in `cwd` (default: `root`)."""
     return run_zodyssey(
-        "anchors", "check", "--root", str(root), *args, cwd=cwd or root, env={"NO_COLOR": "1"}
+        "anchors",
+        "check",
+        "--root",
+        str(root),
+        *args,
+        cwd=cwd or root,
+        env={"NO_COLOR": "1", **(env or {})},
     )
 
 
