@@ -193,16 +193,16 @@ def corpus_candidates(name: str, repo: Path = REPO_ROOT, levels: int = 4) -> lis
     return found
 
 
-def find_shared_corpus(name: str = "bash-public.jsonl") -> Path | None:
+def find_shared_corpus(name: str = "bash-public.jsonl", repo: Path = REPO_ROOT) -> Path | None:
     """The first of `corpus_candidates` that is a file, or None (for collection time)."""
-    return next((path for path in corpus_candidates(name) if path.is_file()), None)
+    return next((path for path in corpus_candidates(name, repo) if path.is_file()), None)
 
 
-def shared_corpus(name: str = "bash-public.jsonl") -> Path:
-    found = find_shared_corpus(name)
+def shared_corpus(name: str = "bash-public.jsonl", repo: Path = REPO_ROOT) -> Path:
+    found = find_shared_corpus(name, repo)
     if found is not None:
         return found
-    candidates = corpus_candidates(name)
+    candidates = corpus_candidates(name, repo)
     why = f"shared corpus {name} not found (looked in {', '.join(map(str, candidates))}; set ZODYSSEY_SHARED_CORPUS)"
     if os.environ.get("CI"):
         pytest.fail(why)
