@@ -15,7 +15,7 @@ import pytest
 import yaml
 from markdown_it import MarkdownIt
 
-from tests.helpers import REPO_ROOT, run_zodyssey
+from tests.helpers import REPO_ROOT, make_repo, run_zodyssey
 from zodyssey import errors
 from zodyssey.cli import EPILOG
 
@@ -124,7 +124,7 @@ def test_claude_snippet_has_the_documented_shape() -> None:
 @pytest.mark.parametrize("harness", sorted(HARNESS_HEADINGS.values()))
 def test_snippet_commands_run_against_the_real_hook(tmp_path: Path, harness: str) -> None:
     """Each documented command, run as written, answers an allow outside a run."""
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    make_repo(tmp_path, commit=False)
     env = {"CLAUDE_PROJECT_DIR": str(tmp_path)}
     payload = json.dumps(
         {"cwd": str(tmp_path), "tool_name": "Bash", "tool_input": {"command": "ls"}}
@@ -230,7 +230,7 @@ BLOCK_SHAPES = {
 @pytest.mark.parametrize("harness", sorted(HARNESS_HEADINGS.values()))
 def test_blocks_look_as_adapt_says(tmp_path: Path, harness: str) -> None:
     """Inside a run, before review, `tee src/app.py` is blocked in each harness's own words."""
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    make_repo(tmp_path, commit=False)
     plan = tmp_path / ".zcode/plans/demo.md"
     plan.parent.mkdir(parents=True)
     plan.write_text("# Demo\n## Todos\n- [ ] 1. Add\n  - Files: [`src/app.py`]\n", encoding="utf-8")

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_zodyssey
+from tests.helpers import make_repo, run_zodyssey
 from zodyssey.commands.check import worst
 
 README = """# demo
@@ -40,7 +39,7 @@ def test_zero():
 def repo(tmp_path: Path) -> Path:
     root = tmp_path / "repo"
     (root / "tests").mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    make_repo(root, commit=False)
     (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
     (root / "README.md").write_text(README)
     (root / "tests" / "test_demo.py").write_text(TESTS)

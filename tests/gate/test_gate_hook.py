@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.helpers import make_repo
 from tests.helpers.gate import RunRepo, hook_env, run_hook
 from zodyssey.gate import hook
 
@@ -24,7 +25,7 @@ WRITE_OUT_OF_SCOPE = {"command": "echo x > src/other.py"}
 
 
 def test_no_run_allows_anything_silently(tmp_path: Path) -> None:
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    make_repo(tmp_path, commit=False)
     for stdin in (
         '{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}',
         "not json",

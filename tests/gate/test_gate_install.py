@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.helpers import run_zodyssey
+from tests.helpers import make_repo, run_zodyssey
 from tests.helpers.gate import REPO, hook_env
 
 
@@ -97,7 +97,7 @@ def test_claude_command_survives_moving_the_checkout(tmp_path: Path) -> None:
     assert command.startswith('"$CLAUDE_PROJECT_DIR"/.venv/bin/python -P '), command
     moved = tmp_path / "moved"
     shutil.move(str(project), str(moved))
-    subprocess.run(["git", "init", "-q", str(moved)], check=True)
+    make_repo(moved, commit=False)
     done = subprocess.run(
         ["sh", "-c", command],
         input='{"tool_name": "Bash", "tool_input": {"command": "ls"}}',
