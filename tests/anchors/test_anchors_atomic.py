@@ -11,7 +11,7 @@ import textwrap
 import time
 from pathlib import Path
 
-from anchors_helpers import SOURCE, make_repo, run_cli, write
+from tests.helpers.anchors import SOURCE, make_repo, run_cli, write
 
 WRITER = textwrap.dedent(
     """

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from anchors_helpers import check_json, commit, git, kinds, make_repo, run_cli, write
+from tests.helpers.anchors import check_json, commit, git, kinds, make_repo, run_cli, write
 
 # Two functions that both end in `return None`; unique lines around them.
 TWIN = (

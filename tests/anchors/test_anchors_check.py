@@ -6,8 +6,15 @@ import json
 import os
 from pathlib import Path
 
-from anchors_helpers import SOURCE, check_json, kinds, make_repo, reference_hash, run_cli, write
-from anchors_helpers import repo as repo  # the fixture, re-exported
+from tests.helpers.anchors import (
+    SOURCE,
+    check_json,
+    kinds,
+    make_repo,
+    reference_hash,
+    run_cli,
+    write,
+)
 
 
 def test_clean_repository_passes_after_update(repo: Path) -> None:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from anchors_helpers import repo as repo  # the fixture, re-exported
-from anchors_helpers import run_cli, write
+
+from tests.helpers import REPO_ROOT, run_zodyssey
+from tests.helpers.anchors import run_cli, write
 
 
 @pytest.mark.parametrize(
@@ -63,20 +63,14 @@ def test_zero_citations_exit_4(repo: Path) -> None:
 
 
 def test_help_documents_exit_codes_and_examples() -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "zodyssey", "anchors", "check", "--help"],
-        capture_output=True,
-        text=True,
-    )
+    proc = run_zodyssey("anchors", "check", "--help", cwd=REPO_ROOT)
     assert proc.returncode == 0
     for needle in ("exit codes:", "--lock", "--fix", "--history", "moved", "examples:"):
         assert needle in proc.stdout
 
 
 def test_anchors_without_action_shows_help() -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "zodyssey", "anchors"], capture_output=True, text=True
-    )
+    proc = run_zodyssey("anchors", cwd=REPO_ROOT)
     assert proc.returncode == 2
     assert "check" in proc.stderr
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from anchors_helpers import reference_hash
-
+from tests.helpers.anchors import reference_hash
 from zodyssey.anchors.fingerprint import fingerprint, is_contentless, normalise
 
 

@@ -6,8 +6,7 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from anchors_helpers import SOURCE, check_json, kinds, make_repo, run_cli, write
-from anchors_helpers import repo as repo  # the fixture, re-exported
+from tests.helpers.anchors import SOURCE, check_json, kinds, make_repo, run_cli, write
 
 
 def exempt(repo: Path, *entries: str) -> None:

@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from anchors_helpers import SOURCE, make_repo, reference_hash, run_cli, write
+
+from tests.helpers import run_zodyssey
+from tests.helpers.anchors import SOURCE, make_repo, reference_hash, run_cli, write
 
 JS_CHECKER = Path("/work/ext/js-zodyssey/scripts/check-anchors.mjs")
-
-
-def zodyssey(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "zodyssey", *args], cwd=repo, env=env, capture_output=True, text=True
-    )
 
 
 def js_repo(tmp_path: Path, citations: int = 120) -> Path:
@@ -44,7 +37,7 @@ def js_repo(tmp_path: Path, citations: int = 120) -> Path:
 def test_init_adopts_the_javascript_lock(tmp_path: Path) -> None:
     repo = js_repo(tmp_path)
     before = (repo / "scripts/anchors.lock.json").read_bytes()
-    done = zodyssey(repo, "init")
+    done = run_zodyssey("init", cwd=repo, env={"NO_COLOR": "1"})
     assert done.returncode == 0, done.stdout + done.stderr
     assert 'lock = "scripts/anchors.lock.json"' in (repo / ".zodyssey.toml").read_text()
     assert (repo / "scripts/anchors.lock.json").read_bytes() == before, "every pin kept"
@@ -63,7 +56,7 @@ def test_init_adopts_the_javascript_lock(tmp_path: Path) -> None:
 )
 def test_init_does_not_break_the_javascript_checker(tmp_path: Path) -> None:
     repo = js_repo(tmp_path, 5)
-    assert zodyssey(repo, "init").returncode == 0
+    assert run_zodyssey("init", cwd=repo, env={"NO_COLOR": "1"}).returncode == 0
     theirs = subprocess.run(
         ["node", str(JS_CHECKER), "--root", str(repo)], capture_output=True, text=True
     )
@@ -75,6 +68,6 @@ def test_init_counts_citations_as_the_check_does(tmp_path: Path) -> None:
         tmp_path / "repo",
         {"a.py": "x = 1\ny = 2\n", "README.md": "a.py:1 and again a.py:1, a.py:2\n"},
     )
-    done = zodyssey(repo, "init")
+    done = run_zodyssey("init", cwd=repo, env={"NO_COLOR": "1"})
     assert done.returncode == 0
     assert "2 citation(s) in your other documents are not pinned" in done.stdout

@@ -26,10 +26,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from anchors_helpers import git, make_repo, write
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.helpers import run_zodyssey
+from tests.helpers.anchors import git, make_repo, write
 from zodyssey.anchors import grammar
 from zodyssey.anchors.check import Checker, set_aside_unseen
 from zodyssey.anchors.discover import discover, js_grammar_accepts
@@ -640,12 +641,7 @@ def test_extra_dialects_do_not_fail_a_javascript_lock(tmp_path: Path) -> None:
     }
     # Our own lock (re-baselined) pins them, and then they are checked like any other.
     git(root, "status")
-    proc = subprocess.run(
-        [sys.executable, "-m", "zodyssey", "anchors", "check", "--root", str(root), "--update"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-    )
+    proc = run_zodyssey("anchors", "check", "--root", str(root), "--update", cwd=root)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lock = json.loads((root / "anchors/anchors.lock.json").read_text())
     assert "cmd/server/main.go:5" in lock["citations"]

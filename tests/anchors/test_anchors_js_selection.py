@@ -8,7 +8,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from anchors_helpers import SOURCE, check_json, make_repo, reference_hash, write
+
+from tests.helpers.anchors import SOURCE, check_json, make_repo, reference_hash, write
 
 JS_CHECKER = Path("/work/ext/js-zodyssey/scripts/check-anchors.mjs")
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from anchors_helpers import SOURCE, check_json, commit, git, kinds, run_cli, write
-from anchors_helpers import repo as repo  # the fixture, re-exported
+from tests.helpers.anchors import SOURCE, check_json, commit, git, kinds, run_cli, write
 
 DOC = (
     "# Notes\r\n"  # a CRLF line: --fix must keep it

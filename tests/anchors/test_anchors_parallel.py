@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from anchors_helpers import SOURCE, make_repo, write
 
+from tests.helpers.anchors import SOURCE, make_repo, write
 from zodyssey.anchors import check, discover
 from zodyssey.anchors.lock import read_lock
 from zodyssey.config import load_config

@@ -5,21 +5,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-from history_repo_helpers import Repo, numbered
+from tests.helpers import REPO_ROOT
+from tests.helpers.anchors import run_cli
+from tests.helpers.history import Repo, numbered
 
 CHECK_ANCHORS = shutil.which("check-anchors")
-
-
-def check_anchors(
-    root: Path, *args: str, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    # Through the interpreter, so a PATH without git still finds zodyssey.
-    command = [sys.executable, "-m", "zodyssey", "anchors", "check", "--root", str(root), *args]
-    return subprocess.run(command, capture_output=True, text=True, env=env, check=False)
 
 
 def stale_history(repo: Repo) -> None:
@@ -40,7 +32,7 @@ def stale_history(repo: Repo) -> None:
 
 def test_the_real_checker_runs_the_history_check(repo: Repo) -> None:
     stale_history(repo)
-    proc = check_anchors(repo.path, "--history", "--format", "json")
+    proc = run_cli(repo.path, "--history", "--format", "json", cwd=REPO_ROOT)
     assert proc.returncode == 9, proc.stderr
     payload = json.loads(proc.stdout)
     assert payload["mode"] == "history"
@@ -60,11 +52,11 @@ def test_the_real_checker_runs_the_history_check(repo: Repo) -> None:
 def test_history_fix_rewrites_moved_numbers_only(repo: Repo) -> None:
     stale_history(repo)
     before = repo.read("docs/guide.md")
-    dry = check_anchors(repo.path, "--history", "--fix", "--dry-run")
+    dry = run_cli(repo.path, "--history", "--fix", "--dry-run", cwd=REPO_ROOT)
     assert repo.read("docs/guide.md") == before
     assert "+The loader is src/app.py:12-13 and the saver src/app.py:20." in dry.stderr
     assert dry.returncode == 9
-    proc = check_anchors(repo.path, "--history", "--fix")
+    proc = run_cli(repo.path, "--history", "--fix", cwd=REPO_ROOT)
     assert proc.returncode == 9, proc.stdout  # the drifted citation still fails
     assert repo.read("docs/guide.md") == before.replace(":10-11", ":12-13").replace(":30.", ":32.")
     assert "rewrote 2 moved citation(s)" in proc.stdout
@@ -77,14 +69,14 @@ def test_history_fix_rewrites_the_path_of_a_renamed_file(repo: Repo) -> None:
     repo.git("mv", "src/old_name.py", "src/new_name.py")
     repo.write("src/new_name.py", "header\n" + numbered("r", 30))
     repo.commit("rename")
-    proc = check_anchors(repo.path, "--history", "--fix")
+    proc = run_cli(repo.path, "--history", "--fix", cwd=REPO_ROOT)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert repo.read("docs/guide.md") == "See src/new_name.py:13-14 now.\n"
 
 
 def test_seeded_lock_flags_drift_on_the_next_check(repo: Repo) -> None:
     stale_history(repo)
-    seeded = check_anchors(repo.path, "--update", "--from-history", "--format", "json")
+    seeded = run_cli(repo.path, "--update", "--from-history", "--format", "json", cwd=REPO_ROOT)
     assert seeded.returncode == 0, seeded.stdout + seeded.stderr
     report = json.loads(seeded.stdout)
     assert report["pinned"] == 3 and report["from_history"] == 3
@@ -96,7 +88,7 @@ def test_seeded_lock_flags_drift_on_the_next_check(repo: Repo) -> None:
     lock = json.loads((repo.path / "anchors/anchors.lock.json").read_text())
     assert set(lock["citations"]) == {"src/app.py:10-11", "src/app.py:20", "src/app.py:30"}
 
-    check = check_anchors(repo.path, "--format", "json")
+    check = run_cli(repo.path, "--format", "json", cwd=REPO_ROOT)
     assert check.returncode == 9, check.stdout + check.stderr
     kinds = {p["key"]: p["kind"] for p in json.loads(check.stdout)["problems"]}
     assert kinds["src/app.py:20"] == "drift"
@@ -104,9 +96,9 @@ def test_seeded_lock_flags_drift_on_the_next_check(repo: Repo) -> None:
 
     # A plain first --update would have blessed all three as they are now.
     (repo.path / "anchors/anchors.lock.json").unlink()
-    blessed = check_anchors(repo.path, "--update")
+    blessed = run_cli(repo.path, "--update", cwd=REPO_ROOT)
     assert blessed.returncode == 0
-    assert check_anchors(repo.path).returncode == 0
+    assert run_cli(repo.path, cwd=REPO_ROOT).returncode == 0
 
 
 def test_seeding_pins_uncommitted_citations_as_they_are_now(repo: Repo) -> None:
@@ -114,11 +106,11 @@ def test_seeding_pins_uncommitted_citations_as_they_are_now(repo: Repo) -> None:
     repo.write("docs/guide.md", "src/app.py:2\n")
     repo.commit("write")
     repo.write("docs/new.md", "src/app.py:3\n")  # untracked: being written now
-    seeded = check_anchors(repo.path, "--update", "--from-history", "--format", "json")
+    seeded = run_cli(repo.path, "--update", "--from-history", "--format", "json", cwd=REPO_ROOT)
     assert seeded.returncode == 0, seeded.stdout
     report = json.loads(seeded.stdout)
     assert [p["cited_as"] for p in report["pinned_now"]] == ["src/app.py:3"]
-    assert check_anchors(repo.path).returncode == 0
+    assert run_cli(repo.path, cwd=REPO_ROOT).returncode == 0
 
 
 def test_not_a_repository_exits_2_with_one_line(tmp_path: Path) -> None:
@@ -126,7 +118,7 @@ def test_not_a_repository_exits_2_with_one_line(tmp_path: Path) -> None:
     (plain / "src").mkdir(parents=True)
     (plain / "src/a.py").write_text("x\n")
     (plain / "README.md").write_text("src/a.py:1\n")
-    proc = check_anchors(plain, "--history")
+    proc = run_cli(plain, "--history", cwd=REPO_ROOT)
     assert proc.returncode == 2
     assert "not inside a git work tree" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -138,7 +130,7 @@ def test_git_missing_exits_2_with_one_line(repo: Repo, tmp_path: Path) -> None:
     empty = tmp_path / "bin-without-git"
     empty.mkdir()
     env = dict(os.environ, PATH=str(empty))
-    proc = check_anchors(repo.path, "--history", env=env)
+    proc = run_cli(repo.path, "--history", env=env, cwd=REPO_ROOT)
     assert proc.returncode == 2
     assert "git is not installed or not on PATH" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -146,7 +138,7 @@ def test_git_missing_exits_2_with_one_line(repo: Repo, tmp_path: Path) -> None:
 
 def test_no_progress_bar_when_stderr_is_not_a_terminal(repo: Repo) -> None:
     stale_history(repo)
-    proc = check_anchors(repo.path, "--history", "--jobs", "2")
+    proc = run_cli(repo.path, "--history", "--jobs", "2", cwd=REPO_ROOT)
     assert proc.returncode == 9
     assert proc.stderr == ""
 
@@ -155,13 +147,13 @@ def test_history_fix_keeps_an_existing_lock_in_step(repo: Repo) -> None:
     repo.write("src/app.py", numbered("app", 30))
     repo.write("docs/guide.md", "The loader is src/app.py:10-11.\n")
     repo.commit("write")
-    assert check_anchors(repo.path, "--update").returncode == 0
+    assert run_cli(repo.path, "--update", cwd=REPO_ROOT).returncode == 0
     repo.write("src/app.py", "import os\n" + numbered("app", 30))
     repo.commit("insert above")
-    proc = check_anchors(repo.path, "--history", "--fix")
+    proc = run_cli(repo.path, "--history", "--fix", cwd=REPO_ROOT)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "re-pinned 1 lock entry" in proc.stdout
     assert repo.read("docs/guide.md") == "The loader is src/app.py:11-12.\n"
     lock = json.loads((repo.path / "anchors/anchors.lock.json").read_text())
     assert set(lock["citations"]) == {"src/app.py:11-12"}
-    assert check_anchors(repo.path).returncode == 0
+    assert run_cli(repo.path, cwd=REPO_ROOT).returncode == 0

@@ -9,12 +9,12 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from history_repo_helpers import Repo, cite, numbered
 
+from tests.helpers.history import Repo, cite, numbered
 from zodyssey.anchors.history import history_report
-from zodyssey.git import GitUnavailable
 from zodyssey.anchors.history.trace import Trace, trace_citations
 from zodyssey.config import Config
+from zodyssey.git import GitUnavailable
 
 
 def trace_one(repo: Repo, citation: object, **kwargs: object) -> Trace:

@@ -4,23 +4,21 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
+from typing import Any
 
-from history_repo_helpers import Repo, numbered
+from tests.helpers import REPO_ROOT
+from tests.helpers.anchors import run_cli
+from tests.helpers.history import Repo, numbered
 
 
-def history(root: Path, *args: str) -> tuple[int, dict[str, object], str]:
-    command = [sys.executable, "-m", "zodyssey", "anchors", "check", "--root", str(root)]
-    done = subprocess.run(
-        [*command, "--history", "--format", "json", *args], capture_output=True, text=True
-    )
+def history(root: Path, *args: str) -> tuple[int, dict[str, Any], str]:
+    done = run_cli(root, "--history", "--format", "json", *args, cwd=REPO_ROOT)
     return done.returncode, json.loads(done.stdout) if done.stdout else {}, done.stderr
 
 
 def text_history(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "zodyssey", "anchors", "check", "--root", str(root)]
-    return subprocess.run([*command, "--history", *args], capture_output=True, text=True)
+    return run_cli(root, "--history", *args, cwd=REPO_ROOT)
 
 
 def lose_object(repo: Repo, rev: str) -> str:
@@ -78,8 +76,7 @@ def test_allow_unknown_needs_history(repo: Repo) -> None:
     repo.write("src/app.py", numbered("app", 20))
     repo.write("docs/guide.md", "See src/app.py:3.\n")
     repo.commit("write")
-    command = [sys.executable, "-m", "zodyssey", "anchors", "check", "--root", str(repo.path)]
-    done = subprocess.run([*command, "--allow-unknown"], capture_output=True, text=True)
+    done = run_cli(repo.path, "--allow-unknown", cwd=REPO_ROOT)
     assert done.returncode == 2
     assert "Traceback" not in done.stderr
 

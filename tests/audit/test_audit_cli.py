@@ -9,8 +9,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from audit_builders import JsRun, OursRun, audit_cli, audit_inproc
 
+from tests.helpers.audit import JsRun, OursRun, audit_cli, audit_inproc
 from zodyssey.schemas import load_schema
 
 
@@ -175,7 +175,7 @@ def injected_run(root: Path) -> JsRun:
     run = JsRun(
         root,
         plan=f"# {INJECTION}\n"
-        + JsRun.__dataclass_fields__["plan"].default.replace(
+        + str(JsRun.__dataclass_fields__["plan"].default).replace(
             "`grep -q hello greeting.txt`", f"`grep -q hello greeting.txt` {INJECTION}"
         ),
     )

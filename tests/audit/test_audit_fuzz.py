@@ -7,10 +7,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from audit_builders import PLAN
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.helpers.audit import PLAN
 from zodyssey.audit.artifacts import ArtifactMissing
 from zodyssey.audit.checks import audit
 from zodyssey.audit.load import load_run

@@ -9,8 +9,9 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from audit_builders import OursRun, audit_cli
-from test_audit_cli import injected_run
+
+from tests.audit.test_audit_cli import injected_run
+from tests.helpers.audit import OursRun, audit_cli
 
 CHROMIUM_FLAGS = [
     "--headless",
@@ -81,7 +82,7 @@ def test_injected_text_is_inert_in_a_browser(tmp_path: Path) -> None:
 
 
 def test_timeline_in_a_browser_names_phases_and_keeps_overlaps_apart(tmp_path: Path) -> None:
-    from test_audit_verdicts import overlapping
+    from tests.audit.test_audit_verdicts import overlapping
 
     browser = chromium()
     run = overlapping(tmp_path / "repo")
@@ -95,7 +96,7 @@ def test_timeline_in_a_browser_names_phases_and_keeps_overlaps_apart(tmp_path: P
 
 
 def test_failed_js_run_in_a_browser_has_a_red_badge(tmp_path: Path) -> None:
-    from test_audit_js_runs import materialize
+    from tests.audit.test_audit_js_runs import materialize
 
     browser = chromium()
     root = materialize("done-todo-inflight", tmp_path)

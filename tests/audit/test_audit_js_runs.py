@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from audit_builders import audit_cli
 
+from tests.helpers.audit import audit_cli
 from zodyssey.audit.checks import audit
 from zodyssey.audit.load import load_run
 from zodyssey.audit.report import build_report, timeline

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from audit_builders import audit_cli, audit_json, rules_of
 
+from tests.helpers import REPO_ROOT, git, run_zodyssey
+from tests.helpers.audit import audit_cli, audit_json, rules_of
 from zodyssey.runs.store import RunStore
 
 PLAN = """\
@@ -27,18 +27,8 @@ PLAN = """\
 """
 
 
-def git(root: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, check=True, capture_output=True)
-
-
 def zrun(root: Path, *args: str, expect: int = 0) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, "-m", "zodyssey", "run", args[0], "--repo", str(root), *args[1:]],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = run_zodyssey("run", args[0], "--repo", str(root), *args[1:], cwd=REPO_ROOT)
     assert result.returncode == expect, (args, result.stdout, result.stderr)
     return result
 

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from audit_builders import JsRun, OursRun, audit_inproc, finding, rules_of, sha
+
+from tests.helpers.audit import JsRun, OursRun, audit_inproc, finding, rules_of, sha
 
 
 def test_honest_runs_pass_with_no_errors(tmp_path: Path) -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from audit_builders import JsRun, OursRun, audit_inproc
 
+from tests.helpers.audit import JsRun, OursRun, audit_inproc
 from zodyssey.schemas import load_schema, schema_names
 from zodyssey.schemas.export import HERE, exported, main, stale
 

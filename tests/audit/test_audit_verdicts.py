@@ -9,7 +9,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from audit_builders import OursRun, audit_cli, audit_json, rules_of
+
+from tests.helpers.audit import OursRun, audit_cli, audit_json, rules_of
 
 
 def failed_pending(root: Path) -> OursRun:

@@ -15,6 +15,7 @@ import pytest
 import yaml
 from markdown_it import MarkdownIt
 
+from tests.helpers import REPO_ROOT, make_repo, run_zodyssey
 from zodyssey import errors
 from zodyssey.cli import EPILOG
 
@@ -123,11 +124,8 @@ def test_claude_snippet_has_the_documented_shape() -> None:
 @pytest.mark.parametrize("harness", sorted(HARNESS_HEADINGS.values()))
 def test_snippet_commands_run_against_the_real_hook(tmp_path: Path, harness: str) -> None:
     """Each documented command, run as written, answers an allow outside a run."""
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
-    env = {
-        k: v for k, v in os.environ.items() if k not in {"CLAUDE_PROJECT_DIR", "ZCODE_PROJECT_DIR"}
-    }
-    env["CLAUDE_PROJECT_DIR"] = str(tmp_path)
+    make_repo(tmp_path, commit=False)
+    env = {"CLAUDE_PROJECT_DIR": str(tmp_path)}
     payload = json.dumps(
         {"cwd": str(tmp_path), "tool_name": "Bash", "tool_input": {"command": "ls"}}
     )
@@ -135,15 +133,7 @@ def test_snippet_commands_run_against_the_real_hook(tmp_path: Path, harness: str
     for command in commands:
         argv = shlex.split(command)
         assert argv[0] == "zodyssey"
-        done = subprocess.run(
-            [sys.executable, "-m", "zodyssey", *argv[1:]],
-            input=payload,
-            capture_output=True,
-            text=True,
-            cwd=tmp_path,
-            env=env,
-            timeout=60,
-        )
+        done = run_zodyssey(*argv[1:], stdin=payload, cwd=tmp_path, env=env, timeout=60)
         assert done.returncode == 0, (command, done.stderr)
         assert done.stdout == "", (command, done.stdout)
 
@@ -240,7 +230,7 @@ BLOCK_SHAPES = {
 @pytest.mark.parametrize("harness", sorted(HARNESS_HEADINGS.values()))
 def test_blocks_look_as_adapt_says(tmp_path: Path, harness: str) -> None:
     """Inside a run, before review, `tee src/app.py` is blocked in each harness's own words."""
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    make_repo(tmp_path, commit=False)
     plan = tmp_path / ".zcode/plans/demo.md"
     plan.parent.mkdir(parents=True)
     plan.write_text("# Demo\n## Todos\n- [ ] 1. Add\n  - Files: [`src/app.py`]\n", encoding="utf-8")
@@ -258,21 +248,14 @@ def test_blocks_look_as_adapt_says(tmp_path: Path, harness: str) -> None:
     }
     (tmp_path / ".zcode/state").mkdir(parents=True)
     (tmp_path / ".zcode/state/demo.json").write_text(json.dumps(state), encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if k != "ZODYSSEY_UNGATE_BASH"}
-    env["CLAUDE_PROJECT_DIR"] = str(tmp_path)
+    env = {"CLAUDE_PROJECT_DIR": str(tmp_path)}
     payload = {
         "cwd": str(tmp_path),
         "tool_name": "Bash",
         "tool_input": {"command": "tee src/app.py"},
     }
-    done = subprocess.run(
-        [sys.executable, "-m", "zodyssey", "hook", "pre-tool", "--harness", harness],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        cwd=tmp_path,
-        env=env,
-        timeout=60,
+    done = run_zodyssey(
+        "hook", "pre-tool", "--harness", harness, stdin=json.dumps(payload), cwd=tmp_path, env=env
     )
     assert done.returncode == 2, (harness, done.stdout, done.stderr)
     if harness in BLOCK_SHAPES:
@@ -294,14 +277,10 @@ def test_blocks_look_as_adapt_says(tmp_path: Path, harness: str) -> None:
 
 @pytest.mark.parametrize("harness", sorted(HARNESS_HEADINGS.values()))
 def test_snippets_are_what_hook_install_writes(tmp_path: Path, harness: str) -> None:
-    done = subprocess.run(
-        [
-            *(sys.executable, "-m", "zodyssey", "hook", "install", "--harness", harness),
-            *("--project", str(tmp_path), "--command", "zodyssey"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
+    done = run_zodyssey(
+        *("hook", "install", "--harness", harness),
+        *("--project", str(tmp_path), "--command", "zodyssey"),
+        cwd=REPO_ROOT,
     )
     assert done.returncode == 0, done.stderr
     declared = tmp_path / ".zodyssey.toml"  # install declares the harness (gate wiring)

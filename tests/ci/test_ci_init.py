@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -12,31 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import make_repo, run_zodyssey
 from zodyssey.commands.init import empty_lock_text, template_text
 from zodyssey.config import Config, load_config
 
 REPO = Path(__file__).resolve().parents[2]
 STARTER = ("docs/zodyssey.md", ".zodyssey.toml", "anchors/anchors.lock.json")
 WORKFLOW = ".github/workflows/zodyssey.yml"
-
-
-def zodyssey(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "NO_COLOR": "1"}
-    env.pop("GITHUB_STEP_SUMMARY", None)
-    return subprocess.run(
-        [sys.executable, "-m", "zodyssey", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-
-
-def git_repo(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["git", "init", "-q", str(path)], check=True)
-    return path
 
 
 def drift_lock_line(repo: Path) -> None:
@@ -53,34 +34,34 @@ def drift_lock_line(repo: Path) -> None:
 
 
 def test_init_then_check_passes_and_drift_fails(tmp_path: Path) -> None:
-    repo = git_repo(tmp_path / "repo")
-    done = zodyssey("init", cwd=repo)
+    repo = make_repo(tmp_path / "repo", commit=False)
+    done = run_zodyssey("init", cwd=repo, env={"NO_COLOR": "1"})
     assert done.returncode == 0, done.stderr
     for rel in (*STARTER, WORKFLOW):
         assert (repo / rel).is_file(), rel
         assert rel in done.stdout, f"init does not say it wrote {rel}"
 
-    check = zodyssey("check", cwd=repo)
+    check = run_zodyssey("check", cwd=repo, env={"NO_COLOR": "1"})
     assert check.returncode == 0, check.stdout + check.stderr
 
     drift_lock_line(repo)
-    check = zodyssey("check", cwd=repo)
+    check = run_zodyssey("check", cwd=repo, env={"NO_COLOR": "1"})
     assert check.returncode == 9, check.stdout + check.stderr
     assert "docs/zodyssey.md" in check.stdout + check.stderr
 
 
 def test_init_then_check_anchors_passes_and_drift_fails(tmp_path: Path) -> None:
-    repo = git_repo(tmp_path / "repo")
-    assert zodyssey("init", cwd=repo).returncode == 0
-    assert zodyssey("anchors", "check", cwd=repo).returncode == 0
+    repo = make_repo(tmp_path / "repo", commit=False)
+    assert run_zodyssey("init", cwd=repo, env={"NO_COLOR": "1"}).returncode == 0
+    assert run_zodyssey("anchors", "check", cwd=repo, env={"NO_COLOR": "1"}).returncode == 0
     drift_lock_line(repo)
-    done = zodyssey("anchors", "check", cwd=repo)
+    done = run_zodyssey("anchors", "check", cwd=repo, env={"NO_COLOR": "1"})
     assert done.returncode == 9, done.stdout + done.stderr
 
 
 def test_lock_has_the_javascript_shape(tmp_path: Path) -> None:
-    repo = git_repo(tmp_path / "repo")
-    assert zodyssey("init", cwd=repo).returncode == 0
+    repo = make_repo(tmp_path / "repo", commit=False)
+    assert run_zodyssey("init", cwd=repo, env={"NO_COLOR": "1"}).returncode == 0
     raw = (repo / "anchors/anchors.lock.json").read_text(encoding="utf-8")
     lock = json.loads(raw)
     assert list(lock) == ["_comment", "exempt", "citations"]
@@ -107,19 +88,19 @@ def test_empty_lock_text_is_stable() -> None:
 
 
 def test_init_keeps_existing_files_unless_forced(tmp_path: Path) -> None:
-    repo = git_repo(tmp_path / "repo")
-    assert zodyssey("init", cwd=repo).returncode == 0
+    repo = make_repo(tmp_path / "repo", commit=False)
+    assert run_zodyssey("init", cwd=repo, env={"NO_COLOR": "1"}).returncode == 0
     mine = "# my own config\n"
     (repo / ".zodyssey.toml").write_text(mine, encoding="utf-8")
     (repo / WORKFLOW).write_text("name: mine\n", encoding="utf-8")
 
-    again = zodyssey("init", cwd=repo)
+    again = run_zodyssey("init", cwd=repo, env={"NO_COLOR": "1"})
     assert again.returncode == 0
     assert (repo / ".zodyssey.toml").read_text(encoding="utf-8") == mine
     assert (repo / WORKFLOW).read_text(encoding="utf-8") == "name: mine\n"
     assert again.stdout.count("kept") == 4
 
-    forced = zodyssey("init", "--force", cwd=repo)
+    forced = run_zodyssey("init", "--force", cwd=repo, env={"NO_COLOR": "1"})
     assert forced.returncode == 0
     assert (repo / ".zodyssey.toml").read_text(encoding="utf-8") == template_text("zodyssey.toml")
     assert (repo / WORKFLOW).read_text(encoding="utf-8") == template_text("github-workflow.yml")
@@ -127,10 +108,10 @@ def test_init_keeps_existing_files_unless_forced(tmp_path: Path) -> None:
 
 
 def test_init_respects_tool_zodyssey_in_pyproject(tmp_path: Path) -> None:
-    repo = git_repo(tmp_path / "repo")
+    repo = make_repo(tmp_path / "repo", commit=False)
     pyproject = '[project]\nname = "x"\n\n[tool.zodyssey]\ndocuments = ["docs/**/*.md"]\n'
     (repo / "pyproject.toml").write_text(pyproject, encoding="utf-8")
-    done = zodyssey("init", cwd=repo)
+    done = run_zodyssey("init", cwd=repo, env={"NO_COLOR": "1"})
     assert done.returncode == 0, done.stderr
     assert not (repo / ".zodyssey.toml").exists(), "would shadow [tool.zodyssey]"
     assert (repo / "pyproject.toml").read_text(encoding="utf-8") == pyproject
@@ -141,24 +122,24 @@ def test_init_respects_tool_zodyssey_in_pyproject(tmp_path: Path) -> None:
     line = int(key.rsplit(":", 1)[1])
     cited = (repo / WORKFLOW).read_text(encoding="utf-8").split("\n")[line - 1]
     assert cited.strip() == "run: zodyssey check --format github"
-    assert zodyssey("anchors", "check", cwd=repo).returncode == 0
+    assert run_zodyssey("anchors", "check", cwd=repo, env={"NO_COLOR": "1"}).returncode == 0
 
 
 def test_init_writes_config_beside_pyproject_without_a_table(tmp_path: Path) -> None:
-    repo = git_repo(tmp_path / "repo")
+    repo = make_repo(tmp_path / "repo", commit=False)
     (repo / "pyproject.toml").write_text('[project]\nname = "x"\n', encoding="utf-8")
-    done = zodyssey("init", cwd=repo)
+    done = run_zodyssey("init", cwd=repo, env={"NO_COLOR": "1"})
     assert done.returncode == 0
     assert (repo / ".zodyssey.toml").is_file()
     assert "[tool.zodyssey]" in done.stdout
 
 
 def test_init_follows_a_configured_lock_path(tmp_path: Path) -> None:
-    repo = git_repo(tmp_path / "repo")
+    repo = make_repo(tmp_path / "repo", commit=False)
     (repo / "pyproject.toml").write_text(
         '[tool.zodyssey]\nlock = "scripts/anchors.lock.json"\n', encoding="utf-8"
     )
-    assert zodyssey("init", cwd=repo).returncode == 0
+    assert run_zodyssey("init", cwd=repo, env={"NO_COLOR": "1"}).returncode == 0
     assert (repo / "scripts/anchors.lock.json").is_file()
     assert not (repo / "anchors/anchors.lock.json").exists()
 
@@ -180,32 +161,34 @@ def test_starter_config_spells_out_the_defaults(tmp_path: Path) -> None:
 
 
 def test_bad_root_is_one_line_exit_2(tmp_path: Path) -> None:
-    done = zodyssey("init", "--root", str(tmp_path / "nowhere"), cwd=tmp_path)
+    done = run_zodyssey(
+        "init", "--root", str(tmp_path / "nowhere"), cwd=tmp_path, env={"NO_COLOR": "1"}
+    )
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "not a directory" in done.stderr
     assert "Traceback" not in done.stderr
 
 
 def test_broken_pyproject_is_exit_2(tmp_path: Path) -> None:
-    repo = git_repo(tmp_path / "repo")
+    repo = make_repo(tmp_path / "repo", commit=False)
     (repo / "pyproject.toml").write_text("[tool.zodyssey\n", encoding="utf-8")
-    done = zodyssey("init", cwd=repo)
+    done = run_zodyssey("init", cwd=repo, env={"NO_COLOR": "1"})
     assert done.returncode == 2
     assert "pyproject.toml" in done.stderr and "Traceback" not in done.stderr
     assert not (repo / WORKFLOW).exists()
 
 
 def test_init_from_a_subdirectory_warns_about_workflows(tmp_path: Path) -> None:
-    repo = git_repo(tmp_path / "repo")
+    repo = make_repo(tmp_path / "repo", commit=False)
     (repo / "sub").mkdir()
-    done = zodyssey("init", "--root", "sub", cwd=repo)
+    done = run_zodyssey("init", "--root", "sub", cwd=repo, env={"NO_COLOR": "1"})
     assert done.returncode == 0
     assert "GitHub reads workflows only from" in done.stdout
 
 
 def test_nox_example_session_passes_then_fails(tmp_path: Path) -> None:
-    repo = git_repo(tmp_path / "repo")
-    assert zodyssey("init", cwd=repo).returncode == 0
+    repo = make_repo(tmp_path / "repo", commit=False)
+    assert run_zodyssey("init", cwd=repo, env={"NO_COLOR": "1"}).returncode == 0
     # Copied as users do (nox runs sessions from the noxfile's directory);
     # --no-venv --no-install: run the session with this interpreter's zodyssey.
     shutil.copyfile(REPO / "ci/noxfile_example.py", repo / "noxfile.py")
@@ -271,24 +254,27 @@ def test_templates_ship_in_the_wheel(tmp_path: Path) -> None:
 
 
 def test_init_names_existing_citations_it_did_not_pin(tmp_path: Path) -> None:
-    repo = git_repo(tmp_path / "repo")
+    repo = make_repo(tmp_path / "repo", commit=False)
     (repo / "a.py").write_text("x = 1\n", encoding="utf-8")
     (repo / "README.md").write_text("# R\n\nSee a.py:1.\n", encoding="utf-8")
-    done = zodyssey("init", cwd=repo)
+    done = run_zodyssey("init", cwd=repo, env={"NO_COLOR": "1"})
     assert done.returncode == 0
     assert "1 citation(s) in your other documents are not pinned" in done.stdout
     # Pinning them stays a deliberate step: the check reports them until then.
-    assert zodyssey("anchors", "check", cwd=repo).returncode == 9
-    assert zodyssey("anchors", "check", "--update", cwd=repo).returncode == 0
-    assert zodyssey("anchors", "check", cwd=repo).returncode == 0
-    fresh = git_repo(tmp_path / "fresh")
-    assert "not pinned" not in zodyssey("init", cwd=fresh).stdout
+    assert run_zodyssey("anchors", "check", cwd=repo, env={"NO_COLOR": "1"}).returncode == 9
+    assert (
+        run_zodyssey("anchors", "check", "--update", cwd=repo, env={"NO_COLOR": "1"}).returncode
+        == 0
+    )
+    assert run_zodyssey("anchors", "check", cwd=repo, env={"NO_COLOR": "1"}).returncode == 0
+    fresh = make_repo(tmp_path / "fresh", commit=False)
+    assert "not pinned" not in run_zodyssey("init", cwd=fresh, env={"NO_COLOR": "1"}).stdout
 
 
 def test_broken_existing_config_stops_before_writing(tmp_path: Path) -> None:
-    repo = git_repo(tmp_path / "repo")
+    repo = make_repo(tmp_path / "repo", commit=False)
     (repo / ".zodyssey.toml").write_text("documents = [\n", encoding="utf-8")
-    done = zodyssey("init", cwd=repo)
+    done = run_zodyssey("init", cwd=repo, env={"NO_COLOR": "1"})
     assert done.returncode == 2
     assert ".zodyssey.toml" in done.stderr and "Traceback" not in done.stderr
     assert sorted(p.name for p in repo.iterdir()) == [".git", ".zodyssey.toml"]

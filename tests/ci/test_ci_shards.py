@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 import yaml
-from test_ci_manifests import assert_parses, zodyssey_commands
+
+from tests.ci.test_ci_manifests import assert_parses, zodyssey_commands
 
 REPO = Path(__file__).resolve().parents[2]
 GITHUB = REPO / "ci" / "github" / "zodyssey-shards.yml"

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import run_zodyssey
+
 README = """# demo
 
 The gate blocks writes before review. <!-- claim: gate-blocks -->
@@ -142,15 +144,7 @@ def test_strict_fails_when_the_only_linked_test_did_not_pass(
 
 def _lock(pytester: pytest.Pytester) -> None:
     """Write the ledger for the current docs and tests with the real command."""
-    import subprocess
-    import sys
-
-    done = subprocess.run(
-        [sys.executable, "-m", "zodyssey", "claims", "update", "--root", str(pytester.path)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_zodyssey("claims", "update", "--root", str(pytester.path), cwd=pytester.path)
     assert done.returncode == 0, done.stderr
 
 

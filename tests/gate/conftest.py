@@ -1,4 +1,4 @@
-"""Fixtures for the gate tests."""
+"""Fixtures for the gate tests (builders live in tests/helpers/gate.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gate_helpers import RunRepo, make_run_repo
+
+from tests.helpers.gate import RunRepo, make_run_repo, policy_root
 
 
 @pytest.fixture
@@ -18,5 +19,7 @@ def run_repo(tmp_path: Path) -> Callable[..., RunRepo]:
     return factory
 
 
-# The policy tests' repository fixture, for the other policy-level test files.
-from test_gate_policy import root  # noqa: E402, F401
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    """The repository the policy-level tests judge."""
+    return policy_root(tmp_path)

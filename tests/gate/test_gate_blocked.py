@@ -13,9 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from gate_helpers import RunRepo, run_hook
-from test_gate_policy import blocked, ctx, dispatch, write
 
+from tests.helpers.gate import RunRepo, blocked, ctx, dispatch, run_hook, write
 from zodyssey.gate.policy import decide
 
 LINT_FAILING_PLAN = """# Broken plan
@@ -33,7 +32,7 @@ def test_blocked_run_refuses_product_writes(root: Path, verdict: str | None) -> 
     decision = decide(write(root, "src/server.py"), c)
     blocked(decision, "run-blocked")
     assert "ask the user" in decision.reason
-    from test_gate_policy import bash
+    from tests.helpers.gate import bash
 
     blocked(decide(bash(root, "echo x > src/server.py"), c), "run-blocked")
     blocked(decide(bash(root, "make build"), c), "run-blocked")

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 
-from gate_helpers import RunRepo, hook_env
+from tests.helpers.gate import RunRepo, hook_env
 
 
 def test_fifty_dispatches_against_cap_four(run_repo: Callable[..., RunRepo]) -> None:

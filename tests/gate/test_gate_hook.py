@@ -11,10 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gate_helpers import RunRepo, hook_env, run_hook
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.helpers import make_repo
+from tests.helpers.gate import RunRepo, hook_env, run_hook
 from zodyssey.gate import hook
 
 WRITE_OUT_OF_SCOPE = {"command": "echo x > src/other.py"}
@@ -24,7 +25,7 @@ WRITE_OUT_OF_SCOPE = {"command": "echo x > src/other.py"}
 
 
 def test_no_run_allows_anything_silently(tmp_path: Path) -> None:
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    make_repo(tmp_path, commit=False)
     for stdin in (
         '{"tool_name":"Bash","tool_input":{"command":"rm -rf /"}}',
         "not json",
@@ -316,7 +317,7 @@ _SHARED: dict[str, RunRepo] = {}
 
 
 def _shared_repo(factory: pytest.TempPathFactory) -> RunRepo:
-    from gate_helpers import make_run_repo
+    from tests.helpers.gate import make_run_repo
 
     if "repo" not in _SHARED:
         _SHARED["repo"] = make_run_repo(factory.mktemp("hyp"), phase="review", verdict=None)

@@ -7,17 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gate_helpers import REPO, hook_env
+from tests.helpers import make_repo, run_zodyssey
+from tests.helpers.gate import REPO, hook_env
 
 
 def install(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "zodyssey", "hook", "install", "--project", str(project), *args],
-        capture_output=True,
-        text=True,
-        env=hook_env(None),
-        cwd=REPO,
-        check=False,
+    return run_zodyssey(
+        "hook", "install", "--project", str(project), *args, cwd=REPO, env=hook_env(None)
     )
 
 
@@ -85,7 +81,6 @@ def test_claude_command_survives_moving_the_checkout(tmp_path: Path) -> None:
     and the command still starts the gate after the project directory moves."""
     import shutil
     import subprocess
-    import sys
 
     from zodyssey.gate.install import hook_command
 
@@ -93,18 +88,16 @@ def test_claude_command_survives_moving_the_checkout(tmp_path: Path) -> None:
     (project / ".venv" / "bin").mkdir(parents=True)
     link = project / ".venv" / "bin" / "python"
     link.symlink_to(sys.executable)
-    import zodyssey.gate.install as install_module
-
-    real = install_module.sys.executable
-    install_module.sys.executable = str(link)
+    real = sys.executable  # the same `sys` module zodyssey.gate.install reads
+    sys.executable = str(link)
     try:
         command = hook_command("pre-tool", "claude-code", project=project)
     finally:
-        install_module.sys.executable = real
+        sys.executable = real
     assert command.startswith('"$CLAUDE_PROJECT_DIR"/.venv/bin/python -P '), command
     moved = tmp_path / "moved"
     shutil.move(str(project), str(moved))
-    subprocess.run(["git", "init", "-q", str(moved)], check=True)
+    make_repo(moved, commit=False)
     done = subprocess.run(
         ["sh", "-c", command],
         input='{"tool_name": "Bash", "tool_input": {"command": "ls"}}',
@@ -122,13 +115,7 @@ def test_claude_command_survives_moving_the_checkout(tmp_path: Path) -> None:
 
 
 def test_install_says_what_the_command_depends_on(tmp_path: Path) -> None:
-    import subprocess
-    import sys
 
-    done = subprocess.run(
-        [sys.executable, "-m", "zodyssey", "hook", "install", "--project", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    done = run_zodyssey("hook", "install", "--project", str(tmp_path), cwd=REPO)
+    assert done.returncode == 0, done.stderr
     assert "lets tool calls through" in done.stdout and "re-run" in done.stdout

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from gate_helpers import RunRepo, run_hook
 
+from tests.helpers.gate import RunRepo, run_hook
 from zodyssey.gate.paths import is_test_file, resolve
 
 

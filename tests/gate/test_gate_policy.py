@@ -5,95 +5,13 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
-from gate_helpers import PLAN
 
-from zodyssey.gate.context import DEFAULT_SETTINGS, GateSettings, RunContext, plan_view
-from zodyssey.gate.paths import Layout
-from zodyssey.gate.policy import Decision, decide
-from zodyssey.gate.toolcall import ToolCall, build_call
-
-NOW = 1_800_000_000.0  # a fixed clock: 2027-01-15
-ISO_NOW = "2027-01-15T08:00:00Z"
-
-
-def iso(seconds_ago: float) -> str:
-    from datetime import UTC, datetime
-
-    return datetime.fromtimestamp(NOW - seconds_ago, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
-    base = tmp_path / "repo"
-    for rel in ("src/server.py", "tests/test_server.py", ".zcode/notepads/demo/notes.md"):
-        (base / rel).parent.mkdir(parents=True, exist_ok=True)
-        (base / rel).write_text("x\n")
-    (base / ".zcode" / "state").mkdir(parents=True)
-    (base / ".zcode" / "plans").mkdir(parents=True)
-    return base.resolve()
-
-
-def ctx(
-    root: Path,
-    *,
-    phase: str = "execute",
-    verdict: str | None = "OKAY",
-    plan: str | None = PLAN,
-    bound: str | None = "match",
-    locks: dict[str, Any] | None = None,
-    inflight: list[dict[str, Any]] | None = None,
-    todos: dict[str, Any] | None = None,
-    settings: GateSettings = DEFAULT_SETTINGS,
-    ungated: bool = False,
-    cap: int = 4,
-) -> RunContext:
-    layout = Layout(str(root))
-    plan_file = str(root / ".zcode" / "plans" / "demo.md")
-    text = plan.encode() if plan is not None else None
-    sha = hashlib.sha256(text).hexdigest() if (text is not None and bound == "match") else bound
-    state = {
-        "slug": "demo",
-        "phase": phase,
-        "plan_path": plan_file,
-        "review": {"round": 2, "max_rounds": 3, "verdict": verdict, "plan_sha256": sha},
-        "todos": todos or {"1": {"status": "in_flight"}},
-        "file_locks": locks or {},
-        "active_todos": {},
-    }
-    return RunContext(
-        layout,
-        "demo",
-        state,
-        plan=plan_view(plan_file, text, str(root)),
-        inflight=inflight or [],
-        settings=settings,
-        now=NOW,
-        home=str(root.parent / "home"),
-        ungated=ungated,
-        cap=cap,
-    )
-
-
-def call(tool: str, tool_input: dict[str, Any], root: Path, **extra: Any) -> ToolCall:
-    payload = {"cwd": str(root), "session_id": "s1", "tool_use_id": "t1", **extra}
-    return build_call("claude-code", tool, tool_input, payload)
-
-
-def write(root: Path, path: str, **extra: Any) -> ToolCall:
-    return call("Write", {"file_path": path, "content": "x"}, root, **extra)
-
-
-def bash(root: Path, command: str, **extra: Any) -> ToolCall:
-    return call("Bash", {"command": command}, root, **extra)
-
-
-def blocked(decision: Decision, rule: str) -> None:
-    assert not decision.allow, decision
-    assert decision.rule == rule, decision
-
+from tests.helpers.gate import PLAN, bash, blocked, call, ctx, dispatch, iso, write
+from zodyssey.gate.context import GateSettings
+from zodyssey.gate.policy import decide
+from zodyssey.gate.toolcall import build_call
 
 # -- reads and the basics
 
@@ -335,10 +253,6 @@ def test_allowed_write_asks_for_its_lock(root: Path) -> None:
 
 
 # -- dispatch
-
-
-def dispatch(root: Path, agent: str, prompt: str = "do the thing") -> ToolCall:
-    return call("Task", {"subagent_type": agent, "prompt": prompt, "description": "d"}, root)
 
 
 @pytest.mark.parametrize("phase", ["plan", "consult", "review"])

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gate_helpers import REPO, RunRepo, hook_env
 
+from tests.helpers.gate import REPO, RunRepo, hook_env
 from zodyssey.gate.context import RunContext, parse_cap, plan_view
 from zodyssey.gate.paths import GATE_PACKAGE_DIR, Layout, is_test_file
 from zodyssey.gate.policy import Decision, decide

@@ -13,7 +13,7 @@ import json
 import subprocess
 from pathlib import Path
 
-from session_helpers import (
+from tests.helpers.session import (
     PLAN,
     TEST_COMMAND,
     ZODYSSEY,

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_gate_policy import bash, blocked, ctx
 
+from tests.helpers.gate import bash, blocked, ctx
 from zodyssey.gate.policy import decide
 from zodyssey.gate.shell import classify
 

@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from tests.helpers import git, run_zodyssey
+
 HARNESSES = ("claude-code", "zcode", "codex", "gemini", "cursor")
 FILES = {
     "claude-code": ".claude/settings.json",
@@ -36,23 +38,7 @@ def env() -> dict[str, str]:
 
 
 def zodyssey(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "zodyssey", *args],
-        cwd=repo,
-        env=env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
-        cwd=repo,
-        check=True,
-        capture_output=True,
-    )
+    return run_zodyssey(*args, cwd=repo, env={"NO_COLOR": "1"})
 
 
 def wired(tmp_path: Path, *harnesses: str) -> Path:

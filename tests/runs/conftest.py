@@ -1,4 +1,4 @@
-"""Fixtures for the runs tests; helpers live in runs_helpers.py."""
+"""Fixtures for the runs tests; helpers live in tests/helpers/runs.py."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from runs_helpers import PLAN, Repo, make_repo
+
+from tests.helpers.runs import PLAN, Repo, make_repo
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ or todo could still be recorded in `blocked`.
 
 from __future__ import annotations
 
-from runs_helpers import Repo
+from tests.helpers.runs import Repo
 
 
 def block(started: Repo) -> None:

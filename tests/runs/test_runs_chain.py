@@ -9,9 +9,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from runs_helpers import Repo
 
+from tests.helpers.runs import Repo
 from zodyssey.runs import evidence as chain
+from zodyssey.runstate import GENESIS_HASH
 
 
 def build_chain(root: Path, count: int) -> list[dict[str, Any]]:
@@ -39,7 +40,7 @@ def build_chain(root: Path, count: int) -> list[dict[str, Any]]:
 def test_appended_chain_is_intact(tmp_path: Path) -> None:
     records = build_chain(tmp_path, 4)
     assert [r["seq"] for r in records] == [1, 2, 3, 4]
-    assert records[0]["prev"] == chain.GENESIS_HASH
+    assert records[0]["prev"] == GENESIS_HASH
     assert records[1]["prev"] == records[0]["hash"]
     read = chain.read_evidence(chain.evidence_path(tmp_path, "demo"))
     assert read.records == records

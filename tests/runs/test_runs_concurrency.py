@@ -6,8 +6,7 @@ import os
 import subprocess
 import sys
 
-from runs_helpers import Repo
-
+from tests.helpers.runs import Repo
 from zodyssey.runs import evidence as chain
 
 WORKERS = 8

@@ -5,15 +5,14 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from runs_helpers import Repo
 
+from tests.helpers.gate import run_hook
+from tests.helpers.runs import Repo
 from zodyssey.runs import evidence as chain
 from zodyssey.runs.models import EvidenceRecord, ReviewArtifact, RunState
 
@@ -21,17 +20,7 @@ HOOK_PRESENT = importlib.util.find_spec("zodyssey.gate.hook") is not None
 
 
 def hook(repo: Repo, payload: dict[str, Any]) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(repo.root)}
-    env.pop("ZODYSSEY_UNGATE_BASH", None)
-    return subprocess.run(
-        [sys.executable, "-m", "zodyssey", "hook", "pre-tool"],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        cwd=repo.root,
-        env=env,
-        timeout=60,
-    )
+    return run_hook(payload, repo.root, cwd=repo.root)
 
 
 def edit_payload(repo: Repo, rel: str) -> dict[str, Any]:

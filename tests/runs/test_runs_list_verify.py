@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from runs_helpers import PLAN, Repo
+from tests.helpers.runs import PLAN, Repo
 
 
 def test_list_shows_active_runs_blocked_included(repo: Repo) -> None:

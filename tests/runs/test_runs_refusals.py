@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
-from runs_helpers import PLAN, Repo, Result
 
+from tests.helpers import run_zodyssey
+from tests.helpers.runs import PLAN, Repo, Result
 from zodyssey.runs import evidence as chain
 from zodyssey.runs.plan import plan_sha256
 from zodyssey.runs.store import RunStore
@@ -410,20 +411,8 @@ def test_deeply_nested_artifact_is_exit_2(started: Repo) -> None:
 
 
 def test_repo_flag_from_another_directory(started: Repo, tmp_path: Path) -> None:
-    import subprocess
-    import sys
 
-    done = subprocess.run(
-        [sys.executable, "-m", "zodyssey", "run", "status", "demo", "--repo", str(started.root)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-    )
+    done = run_zodyssey("run", "status", "demo", "--repo", str(started.root), cwd=tmp_path)
     assert done.returncode == 0 and "phase plan" in done.stdout
-    missing = subprocess.run(
-        [sys.executable, "-m", "zodyssey", "run", "status", "demo", "--repo", str(tmp_path / "no")],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-    )
+    missing = run_zodyssey("run", "status", "demo", "--repo", str(tmp_path / "no"), cwd=tmp_path)
     assert missing.returncode == 2 and "not a directory" in missing.stderr

@@ -6,8 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from runs_helpers import Repo, make_repo
 
+from tests.helpers.runs import Repo, make_repo
 from zodyssey.runs import evidence as chain
 from zodyssey.runs.worktree import read_only_violation, snapshot
 

@@ -54,7 +54,7 @@ ATTACHED = [
     ("file -bi x.png", R, [], False),
 ]
 
-SED_LABELS = [
+SED_LABELS: list[tuple[str, str, list[str], bool]] = [
     ("sed ':a w f' in", W, [], True),
     ("sed -n 'b x; :x w g' in", W, [], True),
     ("sed -n 'bx;:x w h' in", W, [], True),
@@ -112,7 +112,7 @@ SUBSTITUTIONS = [
     ("cat <<EOF\nplain $HOME text\nEOF", R, [], False),
 ]
 
-ARITHMETIC = [
+ARITHMETIC: list[tuple[str, str, list[str], bool]] = [
     ("echo ${s:i}", W, [], True),
     ("echo ${s:i:n}", W, [], True),
     ("echo ${s:1:n}", W, [], True),
@@ -127,7 +127,7 @@ ARITHMETIC = [
     ("echo $[x]", W, [], True),
 ]
 
-VARIABLES = [
+VARIABLES: list[tuple[str, str, list[str], bool]] = [
     ("export 'PATH=/tmp/evil'; ls", W, [], True),
     ('export "PATH"=/tmp/evil; ls', W, [], True),
     ("export P\\ATH=/tmp/evil; ls", W, [], True),

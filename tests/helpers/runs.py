@@ -1,37 +1,28 @@
-"""Fixtures for the runs tests: real git repositories and the real CLI in subprocesses."""
+"""`zodyssey run` helpers: a repository wrapped with the run CLI, its state and reviews."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.helpers import git, plan, run_zodyssey, write
+from tests.helpers import make_repo as _make_repo
 from zodyssey.runs.store import RunStore
 
-PLAN = """\
-# Add a greeting
-## Todos
-- [ ] 1. Write the greeting
-  - Files: [`greeting.txt`]
-  - Acceptance criteria:
-    - `test -f greeting.txt` exits 0
-    - `grep -q hello greeting.txt`
-- [ ] 2. Document it
-  - Files: [`docs/greeting.md`]
-  - Acceptance criteria:
-    - `grep -q greeting docs/greeting.md`
-## Final verification wave
-- [ ] F1. Plan compliance audit
-"""
-
-
-def git(root: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=root, check=True, capture_output=True, text=True)
-    return done.stdout
+PLAN = plan(
+    "Add a greeting",
+    [
+        (
+            "Write the greeting",
+            ["greeting.txt"],
+            ["`test -f greeting.txt` exits 0", "`grep -q hello greeting.txt`"],
+        ),
+        ("Document it", ["docs/greeting.md"], ["`grep -q greeting docs/greeting.md`"]),
+    ],
+    final=["Plan compliance audit"],
+)
 
 
 @dataclass
@@ -50,10 +41,7 @@ class Repo:
     root: Path
 
     def write(self, rel: str, text: str) -> Path:
-        path = self.root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        return path
+        return write(self.root, rel, text)
 
     def git(self, *args: str) -> str:
         return git(self.root, *args)
@@ -63,15 +51,7 @@ class Repo:
         self.git("commit", "-q", "-m", message)
 
     def run(self, *args: str, stdin: str | None = None) -> Result:
-        done = subprocess.run(
-            [sys.executable, "-m", "zodyssey", "run", *args],
-            cwd=self.root,
-            capture_output=True,
-            text=True,
-            input=stdin,
-            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-            timeout=120,
-        )
+        done = run_zodyssey("run", *args, cwd=self.root, stdin=stdin)
         return Result(done.returncode, done.stdout, done.stderr)
 
     def state(self, slug: str = "demo") -> dict[str, Any]:
@@ -99,12 +79,5 @@ class Repo:
 
 
 def make_repo(root: Path) -> Repo:
-    root.mkdir(parents=True, exist_ok=True)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "runs@example.com")
-    git(root, "config", "user.name", "runs tests")
-    git(root, "config", "commit.gpgsign", "false")
-    repo = Repo(root)
-    repo.write("README.md", "demo\n")
-    repo.commit("initial")
-    return repo
+    """A repository with one committed README, wrapped for `zodyssey run`."""
+    return Repo(_make_repo(root, {"README.md": "demo\n"}))

@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tests.helpers import make_repo, plan
+from tests.helpers.gate import payload as hook_payload
+
 BIN = Path(sys.executable).parent  # the venv: `zodyssey` console script and `python`
 ZODYSSEY = BIN / "zodyssey"
 
@@ -50,16 +53,15 @@ class Session:
 
     def hook(self, tool_name: str, tool_input: dict[str, Any], event: str = "pre-tool") -> Outcome:
         self.calls += 1
-        payload = {
-            "session_id": self.session_id,
-            "transcript_path": str(self.project / ".transcript.jsonl"),
-            "cwd": str(self.cwd),
-            "permission_mode": "default",
-            "hook_event_name": "PreToolUse" if event == "pre-tool" else "PostToolUse",
-            "tool_name": tool_name,
-            "tool_input": tool_input,
-            "tool_use_id": f"toolu_{self.calls:04d}",
-        }
+        payload = hook_payload(
+            tool_name,
+            tool_input,
+            cwd=self.cwd,
+            session_id=self.session_id,
+            transcript_path=str(self.project / ".transcript.jsonl"),
+            hook_event_name="PreToolUse" if event == "pre-tool" else "PostToolUse",
+            tool_use_id=f"toolu_{self.calls:04d}",
+        )
         if event == "post-tool":
             payload["tool_use_id"] = tool_input.pop("_tool_use_id")
             payload["tool_response"] = {"ok": True}
@@ -107,41 +109,25 @@ class Session:
         return outcome
 
 
-def git(root: Path, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=root, check=True, capture_output=True, text=True
-    ).stdout
-
-
 def make_project(root: Path) -> Path:
-    root.mkdir(parents=True)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "session@example.com")
-    git(root, "config", "user.name", "session test")
-    git(root, "config", "commit.gpgsign", "false")
-    (root / "src").mkdir()
-    (root / "src" / "app.py").write_text("def greet():\n    return 'hi'\n")
-    (root / "tests").mkdir()
-    (root / "tests" / "test_app.py").write_text(
-        "import sys\nsys.path.insert(0, 'src')\nfrom app import greet\n\n\n"
-        "def test_greet():\n    assert greet() == 'hello'\n"
+    """A committed project: `greet()` returns 'hi', its test expects 'hello'."""
+    return make_repo(
+        root,
+        {
+            "src/app.py": "def greet():\n    return 'hi'\n",
+            "tests/test_app.py": "import sys\nsys.path.insert(0, 'src')\nfrom app import greet\n\n\n"
+            "def test_greet():\n    assert greet() == 'hello'\n",
+            "README.md": "demo\n",
+        },
     )
-    (root / "README.md").write_text("demo\n")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "initial")
-    return root
 
 
 TEST_COMMAND = "python -m pytest -q -p no:cacheprovider tests/test_app.py"
-PLAN = f"""# Say hello
-## Todos
-- [ ] 1. Make greet say hello
-  - Files: [`src/app.py`]
-  - Acceptance criteria:
-    - `{TEST_COMMAND}` exits 0
-## Final verification wave
-- [ ] F1. Plan compliance audit
-"""
+PLAN = plan(
+    "Say hello",
+    [("Make greet say hello", ["src/app.py"], [f"`{TEST_COMMAND}` exits 0"])],
+    final=["Plan compliance audit"],
+)
 
 
 def reviewer_artifact(project: Path, slug: str, verdict: str) -> str:

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gate_helpers import PLAN, make_run_repo, run_hook
 
+from tests.helpers.gate import PLAN, make_run_repo, run_hook
 from zodyssey.gate.context import DEFAULT_SETTINGS, RunContext, plan_view
 from zodyssey.gate.paths import Layout
 from zodyssey.gate.policy import Decision, decide

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import pytest
-from qa_helpers import DEEP_JSON, assert_one_line_error, git_repo, zodyssey
+
+from tests.helpers import DEEP_JSON, assert_one_line_error, make_repo, run_zodyssey
 
 PLAN = """# Add a file
 
@@ -21,16 +21,13 @@ PLAN = """# Add a file
 
 @pytest.fixture()
 def repo(tmp_path: Path) -> Path:
-    root = git_repo(tmp_path / "run repo")
-    (root / "a.txt").write_text("a\n")
-    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
-    subprocess.run(
-        ["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "i"],
-        check=True,
-    )
+    root = make_repo(tmp_path / "run repo", {"a.txt": "a\n"})
     (root / "plan.md").write_text(PLAN)
-    assert zodyssey(root, "run", "start", "demo", "--plan", "plan.md").returncode == 0
-    assert zodyssey(root, "run", "review", "demo", "--human", "OKAY", "--by", "qa").returncode == 0
+    assert run_zodyssey("run", "start", "demo", "--plan", "plan.md", cwd=root).returncode == 0
+    assert (
+        run_zodyssey("run", "review", "demo", "--human", "OKAY", "--by", "qa", cwd=root).returncode
+        == 0
+    )
     return root
 
 
@@ -49,7 +46,7 @@ def test_state_with_wrong_shapes_is_exit_2(repo: Path, command: list[str]) -> No
     state = json.loads(state_path.read_text())
     state["review"] = "OKAY"
     state_path.write_text(json.dumps(state))
-    done = zodyssey(repo, "run", *command)
+    done = run_zodyssey("run", *command, cwd=repo)
     assert_one_line_error(done, 2)
     assert "`review`" in done.stderr
 
@@ -59,24 +56,24 @@ def test_state_with_unknown_phase_is_exit_2(repo: Path) -> None:
     state = json.loads(state_path.read_text())
     state["phase"] = 5
     state_path.write_text(json.dumps(state))
-    assert_one_line_error(zodyssey(repo, "run", "status", "demo"), 2)
+    assert_one_line_error(run_zodyssey("run", "status", "demo", cwd=repo), 2)
 
 
 def test_deeply_nested_state_is_exit_2(repo: Path) -> None:
     (repo / ".zcode" / "state" / "demo.json").write_text(DEEP_JSON)
-    assert_one_line_error(zodyssey(repo, "run", "status", "demo"), 2)
+    assert_one_line_error(run_zodyssey("run", "status", "demo", cwd=repo), 2)
 
 
 def test_deeply_nested_evidence_line_is_a_chain_problem(repo: Path) -> None:
     (repo / "b.txt").write_text("b\n")
-    assert zodyssey(repo, "run", "verify", "demo", "1").returncode == 0
+    assert run_zodyssey("run", "verify", "demo", "1", cwd=repo).returncode == 0
     evidence = repo / ".zcode" / "verify" / "demo" / "evidence.jsonl"
     evidence.write_text(evidence.read_text() + DEEP_JSON + "\n")
-    status = zodyssey(repo, "run", "status", "demo")
+    status = run_zodyssey("run", "status", "demo", cwd=repo)
     assert "Traceback" not in status.stderr
     assert status.returncode == 0
     assert "intact" not in status.stdout
-    audit = zodyssey(repo, "audit", "demo")
+    audit = run_zodyssey("audit", "demo", cwd=repo)
     assert "Traceback" not in audit.stderr
     assert audit.returncode == 1
     assert "chain-broken" in audit.stdout
@@ -86,5 +83,5 @@ def test_evidence_path_that_is_a_directory_is_exit_2(repo: Path) -> None:
     evidence = repo / ".zcode" / "verify" / "demo" / "evidence.jsonl"
     evidence.parent.mkdir(parents=True, exist_ok=True)
     evidence.mkdir()
-    done = zodyssey(repo, "run", "window", "demo", "--label", "x", "--", "true")
+    done = run_zodyssey("run", "window", "demo", "--label", "x", "--", "true", cwd=repo)
     assert_one_line_error(done, 2)

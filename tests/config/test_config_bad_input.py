@@ -5,13 +5,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from qa_helpers import assert_one_line_error, git_repo, zodyssey
+
+from tests.helpers import assert_one_line_error, make_repo, run_zodyssey
 
 
 @pytest.fixture()
 def repo(tmp_path: Path) -> Path:
-    root = git_repo(tmp_path / "repo with space ü")
-    assert zodyssey(root, "init").returncode == 0
+    root = make_repo(tmp_path / "repo with space ü", commit=False)
+    assert run_zodyssey("init", cwd=root).returncode == 0
     return root
 
 
@@ -19,12 +20,14 @@ def repo(tmp_path: Path) -> Path:
 def test_non_utf8_config_is_exit_2(repo: Path, command: list[str]) -> None:
     (repo / ".zodyssey.toml").write_bytes(b"\xff\xfe lock = 1")
     # `zodyssey check` runs three parts; each may say why it could not run.
-    assert_one_line_error(zodyssey(repo, *command), 2, parts=3 if command == ["check"] else 1)
+    assert_one_line_error(
+        run_zodyssey(*command, cwd=repo), 2, parts=3 if command == ["check"] else 1
+    )
 
 
 def test_deeply_nested_config_is_exit_2(repo: Path) -> None:
     (repo / ".zodyssey.toml").write_text("a = " + "[" * 50_000 + "]" * 50_000 + "\n")
-    assert_one_line_error(zodyssey(repo, "anchors", "check"), 2)
+    assert_one_line_error(run_zodyssey("anchors", "check", cwd=repo), 2)
 
 
 @pytest.mark.parametrize("command", [["anchors", "check"], ["claims", "check"]])
@@ -32,7 +35,7 @@ def test_config_that_is_a_directory_is_exit_2(repo: Path, command: list[str]) ->
     # Before: silently ignored, the check ran on the defaults.
     (repo / ".zodyssey.toml").unlink()
     (repo / ".zodyssey.toml").mkdir()
-    done = zodyssey(repo, *command)
+    done = run_zodyssey(*command, cwd=repo)
     assert_one_line_error(done, 2)
     assert ".zodyssey.toml" in done.stderr
 
@@ -40,9 +43,9 @@ def test_config_that_is_a_directory_is_exit_2(repo: Path, command: list[str]) ->
 def test_dangling_config_link_is_exit_2(repo: Path) -> None:
     (repo / ".zodyssey.toml").unlink()
     (repo / ".zodyssey.toml").symlink_to(repo / "nowhere.toml")
-    assert_one_line_error(zodyssey(repo, "anchors", "check"), 2)
+    assert_one_line_error(run_zodyssey("anchors", "check", cwd=repo), 2)
 
 
 def test_broken_pyproject_is_ignored_when_zodyssey_toml_wins(repo: Path) -> None:
     (repo / "pyproject.toml").mkdir()
-    assert zodyssey(repo, "anchors", "check").returncode == 0
+    assert run_zodyssey("anchors", "check", cwd=repo).returncode == 0

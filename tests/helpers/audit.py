@@ -11,26 +11,24 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tests.helpers import REPO_ROOT, plan, run_zodyssey
 from zodyssey.runs.evidence import append_record, capture_output, evidence_path
 
-PLAN = """\
-# Add a greeting
-## Todos
-- [ ] 1. Write the greeting
-  - Files: [`greeting.txt`]
-  - Acceptance criteria:
-    - `test -f greeting.txt` exits 0
-    - `grep -q hello greeting.txt`
-- [ ] 2. Document it
-  - Files: [`README.md`]
-  - Acceptance criteria:
-    - `grep -q greeting README.md`
-"""
+PLAN = plan(
+    "Add a greeting",
+    [
+        (
+            "Write the greeting",
+            ["greeting.txt"],
+            ["`test -f greeting.txt` exits 0", "`grep -q hello greeting.txt`"],
+        ),
+        ("Document it", ["README.md"], ["`grep -q greeting README.md`"]),
+    ],
+)
 
 CRITERIA = {
     ("1", 1): "`test -f greeting.txt` exits 0",
@@ -49,13 +47,8 @@ def ts(minute: int, second: int = 0) -> str:
 
 
 def audit_cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "zodyssey", "audit", "--repo", str(root), *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    # From the repository root (not `root`, which may be missing on purpose).
+    return run_zodyssey("audit", "--repo", str(root), *args, cwd=REPO_ROOT)
 
 
 def rules_of(payload: dict[str, Any], severity: str | None = None) -> set[str]:

@@ -5,20 +5,20 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.helpers import REPO_ROOT as REPO
+from tests.helpers import find_shared_corpus, shared_corpus
 from zodyssey.gate.shell import classify, classify_parsed
 
-CORPUS = Path("/work/shared/corpus/bash-public.jsonl")
-REPO = Path(__file__).resolve().parents[2]
+CORPUS = find_shared_corpus("bash-public.jsonl")
 
 
 def _corpus() -> list[dict[str, object]]:
-    if not CORPUS.exists():
+    if CORPUS is None:
         return []
     return [json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()]
 
@@ -32,18 +32,23 @@ def _check(record: dict[str, object], expected: dict[str, object]) -> None:
         assert record["targets"] == expected["targets"], (expected["command"], record)
 
 
-@pytest.mark.skipif(not CASES, reason="corpus not present")
-@pytest.mark.parametrize("case", CASES, ids=[str(c["command"])[:40] for c in CASES])
-def test_corpus_through_classifier(case: dict[str, object]) -> None:
+# Without the corpus one placeholder case stands in: it skips (fails in CI) saying why.
+@pytest.mark.parametrize(
+    "case", CASES or [None], ids=[str(c["command"])[:40] for c in CASES] or ["no-corpus"]
+)
+def test_corpus_through_classifier(case: dict[str, object] | None) -> None:
+    shared_corpus("bash-public.jsonl")
+    assert case is not None
     _check(classify(str(case["command"])).as_record(), case)
     _check(classify_parsed(str(case["command"])).as_record(), case)
 
 
-@pytest.mark.skipif(not CASES, reason="corpus not present")
 def test_corpus_through_cli() -> None:
+    corpus = shared_corpus("bash-public.jsonl")
+    assert CASES, corpus
     result = subprocess.run(
         [sys.executable, "-m", "zodyssey", "gate", "classify", "--jsonl"],
-        input=CORPUS.read_text(),
+        input=corpus.read_text(),
         capture_output=True,
         text=True,
         check=True,

@@ -8,12 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
-from qa_helpers import DEEP_JSON, assert_one_line_error, git_repo, zodyssey
+from tests.helpers import DEEP_JSON, assert_one_line_error, make_repo, run_zodyssey
 
 
 def _repo(tmp_path: Path) -> Path:
-    root = git_repo(tmp_path / "repo")
-    assert zodyssey(root, "init").returncode == 0
+    root = make_repo(tmp_path / "repo", commit=False)
+    assert run_zodyssey("init", cwd=root).returncode == 0
     return root
 
 
@@ -21,7 +21,7 @@ def test_deeply_nested_lock_is_exit_2(tmp_path: Path) -> None:
     root = _repo(tmp_path)
     (root / "anchors" / "anchors.lock.json").write_text(DEEP_JSON)
     for extra in ([], ["--update"]):
-        done = zodyssey(root, "anchors", "check", *extra)
+        done = run_zodyssey("anchors", "check", *extra, cwd=root)
         assert_one_line_error(done, 2)
         assert "nested too deeply" in done.stderr
 

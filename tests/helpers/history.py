@@ -2,38 +2,29 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
+from tests.helpers import commit, git, write
 from zodyssey.anchors.model import Citation, Site, make_key
 
 
 class Repo:
-    """A scratch repository: write files, commit, run git."""
+    """A scratch repository (made by `tests.helpers.make_repo`): write, commit, run git."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
 
     def git(self, *args: str) -> str:
-        proc = subprocess.run(
-            ["git", *args], cwd=self.path, capture_output=True, text=True, check=False
-        )
-        if proc.returncode != 0:
-            raise AssertionError(f"git {' '.join(args)} failed: {proc.stderr}")
-        return proc.stdout
+        return git(self.path, *args)
 
     def write(self, rel: str, text: str) -> None:
-        target = self.path / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text)
+        write(self.path, rel, text)
 
     def read(self, rel: str) -> str:
         return (self.path / rel).read_text()
 
     def commit(self, message: str) -> str:
-        self.git("add", "-A")
-        self.git("commit", "-q", "-m", message)
-        return self.git("rev-parse", "HEAD").strip()
+        return commit(self.path, message)
 
 
 def numbered(prefix: str, count: int) -> str:
