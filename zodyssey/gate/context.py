@@ -65,6 +65,7 @@ class GateSettings(NamedTuple):
     reviewer_agent: str = DEFAULT_REVIEWER
     read_only_agents: frozenset[str] = frozenset(DEFAULT_READ_ONLY_AGENTS)
     reviewer_namespaces: frozenset[str] = frozenset(DEFAULT_REVIEWER_NAMESPACES)
+    read_only_tools: tuple[str, ...] = ()  # non-native tools known to only read
 
     def is_reviewer(self, agent: str) -> bool:
         """The reviewer, bare or packaged by a trusted plugin (`zodyssey:momus`).
@@ -263,9 +264,13 @@ def load_settings(root: str) -> GateSettings:
     spaces = section.get("reviewer_namespaces", list(DEFAULT_REVIEWER_NAMESPACES))
     if not isinstance(spaces, list) or not all(isinstance(v, str) for v in spaces):
         raise ValueError("[tool.zodyssey.gate] reviewer_namespaces must be a list of strings")
+    tools = section.get("read_only_tools", [])
+    if not isinstance(tools, list) or not all(isinstance(v, str) for v in tools):
+        raise ValueError("[tool.zodyssey.gate] read_only_tools must be a list of strings")
     return GateSettings(
         tuple(tuple(entry.split()) for entry in read_only_raw if entry.split()),
         reviewer,
         frozenset(agents_raw),
         frozenset(v.strip().lower() for v in spaces),
+        tuple(tools),
     )

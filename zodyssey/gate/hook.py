@@ -105,6 +105,8 @@ def _load_payload(raw: bytes) -> "tuple[Any, str | None]":
         payload = loads(raw)
     except ValueError as exc:
         return None, f"stdin is not valid JSON ({exc})"
+    except (RecursionError, MemoryError) as exc:
+        return None, f"blocks: too large to judge (stdin nests too deep: {exc.__class__.__name__})"
     if not isinstance(payload, dict):
         return payload, "stdin is not a JSON object"
     return payload, None

@@ -92,12 +92,49 @@ _TEST_DIRS = frozenset(
 )
 
 
+MAX_PATH = 4095  # PATH_MAX less its NUL: the system resolves no longer path
+
+
+class PathTooLong(ValueError):
+    """A path too long to judge: the gate blocks it (in milliseconds, unresolved)."""
+
+
 def resolve(path: str, cwd: str, home: str) -> str:
+    """The real path the system would write; PathTooLong past MAX_PATH characters.
+
+    `os.path.realpath` costs a system call per component and grows with the
+    length it has already resolved: bounding the input bounds the hook's time.
+    """
     if path == "~" or path.startswith("~/"):
         path = home + path[1:]
     if not os.path.isabs(path):
         path = os.path.join(cwd, path)
+    if len(path) > MAX_PATH:
+        raise PathTooLong(
+            f"blocks: too large to judge (a path of {len(path)} characters, over {MAX_PATH})"
+        )
     return os.path.realpath(path)
+
+
+def written(path: str, cwd: str, home: str) -> str:
+    """The path as the call names it: its directory resolved, its last part kept.
+
+    A symlink's own name (what a later `git checkout` or `rm` acts on) may be
+    in scope while its target is not, or the other way round: the gate judges both.
+    """
+    if path == "~" or path.startswith("~/"):
+        path = home + path[1:]
+    if not os.path.isabs(path):
+        path = os.path.join(cwd, path)
+    if len(path) > MAX_PATH:
+        raise PathTooLong(
+            f"blocks: too large to judge (a path of {len(path)} characters, over {MAX_PATH})"
+        )
+    path = os.path.normpath(path)
+    head, tail = os.path.split(path)
+    if not tail or tail in (".", ".."):
+        return os.path.realpath(path)
+    return os.path.join(os.path.realpath(head), tail)
 
 
 def within(path: str, directory: str) -> bool:
@@ -146,9 +183,11 @@ class Layout:
         )
 
     def run_state(self, path: str) -> str | None:
-        """The run-state location `path` is in (or contains), else None."""
+        """The run-state location `path` is in (or contains), else None; letter case
+        is ignored (a case-insensitive file system reaches `.ZCODE/STATE` as well)."""
+        lowered = path.lower()
         for directory in self.state_dirs:
-            if within(path, directory) or within(directory, path):
+            if within(lowered, directory.lower()) or within(directory.lower(), lowered):
                 return directory
         return None
 

@@ -24,7 +24,7 @@ import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from zodyssey.gate import shell
-from zodyssey.gate.paths import is_test_file, relative, resolve, within
+from zodyssey.gate.paths import PathTooLong, is_test_file, relative, resolve, within, written
 from zodyssey.gate.toolcall import (
     DISPATCH,
     EDIT,
@@ -48,6 +48,9 @@ from zodyssey.runstate import (
 if TYPE_CHECKING:
     from zodyssey.gate.context import RunContext
 
+MAX_PATH = 4095  # PATH_MAX less its NUL: a longer path is not one the system resolves
+MAX_INPUT = 1 << 20  # characters of strings a non-native call may hold
+MAX_STRINGS = 1 << 14  # strings (and keys) a non-native call may hold
 LOCK_TTL_SECONDS = 30 * 60  # mirrors zodyssey.runs.store.LOCK_TTL_SECONDS
 DISPATCH_TTL_SECONDS = 2 * 60 * 60  # a ledger entry whose post-tool never came expires
 EXECUTOR_PHASES = EXECUTING_PHASES
@@ -98,6 +101,15 @@ def live_inflight(ctx: RunContext) -> list[dict[str, Any]]:
 
 def decide(call: ToolCall, ctx: RunContext) -> Decision:
     """Decide one pre-tool call inside an active run."""
+    try:
+        return _decide(call, ctx)
+    except PathTooLong as exc:
+        return _block("too-large", str(exc))
+    except RecursionError:
+        return _too_large(f"{call.tool_name} input nests too deep")
+
+
+def _decide(call: ToolCall, ctx: RunContext) -> Decision:
     if call.error:
         return _block("malformed", f"cannot read the tool call: {call.error}")
     if call.kind == READ:
@@ -262,13 +274,23 @@ def _reviewed_criterion(call: ToolCall, ctx: RunContext) -> bool:
 
 
 def _run_state_anywhere(path: str) -> str | None:
-    """The `.zcode/state|reviews|verify` in `path`, in whatever repository it lies."""
-    padded = path + "/"
+    """The `.zcode/state|reviews|verify` in `path`, in whatever repository it lies,
+    in any letter case (`.ZCODE/STATE` is run state on a case-insensitive file system)."""
+    padded = path.lower() + "/"
     for marker in STATE_DIRS:
         at = padded.find("/" + marker + "/")
         if at >= 0:
             return path[: at + 1 + len(marker)]
     return None
+
+
+_state_anywhere = _run_state_anywhere
+
+
+def _lexical(path: str, cwd: str, home: str) -> str:
+    if path == "~" or path.startswith("~/"):
+        path = home + path[1:]
+    return os.path.normpath(os.path.join(cwd, path))
 
 
 def _protected(path: str, ctx: RunContext) -> Decision | None:
@@ -566,14 +588,54 @@ def _lint(ctx: RunContext, text: bytes) -> list[str]:
 
 _PATH_TOKEN = re.compile(r"[^\s'\"`=,;:()\[\]{}<>|&]+")
 
+# Tools outside the harness's own set that only read, compared on the name's
+# last `__` part, lower-cased (`mcp__filesystem__read_text_file` -> read_text_file):
+# the read tools of the reference MCP filesystem, git and memory servers.
+# `[tool.zodyssey.gate] read_only_tools` adds names (whole or last part).
+DEFAULT_READ_ONLY_TOOLS = (
+    "read_file",
+    "read_text_file",
+    "read_media_file",
+    "read_multiple_files",
+    "list_directory",
+    "list_directory_with_sizes",
+    "directory_tree",
+    "search_files",
+    "get_file_info",
+    "list_allowed_directories",
+    "git_status",
+    "git_diff",
+    "git_diff_staged",
+    "git_diff_unstaged",
+    "git_log",
+    "git_show",
+    "status",
+    "search",
+    "read_graph",
+    "search_nodes",
+    "open_nodes",
+)
+
+
+def read_only_tool(name: str, extra: tuple[str, ...] = ()) -> bool:
+    """Whether a non-native tool is known to only read (see DEFAULT_READ_ONLY_TOOLS)."""
+    last = name.rsplit("__", 1)[-1].lower()
+    known = {n.lower() for n in (*DEFAULT_READ_ONLY_TOOLS, *extra)}
+    return name.lower() in known or last in known
+
+
+def _too_large(what: str) -> Decision:
+    return _block(
+        "too-large",
+        f"blocks: too large to judge ({what}); split the call or use the native tools",
+    )
+
 
 def _points_into(path: str, locations: tuple[str, ...], root: str) -> str | None:
     """The protected location `path` is in, or holds while lying inside the repository.
 
     A tool of unknown effect handed `.zcode` or `.claude` may delete or move
-    the run state or the hook configuration with it. The repository root
-    itself (and anything above it) is not counted: nearly every MCP tool is
-    handed the project directory, and what it does there is not knowable.
+    the run state or the hook configuration with it.
     """
     for location in locations:
         if within(path, location):
@@ -583,30 +645,52 @@ def _points_into(path: str, locations: tuple[str, ...], root: str) -> str | None
     return None
 
 
+def _path_like(text: str, cwd: str) -> bool:
+    if not text or "\n" in text or "\x00" in text:
+        return False
+    if "/" in text or text.startswith((".", "~")):
+        return True
+    # a bare name of something that exists where the tool runs (`README.md`)
+    return len(text) < 256 and " " not in text and os.path.lexists(os.path.join(cwd, text))
+
+
 def _non_native(call: ToolCall, ctx: RunContext) -> Decision:
+    """MCP and unknown tools: a known read-only tool reads anything; any other is
+    taken to write every repository path its input names (whole string values),
+    and none of its words may reach run state, the gate or the frozen plan."""
+    if len(call.strings) > MAX_STRINGS:
+        return _too_large(f"{call.tool_name} input holds {len(call.strings)} strings")
+    total = sum(len(text) for text in call.strings)
+    if total > MAX_INPUT:
+        return _too_large(f"{call.tool_name} input is {total} characters long")
+    if read_only_tool(call.tool_name, ctx.settings().read_only_tools):
+        return ALLOW
     cwd = call.cwd or ctx.root
     layout = ctx.layout
     frozen_plan = ctx.plan().path if ctx.verdict == "OKAY" else None
+    targets: list[Target] = []
     for text in call.strings:
+        lowered = text.lower()
         for marker in STATE_DIRS:
-            if marker in text:
+            if marker in lowered:
                 return _block(
                     "run-state",
                     f"{call.tool_name} input mentions run state ({marker}); no tool but `zodyssey run` touches it",
                 )
-        candidates = (
-            [text.strip(), *_PATH_TOKEN.findall(text)]
-            if len(text) < 4096
-            else _PATH_TOKEN.findall(text)
-        )
+        whole = text.strip()
+        candidates: list[str] = []
+        if _path_like(whole, cwd):
+            if len(whole) > MAX_PATH:
+                return _too_large(f"a path of {len(whole)} characters, over {MAX_PATH}")
+            candidates.append(whole)
+        for token in _PATH_TOKEN.findall(text):
+            if len(token) > MAX_PATH:
+                return _too_large(f"a path of {len(token)} characters, over {MAX_PATH}")
+            if token != whole and ("/" in token or token.startswith((".", "~"))):
+                candidates.append(token)
         for candidate in candidates:
-            if not candidate or not ("/" in candidate or candidate.startswith((".", "~"))):
-                continue
-            try:
-                path = resolve(candidate, cwd, ctx.home)
-            except (ValueError, OSError):
-                continue
-            where = _points_into(path, layout.state_dirs, ctx.root)
+            path = resolve(candidate, cwd, ctx.home)
+            where = _points_into(path, layout.state_dirs, ctx.root) or _state_anywhere(path)
             if where is not None:
                 return _block(
                     "run-state",
@@ -624,4 +708,10 @@ def _non_native(call: ToolCall, ctx: RunContext) -> Decision:
                     "plan-frozen",
                     f"{call.tool_name} input points at the frozen plan ({layout.show(path)})",
                 )
-    return ALLOW
+        if candidates and candidates[0] == whole:
+            lexical = _lexical(whole, cwd, ctx.home)
+            if within(resolve(whole, cwd, ctx.home), ctx.root) or within(lexical, ctx.root):
+                targets.append(Target(whole))
+    if not targets:
+        return ALLOW
+    return _targets(call, ctx, tuple(targets))

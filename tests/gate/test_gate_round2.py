@@ -1,0 +1,159 @@
+"""Second red-team round of the gate policy (issue 16): nothing outside the shell opens it.
+
+Every test plays the attack through the real hook process (`zodyssey hook
+pre-tool`, the harness's payload shape) against a run made by the real
+`zodyssey run start` / `zodyssey run review --human` commands in a temporary
+git repository. Each one let the call through (or hung, or crashed) before
+the fix it accompanies.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gate_helpers import run_hook
+from session_helpers import ZODYSSEY, git
+
+PLAN = """# Round two
+## Todos
+- [ ] 1. Change the app
+  - Files: [`src/app.py`, `lib/new.py`, `pyproject.toml`, `pkg/`]
+  - Acceptance criteria:
+    - `true`
+"""
+
+
+def zrun(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        [str(ZODYSSEY), "run", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+        env={k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def make_run(base: Path, *, okay: bool = True, config: str | None = None) -> Path:
+    """A git repository with run `demo` started (and reviewed OKAY by a person)."""
+    root = base / "repo"
+    root.mkdir(parents=True)
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.email", "t@example.com")
+    git(root, "config", "user.name", "t")
+    for rel in ("src/app.py", "README.md", "pkg/a.py", "undeclared.py"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x\n")
+    if config is not None:
+        (root / "pyproject.toml").write_text(config)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "initial")
+    (base / "plan.md").write_text(PLAN)
+    zrun(root, "start", "demo", "--plan", str(base / "plan.md"))
+    if okay:
+        zrun(root, "review", "demo", "--human", "OKAY", "--by", "person")
+    return root.resolve()
+
+
+def payload(root: Path, tool: str, tool_input: Any, **extra: Any) -> dict[str, Any]:
+    body = {
+        "session_id": "sess-1",
+        "transcript_path": "/dev/null",
+        "cwd": str(root),
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "tool_input": tool_input,
+        "tool_use_id": "toolu_1",
+    }
+    body.update(extra)
+    return body
+
+
+def hook(
+    root: Path, tool: str, tool_input: Any, project: Path | None = None, **extra: Any
+) -> subprocess.CompletedProcess[str]:
+    env = extra.pop("env", {})
+    args = extra.pop("args", ())
+    cwd = extra.pop("proc_cwd", None)
+    done = run_hook(
+        payload(root, tool, tool_input, **extra),
+        project if project is not None else root,
+        *args,
+        cwd=cwd,
+        **env,
+    )
+    assert done.returncode in (0, 2), (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
+
+
+def blocked(done: subprocess.CompletedProcess[str], *fragments: str) -> None:
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    for fragment in fragments:
+        assert fragment in done.stderr + done.stdout, done.stderr + done.stdout
+
+
+def allowed(done: subprocess.CompletedProcess[str]) -> None:
+    assert done.returncode == 0, done.stderr + done.stdout
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Path:
+    return make_run(tmp_path)
+
+
+# ------------------------------------------------------------ never hang, never crash
+
+
+def test_a_long_traversal_path_through_mcp_blocks(run: Path) -> None:
+    # Over PATH_MAX, with `:` and `//` so no single token is the whole path.
+    path = f"{run}/a:b/../" + ("z" * 200 + "/../") * 21 + ".zcode//state/demo.json"
+    assert len(path) > 4095
+    done = hook(
+        run, "mcp__filesystem__write_file", {"path": path, "content": "{}"}, cwd=str(run / "pkg")
+    )
+    blocked(done, "too large")
+
+
+def test_a_megabyte_mcp_string_answers_quickly(run: Path) -> None:
+    for value in ("/a" * 600_000, "a/" * 600_000 + ".zcode/state/demo.json"):
+        started = time.monotonic()
+        done = hook(run, "mcp__filesystem__write_file", {"path": value, "content": "x"})
+        assert time.monotonic() - started < 20  # hung past 45 s before
+        blocked(done, "too large")
+
+
+def test_a_thousand_deep_tool_input_without_project_variable_blocks(run: Path) -> None:
+    deep = '{"a": ' * 1000 + '"src/app.py"' + "}" * 1000
+    body = json.dumps(payload(run, "mcp__x__do", "DEEP")).replace('"DEEP"', deep)
+    env = {k: v for k, v in os.environ.items() if k not in ("CLAUDE_PROJECT_DIR",)}
+    env.pop("ZCODE_PROJECT_DIR", None)
+    from gate_helpers import REPO
+
+    env["PYTHONPATH"] = str(REPO)
+    done = subprocess.run(
+        [str(ZODYSSEY), "hook", "pre-tool"],
+        input=body,
+        capture_output=True,
+        text=True,
+        cwd=run,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 2, (done.returncode, done.stderr)
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("path", [".ZCODE/STATE/demo.json", ".zcode/State/demo.json"])
+def test_run_state_in_another_letter_case_blocks(run: Path, path: str) -> None:
+    blocked(hook(run, "Write", {"file_path": path, "content": "{}"}), "run state")
+    blocked(hook(run, "mcp__filesystem__write_file", {"path": path, "content": "{}"}), "run state")
