@@ -126,3 +126,23 @@ def load_config(root: str | Path) -> Config:
             )
         config.windows = dict(windows)
     return config
+
+
+def config_digest(root: str | Path) -> tuple[str, str]:
+    """(sha256 hex of the `[tool.zodyssey]` table, the file it came from or "").
+
+    The table is hashed as canonical JSON, so a change to pyproject.toml outside
+    `[tool.zodyssey]` keeps the digest and any change inside it (in whatever TOML
+    spelling) changes it. A configuration that cannot be read hashes as such.
+    """
+    import hashlib
+    import json
+
+    try:
+        config = load_config(root)
+        body = json.dumps(config.raw, sort_keys=True, default=str, ensure_ascii=True)
+        source = config.source.name if config.source is not None else ""
+    except UsageError as exc:
+        body = "unreadable: " + str(exc)
+        source = "unreadable"
+    return hashlib.sha256(body.encode("utf-8")).hexdigest(), source

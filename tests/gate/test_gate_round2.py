@@ -157,3 +157,72 @@ def test_a_thousand_deep_tool_input_without_project_variable_blocks(run: Path) -
 def test_run_state_in_another_letter_case_blocks(run: Path, path: str) -> None:
     blocked(hook(run, "Write", {"file_path": path, "content": "{}"}), "run state")
     blocked(hook(run, "mcp__filesystem__write_file", {"path": path, "content": "{}"}), "run state")
+
+
+# ------------------------------------------------------------ configuration is gate state
+
+CONFIG = '[project]\nname = "demo"\n\n[tool.zodyssey.gate]\nread_only_agents = ["explore"]\n'
+
+
+@pytest.mark.parametrize("name", ["pyproject.toml", ".zodyssey.toml", "PYPROJECT.TOML"])
+def test_configuration_files_are_not_writable_even_when_declared(tmp_path: Path, name: str) -> None:
+    root = make_run(tmp_path, config=CONFIG)  # the plan declares pyproject.toml
+    text = '[tool.zodyssey.gate]\nread_only = ["python"]\n'
+    blocked(hook(root, "Write", {"file_path": name, "content": text}), "configuration")
+    blocked(hook(root, "Bash", {"command": f"echo x >> {name}"}), "configuration")
+    blocked(hook(root, "mcp__filesystem__write_file", {"path": name, "content": text}))
+    blocked(
+        hook(root, "Bash", {"command": f"echo x >> {name}"}, env={"ZODYSSEY_UNGATE_BASH": "1"}),
+        "configuration",
+    )
+
+
+def test_a_changed_configuration_closes_the_gate_until_a_person_re_reviews(
+    tmp_path: Path,
+) -> None:
+    root = make_run(tmp_path, config=CONFIG)
+    allowed(hook(root, "Write", {"file_path": "src/app.py", "content": "y\n"}))
+    # changed behind the gate's back (a person's editor, a checkout, ...)
+    (root / "pyproject.toml").write_text(CONFIG.replace('"explore"', '"explore", "executor"'))
+    blocked(hook(root, "Write", {"file_path": "src/app.py", "content": "y\n"}), "changed since")
+    blocked(hook(root, "Task", {"subagent_type": "executor", "prompt": "go"}), "changed since")
+    # a change outside [tool.zodyssey] is not a configuration change
+    (root / "pyproject.toml").write_text(CONFIG.replace('"demo"', '"demo2"'))
+    allowed(hook(root, "Write", {"file_path": "src/app.py", "content": "y\n"}))
+    (root / "pyproject.toml").write_text(CONFIG.replace('"explore"', '"explore", "executor"'))
+    zrun(root, "review", "demo", "--human", "OKAY", "--by", "person")
+    allowed(hook(root, "Write", {"file_path": "src/app.py", "content": "y\n"}))
+
+
+# ------------------------------------------------------------ links
+
+
+def test_a_linked_staging_directory_is_not_bookkeeping(run: Path) -> None:
+    (run / ".zcode" / "staging").mkdir(exist_ok=True)
+    (run / ".zcode" / "staging").rmdir()
+    os.symlink("..", run / ".zcode" / "staging")
+    blocked(hook(run, "Write", {"file_path": "undeclared.py", "content": "y"}), "scope")
+    blocked(
+        hook(run, "Write", {"file_path": ".zcode/staging/undeclared.py", "content": "y"}), "scope"
+    )
+
+
+def test_a_declared_file_that_is_a_link_does_not_reach_an_undeclared_one(run: Path) -> None:
+    (run / "lib").mkdir()
+    os.symlink("../undeclared.py", run / "lib" / "new.py")
+    blocked(hook(run, "Write", {"file_path": "lib/new.py", "content": "y"}), "scope")
+    blocked(hook(run, "Bash", {"command": "echo y > lib/new.py"}), "scope")
+
+
+def test_a_hard_link_to_an_undeclared_file_blocks(run: Path) -> None:
+    os.link(run / "undeclared.py", run / "pkg" / "alias.py")
+    blocked(hook(run, "Write", {"file_path": "pkg/alias.py", "content": "y"}), "hard link")
+    os.link(run / ".zcode" / "plans" / "demo.md", run / "pkg" / "plan.md")
+    blocked(hook(run, "Edit", {"file_path": "pkg/plan.md", "old_string": "#", "new_string": "-"}))
+
+
+def test_a_non_native_link_call_is_judged_at_both_ends(run: Path) -> None:
+    done = hook(run, "mcp__fs__create_link", {"target": "undeclared.py", "link": "pkg/l.py"})
+    blocked(done, "scope")
+    done = hook(run, "mcp__fs__link", {"from": ".zcode/plans/demo.md", "to": "pkg/p.md"})
+    blocked(done)

@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from zodyssey.gate.paths import Layout, resolve, within
+from zodyssey.gate.paths import Layout, resolve, within, written
 
 DEFAULT_CAP = 4
 DEFAULT_REVIEWER = "momus"
@@ -121,15 +121,21 @@ def plan_view(path: str, text: bytes | None, root: str, error: str | None = None
     for todo in plan.todos:
         for declared in todo.files:
             is_dir = declared.endswith("/")
-            resolved = resolve(declared.rstrip("/") or "/", root, os.path.expanduser("~"))
-            lexical = os.path.normpath(
-                os.path.join(root, os.path.expanduser(declared.rstrip("/") or "/"))
-            )
-            if within(lexical, root) and not within(resolved, root):
+            bare = declared.rstrip("/") or "/"
+            home = os.path.expanduser("~")
+            try:
+                resolved = resolve(bare, root, home)
+                named = written(bare, root, home)
+            except ValueError:
+                continue  # too long to be a path: grants nothing
+            lexical = os.path.normpath(os.path.join(root, os.path.expanduser(bare)))
+            if within(lexical, root) and not (within(resolved, root) and within(named, root)):
                 # declared inside the repository but a symlink leads out: grants nothing
                 continue
-            (dirs if is_dir else files).add(resolved)
-            owners.append((resolved, todo.id))
+            # The declared name grants itself, not what a link there points at:
+            # every write is judged on its name AND its target (policy._targets).
+            (dirs if is_dir else files).add(named)
+            owners.append((named, todo.id))
     if not files and not dirs:
         return PlanView(path, text, "the plan declares no Files", sha, criteria=criteria)
     return PlanView(
@@ -234,6 +240,34 @@ def load_inflight(layout: Layout, slug: str) -> list[dict[str, Any]]:
     if not isinstance(value, list):
         raise ValueError(f"{path} does not hold a JSON list")
     return [entry for entry in value if isinstance(entry, dict)]
+
+
+class ConfigChanged(Exception):
+    """The configuration differs from what the run's start (or a person) hashed."""
+
+
+def check_config(root: str, state: dict[str, Any]) -> None:
+    """Raise ConfigChanged when `[tool.zodyssey]` is not what `run start` hashed.
+
+    Runs that recorded no hash (started by another tool) are judged by the
+    configuration as it is; its files are write-protected all the same.
+    """
+    recorded = state.get("gate_config")
+    if recorded is None:
+        return
+    expected = recorded.get("sha256") if isinstance(recorded, dict) else None
+    if not isinstance(expected, str):
+        raise ConfigChanged("the run state's gate_config holds no sha256")
+    from zodyssey.config import config_digest
+
+    digest, _ = config_digest(root)
+    if digest != expected:
+        raise ConfigChanged(
+            f"the zodyssey configuration ([tool.zodyssey] in .zodyssey.toml or pyproject.toml) "
+            f"changed since the run started (sha256 {expected[:12]} -> {digest[:12]}); "
+            "restore it, or ask the user to re-review in their own terminal "
+            "(`zodyssey run review SLUG --human OKAY|REJECT --by NAME`)"
+        )
 
 
 def load_settings(root: str) -> GateSettings:

@@ -159,6 +159,23 @@ def is_test_file(rel: str) -> bool:
     return bool(_TEST_NAME.match(parts[-1]))
 
 
+NOWHERE = "\x00not-a-directory"  # matches no path
+
+
+def _real_dir(root: str, rel: str) -> str:
+    """`root/rel` when every part of it below the root is a real directory (or
+    absent); NOWHERE when a link is on the way (`.zcode/staging -> ..` would make
+    every path bookkeeping)."""
+    current = root
+    for part in rel.split("/"):
+        current = os.path.join(current, part)
+        if os.path.islink(current):
+            return NOWHERE
+        if os.path.lexists(current) and not os.path.isdir(current):
+            return NOWHERE
+    return current
+
+
 class Layout:
     """The resolved locations of one repository's run layout."""
 
@@ -167,7 +184,7 @@ class Layout:
         home = home if home is not None else os.path.expanduser("~")
         self.state_dirs = tuple(os.path.realpath(os.path.join(self.root, d)) for d in STATE_DIRS)
         self.plans_dir, self.notepads_dir, self.staging_dir = (
-            os.path.realpath(os.path.join(self.root, d)) for d in BOOKKEEPING_DIRS
+            _real_dir(self.root, d) for d in BOOKKEEPING_DIRS
         )
         user = (
             tuple(os.path.realpath(os.path.join(home, f)) for f in GATE_CONFIG_FILES)

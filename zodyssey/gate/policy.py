@@ -101,6 +101,13 @@ def live_inflight(ctx: RunContext) -> list[dict[str, Any]]:
 
 def decide(call: ToolCall, ctx: RunContext) -> Decision:
     """Decide one pre-tool call inside an active run."""
+    if call.kind != READ or call.error:
+        from zodyssey.gate.context import ConfigChanged, check_config
+
+        try:
+            check_config(ctx.root, ctx.state)
+        except ConfigChanged as exc:
+            return _block("gate-config", str(exc))
     try:
         return _decide(call, ctx)
     except PathTooLong as exc:
@@ -157,9 +164,10 @@ def _shell(call: ToolCall, ctx: RunContext) -> Decision:
     # Run state and the gate stay closed even through the hatch (also through
     # a link: writing the link later writes what it points at).
     for target in (*analysis.targets, *analysis.linked):
-        blocked = _protected(resolve(target.path, cwd, ctx.home), ctx)
-        if blocked:
-            return blocked
+        for path in (resolve(target.path, cwd, ctx.home), written(target.path, cwd, ctx.home)):
+            blocked = _protected(path, ctx)
+            if blocked:
+                return blocked
     if ctx.ungated:
         would = _shell_gated(call, ctx, analysis)
         record = {
@@ -287,6 +295,18 @@ def _run_state_anywhere(path: str) -> str | None:
 _state_anywhere = _run_state_anywhere
 
 
+def _config_file(path: str, ctx: RunContext) -> str | None:
+    """The configuration file (at the repository root) `path` is, or holds."""
+    from zodyssey.runstate import CONFIG_FILES
+
+    lowered = path.lower()
+    for name in CONFIG_FILES:
+        location = os.path.join(ctx.root, name).lower()
+        if lowered == location or (within(location, lowered) and lowered != ctx.root.lower()):
+            return name
+    return None
+
+
 def _lexical(path: str, cwd: str, home: str) -> str:
     if path == "~" or path.startswith("~/"):
         path = home + path[1:]
@@ -301,6 +321,13 @@ def _protected(path: str, ctx: RunContext) -> Decision | None:
             "run-state",
             f"{layout.show(path)} is run state ({layout.show(where)}/): only the trusted "
             "`zodyssey run ...` commands write it, in every phase",
+        )
+    config = _config_file(path, ctx)
+    if config is not None:
+        return _block(
+            "gate-config",
+            f"{config} holds the gate's configuration ([tool.zodyssey]); it is not writable "
+            "during a run, whatever the plan declares (a person changes it and re-reviews)",
         )
     gate = layout.gate(path)
     if gate is not None:
@@ -350,7 +377,16 @@ def _review_gate(ctx: RunContext, shown: str) -> Decision:
 
 def _targets(call: ToolCall, ctx: RunContext, targets: tuple[Target, ...]) -> Decision:
     cwd = call.cwd or ctx.root
-    resolved = [(resolve(t.path, cwd, ctx.home), t) for t in targets]
+    # Each target is judged twice: where the system writes (links resolved) and
+    # the name the call gives (its last part kept), so a link in scope cannot
+    # reach an undeclared file, nor a declared file reach run state.
+    resolved: list[tuple[str, Target]] = []
+    for t in targets:
+        real = resolve(t.path, cwd, ctx.home)
+        resolved.append((real, t))
+        named = written(t.path, cwd, ctx.home)
+        if named != real:
+            resolved.append((named, t))
     layout = ctx.layout
     okay = ctx.verdict == "OKAY"
     # 1. run state and gate
@@ -385,6 +421,13 @@ def _targets(call: ToolCall, ctx: RunContext, targets: tuple[Target, ...]) -> De
             )
     if not product:
         return ALLOW
+    linked = _hard_linked(product)
+    if linked is not None:
+        return _block(
+            "hard-link",
+            f"{layout.show(linked)} has more than one hard link: a write to it also writes "
+            "the other names, which the gate cannot judge; remove the extra link first",
+        )
     # A blocked run is closed whatever its verdict says.
     if ctx.phase == BLOCKED:
         return _blocked_run(ctx, f"writing {layout.show(product[0])} is product code")
@@ -452,6 +495,20 @@ def _targets(call: ToolCall, ctx: RunContext, targets: tuple[Target, ...]) -> De
     if wanted and owner:
         return Decision(True, "", "", (Effect("locks", (owner, tuple(wanted))),))
     return ALLOW
+
+
+def _hard_linked(paths: list[str]) -> str | None:
+    """The first existing regular file among `paths` with more than one link."""
+    import stat
+
+    for path in paths:
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+            return path
+    return None
 
 
 def _in_scope(path: str, files: frozenset[str], dirs: frozenset[str], root: str) -> bool:
@@ -648,7 +705,7 @@ def _points_into(path: str, locations: tuple[str, ...], root: str) -> str | None
 def _path_like(text: str, cwd: str) -> bool:
     if not text or "\n" in text or "\x00" in text:
         return False
-    if "/" in text or text.startswith((".", "~")):
+    if "/" in text or text.startswith((".", "~")) or text.lower() == "pyproject.toml":
         return True
     # a bare name of something that exists where the tool runs (`README.md`)
     return len(text) < 256 and " " not in text and os.path.lexists(os.path.join(cwd, text))

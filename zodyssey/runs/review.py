@@ -164,6 +164,12 @@ def cmd_review(args: argparse.Namespace) -> int:
     outcome: dict[str, Any] = {}
 
     def mutate(st: dict[str, Any]) -> None:
+        if args.human:
+            # A person's review re-reviews the configuration the gate judges by.
+            from zodyssey.config import config_digest
+
+            digest, source = config_digest(ctx.root)
+            st["gate_config"] = {"sha256": digest, "source": source}
         review = st.setdefault("review", {})
         round_now = int(review.get("round", 0) or 0)
         max_rounds = int(review.get("max_rounds", 3) or 3)
