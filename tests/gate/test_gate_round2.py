@@ -226,3 +226,32 @@ def test_a_non_native_link_call_is_judged_at_both_ends(run: Path) -> None:
     blocked(done, "scope")
     done = hook(run, "mcp__fs__link", {"from": ".zcode/plans/demo.md", "to": "pkg/p.md"})
     blocked(done)
+
+
+# ------------------------------------------------------------ the hatch
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 -c \"open('.zcode/state/demo.json','w').write('{}')\"",
+        "python3 -c \"open('.zc'+'ode/st'+'ate/demo.json','w').write('{}')\"",
+        "python3 -c \"import os; os.chdir('.ZCODE'); open('state/demo.json','w')\"",
+        "python3 -c \"open(''.join(map(chr,[46,122,99,111,100,101]))+'/state/demo.json','w')\"",
+        "perl -e 'open(F, \">.zcode/state/demo.json\")'",
+        "python3 -c \"open('pyproject.toml','a').write('x')\"",
+    ],
+)
+def test_the_hatch_never_lets_run_state_through(run: Path, command: str) -> None:
+    done = hook(run, "Bash", {"command": command}, env={"ZODYSSEY_UNGATE_BASH": "1"})
+    blocked(done)
+
+
+def test_the_hatch_still_opens_other_untargeted_writes(run: Path) -> None:
+    done = hook(
+        run,
+        "Bash",
+        {"command": "python3 -c \"open('README.md','w')\""},
+        env={"ZODYSSEY_UNGATE_BASH": "1"},
+    )
+    allowed(done)

@@ -169,6 +169,14 @@ def _shell(call: ToolCall, ctx: RunContext) -> Decision:
             if blocked:
                 return blocked
     if ctx.ungated:
+        hidden = _hatch_reaches_state(call.command, analysis)
+        if hidden is not None:
+            return _block(
+                "run-state",
+                f"`{hidden[:120]}` can write without naming its files and its text reaches "
+                "run state or the gate's configuration; ZODYSSEY_UNGATE_BASH=1 never lets "
+                "that through (only `zodyssey run ...` writes run state)",
+            )
         would = _shell_gated(call, ctx, analysis)
         record = {
             "command": call.command,
@@ -181,6 +189,30 @@ def _shell(call: ToolCall, ctx: RunContext) -> Decision:
         }
         return Decision(True, "ZODYSSEY_UNGATE_BASH=1", "ungated", (Effect("ungated", record),))
     return _shell_gated(call, ctx, analysis)
+
+
+# What the hatch never lets an untargeted write mention, however the text is
+# spelled: quotes, escapes, `+` joins and blanks removed, lower-cased.
+_HATCH_SQUASH = re.compile(r"[\s'\"\\+$`(){}\[\],;|&]")
+_HATCH_CODES = re.compile(
+    r"\bchr\b|\\x[0-9a-f]{2}|\\u[0-9a-f]{4}|\\[0-7]{3}|base64|\bdecode\b|fromcharcode|\bpack\b|\bord\b",
+    re.I,
+)
+_HATCH_MARKERS = ("zcode", "zodyssey.toml", "pyproject", "settings.json", "hooks.json")
+
+
+def _hatch_reaches_state(command: str, analysis: shell.Analysis) -> str | None:
+    """The untargeted write part whose command text reaches run state (through the hatch)."""
+    unbounded = analysis.unbounded_parts()
+    if not unbounded:
+        return None
+    squashed = _HATCH_SQUASH.sub("", command).lower()
+    for marker in _HATCH_MARKERS:
+        if marker in squashed:
+            return unbounded[0].text
+    if _HATCH_CODES.search(command):
+        return unbounded[0].text  # text built from character codes: cannot be read
+    return None
 
 
 def _shell_gated(call: ToolCall, ctx: RunContext, analysis: shell.Analysis) -> Decision:

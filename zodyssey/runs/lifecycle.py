@@ -33,8 +33,8 @@ from zodyssey.runs.store import (
 )
 from zodyssey.runs.verification import run_quality_checks
 from zodyssey.runstate import (
-    GATE_CONFIG,
     EXECUTING_PHASES,
+    GATE_CONFIG,
     GENESIS_HASH,
     HALTED_PHASES,
     TERMINAL_PHASES,
