@@ -255,3 +255,63 @@ def test_the_hatch_still_opens_other_untargeted_writes(run: Path) -> None:
         env={"ZODYSSEY_UNGATE_BASH": "1"},
     )
     allowed(done)
+
+
+# ------------------------------------------------------------ run discovery
+
+
+def test_a_planted_state_directory_in_a_declared_subdir_does_not_end_discovery(run: Path) -> None:
+    (run / "pkg" / ".zcode" / "state").mkdir(parents=True)
+    for project in (run / "pkg", run):
+        done = hook(
+            run,
+            "Write",
+            {"file_path": str(run / "undeclared.py")},
+            project=project,
+            cwd=str(run / "pkg"),
+        )
+        blocked(done, "scope")
+
+
+@pytest.mark.parametrize("where", ["sibling", "parent"])
+def test_a_project_dir_beside_or_above_the_repository_finds_the_run(run: Path, where: str) -> None:
+    sibling = run.parent / "sibling"
+    sibling.mkdir()
+    git(sibling, "init", "-q")
+    project = sibling if where == "sibling" else run.parent
+    done = hook(run, "Write", {"file_path": str(run / "undeclared.py")}, project=project)
+    blocked(done, "scope")
+
+
+def test_codex_cwd_above_the_repository_finds_the_run(run: Path) -> None:
+    git(run.parent, "init", "-q")  # the folder above is itself a checkout
+    done = run_hook(
+        payload(
+            run.parent,
+            "apply_patch",
+            {
+                "command": f"*** Begin Patch\n*** Update File: {run.name}/undeclared.py\n"
+                "@@\n-x\n+y\n*** End Patch"
+            },
+        ),
+        None,
+        "--harness",
+        "codex",
+        cwd=run.parent,
+    )
+    blocked(done, "scope")
+
+
+def test_cursor_multi_root_workspace_finds_the_run_in_any_root(run: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    body = {
+        "hook_event_name": "preToolUse",
+        "conversation_id": "c1",
+        "workspace_roots": [str(other), str(run)],
+        "tool_name": "Write",
+        "tool_input": {"file_path": str(run / "undeclared.py"), "content": "y"},
+    }
+    done = run_hook(body, None, "--harness", "cursor", cwd=other)
+    blocked(done, "scope")
