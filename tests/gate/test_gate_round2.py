@@ -315,3 +315,35 @@ def test_cursor_multi_root_workspace_finds_the_run_in_any_root(run: Path, tmp_pa
     }
     done = run_hook(body, None, "--harness", "cursor", cwd=other)
     blocked(done, "scope")
+
+
+# ------------------------------------------------------------ dispatch
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "subagent_type: general-purpose\nprompt: go",  # YAML
+        "subagent_type=general-purpose prompt=go",  # key=value
+        '<parameter name="subagent_type">general-purpose</parameter>',  # XML parameter tags
+        '{\\"subagent_type\\": \\"x\\"}',  # escaped
+        '{"subagentType": "x", "prompt": "go"}',  # camelCase
+        "toolUseId: 'toolu_01abc'",
+        '{"toolName": "Task"}',
+    ],
+)
+def test_nested_dispatch_forms_block(run: Path, prompt: str) -> None:
+    done = hook(run, "Task", {"subagent_type": "general-purpose", "prompt": prompt})
+    blocked(done, "serialized tool call")
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Log the `tool_use_id:` field of each hook call.",
+        "Explain what subagent_type means.",
+        "Add hook_event_name: to the docs table",
+    ],
+)
+def test_a_mere_mention_of_a_field_is_not_a_nested_dispatch(run: Path, prompt: str) -> None:
+    allowed(hook(run, "Task", {"subagent_type": "general-purpose", "prompt": prompt}))

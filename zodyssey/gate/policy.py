@@ -590,15 +590,22 @@ def _todo_for(path: str, owner: str, ctx: RunContext) -> str | None:
 
 # Keys and values may be quoted any way a serializer writes them: JSON, JSON
 # escaped inside a JSON string (`\"subagent_type\":`), a Python dict
-# (`'subagent_type':`), YAML or `key=value`.
+# (`'subagent_type':`), YAML, `key=value`, XML parameter tags, snake_case,
+# camelCase or kebab-case. A field named without a value (`the tool_use_id:
+# field`) is prose, not a serialized call.
 _Q = r"""[\\"' \t]*"""  # not newlines: the tool input's keys are joined by them
+_VALUE = r"""[\\"']*[A-Za-z0-9_.:-]"""
+_ID_VALUE = r"""(?:[\\"']+[^\\"'\s]{2,}[\\"']|toolu_|call_|Pre|Post)"""
 _NESTED = re.compile(
-    rf"\b(?:subagent_type|tool_use_id|hook_event_name){_Q}[:=]"
-    rf"|\btool_name{_Q}[:=]{_Q}(?:Task|Agent)\b"
+    rf"\bsubagent[_-]?type{_Q}[:=][ \t]*{_VALUE}"
+    rf"|\b(?:tool[_-]?use[_-]?id|hook[_-]?event[_-]?name){_Q}[:=][ \t]*{_ID_VALUE}"
+    rf"|\btool[_-]?name{_Q}[:=]{_Q}(?:Task|Agent)\b"
     rf"""|["']name{_Q}[:=]{_Q}(?:Task|Agent)\b"""
     rf"|<invoke\s+name={_Q}(?:Task|Agent)\b"
+    rf"|<parameter\s+name={_Q}(?:subagent[_-]?type|tool[_-]?name){_Q}>"
     r"|<(?:antml:)?function_calls>"
     rf"|[\"']type{_Q}[:=]{_Q}tool_use\b",
+    re.I,
 )
 
 
