@@ -129,18 +129,20 @@ def load_config(root: str | Path) -> Config:
 
 
 def config_digest(root: str | Path) -> tuple[str, str]:
-    """(sha256 hex of the `[tool.zodyssey]` table, the file it came from or "").
+    """(sha256 hex of the gate's configuration, the file it came from or "").
 
-    The table is hashed as canonical JSON, so a change to pyproject.toml outside
-    `[tool.zodyssey]` keeps the digest and any change inside it (in whatever TOML
-    spelling) changes it. A configuration that cannot be read hashes as such.
+    The gate's part of the configuration (`[tool.zodyssey.gate]`: read_only,
+    read_only_agents, reviewer settings, read_only_tools) is hashed as
+    canonical JSON, so an edit elsewhere in pyproject.toml keeps the digest and
+    any change to what the gate allows (in whatever TOML spelling) changes it.
+    A configuration that cannot be read hashes as such.
     """
     import hashlib
     import json
 
     try:
         config = load_config(root)
-        body = json.dumps(config.raw, sort_keys=True, default=str, ensure_ascii=True)
+        body = json.dumps(config.raw.get("gate"), sort_keys=True, default=str, ensure_ascii=True)
         source = config.source.name if config.source is not None else ""
     except UsageError as exc:
         body = "unreadable: " + str(exc)

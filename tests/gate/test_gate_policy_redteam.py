@@ -747,8 +747,9 @@ def test_locks_between_two_owners_through_the_hook(run_repo: Callable[..., RunRe
     assert hook(repo.payload("Write", write, agent_id="agent-a"), repo.root) == (0, "", "")
     lock = repo.state()["file_locks"]["src/server.py"]
     assert (lock["session"], lock["todo"]) == ("agent-a", "1")
-    # the main agent (no agent_id) is another owner than its subagent
-    code, _, err = hook(repo.payload("Write", write), repo.root)
+    # another session's main agent is another owner (issue 16: its own session's
+    # orchestrator is not, tests/gate/test_gate_round2.py)
+    code, _, err = hook(repo.payload("Write", write, session_id="sess-other"), repo.root)
     assert code == 2 and "locked by agent-a" in err
     assert hook(repo.payload("Write", write, agent_id="agent-a"), repo.root)[0] == 0
     repo.set(todos={"1": {"status": "done", "attempts": 1}})

@@ -347,3 +347,103 @@ def test_nested_dispatch_forms_block(run: Path, prompt: str) -> None:
 )
 def test_a_mere_mention_of_a_field_is_not_a_nested_dispatch(run: Path, prompt: str) -> None:
     allowed(hook(run, "Task", {"subagent_type": "general-purpose", "prompt": prompt}))
+
+
+def test_an_empty_subagent_type_beside_another_name_key_blocks(run: Path) -> None:
+    for tool_input in (
+        {"subagent_type": "", "name": "momus", "prompt": "review"},
+        {"subagent_type": None, "agent": "momus", "prompt": "review"},
+        {"subagent_type": "explore", "agent": "momus", "prompt": "review"},
+    ):
+        blocked(hook(run, "Task", tool_input), "agent")
+
+
+@pytest.mark.parametrize("tool", ["delegate_to_agent", "mcp__agents__spawn_subagent"])
+def test_an_unknown_dispatch_like_tool_follows_the_dispatch_rules(
+    tmp_path: Path, tool: str
+) -> None:
+    root = make_run(tmp_path, okay=False)  # phase plan: executors may not run
+    done = hook(root, tool, {"agent_name": "executor", "prompt": "write src/app.py"})
+    blocked(done, "executor dispatch")
+
+
+# ------------------------------------------------------------ shell keys
+
+
+@pytest.mark.parametrize(
+    ("harness", "tool", "tool_input"),
+    [
+        ("codex", "shell", {"command": ["bash", "-lc", "ls"], "cmd": "echo y > undeclared.py"}),
+        ("gemini", "run_shell_command", {"command": "ls", "directory": "/", "cwd": "pkg"}),
+        ("claude-code", "Bash", {"command": "ls", "cmd": "echo y > undeclared.py"}),
+        ("zcode", "Bash", {"command": "ls", "workdir": "/tmp", "directory": "pkg"}),
+    ],
+)
+def test_two_candidates_for_a_shell_key_block(
+    run: Path, harness: str, tool: str, tool_input: dict[str, Any]
+) -> None:
+    blocked(hook(run, tool, tool_input, args=("--harness", harness)), "two")
+
+
+def test_a_directory_key_the_harness_does_not_read_is_ignored(run: Path) -> None:
+    # Claude Code's Bash runs in the payload's cwd whatever `workdir` says.
+    done = hook(run, "Bash", {"command": "echo y > pkg/a.py", "workdir": "/tmp"})
+    allowed(done)  # pkg/ is declared: judged where Claude Code runs it
+    done = hook(run, "Bash", {"command": "echo y > undeclared.py", "workdir": str(run / "pkg")})
+    blocked(done, "scope")
+
+
+# ------------------------------------------------------------ false blocks
+
+
+def test_an_orchestrator_and_its_own_subagent_share_file_locks(run: Path) -> None:
+    allowed(hook(run, "Write", {"file_path": "src/app.py", "content": "a"}))  # orchestrator
+    sub = {"agent_id": "agent-7", "agent_type": "executor"}
+    allowed(hook(run, "Write", {"file_path": "src/app.py", "content": "b"}, **sub))
+    allowed(hook(run, "Write", {"file_path": "pkg/a.py", "content": "b"}, **sub))
+    allowed(hook(run, "Write", {"file_path": "pkg/a.py", "content": "c"}))  # and back
+    # another session's agent is still held back
+    other = {"agent_id": "agent-9", "session_id": "sess-2"}
+    blocked(hook(run, "Write", {"file_path": "src/app.py", "content": "d"}, **other), "locked")
+    # two subagents of one session hold back each other
+    sib = {"agent_id": "agent-8"}
+    blocked(hook(run, "Write", {"file_path": "pkg/a.py", "content": "e"}, **sib), "locked")
+
+
+def test_dispatches_without_tool_use_id_release_their_slot(run: Path) -> None:
+    for n in range(6):
+        body = {"subagent_type": "explore", "prompt": f"look {n}"}
+        allowed(hook(run, "Task", body, tool_use_id=None))
+        done = run_hook(
+            {
+                **payload(run, "Task", body),
+                "tool_use_id": None,
+                "hook_event_name": "PostToolUse",
+                "tool_response": {},
+            },
+            run,
+            event="post-tool",
+        )
+        assert done.returncode == 0, done.stderr
+    ledger = json.loads((run / ".zcode" / "state" / "demo.inflight.json").read_text())
+    assert ledger == []
+
+
+def test_mcp_reads_and_listings_of_zcode_are_allowed(run: Path) -> None:
+    for tool, tool_input in (
+        ("mcp__filesystem__read_text_file", {"path": ".zcode/state/demo.json"}),
+        ("mcp__filesystem__list_directory", {"path": str(run / ".zcode")}),
+        ("mcp__filesystem__directory_tree", {"path": ".zcode/state"}),
+        ("mcp__filesystem__read_file", {"path": ".zcode/plans/demo.md"}),
+    ):
+        allowed(hook(run, tool, tool_input))
+    blocked(hook(run, "mcp__filesystem__write_file", {"path": ".zcode/state/demo.json"}))
+
+
+def test_non_native_writes_follow_scope_and_the_review_gate(tmp_path: Path) -> None:
+    root = make_run(tmp_path, okay=False)
+    for tool in ("mcp__filesystem__write_file", "WriteFile", "mcp__x__edit_file"):
+        blocked(hook(root, tool, {"path": "src/app.py", "content": "y"}), "review")
+    zrun(root, "review", "demo", "--human", "OKAY", "--by", "person")
+    allowed(hook(root, "mcp__filesystem__write_file", {"path": "src/app.py", "content": "y"}))
+    blocked(hook(root, "WriteFile", {"filename": "undeclared.py", "content": "y"}), "scope")

@@ -263,7 +263,7 @@ def check_config(root: str, state: dict[str, Any]) -> None:
     digest, _ = config_digest(root)
     if digest != expected:
         raise ConfigChanged(
-            f"the zodyssey configuration ([tool.zodyssey] in .zodyssey.toml or pyproject.toml) "
+            f"the gate's configuration ([tool.zodyssey.gate] in .zodyssey.toml or pyproject.toml) "
             f"changed since the run started (sha256 {expected[:12]} -> {digest[:12]}); "
             "restore it, or ask the user to re-review in their own terminal "
             "(`zodyssey run review SLUG --human OKAY|REJECT --by NAME`)"

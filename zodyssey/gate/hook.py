@@ -187,8 +187,8 @@ def main(argv: list[str]) -> int:
 
         runs = []
         for candidate, files in groups:
-            found = read_states(candidate, files)
-            active_here = [(s, state) for s, state in found.runs if is_active(state)]
+            discovered = read_states(candidate, files)
+            active_here = [(s, state) for s, state in discovered.runs if is_active(state)]
             if active_here:
                 runs.append((candidate, active_here))
         if not runs:
@@ -360,14 +360,16 @@ def _post_tool(
     if not isinstance(payload, dict) or adapter is None:
         return 0
     call = adapter.to_call(payload)
-    if call.kind != "dispatch" or not call.tool_use_id:
+    if call.kind != "dispatch" or call.error:
         return 0
     from pathlib import Path
 
     from zodyssey.gate.effects import release_slot
+    from zodyssey.gate.toolcall import anon_key
 
+    slot = call.tool_use_id or anon_key(call)
     for root, active in runs:
         for slug, state in active:
             if not isinstance(state, str):
-                release_slot(Path(root), slug, call.tool_use_id)
+                release_slot(Path(root), slug, slot)
     return 0

@@ -516,7 +516,7 @@ def _targets(call: ToolCall, ctx: RunContext, targets: tuple[Target, ...]) -> De
         if rel is None:
             continue
         holder = live_lock(locks.get(rel), ctx)
-        if holder is not None and (holder != owner or not owner):
+        if holder is not None and not _same_holder(locks[rel], holder, call):
             lock = locks[rel]
             return _block(
                 "file-lock",
@@ -525,8 +525,28 @@ def _targets(call: ToolCall, ctx: RunContext, targets: tuple[Target, ...]) -> De
             )
         wanted.append((rel, _todo_for(path, owner, ctx)))
     if wanted and owner:
-        return Decision(True, "", "", (Effect("locks", (owner, tuple(wanted))),))
+        return Decision(True, "", "", (Effect("locks", (owner, tuple(wanted), call.session)),))
     return ALLOW
+
+
+def _same_holder(lock: Any, holder: str, call: ToolCall) -> bool:
+    """Whether the call may write under a live lock `holder` holds.
+
+    The holder itself may; so may the orchestrator of the same harness session
+    under its subagent's lock, and a subagent under its orchestrator's lock (the
+    orchestrator's owner is the session id). Two subagents block each other.
+    """
+    return same_session(lock, holder, call.owner, call.session)
+
+
+def same_session(lock: Any, holder: str, owner: str, session: str) -> bool:
+    if not owner:
+        return False
+    if holder == owner:
+        return True
+    lock_session = lock.get("session_id") if isinstance(lock, dict) else None
+    lock_session = lock_session if isinstance(lock_session, str) and lock_session else holder
+    return bool(session) and lock_session == session and session in (holder, owner)
 
 
 def _hard_linked(paths: list[str]) -> str | None:
@@ -638,7 +658,9 @@ def _dispatch(call: ToolCall, ctx: RunContext) -> Decision:
             f"{len(live)} subagents are already in flight (cap {ctx.cap}, ZODYSSEY_PARALLEL_CAP); "
             "wait for one to finish",
         )
-    effects = [Effect("slot", call.tool_use_id)]
+    from zodyssey.gate.toolcall import anon_key
+
+    effects = [Effect("slot", call.tool_use_id or anon_key(call))]
     if reviewer:
         effects.append(Effect("nonce"))
     return Decision(True, "", "", tuple(effects))
