@@ -279,6 +279,8 @@ def test_a_project_dir_beside_or_above_the_repository_finds_the_run(run: Path, w
     sibling.mkdir()
     git(sibling, "init", "-q")
     project = sibling if where == "sibling" else run.parent
+    if where == "parent":
+        git(run.parent, "init", "-q")  # the folder above is itself a checkout
     done = hook(run, "Write", {"file_path": str(run / "undeclared.py")}, project=project)
     blocked(done, "scope")
 
