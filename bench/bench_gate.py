@@ -14,6 +14,9 @@ every series alike, and is reported as medians and ratios:
   run-blocked  ... active run, out-of-scope write (blocked, exit 2)
   module-*     the same through `python -m zodyssey.gate pre-tool`
   cli-*        the same through `python -m zodyssey hook pre-tool` (the CLI)
+  worst        issue 16's worst payloads (1.2 MB MCP strings and paths, a path
+               over 4,095 characters, a 1,000-deep tool_input without a project
+               variable, 100,000 strings): each blocks in under 1 s
 
 "The installed hook command" is exactly what `zodyssey hook install` writes
 (`PYTHON -P .../zodyssey/gate/hook_entry.py pre-tool`). Targets from the
@@ -101,6 +104,58 @@ def payload(root: Path, command: str) -> bytes:
             "tool_use_id": "toolu_bench",
         }
     ).encode()
+
+
+WORST_LIMIT_S = 1.0  # issue 16: every worst payload answered in under a second
+
+
+def worst_payloads(run: Path) -> dict[str, tuple[bytes, bool]]:
+    """The red team's worst payloads (issue 16): (stdin, with the project variable)."""
+
+    def body(tool: str, tool_input: object) -> bytes:
+        return json.dumps(
+            {
+                "session_id": "bench",
+                "cwd": str(run),
+                "hook_event_name": "PreToolUse",
+                "tool_name": tool,
+                "tool_input": tool_input,
+                "tool_use_id": "toolu_worst",
+            }
+        ).encode()
+
+    mb = 1_200_000
+    traversal = f"{run}/a:b/../" + ("z" * 200 + "/../") * 21 + ".zcode//state/bench.json"
+    deep = b'{"a": ' * 1000 + b'"src/app.py"' + b"}" * 1000
+    return {
+        "mcp-content-1.2MB": (
+            body("mcp__fs__write_file", {"path": "src/app.py", "content": "a/" * (mb // 2)}),
+            True,
+        ),
+        "mcp-path-1.2MB": (body("mcp__fs__write_file", {"path": "/a" * (mb // 2)}), True),
+        "edit-path-1.2MB": (body("Write", {"file_path": "/a" * (mb // 2), "content": "x"}), True),
+        "traversal-4.2k": (body("mcp__fs__write_file", {"path": traversal}), True),
+        "deep-1000-no-env": (body("mcp__x__do", "DEEP").replace(b'"DEEP"', deep), False),
+        "strings-100k": (body("mcp__x__do", {"items": ["src/x"] * 100_000}), True),
+    }
+
+
+def bench_worst(py: str, hook: list[str], run: Path, env: dict[str, str]) -> bool:
+    """Each worst payload through the installed hook: blocked (exit 2), under the limit."""
+    ok = True
+    print(f"worst payloads (issue 16), limit {WORST_LIMIT_S:.1f} s each, must block (exit 2):")
+    for name, (stdin, with_env) in worst_payloads(run).items():
+        e = {**env, "CLAUDE_PROJECT_DIR": str(run)} if with_env else env
+        start = time.perf_counter()
+        done = subprocess.run(hook, input=stdin, env=e, cwd=run, capture_output=True, check=False)
+        took = time.perf_counter() - start
+        good = done.returncode == 2 and took < WORST_LIMIT_S
+        ok = ok and good
+        print(
+            f"  {name:<18} {took * 1000:>8.1f} ms  exit {done.returncode}  "
+            f"{'met' if good else 'OVER'}"
+        )
+    return ok
 
 
 def once(argv: list[str], stdin: bytes, env: dict[str, str]) -> tuple[float, float]:
@@ -270,10 +325,11 @@ def main() -> int:
                 f"{name:<14} {wall_ms[name]:>8.2f} {w_ratio:>6.3f} {cpu_ms[name]:>8.2f}"
                 f" {c_ratio:>6.3f}  {verdict}"
             )
+        worst_ok = bench_worst(py, hook, run, env)
         print_importtime("no-run", py, series["no-run"])
         print_importtime("run-read", py, series["run-read"])
         print_importtime("run-write", py, series["run-write"])
-    return 0
+    return 0 if worst_ok else 1
 
 
 if __name__ == "__main__":

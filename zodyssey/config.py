@@ -126,3 +126,25 @@ def load_config(root: str | Path) -> Config:
             )
         config.windows = dict(windows)
     return config
+
+
+def config_digest(root: str | Path) -> tuple[str, str]:
+    """(sha256 hex of the gate's configuration, the file it came from or "").
+
+    The gate's part of the configuration (`[tool.zodyssey.gate]`: read_only,
+    read_only_agents, reviewer settings, read_only_tools) is hashed as
+    canonical JSON, so an edit elsewhere in pyproject.toml keeps the digest and
+    any change to what the gate allows (in whatever TOML spelling) changes it.
+    A configuration that cannot be read hashes as such.
+    """
+    import hashlib
+    import json
+
+    try:
+        config = load_config(root)
+        body = json.dumps(config.raw.get("gate"), sort_keys=True, default=str, ensure_ascii=True)
+        source = config.source.name if config.source is not None else ""
+    except UsageError as exc:
+        body = "unreadable: " + str(exc)
+        source = "unreadable"
+    return hashlib.sha256(body.encode("utf-8")).hexdigest(), source

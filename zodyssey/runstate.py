@@ -51,6 +51,14 @@ EXECUTING_PHASES = frozenset({"execute", "verify", "final", "remediate"})
 TEST_FROZEN_PHASES = frozenset({"verify", "final"})
 DEFAULT_MAX_ROUNDS = 3
 
+# The configuration that decides what the gate allows (`[tool.zodyssey]`).
+# During a run it is gate state: no tool writes these files (at the root),
+# and the gate refuses every write once it differs from what `run start` hashed.
+CONFIG_FILES = (".zodyssey.toml", "pyproject.toml")
+# State field: {"sha256": digest of the configuration at run start (or at a
+# person's re-review), "source": the file it came from or ""}.
+GATE_CONFIG = "gate_config"
+
 # `prev` of the first evidence record.
 GENESIS_HASH = "0" * 64
 

@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from zodyssey.gate.paths import Layout, resolve, within
+from zodyssey.gate.paths import Layout, resolve, within, written
 
 DEFAULT_CAP = 4
 DEFAULT_REVIEWER = "momus"
@@ -65,6 +65,7 @@ class GateSettings(NamedTuple):
     reviewer_agent: str = DEFAULT_REVIEWER
     read_only_agents: frozenset[str] = frozenset(DEFAULT_READ_ONLY_AGENTS)
     reviewer_namespaces: frozenset[str] = frozenset(DEFAULT_REVIEWER_NAMESPACES)
+    read_only_tools: tuple[str, ...] = ()  # non-native tools known to only read
 
     def is_reviewer(self, agent: str) -> bool:
         """The reviewer, bare or packaged by a trusted plugin (`zodyssey:momus`).
@@ -120,15 +121,21 @@ def plan_view(path: str, text: bytes | None, root: str, error: str | None = None
     for todo in plan.todos:
         for declared in todo.files:
             is_dir = declared.endswith("/")
-            resolved = resolve(declared.rstrip("/") or "/", root, os.path.expanduser("~"))
-            lexical = os.path.normpath(
-                os.path.join(root, os.path.expanduser(declared.rstrip("/") or "/"))
-            )
-            if within(lexical, root) and not within(resolved, root):
+            bare = declared.rstrip("/") or "/"
+            home = os.path.expanduser("~")
+            try:
+                resolved = resolve(bare, root, home)
+                named = written(bare, root, home)
+            except ValueError:
+                continue  # too long to be a path: grants nothing
+            lexical = os.path.normpath(os.path.join(root, os.path.expanduser(bare)))
+            if within(lexical, root) and not (within(resolved, root) and within(named, root)):
                 # declared inside the repository but a symlink leads out: grants nothing
                 continue
-            (dirs if is_dir else files).add(resolved)
-            owners.append((resolved, todo.id))
+            # The declared name grants itself, not what a link there points at:
+            # every write is judged on its name AND its target (policy._targets).
+            (dirs if is_dir else files).add(named)
+            owners.append((named, todo.id))
     if not files and not dirs:
         return PlanView(path, text, "the plan declares no Files", sha, criteria=criteria)
     return PlanView(
@@ -235,6 +242,34 @@ def load_inflight(layout: Layout, slug: str) -> list[dict[str, Any]]:
     return [entry for entry in value if isinstance(entry, dict)]
 
 
+class ConfigChanged(Exception):
+    """The configuration differs from what the run's start (or a person) hashed."""
+
+
+def check_config(root: str, state: dict[str, Any]) -> None:
+    """Raise ConfigChanged when `[tool.zodyssey]` is not what `run start` hashed.
+
+    Runs that recorded no hash (started by another tool) are judged by the
+    configuration as it is; its files are write-protected all the same.
+    """
+    recorded = state.get("gate_config")
+    if recorded is None:
+        return
+    expected = recorded.get("sha256") if isinstance(recorded, dict) else None
+    if not isinstance(expected, str):
+        raise ConfigChanged("the run state's gate_config holds no sha256")
+    from zodyssey.config import config_digest
+
+    digest, _ = config_digest(root)
+    if digest != expected:
+        raise ConfigChanged(
+            f"the gate's configuration ([tool.zodyssey.gate] in .zodyssey.toml or pyproject.toml) "
+            f"changed since the run started (sha256 {expected[:12]} -> {digest[:12]}); "
+            "restore it, or ask the user to re-review in their own terminal "
+            "(`zodyssey run review SLUG --human OKAY|REJECT --by NAME`)"
+        )
+
+
 def load_settings(root: str) -> GateSettings:
     """`[tool.zodyssey.gate]`: read_only, reviewer_agent, read_only_agents."""
     # Parsing TOML costs milliseconds; skip it when no config file mentions the gate.
@@ -263,9 +298,13 @@ def load_settings(root: str) -> GateSettings:
     spaces = section.get("reviewer_namespaces", list(DEFAULT_REVIEWER_NAMESPACES))
     if not isinstance(spaces, list) or not all(isinstance(v, str) for v in spaces):
         raise ValueError("[tool.zodyssey.gate] reviewer_namespaces must be a list of strings")
+    tools = section.get("read_only_tools", [])
+    if not isinstance(tools, list) or not all(isinstance(v, str) for v in tools):
+        raise ValueError("[tool.zodyssey.gate] read_only_tools must be a list of strings")
     return GateSettings(
         tuple(tuple(entry.split()) for entry in read_only_raw if entry.split()),
         reviewer,
         frozenset(agents_raw),
         frozenset(v.strip().lower() for v in spaces),
+        tuple(tools),
     )

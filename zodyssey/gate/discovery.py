@@ -25,21 +25,38 @@ def find_root(start: str) -> str | None:
 
 
 def locate(start: str) -> "tuple[str | None, bool]":
-    """(find_root(start), whether the search met a repository on the way up).
+    """(the repository-level run root for `start`, whether a repository was met).
 
-    Not meeting one means `start` is a folder above repositories (a workspace):
-    their runs are then found from the paths each call reaches.
+    See locate_all; this keeps the outermost root found (the repository's).
+    """
+    roots, in_repo = locate_all(start)
+    return (roots[-1] if roots else None), in_repo
+
+
+MAX_LEVELS = 64  # directory levels walked up from one start
+
+
+def locate_all(start: str) -> "tuple[list[str], bool]":
+    """Every directory from `start` up to its repository root that holds
+    `.zcode/state`, innermost first; and whether a repository (`.git`) was met.
+
+    The walk does not stop at the first `.zcode/state`: one planted in a
+    subdirectory (`pkg/.zcode/state/`, an empty or finished run) must not hide
+    the repository's own run. Not meeting a repository means `start` is a
+    folder above repositories (a workspace) unless run state was found.
     """
     current = os.path.abspath(start)
-    while True:
+    found: list[str] = []
+    for _ in range(MAX_LEVELS):
         if os.path.isdir(os.path.join(current, STATE)):
-            return current, True
+            found.append(current)
         if os.path.exists(os.path.join(current, ".git")):
-            return None, True
+            return found, True
         parent = os.path.dirname(current)
         if parent == current:
-            return None, False
+            break
         current = parent
+    return found, bool(found)
 
 
 def state_files(root: str) -> list[tuple[str, str]]:

@@ -20,6 +20,7 @@ from zodyssey.gate.policy import (
     Decision,
     live_lock,
     parse_time,
+    same_session,
 )
 from zodyssey.runs import store
 
@@ -39,8 +40,8 @@ def apply(decision: Decision, ctx: RunContext) -> Decision:
             elif effect.kind == "nonce":
                 _mint_nonce(root, ctx)
             elif effect.kind == "locks":
-                owner, wanted = effect.data
-                _take_locks(root, ctx, owner, wanted)
+                owner, wanted, session = effect.data
+                _take_locks(root, ctx, owner, wanted, session)
             elif effect.kind == "ungated":
                 record = dict(effect.data)
                 record["at"] = store.now_iso()
@@ -59,7 +60,10 @@ def apply(decision: Decision, ctx: RunContext) -> Decision:
 
 
 def _take_slot(root: Path, ctx: RunContext, tool_use_id: str) -> str:
-    slot_id = tool_use_id or f"anon-{os.getpid()}-{os.urandom(4).hex()}"
+    if tool_use_id.startswith("anon-"):
+        slot_id = f"{tool_use_id}-{os.urandom(4).hex()}"  # released by its key (anon_key)
+    else:
+        slot_id = tool_use_id or f"anon-{os.getpid()}-{os.urandom(4).hex()}"
 
     def reserve(ledger: Any) -> None:
         if not isinstance(ledger, list):
@@ -86,7 +90,11 @@ def _take_slot(root: Path, ctx: RunContext, tool_use_id: str) -> str:
 
 
 def release_slot(root: Path, slug: str, tool_use_id: str) -> bool:
-    """Remove one ledger entry (post-tool); True when it was there."""
+    """Remove one ledger entry (post-tool); True when it was there.
+
+    An `anon-KEY` id (a dispatch whose harness sent no tool_use_id) releases
+    the oldest entry taken under that key: the same agent and prompt.
+    """
     path = store.inflight_path(root, slug)
     if not path.exists():
         return False
@@ -95,6 +103,14 @@ def release_slot(root: Path, slug: str, tool_use_id: str) -> bool:
         if not isinstance(ledger, list):
             return False
         before = len(ledger)
+        if tool_use_id.startswith("anon-"):
+            for index, entry in enumerate(ledger):
+                if isinstance(entry, dict) and str(entry.get("id", "")).startswith(
+                    tool_use_id + "-"
+                ):
+                    del ledger[index]
+                    return True
+            return False
         ledger[:] = [e for e in ledger if not (isinstance(e, dict) and e.get("id") == tool_use_id)]
         return len(ledger) != before
 
@@ -115,7 +131,11 @@ def _mint_nonce(root: Path, ctx: RunContext) -> None:
 
 
 def _take_locks(
-    root: Path, ctx: RunContext, owner: str, wanted: Sequence[tuple[str, str | None]]
+    root: Path,
+    ctx: RunContext,
+    owner: str,
+    wanted: Sequence[tuple[str, str | None]],
+    session: str = "",
 ) -> None:
     def take(state: dict[str, Any]) -> None:
         locks = state.get("file_locks")
@@ -126,11 +146,16 @@ def _take_locks(
         view = RunContext(ctx.layout, ctx.slug, state, plan=ctx.plan, now=ctx.now)
         for rel, _ in wanted:
             holder = live_lock(locks.get(rel), view)
-            if holder is not None and holder != owner:
+            if holder is not None and not same_session(locks.get(rel), holder, owner, session):
                 raise Refused(f"{rel} is locked by {holder}; wait for its todo to finish")
         stamp = store.now_iso()
         for rel, todo in wanted:
+            held = locks.get(rel)
+            if live_lock(held, view) not in (None, owner):
+                continue  # the same session's lock stays its holder's
             locks[rel] = {"session": owner, "todo": todo, "acquired_at": stamp}
+            if session:
+                locks[rel]["session_id"] = session
         active = state.get("active_todos")
         todos = {todo for _, todo in wanted if todo is not None}
         if len(todos) == 1:

@@ -88,14 +88,21 @@ def _env_dir(harness_name: str) -> str | None:
 
 
 def _payload_dir(payload: "Any") -> str:
+    dirs = _payload_dirs(payload)
+    return dirs[0] if dirs else os.getcwd()
+
+
+def _payload_dirs(payload: "Any") -> "list[str]":
+    """Where the payload says the call runs: its cwd and every Cursor workspace root."""
+    out: list[str] = []
     if isinstance(payload, dict):
-        roots = payload.get("workspace_roots")  # Cursor
-        if isinstance(roots, list) and roots and isinstance(roots[0], str) and roots[0]:
-            return roots[0]
+        roots = payload.get("workspace_roots")  # Cursor (multi-root: every one)
+        if isinstance(roots, list):
+            out.extend(r for r in roots[:16] if isinstance(r, str) and r)
         cwd = payload.get("cwd")
         if isinstance(cwd, str) and cwd:
-            return cwd
-    return os.getcwd()
+            out.append(cwd)
+    return out
 
 
 def _load_payload(raw: bytes) -> "tuple[Any, str | None]":
@@ -105,6 +112,8 @@ def _load_payload(raw: bytes) -> "tuple[Any, str | None]":
         payload = loads(raw)
     except ValueError as exc:
         return None, f"stdin is not valid JSON ({exc})"
+    except (RecursionError, MemoryError) as exc:
+        return None, f"blocks: too large to judge (stdin nests too deep: {exc.__class__.__name__})"
     if not isinstance(payload, dict):
         return payload, "stdin is not a JSON object"
     return payload, None
@@ -122,7 +131,7 @@ def main(argv: list[str]) -> int:
     in_run = False  # becomes True once an active run (or unreadable state) is found
     slug = "?"
     try:
-        from zodyssey.gate.discovery import locate, state_files
+        from zodyssey.gate.discovery import locate_all, state_files
 
         # Cheapest first: with the project dir in the environment, a project
         # without run state is recognised by a few stat calls, before stdin is
@@ -135,8 +144,22 @@ def main(argv: list[str]) -> int:
             payload, payload_error = _load_payload(raw)
             parsed = True
             start = _payload_dir(payload)
-        root, in_repo = locate(start)
-        roots = [root] if root is not None else []
+        found, in_repo = locate_all(start)
+        roots = list(found)
+        if not parsed:
+            payload, payload_error = _load_payload(raw)
+            parsed = True
+        # The project dir is the harness's word, not the call's: a sibling or a
+        # parent of the repository the call runs in must not hide its run.
+        for other in _payload_dirs(payload):
+            more, _ = locate_all(other)
+            roots.extend(r for r in more if r not in roots)
+        if not roots and in_repo:
+            # Nothing found from where the call says it runs: its paths may still
+            # reach a repository with a run (a Codex cwd above it, say).
+            from zodyssey.gate.workspace import reached
+
+            roots.extend(reached(payload, start, roots))
         if not in_repo:
             # A project dir above repositories (a workspace): every repository
             # the call reaches into is guarded by its own run, found by walking
@@ -164,8 +187,8 @@ def main(argv: list[str]) -> int:
 
         runs = []
         for candidate, files in groups:
-            found = read_states(candidate, files)
-            active_here = [(s, state) for s, state in found.runs if is_active(state)]
+            discovered = read_states(candidate, files)
+            active_here = [(s, state) for s, state in discovered.runs if is_active(state)]
             if active_here:
                 runs.append((candidate, active_here))
         if not runs:
@@ -337,14 +360,16 @@ def _post_tool(
     if not isinstance(payload, dict) or adapter is None:
         return 0
     call = adapter.to_call(payload)
-    if call.kind != "dispatch" or not call.tool_use_id:
+    if call.kind != "dispatch" or call.error:
         return 0
     from pathlib import Path
 
     from zodyssey.gate.effects import release_slot
+    from zodyssey.gate.toolcall import anon_key
 
+    slot = call.tool_use_id or anon_key(call)
     for root, active in runs:
         for slug, state in active:
             if not isinstance(state, str):
-                release_slot(Path(root), slug, call.tool_use_id)
+                release_slot(Path(root), slug, slot)
     return 0

@@ -92,12 +92,49 @@ _TEST_DIRS = frozenset(
 )
 
 
+MAX_PATH = 4095  # PATH_MAX less its NUL: the system resolves no longer path
+
+
+class PathTooLong(ValueError):
+    """A path too long to judge: the gate blocks it (in milliseconds, unresolved)."""
+
+
 def resolve(path: str, cwd: str, home: str) -> str:
+    """The real path the system would write; PathTooLong past MAX_PATH characters.
+
+    `os.path.realpath` costs a system call per component and grows with the
+    length it has already resolved: bounding the input bounds the hook's time.
+    """
     if path == "~" or path.startswith("~/"):
         path = home + path[1:]
     if not os.path.isabs(path):
         path = os.path.join(cwd, path)
+    if len(path) > MAX_PATH:
+        raise PathTooLong(
+            f"blocks: too large to judge (a path of {len(path)} characters, over {MAX_PATH})"
+        )
     return os.path.realpath(path)
+
+
+def written(path: str, cwd: str, home: str) -> str:
+    """The path as the call names it: its directory resolved, its last part kept.
+
+    A symlink's own name (what a later `git checkout` or `rm` acts on) may be
+    in scope while its target is not, or the other way round: the gate judges both.
+    """
+    if path == "~" or path.startswith("~/"):
+        path = home + path[1:]
+    if not os.path.isabs(path):
+        path = os.path.join(cwd, path)
+    if len(path) > MAX_PATH:
+        raise PathTooLong(
+            f"blocks: too large to judge (a path of {len(path)} characters, over {MAX_PATH})"
+        )
+    path = os.path.normpath(path)
+    head, tail = os.path.split(path)
+    if not tail or tail in (".", ".."):
+        return os.path.realpath(path)
+    return os.path.join(os.path.realpath(head), tail)
 
 
 def within(path: str, directory: str) -> bool:
@@ -122,6 +159,23 @@ def is_test_file(rel: str) -> bool:
     return bool(_TEST_NAME.match(parts[-1]))
 
 
+NOWHERE = "\x00not-a-directory"  # matches no path
+
+
+def _real_dir(root: str, rel: str) -> str:
+    """`root/rel` when every part of it below the root is a real directory (or
+    absent); NOWHERE when a link is on the way (`.zcode/staging -> ..` would make
+    every path bookkeeping)."""
+    current = root
+    for part in rel.split("/"):
+        current = os.path.join(current, part)
+        if os.path.islink(current):
+            return NOWHERE
+        if os.path.lexists(current) and not os.path.isdir(current):
+            return NOWHERE
+    return current
+
+
 class Layout:
     """The resolved locations of one repository's run layout."""
 
@@ -130,7 +184,7 @@ class Layout:
         home = home if home is not None else os.path.expanduser("~")
         self.state_dirs = tuple(os.path.realpath(os.path.join(self.root, d)) for d in STATE_DIRS)
         self.plans_dir, self.notepads_dir, self.staging_dir = (
-            os.path.realpath(os.path.join(self.root, d)) for d in BOOKKEEPING_DIRS
+            _real_dir(self.root, d) for d in BOOKKEEPING_DIRS
         )
         user = (
             tuple(os.path.realpath(os.path.join(home, f)) for f in GATE_CONFIG_FILES)
@@ -146,9 +200,11 @@ class Layout:
         )
 
     def run_state(self, path: str) -> str | None:
-        """The run-state location `path` is in (or contains), else None."""
+        """The run-state location `path` is in (or contains), else None; letter case
+        is ignored (a case-insensitive file system reaches `.ZCODE/STATE` as well)."""
+        lowered = path.lower()
         for directory in self.state_dirs:
-            if within(path, directory) or within(directory, path):
+            if within(lowered, directory.lower()) or within(directory.lower(), lowered):
                 return directory
         return None
 

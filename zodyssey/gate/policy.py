@@ -24,7 +24,7 @@ import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from zodyssey.gate import shell
-from zodyssey.gate.paths import is_test_file, relative, resolve, within
+from zodyssey.gate.paths import PathTooLong, is_test_file, relative, resolve, within, written
 from zodyssey.gate.toolcall import (
     DISPATCH,
     EDIT,
@@ -48,6 +48,9 @@ from zodyssey.runstate import (
 if TYPE_CHECKING:
     from zodyssey.gate.context import RunContext
 
+MAX_PATH = 4095  # PATH_MAX less its NUL: a longer path is not one the system resolves
+MAX_INPUT = 1 << 20  # characters of strings a non-native call may hold
+MAX_STRINGS = 1 << 14  # strings (and keys) a non-native call may hold
 LOCK_TTL_SECONDS = 30 * 60  # mirrors zodyssey.runs.store.LOCK_TTL_SECONDS
 DISPATCH_TTL_SECONDS = 2 * 60 * 60  # a ledger entry whose post-tool never came expires
 EXECUTOR_PHASES = EXECUTING_PHASES
@@ -98,6 +101,22 @@ def live_inflight(ctx: RunContext) -> list[dict[str, Any]]:
 
 def decide(call: ToolCall, ctx: RunContext) -> Decision:
     """Decide one pre-tool call inside an active run."""
+    if call.kind != READ or call.error:
+        from zodyssey.gate.context import ConfigChanged, check_config
+
+        try:
+            check_config(ctx.root, ctx.state)
+        except ConfigChanged as exc:
+            return _block("gate-config", str(exc))
+    try:
+        return _decide(call, ctx)
+    except PathTooLong as exc:
+        return _block("too-large", str(exc))
+    except RecursionError:
+        return _too_large(f"{call.tool_name} input nests too deep")
+
+
+def _decide(call: ToolCall, ctx: RunContext) -> Decision:
     if call.error:
         return _block("malformed", f"cannot read the tool call: {call.error}")
     if call.kind == READ:
@@ -145,10 +164,19 @@ def _shell(call: ToolCall, ctx: RunContext) -> Decision:
     # Run state and the gate stay closed even through the hatch (also through
     # a link: writing the link later writes what it points at).
     for target in (*analysis.targets, *analysis.linked):
-        blocked = _protected(resolve(target.path, cwd, ctx.home), ctx)
-        if blocked:
-            return blocked
+        for path in (resolve(target.path, cwd, ctx.home), written(target.path, cwd, ctx.home)):
+            blocked = _protected(path, ctx)
+            if blocked:
+                return blocked
     if ctx.ungated:
+        hidden = _hatch_reaches_state(call.command, analysis)
+        if hidden is not None:
+            return _block(
+                "run-state",
+                f"`{hidden[:120]}` can write without naming its files and its text reaches "
+                "run state or the gate's configuration; ZODYSSEY_UNGATE_BASH=1 never lets "
+                "that through (only `zodyssey run ...` writes run state)",
+            )
         would = _shell_gated(call, ctx, analysis)
         record = {
             "command": call.command,
@@ -161,6 +189,30 @@ def _shell(call: ToolCall, ctx: RunContext) -> Decision:
         }
         return Decision(True, "ZODYSSEY_UNGATE_BASH=1", "ungated", (Effect("ungated", record),))
     return _shell_gated(call, ctx, analysis)
+
+
+# What the hatch never lets an untargeted write mention, however the text is
+# spelled: quotes, escapes, `+` joins and blanks removed, lower-cased.
+_HATCH_SQUASH = re.compile(r"[\s'\"\\+$`(){}\[\],;|&]")
+_HATCH_CODES = re.compile(
+    r"\bchr\b|\\x[0-9a-f]{2}|\\u[0-9a-f]{4}|\\[0-7]{3}|base64|\bdecode\b|fromcharcode|\bpack\b|\bord\b",
+    re.I,
+)
+_HATCH_MARKERS = ("zcode", "zodyssey.toml", "pyproject", "settings.json", "hooks.json")
+
+
+def _hatch_reaches_state(command: str, analysis: shell.Analysis) -> str | None:
+    """The untargeted write part whose command text reaches run state (through the hatch)."""
+    unbounded = analysis.unbounded_parts()
+    if not unbounded:
+        return None
+    squashed = _HATCH_SQUASH.sub("", command).lower()
+    for marker in _HATCH_MARKERS:
+        if marker in squashed:
+            return unbounded[0].text
+    if _HATCH_CODES.search(command):
+        return unbounded[0].text  # text built from character codes: cannot be read
+    return None
 
 
 def _shell_gated(call: ToolCall, ctx: RunContext, analysis: shell.Analysis) -> Decision:
@@ -262,13 +314,35 @@ def _reviewed_criterion(call: ToolCall, ctx: RunContext) -> bool:
 
 
 def _run_state_anywhere(path: str) -> str | None:
-    """The `.zcode/state|reviews|verify` in `path`, in whatever repository it lies."""
-    padded = path + "/"
+    """The `.zcode/state|reviews|verify` in `path`, in whatever repository it lies,
+    in any letter case (`.ZCODE/STATE` is run state on a case-insensitive file system)."""
+    padded = path.lower() + "/"
     for marker in STATE_DIRS:
         at = padded.find("/" + marker + "/")
         if at >= 0:
             return path[: at + 1 + len(marker)]
     return None
+
+
+_state_anywhere = _run_state_anywhere
+
+
+def _config_file(path: str, ctx: RunContext) -> str | None:
+    """The configuration file (at the repository root) `path` is, or holds."""
+    from zodyssey.runstate import CONFIG_FILES
+
+    lowered = path.lower()
+    for name in CONFIG_FILES:
+        location = os.path.join(ctx.root, name).lower()
+        if lowered == location or (within(location, lowered) and lowered != ctx.root.lower()):
+            return name
+    return None
+
+
+def _lexical(path: str, cwd: str, home: str) -> str:
+    if path == "~" or path.startswith("~/"):
+        path = home + path[1:]
+    return os.path.normpath(os.path.join(cwd, path))
 
 
 def _protected(path: str, ctx: RunContext) -> Decision | None:
@@ -279,6 +353,13 @@ def _protected(path: str, ctx: RunContext) -> Decision | None:
             "run-state",
             f"{layout.show(path)} is run state ({layout.show(where)}/): only the trusted "
             "`zodyssey run ...` commands write it, in every phase",
+        )
+    config = _config_file(path, ctx)
+    if config is not None:
+        return _block(
+            "gate-config",
+            f"{config} holds the gate's configuration ([tool.zodyssey]); it is not writable "
+            "during a run, whatever the plan declares (a person changes it and re-reviews)",
         )
     gate = layout.gate(path)
     if gate is not None:
@@ -328,7 +409,16 @@ def _review_gate(ctx: RunContext, shown: str) -> Decision:
 
 def _targets(call: ToolCall, ctx: RunContext, targets: tuple[Target, ...]) -> Decision:
     cwd = call.cwd or ctx.root
-    resolved = [(resolve(t.path, cwd, ctx.home), t) for t in targets]
+    # Each target is judged twice: where the system writes (links resolved) and
+    # the name the call gives (its last part kept), so a link in scope cannot
+    # reach an undeclared file, nor a declared file reach run state.
+    resolved: list[tuple[str, Target]] = []
+    for t in targets:
+        real = resolve(t.path, cwd, ctx.home)
+        resolved.append((real, t))
+        named = written(t.path, cwd, ctx.home)
+        if named != real:
+            resolved.append((named, t))
     layout = ctx.layout
     okay = ctx.verdict == "OKAY"
     # 1. run state and gate
@@ -363,6 +453,13 @@ def _targets(call: ToolCall, ctx: RunContext, targets: tuple[Target, ...]) -> De
             )
     if not product:
         return ALLOW
+    linked = _hard_linked(product)
+    if linked is not None:
+        return _block(
+            "hard-link",
+            f"{layout.show(linked)} has more than one hard link: a write to it also writes "
+            "the other names, which the gate cannot judge; remove the extra link first",
+        )
     # A blocked run is closed whatever its verdict says.
     if ctx.phase == BLOCKED:
         return _blocked_run(ctx, f"writing {layout.show(product[0])} is product code")
@@ -419,7 +516,7 @@ def _targets(call: ToolCall, ctx: RunContext, targets: tuple[Target, ...]) -> De
         if rel is None:
             continue
         holder = live_lock(locks.get(rel), ctx)
-        if holder is not None and (holder != owner or not owner):
+        if holder is not None and not _same_holder(locks[rel], holder, call):
             lock = locks[rel]
             return _block(
                 "file-lock",
@@ -428,8 +525,42 @@ def _targets(call: ToolCall, ctx: RunContext, targets: tuple[Target, ...]) -> De
             )
         wanted.append((rel, _todo_for(path, owner, ctx)))
     if wanted and owner:
-        return Decision(True, "", "", (Effect("locks", (owner, tuple(wanted))),))
+        return Decision(True, "", "", (Effect("locks", (owner, tuple(wanted), call.session)),))
     return ALLOW
+
+
+def _same_holder(lock: Any, holder: str, call: ToolCall) -> bool:
+    """Whether the call may write under a live lock `holder` holds.
+
+    The holder itself may; so may the orchestrator of the same harness session
+    under its subagent's lock, and a subagent under its orchestrator's lock (the
+    orchestrator's owner is the session id). Two subagents block each other.
+    """
+    return same_session(lock, holder, call.owner, call.session)
+
+
+def same_session(lock: Any, holder: str, owner: str, session: str) -> bool:
+    if not owner:
+        return False
+    if holder == owner:
+        return True
+    lock_session = lock.get("session_id") if isinstance(lock, dict) else None
+    lock_session = lock_session if isinstance(lock_session, str) and lock_session else holder
+    return bool(session) and lock_session == session and session in (holder, owner)
+
+
+def _hard_linked(paths: list[str]) -> str | None:
+    """The first existing regular file among `paths` with more than one link."""
+    import stat
+
+    for path in paths:
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+            return path
+    return None
 
 
 def _in_scope(path: str, files: frozenset[str], dirs: frozenset[str], root: str) -> bool:
@@ -479,15 +610,22 @@ def _todo_for(path: str, owner: str, ctx: RunContext) -> str | None:
 
 # Keys and values may be quoted any way a serializer writes them: JSON, JSON
 # escaped inside a JSON string (`\"subagent_type\":`), a Python dict
-# (`'subagent_type':`), YAML or `key=value`.
+# (`'subagent_type':`), YAML, `key=value`, XML parameter tags, snake_case,
+# camelCase or kebab-case. A field named without a value (`the tool_use_id:
+# field`) is prose, not a serialized call.
 _Q = r"""[\\"' \t]*"""  # not newlines: the tool input's keys are joined by them
+_VALUE = r"""[\\"']*[A-Za-z0-9_.:-]"""
+_ID_VALUE = r"""(?:[\\"']+[^\\"'\s]{2,}[\\"']|toolu_|call_|Pre|Post)"""
 _NESTED = re.compile(
-    rf"\b(?:subagent_type|tool_use_id|hook_event_name){_Q}[:=]"
-    rf"|\btool_name{_Q}[:=]{_Q}(?:Task|Agent)\b"
+    rf"\bsubagent[_-]?type{_Q}[:=][ \t]*{_VALUE}"
+    rf"|\b(?:tool[_-]?use[_-]?id|hook[_-]?event[_-]?name){_Q}[:=][ \t]*{_ID_VALUE}"
+    rf"|\btool[_-]?name{_Q}[:=]{_Q}(?:Task|Agent)\b"
     rf"""|["']name{_Q}[:=]{_Q}(?:Task|Agent)\b"""
     rf"|<invoke\s+name={_Q}(?:Task|Agent)\b"
+    rf"|<parameter\s+name={_Q}(?:subagent[_-]?type|tool[_-]?name){_Q}>"
     r"|<(?:antml:)?function_calls>"
     rf"|[\"']type{_Q}[:=]{_Q}tool_use\b",
+    re.I,
 )
 
 
@@ -520,7 +658,9 @@ def _dispatch(call: ToolCall, ctx: RunContext) -> Decision:
             f"{len(live)} subagents are already in flight (cap {ctx.cap}, ZODYSSEY_PARALLEL_CAP); "
             "wait for one to finish",
         )
-    effects = [Effect("slot", call.tool_use_id)]
+    from zodyssey.gate.toolcall import anon_key
+
+    effects = [Effect("slot", call.tool_use_id or anon_key(call))]
     if reviewer:
         effects.append(Effect("nonce"))
     return Decision(True, "", "", tuple(effects))
@@ -566,14 +706,54 @@ def _lint(ctx: RunContext, text: bytes) -> list[str]:
 
 _PATH_TOKEN = re.compile(r"[^\s'\"`=,;:()\[\]{}<>|&]+")
 
+# Tools outside the harness's own set that only read, compared on the name's
+# last `__` part, lower-cased (`mcp__filesystem__read_text_file` -> read_text_file):
+# the read tools of the reference MCP filesystem, git and memory servers.
+# `[tool.zodyssey.gate] read_only_tools` adds names (whole or last part).
+DEFAULT_READ_ONLY_TOOLS = (
+    "read_file",
+    "read_text_file",
+    "read_media_file",
+    "read_multiple_files",
+    "list_directory",
+    "list_directory_with_sizes",
+    "directory_tree",
+    "search_files",
+    "get_file_info",
+    "list_allowed_directories",
+    "git_status",
+    "git_diff",
+    "git_diff_staged",
+    "git_diff_unstaged",
+    "git_log",
+    "git_show",
+    "status",
+    "search",
+    "read_graph",
+    "search_nodes",
+    "open_nodes",
+)
+
+
+def read_only_tool(name: str, extra: tuple[str, ...] = ()) -> bool:
+    """Whether a non-native tool is known to only read (see DEFAULT_READ_ONLY_TOOLS)."""
+    last = name.rsplit("__", 1)[-1].lower()
+    known = {n.lower() for n in (*DEFAULT_READ_ONLY_TOOLS, *extra)}
+    return name.lower() in known or last in known
+
+
+def _too_large(what: str) -> Decision:
+    return _block(
+        "too-large",
+        f"blocks: too large to judge ({what}); split the call or use the native tools",
+    )
+
 
 def _points_into(path: str, locations: tuple[str, ...], root: str) -> str | None:
     """The protected location `path` is in, or holds while lying inside the repository.
 
     A tool of unknown effect handed `.zcode` or `.claude` may delete or move
-    the run state or the hook configuration with it. The repository root
-    itself (and anything above it) is not counted: nearly every MCP tool is
-    handed the project directory, and what it does there is not knowable.
+    the run state or the hook configuration with it.
     """
     for location in locations:
         if within(path, location):
@@ -583,30 +763,52 @@ def _points_into(path: str, locations: tuple[str, ...], root: str) -> str | None
     return None
 
 
+def _path_like(text: str, cwd: str) -> bool:
+    if not text or "\n" in text or "\x00" in text:
+        return False
+    if "/" in text or text.startswith((".", "~")) or text.lower() == "pyproject.toml":
+        return True
+    # a bare name of something that exists where the tool runs (`README.md`)
+    return len(text) < 256 and " " not in text and os.path.lexists(os.path.join(cwd, text))
+
+
 def _non_native(call: ToolCall, ctx: RunContext) -> Decision:
+    """MCP and unknown tools: a known read-only tool reads anything; any other is
+    taken to write every repository path its input names (whole string values),
+    and none of its words may reach run state, the gate or the frozen plan."""
+    if len(call.strings) > MAX_STRINGS:
+        return _too_large(f"{call.tool_name} input holds {len(call.strings)} strings")
+    total = sum(len(text) for text in call.strings)
+    if total > MAX_INPUT:
+        return _too_large(f"{call.tool_name} input is {total} characters long")
+    if read_only_tool(call.tool_name, ctx.settings().read_only_tools):
+        return ALLOW
     cwd = call.cwd or ctx.root
     layout = ctx.layout
     frozen_plan = ctx.plan().path if ctx.verdict == "OKAY" else None
+    targets: list[Target] = []
     for text in call.strings:
+        lowered = text.lower()
         for marker in STATE_DIRS:
-            if marker in text:
+            if marker in lowered:
                 return _block(
                     "run-state",
                     f"{call.tool_name} input mentions run state ({marker}); no tool but `zodyssey run` touches it",
                 )
-        candidates = (
-            [text.strip(), *_PATH_TOKEN.findall(text)]
-            if len(text) < 4096
-            else _PATH_TOKEN.findall(text)
-        )
+        whole = text.strip()
+        candidates: list[str] = []
+        if _path_like(whole, cwd):
+            if len(whole) > MAX_PATH:
+                return _too_large(f"a path of {len(whole)} characters, over {MAX_PATH}")
+            candidates.append(whole)
+        for token in _PATH_TOKEN.findall(text):
+            if len(token) > MAX_PATH:
+                return _too_large(f"a path of {len(token)} characters, over {MAX_PATH}")
+            if token != whole and ("/" in token or token.startswith((".", "~"))):
+                candidates.append(token)
         for candidate in candidates:
-            if not candidate or not ("/" in candidate or candidate.startswith((".", "~"))):
-                continue
-            try:
-                path = resolve(candidate, cwd, ctx.home)
-            except (ValueError, OSError):
-                continue
-            where = _points_into(path, layout.state_dirs, ctx.root)
+            path = resolve(candidate, cwd, ctx.home)
+            where = _points_into(path, layout.state_dirs, ctx.root) or _state_anywhere(path)
             if where is not None:
                 return _block(
                     "run-state",
@@ -624,4 +826,10 @@ def _non_native(call: ToolCall, ctx: RunContext) -> Decision:
                     "plan-frozen",
                     f"{call.tool_name} input points at the frozen plan ({layout.show(path)})",
                 )
-    return ALLOW
+        if candidates and candidates[0] == whole:
+            lexical = _lexical(whole, cwd, ctx.home)
+            if within(resolve(whole, cwd, ctx.home), ctx.root) or within(lexical, ctx.root):
+                targets.append(Target(whole))
+    if not targets:
+        return ALLOW
+    return _targets(call, ctx, tuple(targets))

@@ -97,6 +97,22 @@ READ_TOOLS = frozenset(
         "AskUserQuestion",
     }
 )
+# Shell input keys, read as each harness reads them: (command keys, directory
+# keys). A harness not listed is read with every key; two present keys of one
+# kind block (the gate cannot tell which the harness runs).
+COMMAND_KEYS = ("command", "cmd")
+DIR_KEYS = ("workdir", "directory", "cwd")
+SHELL_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "claude-code": (("command",), ()),
+    "codex": (("command",), ("workdir",)),
+    "gemini": (("command",), ("directory",)),
+    "cursor": (("command",), ("cwd",)),
+}
+# Keys a dispatch names its agent with; the harness's own key comes first.
+AGENT_KEYS = ("subagent_type", "agent", "name", "agent_type", "agent_name")
+# Words in an unknown tool's name that make it a dispatch (`delegate_to_agent`).
+DISPATCH_WORDS = ("agent", "delegate", "dispatch", "subtask", "spawn")
+
 PATH_KEYS = (
     "file_path",
     "path",
@@ -163,6 +179,7 @@ class ToolCall(
         str,
         tuple[str, ...],
         str | None,
+        str,
     ]
 ):
     """One call; `command` for SHELL, `targets` (as written) for EDIT / PATCH,
@@ -186,6 +203,7 @@ class ToolCall(
         prompt: str = "",
         strings: tuple[str, ...] = (),
         error: str | None = None,
+        session: str = "",
     ) -> ToolCall:
         return tuple.__new__(
             cls,
@@ -202,6 +220,7 @@ class ToolCall(
                 prompt,
                 strings,
                 error,
+                session,
             ),
         )
 
@@ -253,6 +272,12 @@ class ToolCall(
     def error(self) -> str | None:
         return self[11]
 
+    @property
+    def session(self) -> str:
+        """The harness session (session_id, conversation_id): an orchestrator and
+        its subagents share it."""
+        return self[12]
+
     def __repr__(self) -> str:
         fields = ", ".join(
             f"{name}={value!r}" for name, value in zip(_TOOLCALL_FIELDS, self, strict=True)
@@ -273,6 +298,7 @@ _TOOLCALL_FIELDS = (
     "prompt",
     "strings",
     "error",
+    "session",
 )
 
 
@@ -349,8 +375,8 @@ def _edit_targets(tool_name: str, tool_input: dict[str, Any]) -> tuple[Target, .
     return tuple(Target(path, append) for path in paths)
 
 
-def _shell_command(tool_input: dict[str, Any]) -> str | None:
-    command = tool_input.get("command", tool_input.get("cmd"))
+def _shell_command(tool_input: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+    command = next((tool_input[k] for k in keys if k in tool_input), None)
     if isinstance(command, str):
         return command
     if isinstance(command, list) and command and all(isinstance(c, str) for c in command):
@@ -358,6 +384,47 @@ def _shell_command(tool_input: dict[str, Any]) -> str | None:
 
         return shlex.join(command)
     return None
+
+
+def anon_key(call: ToolCall) -> str:
+    """The slot key of a dispatch without a tool_use_id: pre-tool and post-tool
+    of one dispatch compute the same one (owner, agent, prompt)."""
+    import hashlib
+
+    text = "\x00".join((call.owner, call.subagent_type, call.prompt))
+    return "anon-" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+
+
+def _dispatch_like(tool_name: str, tool_input: dict[str, Any]) -> bool:
+    """An unknown tool that starts an agent: by its name or by an agent-name key."""
+    if tool_name in READ_TOOLS or tool_name in EDIT_TOOLS or tool_name in PATCH_TOOLS:
+        return False
+    lowered = tool_name.lower()
+    if any(word in lowered for word in DISPATCH_WORDS):
+        return True
+    return any(key in tool_input for key in ("subagent_type", "agent_type", "agent_name"))
+
+
+def _agent_name(tool_name: str, tool_input: dict[str, Any]) -> tuple[str, str | None]:
+    """The agent a dispatch starts, or why it cannot be told.
+
+    Harnesses read `subagent_type`; a payload whose `subagent_type` is empty or
+    null while another key names an agent, or whose keys name two different
+    agents, might start either: it blocks.
+    """
+    names = {k: tool_input[k] for k in AGENT_KEYS if k in tool_input}
+    for key, value in names.items():
+        if value is not None and not isinstance(value, str):
+            return "", f"{key} of {tool_name} is not a string"
+    filled = {k: v for k, v in names.items() if isinstance(v, str) and v.strip()}
+    if "subagent_type" in names and "subagent_type" not in filled and filled:
+        return "", (
+            f"{tool_name} has an empty subagent_type beside {', '.join(filled)}; the agent "
+            "it starts cannot be told"
+        )
+    if len(set(filled.values())) > 1:
+        return "", f"{tool_name} names two agents ({', '.join(filled)}); name one"
+    return next(iter(filled.values()), ""), None
 
 
 def build_call(
@@ -374,11 +441,19 @@ def build_call(
         payload.get("agent_id") or payload.get("session_id") or payload.get("conversation_id") or ""
     )
     owner = owner if isinstance(owner, str) else str(owner)
+    session = payload.get("session_id") or payload.get("conversation_id") or ""
+    session = session if isinstance(session, str) else str(session)
     tool_use_id = payload.get("tool_use_id") or ""
     tool_use_id = tool_use_id if isinstance(tool_use_id, str) else str(tool_use_id)
     if not isinstance(tool_name, str) or not tool_name:
         return ToolCall(
-            harness, "", OTHER, call_cwd, owner=owner, error="the payload names no tool"
+            harness,
+            "",
+            OTHER,
+            call_cwd,
+            owner=owner,
+            session=session,
+            error="the payload names no tool",
         )
     if not isinstance(tool_input, dict):
         if tool_input is None:
@@ -390,10 +465,37 @@ def build_call(
                 OTHER,
                 call_cwd,
                 owner=owner,
+                session=session,
                 error=f"tool_input of {tool_name} is not an object",
             )
     if tool_name in SHELL_TOOLS:
-        workdir = tool_input.get("workdir") or tool_input.get("directory") or tool_input.get("cwd")
+        command_keys, dir_keys = SHELL_KEYS.get(harness, (COMMAND_KEYS, DIR_KEYS))
+        for keys, what in ((COMMAND_KEYS, "command"), (DIR_KEYS, "directory")):
+            present = [k for k in keys if tool_input.get(k) is not None]
+            if len(present) > 1:
+                return ToolCall(
+                    harness,
+                    tool_name,
+                    SHELL,
+                    call_cwd,
+                    owner=owner,
+                    session=session,
+                    tool_use_id=tool_use_id,
+                    error=f"{tool_name} input has two {what} keys ({', '.join(present)}); "
+                    "which one the harness runs cannot be told",
+                )
+        workdir = next((tool_input[k] for k in dir_keys if tool_input.get(k) is not None), None)
+        if workdir is not None and not isinstance(workdir, str):
+            return ToolCall(
+                harness,
+                tool_name,
+                SHELL,
+                call_cwd,
+                owner=owner,
+                session=session,
+                tool_use_id=tool_use_id,
+                error=f"the directory of {tool_name} is not a string",
+            )
         if isinstance(workdir, str) and workdir:
             call_cwd = (
                 workdir if call_cwd is None or workdir.startswith("/") else f"{call_cwd}/{workdir}"
@@ -414,9 +516,10 @@ def build_call(
                 targets=tuple(Target(p) for p in patch_targets(argv[1])),
                 cwd=call_cwd,
                 owner=owner,
+                session=session,
                 tool_use_id=tool_use_id,
             )
-        command = _shell_command(tool_input)
+        command = _shell_command(tool_input, command_keys)
         if command is None:
             return ToolCall(
                 harness,
@@ -425,6 +528,7 @@ def build_call(
                 error=f"{tool_name} call without a command string",
                 cwd=call_cwd,
                 owner=owner,
+                session=session,
                 tool_use_id=tool_use_id,
             )
         return ToolCall(
@@ -434,6 +538,7 @@ def build_call(
             command=command,
             cwd=call_cwd,
             owner=owner,
+            session=session,
             tool_use_id=tool_use_id,
         )
     if tool_name in PATCH_TOOLS:
@@ -458,6 +563,7 @@ def build_call(
             targets=targets,
             cwd=call_cwd,
             owner=owner,
+            session=session,
             tool_use_id=tool_use_id,
         )
     if tool_name in EDIT_TOOLS:
@@ -469,6 +575,7 @@ def build_call(
                 EDIT,
                 call_cwd,
                 owner=owner,
+                session=session,
                 tool_use_id=tool_use_id,
                 error=edit_targets,
             )
@@ -479,15 +586,22 @@ def build_call(
             targets=edit_targets,
             cwd=call_cwd,
             owner=owner,
+            session=session,
             tool_use_id=tool_use_id,
         )
-    if tool_name in DISPATCH_TOOLS:
-        agent = (
-            tool_input.get("subagent_type")
-            or tool_input.get("agent")
-            or tool_input.get("name")
-            or ""
-        )
+    if tool_name in DISPATCH_TOOLS or _dispatch_like(tool_name, tool_input):
+        agent, problem = _agent_name(tool_name, tool_input)
+        if problem is not None:
+            return ToolCall(
+                harness,
+                tool_name,
+                DISPATCH,
+                call_cwd,
+                owner=owner,
+                session=session,
+                tool_use_id=tool_use_id,
+                error=problem,
+            )
         prompt = tool_input.get("prompt") or ""
         strings: list[str] = []
         _strings(tool_input, strings)
@@ -501,11 +615,18 @@ def build_call(
             else prompt + "\n" + "\n".join(strings),
             cwd=call_cwd,
             owner=owner,
+            session=session,
             tool_use_id=tool_use_id,
         )
     if tool_name in READ_TOOLS:
         return ToolCall(
-            harness, tool_name, READ, cwd=call_cwd, owner=owner, tool_use_id=tool_use_id
+            harness,
+            tool_name,
+            READ,
+            cwd=call_cwd,
+            owner=owner,
+            session=session,
+            tool_use_id=tool_use_id,
         )
     strings = []
     _strings(tool_input, strings)
@@ -516,5 +637,6 @@ def build_call(
         strings=tuple(strings),
         cwd=call_cwd,
         owner=owner,
+        session=session,
         tool_use_id=tool_use_id,
     )

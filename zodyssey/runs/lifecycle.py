@@ -34,6 +34,7 @@ from zodyssey.runs.store import (
 from zodyssey.runs.verification import run_quality_checks
 from zodyssey.runstate import (
     EXECUTING_PHASES,
+    GATE_CONFIG,
     GENESIS_HASH,
     HALTED_PHASES,
     TERMINAL_PHASES,
@@ -55,6 +56,14 @@ PLAN_TEMPLATE = """\
 """
 
 
+def _gate_config(root: Path) -> dict[str, str]:
+    """The configuration the gate will judge this run by (see runstate.GATE_CONFIG)."""
+    from zodyssey.config import config_digest
+
+    digest, source = config_digest(root)
+    return {"sha256": digest, "source": source}
+
+
 def new_state(root: Path, slug: str, title: str, plan_file: Path) -> dict[str, Any]:
     from zodyssey.runs.worktree import snapshot
 
@@ -70,6 +79,7 @@ def new_state(root: Path, slug: str, title: str, plan_file: Path) -> dict[str, A
         "dirty_at_start": bool(snap.get("files")) if snap["ok"] else None,
         "plan_path": str(plan_file),
         "project_dir": str(root),
+        GATE_CONFIG: _gate_config(root),
         "review": {
             "round": 0,
             "max_rounds": 3,

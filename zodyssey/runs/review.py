@@ -371,6 +371,12 @@ def cmd_review(args: argparse.Namespace) -> int:
     def mutate(st: dict[str, Any]) -> None:
         refused: str | None = None
         nonce: str | None = None
+        if args.human:
+            # A person's review re-reviews the configuration the gate judges by.
+            from zodyssey.config import config_digest
+
+            digest, source = config_digest(ctx.root)
+            st["gate_config"] = {"sha256": digest, "source": source}
         if parsed is not None:
             nonce, pending_info = _agent_nonce(st.setdefault("review", {}), parsed, ctx.slug)
             # Valid: the nonce is spent whatever the outcome, so an artifact cannot be
