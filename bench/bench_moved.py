@@ -9,7 +9,7 @@ and 3x its peak memory (best of `--repeat` alternating runs, same machine,
 same moment, so machine load cancels out).
 
 `--js PATH` names the JavaScript checker (default: the copy in
-/work/ext/js-zodyssey); without it (or without `node`) the benchmark says so
+$ZODYSSEY_JS_CHECKER); without it (or without `node`) the benchmark says so
 and exits 0 without measuring.
 """
 
@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-DEFAULT_JS = "/work/ext/js-zodyssey/scripts/check-anchors.mjs"
+DEFAULT_JS = os.environ.get("ZODYSSEY_JS_CHECKER", "")
 LINES = 200_000
 RANGES = 32
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import run_zodyssey
+from tests.helpers import js_checkout, run_zodyssey
 from tests.helpers.anchors import SOURCE, make_repo, reference_hash, run_cli, write
 
-JS_CHECKER = Path("/work/ext/js-zodyssey/scripts/check-anchors.mjs")
+JS_CHECKER = (js_checkout() or Path("/nonexistent")) / "scripts" / "check-anchors.mjs"
 
 
 def js_repo(tmp_path: Path, citations: int = 120) -> Path:
@@ -52,7 +52,8 @@ def test_init_adopts_the_javascript_lock(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(
-    shutil.which("node") is None or not JS_CHECKER.is_file(), reason="no JavaScript checker"
+    shutil.which("node") is None or not JS_CHECKER.is_file(),
+    reason="no JavaScript checker: set ZODYSSEY_JS_CHECKOUT to a checkout of it, and install node",
 )
 def test_init_does_not_break_the_javascript_checker(tmp_path: Path) -> None:
     repo = js_repo(tmp_path, 5)

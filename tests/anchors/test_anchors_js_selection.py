@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers import js_checkout
 from tests.helpers.anchors import SOURCE, check_json, make_repo, reference_hash, write
 
-JS_CHECKER = Path("/work/ext/js-zodyssey/scripts/check-anchors.mjs")
+JS_CHECKER = (js_checkout() or Path("/nonexistent")) / "scripts" / "check-anchors.mjs"
 
 
 def js_repo(tmp_path: Path) -> Path:
@@ -57,7 +58,8 @@ def test_our_lock_keeps_our_defaults(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(
-    shutil.which("node") is None or not JS_CHECKER.is_file(), reason="no JavaScript checker"
+    shutil.which("node") is None or not JS_CHECKER.is_file(),
+    reason="no JavaScript checker: set ZODYSSEY_JS_CHECKOUT to a checkout of it, and install node",
 )
 def test_agrees_with_the_javascript_checker_itself(tmp_path: Path) -> None:
     repo = js_repo(tmp_path)

@@ -9,7 +9,6 @@ both parsers now (a differential test).
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -20,10 +19,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.helpers import js_checkout
 from zodyssey.audit.js_plan import commands, parse_js_plan
 
 RUNS = Path(__file__).parent / "js_runs"
-PIPELINE = Path(os.environ.get("ZODYSSEY_JS_PIPELINE", "/work/ext/js-zodyssey"))
+PIPELINE = js_checkout() or Path("/nonexistent")
 PARSER = PIPELINE / "skills" / "odyssey" / "scripts" / "parse-plan.mjs"
 EXAMPLES = PIPELINE / "skills" / "odyssey" / "scripts" / "parse-plan.test.mjs"
 
@@ -117,7 +117,7 @@ def _run_pipeline_parser(plan: str, tmp_path: Path, number: int) -> dict[str, An
 
 needs_pipeline = pytest.mark.skipif(
     not (PARSER.exists() and EXAMPLES.exists() and shutil.which("node")),
-    reason="the JavaScript pipeline checkout (ZODYSSEY_JS_PIPELINE) or node is not available",
+    reason="the JavaScript pipeline checkout (ZODYSSEY_JS_CHECKOUT) or node is not available",
 )
 
 

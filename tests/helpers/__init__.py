@@ -218,3 +218,13 @@ def assert_one_line_error(
     assert done.returncode == code, (done.returncode, done.stdout, done.stderr)
     errors = [line for line in done.stderr.splitlines() if "error:" in line]
     assert 1 <= len(errors) <= parts, done.stderr
+
+
+def js_checkout() -> Path | None:
+    """A checkout of the JavaScript tool we replace (github.com/amartinawi/zodyssey), named by
+    `ZODYSSEY_JS_CHECKOUT`; None when unset or missing. Tests that compare with it skip then."""
+    value = os.environ.get("ZODYSSEY_JS_CHECKOUT") or os.environ.get("ZODYSSEY_JS_PIPELINE")
+    if not value:
+        return None
+    path = Path(value)
+    return path if path.is_dir() else None
