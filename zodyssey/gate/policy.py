@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from zodyssey.gate import shell
 from zodyssey.gate.paths import is_test_file, relative, resolve, within
@@ -36,6 +35,7 @@ from zodyssey.gate.toolcall import (
     Target,
     ToolCall,
 )
+from zodyssey.record import Fields
 from zodyssey.runstate import (
     BLOCKED,
     DEFAULT_MAX_ROUNDS,
@@ -45,7 +45,10 @@ from zodyssey.runstate import (
     TEST_FROZEN_PHASES,
 )
 
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
+    from typing import Any
+
     from zodyssey.gate.context import RunContext
 
 LOCK_TTL_SECONDS = 30 * 60  # mirrors zodyssey.runs.store.LOCK_TTL_SECONDS
@@ -54,12 +57,12 @@ EXECUTOR_PHASES = EXECUTING_PHASES
 ASK_THE_USER = "ask the user to run it in their own terminal"
 
 
-class Effect(NamedTuple):
+class Effect(Fields):
     kind: str  # "slot" | "nonce" | "locks" | "ungated"
     data: Any = None
 
 
-class Decision(NamedTuple):
+class Decision(Fields):
     allow: bool
     reason: str = ""
     rule: str = ""
@@ -481,18 +484,18 @@ def _todo_for(path: str, owner: str, ctx: RunContext) -> str | None:
 # escaped inside a JSON string (`\"subagent_type\":`), a Python dict
 # (`'subagent_type':`), YAML or `key=value`.
 _Q = r"""[\\"' \t]*"""  # not newlines: the tool input's keys are joined by them
-_NESTED = re.compile(
+_NESTED = (  # compiled on first use (re's cache): only dispatches need it
     rf"\b(?:subagent_type|tool_use_id|hook_event_name){_Q}[:=]"
     rf"|\btool_name{_Q}[:=]{_Q}(?:Task|Agent)\b"
     rf"""|["']name{_Q}[:=]{_Q}(?:Task|Agent)\b"""
     rf"|<invoke\s+name={_Q}(?:Task|Agent)\b"
     r"|<(?:antml:)?function_calls>"
-    rf"|[\"']type{_Q}[:=]{_Q}tool_use\b",
+    rf"|[\"']type{_Q}[:=]{_Q}tool_use\b"
 )
 
 
 def _dispatch(call: ToolCall, ctx: RunContext) -> Decision:
-    if _NESTED.search(call.prompt):
+    if re.search(_NESTED, call.prompt):
         return _block(
             "nested-dispatch",
             "the dispatch prompt embeds a serialized tool call or dispatch; subagents are "
