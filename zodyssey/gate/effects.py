@@ -10,9 +10,6 @@ that is what makes "50 simultaneous dispatches against cap 4 admit 4" hold.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 from zodyssey.gate.context import RunContext
 from zodyssey.gate.policy import (
@@ -23,6 +20,11 @@ from zodyssey.gate.policy import (
 )
 from zodyssey.runs import store
 
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+if TYPE_CHECKING:  # the hook works on path strings: no typing or pathlib at run time
+    from collections.abc import Sequence
+    from typing import Any
+
 
 class Refused(Exception):
     """An effect's condition no longer holds under the lock."""
@@ -30,7 +32,7 @@ class Refused(Exception):
 
 def apply(decision: Decision, ctx: RunContext) -> Decision:
     """Apply the effects of an allowing decision; a refused effect turns it into a block."""
-    root = Path(ctx.root)
+    root = ctx.root
     taken_slot: str | None = None
     try:
         for effect in decision.effects:
@@ -58,7 +60,7 @@ def apply(decision: Decision, ctx: RunContext) -> Decision:
     return decision
 
 
-def _take_slot(root: Path, ctx: RunContext, tool_use_id: str) -> str:
+def _take_slot(root: str, ctx: RunContext, tool_use_id: str) -> str:
     slot_id = tool_use_id or f"anon-{os.getpid()}-{os.urandom(4).hex()}"
 
     def reserve(ledger: Any) -> None:
@@ -85,10 +87,10 @@ def _take_slot(root: Path, ctx: RunContext, tool_use_id: str) -> str:
     return slot_id
 
 
-def release_slot(root: Path, slug: str, tool_use_id: str) -> bool:
+def release_slot(root: str | os.PathLike[str], slug: str, tool_use_id: str) -> bool:
     """Remove one ledger entry (post-tool); True when it was there."""
-    path = store.inflight_path(root, slug)
-    if not path.exists():
+    path = store.inflight_path(os.fspath(root), slug)
+    if not os.path.exists(path):
         return False
 
     def remove(ledger: Any) -> bool:
@@ -101,7 +103,7 @@ def release_slot(root: Path, slug: str, tool_use_id: str) -> bool:
     return store.update_json(path, remove, list)
 
 
-def _mint_nonce(root: Path, ctx: RunContext) -> None:
+def _mint_nonce(root: str, ctx: RunContext) -> None:
     nonce = os.urandom(16).hex()
 
     def mint(state: dict[str, Any]) -> None:
@@ -115,7 +117,7 @@ def _mint_nonce(root: Path, ctx: RunContext) -> None:
 
 
 def _take_locks(
-    root: Path, ctx: RunContext, owner: str, wanted: Sequence[tuple[str, str | None]]
+    root: str, ctx: RunContext, owner: str, wanted: Sequence[tuple[str, str | None]]
 ) -> None:
     def take(state: dict[str, Any]) -> None:
         locks = state.get("file_locks")
