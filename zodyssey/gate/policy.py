@@ -567,7 +567,7 @@ def _lint(ctx: RunContext, text: bytes) -> list[str]:
 
 # ---------------------------------------------------------------- MCP / unknown
 
-_PATH_TOKEN = re.compile(r"[^\s'\"`=,;:()\[\]{}<>|&]+")
+_PATH_TOKEN = r"[^\s'\"`=,;:()\[\]{}<>|&]+"  # compiled on first use (re's cache)
 
 
 def _points_into(path: str, locations: tuple[str, ...], root: str) -> str | None:
@@ -598,9 +598,9 @@ def _non_native(call: ToolCall, ctx: RunContext) -> Decision:
                     f"{call.tool_name} input mentions run state ({marker}); no tool but `zodyssey run` touches it",
                 )
         candidates = (
-            [text.strip(), *_PATH_TOKEN.findall(text)]
+            [text.strip(), *re.findall(_PATH_TOKEN, text)]
             if len(text) < 4096
-            else _PATH_TOKEN.findall(text)
+            else re.findall(_PATH_TOKEN, text)
         )
         for candidate in candidates:
             if not candidate or not ("/" in candidate or candidate.startswith((".", "~"))):

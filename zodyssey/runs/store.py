@@ -149,9 +149,9 @@ def read_json(path: StrPath) -> Any:
 
 
 def dump_json(value: Any) -> str:
-    import json
+    from zodyssey.gate.jsontext import dumps  # json.dumps without importing json
 
-    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    return dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
 def update_json(path: StrPath, mutate: Callable[[Any], T], default: Callable[[], Any]) -> T:
@@ -172,7 +172,7 @@ def update_json(path: StrPath, mutate: Callable[[Any], T], default: Callable[[],
 
 def append_jsonl(path: StrPath, record: dict[str, Any]) -> None:
     """Append one JSON line under the lock (rewritten atomically, never torn)."""
-    import json
+    from zodyssey.gate.jsontext import dumps  # json.dumps without importing json
 
     with file_lock(path):
         try:
@@ -182,7 +182,7 @@ def append_jsonl(path: StrPath, record: dict[str, Any]) -> None:
             existing = b""
         if existing and not existing.endswith(b"\n"):
             existing += b"\n"
-        line = json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
+        line = dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
         write_atomic(path, existing + line.encode("utf-8"))
 
 
