@@ -63,7 +63,7 @@ class Record(tuple["Any", ...]):
 _MISSING = object()
 
 
-@dataclass_transform()
+@dataclass_transform(frozen_default=True)  # fields are read-only, as in a tuple
 class Fields(Record):
     """A `Record` declared like a NamedTuple: `class Effect(Fields): kind: str; data: Any = None`."""
 
