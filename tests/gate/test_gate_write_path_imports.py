@@ -1,6 +1,6 @@
 """The hook's write path stays light: a parsed, allowed write inside an active
-run imports no `typing`, `pathlib`, `hashlib`/`_hashlib` or `json` (issue 14,
-Speed). Checked on the command `zodyssey hook install` writes, as a whole
+run imports no `typing`, `pathlib`, `hashlib`/`_hashlib`, `json` or
+`datetime` (issue 14, Speed). Checked on the command `zodyssey hook install` writes, as a whole
 process, with `python -X importtime` naming every module it imports."""
 
 from __future__ import annotations
@@ -9,14 +9,19 @@ import json
 import shlex
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 import pytest
 from gate_helpers import hook_env, make_run_repo
+from hypothesis import given
+from hypothesis import strategies as st
 
 from zodyssey.gate.install import hook_command
+from zodyssey.gate.policy import parse_time
+from zodyssey.runstate import utc_seconds
 
-HEAVY = ("typing", "pathlib", "hashlib", "_hashlib", "json")
+HEAVY = ("typing", "pathlib", "hashlib", "_hashlib", "json", "datetime")
 
 
 def _imported(argv: list[str], stdin: str, env: dict[str, str]) -> tuple[int, set[str]]:
@@ -48,6 +53,9 @@ def test_a_parsed_write_in_a_run_imports_none_of_them(tmp_path: Path, command: s
     repo = make_run_repo(tmp_path)
     argv = shlex.split(hook_command("pre-tool", "claude-code"))
     payload = repo.payload("Bash", {"command": command})
+    code, _ = _imported(argv, json.dumps(payload), hook_env(repo.root))
+    assert code == 0
+    # again: now the lock exists and its time is read (live_lock)
     code, names = _imported(argv, json.dumps(payload), hook_env(repo.root))
     # the write path really ran: allowed, parsed, and the file lock was taken
     assert code == 0
@@ -56,3 +64,34 @@ def test_a_parsed_write_in_a_run_imports_none_of_them(tmp_path: Path, command: s
     locks = repo.state()["file_locks"]
     assert [rel.rsplit("/", 1)[-1] for rel in locks] == [command.rsplit("/", 1)[-1]], locks
     assert sorted(names & set(HEAVY)) == []
+
+
+stamps = st.datetimes(
+    min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59, 999999)
+)
+
+
+@given(stamps, st.booleans())
+def test_the_state_time_form_reads_as_datetime_reads_it(when: datetime, fraction: bool) -> None:
+    text = when.strftime("%Y-%m-%dT%H:%M:%S") if when.year >= 1000 else when.isoformat()[:19]
+    text += f".{when.microsecond:06d}Z" if fraction else "Z"
+    expected = datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    assert utc_seconds(text) == expected
+    assert parse_time(text) == expected
+
+
+@given(st.text(alphabet="0123456789-:TZ.+ x", max_size=30) | st.text(max_size=30))
+def test_any_other_text_is_left_to_datetime(text: str) -> None:
+    fast = utc_seconds(text)
+    try:
+        expected = datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        expected = None
+    assert fast is None or fast == expected
+    assert parse_time(text) == (expected if text else None)
+
+
+def test_impossible_dates_are_not_read() -> None:
+    for text in ("2023-02-29T00:00:00Z", "2024-13-01T00:00:00Z", "2024-01-01T24:00:00Z"):
+        assert utc_seconds(text) is None
+        assert parse_time(text) is None

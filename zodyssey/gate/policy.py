@@ -43,6 +43,7 @@ from zodyssey.runstate import (
     HALTED_PHASES,
     STATE_DIRS,
     TEST_FROZEN_PHASES,
+    utc_seconds,
 )
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
@@ -79,6 +80,9 @@ def _block(rule: str, reason: str) -> Decision:
 def parse_time(value: Any) -> float | None:
     if not isinstance(value, str) or not value:
         return None
+    seconds = utc_seconds(value)  # the form the run state writes, without datetime
+    if seconds is not None:
+        return seconds
     from datetime import datetime  # only dispatch and lock rules need clock parsing
 
     try:
