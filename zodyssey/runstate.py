@@ -107,3 +107,33 @@ def plan_location(state: dict, root: str, slug: str) -> str:  # type: ignore[typ
     if not isinstance(raw, str):
         raise ValueError("plan_path in the run state is not a string")
     return raw if os.path.isabs(raw) else os.path.join(root, raw)
+
+
+def utc_seconds(value: str) -> float | None:
+    """Seconds since the epoch of a time in the form the run state writes
+    (`2026-01-02T03:04:05.123456Z`, also without the fraction), the same float
+    `datetime.fromisoformat(...).timestamp()` gives; None for any other form,
+    which the caller hands to `datetime` itself (it costs the hook an import)."""
+    if len(value) not in (20, 27) or value[-1] != "Z":
+        return None
+    if value[4] + value[7] + value[10] + value[13] + value[16] != "--T::":
+        return None
+    fields = (value[0:4], value[5:7], value[8:10], value[11:13], value[14:16], value[17:19])
+    fraction = value[20:26] if len(value) == 27 else "0"
+    if len(value) == 27 and value[19] != ".":
+        return None
+    if not all(f.isascii() and f.isdigit() for f in (*fields, fraction)):
+        return None
+    year, month, day, hour, minute, second = (int(f) for f in fields)
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    month_days = (31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+    if not (year >= 1 and 1 <= month <= 12 and 1 <= day <= month_days[month - 1]):
+        return None
+    if hour > 23 or minute > 59 or second > 59:
+        return None
+    # days since 1970-01-01 (proleptic Gregorian, as datetime counts them)
+    y = year - 1
+    ordinal = y * 365 + y // 4 - y // 100 + y // 400 + sum(month_days[: month - 1]) + day
+    days = ordinal - 719163  # date(1970, 1, 1).toordinal()
+    seconds = days * 86400 + hour * 3600 + minute * 60 + second
+    return (seconds * 10**6 + int(fraction)) / 10**6  # timedelta.total_seconds()

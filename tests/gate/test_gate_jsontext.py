@@ -104,3 +104,59 @@ def test_decoding_does_not_import_json() -> None:
     )
     # -I: no user site; a site-packages .pth may still preload `re`, never `json` here
     assert done.stdout.split()[0] == "False"
+
+
+# ---------------------------------------------------------------- dumps
+
+
+@given(values, st.sampled_from([None, 2]), st.booleans(), st.booleans())
+def test_documents_encode_as_json_encodes_them(
+    value: Any, indent: int | None, ensure_ascii: bool, sort_keys: bool
+) -> None:
+    from zodyssey.gate.jsontext import dumps
+
+    try:
+        expected = json.dumps(value, indent=indent, ensure_ascii=ensure_ascii, sort_keys=sort_keys)
+    except TypeError:  # sort_keys over keys of mixed types
+        with pytest.raises(TypeError):
+            dumps(value, indent=indent, ensure_ascii=ensure_ascii, sort_keys=sort_keys)
+        return
+    assert dumps(value, indent=indent, ensure_ascii=ensure_ascii, sort_keys=sort_keys) == expected
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{2: "a", 2.5: None, True: [], None: {}}, {"s": "\ud800 é \x00"}, [float("nan"), 1e400]],
+)
+def test_encoding_edge_cases(value: Any) -> None:
+    from zodyssey.gate.jsontext import dumps
+
+    assert dumps(value, indent=2, ensure_ascii=False) == json.dumps(
+        value, indent=2, ensure_ascii=False
+    )
+
+
+@pytest.mark.parametrize("value", [{"a": object()}, {(1, 2): 1}])
+def test_what_json_cannot_encode_fails_as_in_json(value: Any) -> None:
+    from zodyssey.gate.jsontext import dumps
+
+    with pytest.raises(TypeError):
+        json.dumps(value)
+    with pytest.raises(TypeError):
+        dumps(value)
+
+
+def test_encoding_does_not_import_json_and_json_still_works_after() -> None:
+    code = (
+        "import sys\n"
+        "from zodyssey.gate.jsontext import dumps\n"
+        "out = dumps({'a': [1, 'é']}, indent=2, ensure_ascii=False)\n"
+        "print('json' in sys.modules, 'json.encoder' in sys.modules)\n"
+        "import json, json.encoder\n"
+        "assert json.encoder.JSONEncoder is json.JSONEncoder\n"
+        "assert json.dumps({'a': [1, 'é']}, indent=2, ensure_ascii=False) == out\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.split() == ["False", "False"]

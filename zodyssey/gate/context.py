@@ -8,12 +8,15 @@ a read-only shell command never parses the plan.
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable
-from typing import Any, NamedTuple
 
 from zodyssey.gate.paths import Layout, resolve, within, written
+from zodyssey.record import Fields
+
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 DEFAULT_CAP = 4
 DEFAULT_REVIEWER = "momus"
@@ -60,7 +63,7 @@ def parse_cap(raw: str) -> int:
     return cap
 
 
-class GateSettings(NamedTuple):
+class GateSettings(Fields):
     read_only: tuple[tuple[str, ...], ...] = ()
     reviewer_agent: str = DEFAULT_REVIEWER
     read_only_agents: frozenset[str] = frozenset(DEFAULT_READ_ONLY_AGENTS)
@@ -90,7 +93,7 @@ class GateSettings(NamedTuple):
 DEFAULT_SETTINGS = GateSettings()
 
 
-class PlanView(NamedTuple):
+class PlanView(Fields):
     path: str  # resolved plan path
     text: bytes | None
     error: str | None  # why the plan grants nothing
@@ -229,6 +232,8 @@ def load_plan(layout: Layout, slug: str, state: dict[str, Any]) -> PlanView:
 
 
 def load_inflight(layout: Layout, slug: str) -> list[dict[str, Any]]:
+    import json  # only once a dispatch ledger exists
+
     from zodyssey.runstate import inflight_file
 
     path = inflight_file(layout.root, slug)

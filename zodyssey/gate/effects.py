@@ -10,9 +10,6 @@ that is what makes "50 simultaneous dispatches against cap 4 admit 4" hold.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 from zodyssey.gate.context import RunContext
 from zodyssey.gate.policy import (
@@ -24,6 +21,11 @@ from zodyssey.gate.policy import (
 )
 from zodyssey.runs import store
 
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+if TYPE_CHECKING:  # the hook works on path strings: no typing or pathlib at run time
+    from collections.abc import Sequence
+    from typing import Any
+
 
 class Refused(Exception):
     """An effect's condition no longer holds under the lock."""
@@ -31,7 +33,7 @@ class Refused(Exception):
 
 def apply(decision: Decision, ctx: RunContext) -> Decision:
     """Apply the effects of an allowing decision; a refused effect turns it into a block."""
-    root = Path(ctx.root)
+    root = ctx.root
     taken_slot: str | None = None
     try:
         for effect in decision.effects:
@@ -59,7 +61,7 @@ def apply(decision: Decision, ctx: RunContext) -> Decision:
     return decision
 
 
-def _take_slot(root: Path, ctx: RunContext, tool_use_id: str) -> str:
+def _take_slot(root: str, ctx: RunContext, tool_use_id: str) -> str:
     if tool_use_id.startswith("anon-"):
         slot_id = f"{tool_use_id}-{os.urandom(4).hex()}"  # released by its key (anon_key)
     else:
@@ -89,14 +91,14 @@ def _take_slot(root: Path, ctx: RunContext, tool_use_id: str) -> str:
     return slot_id
 
 
-def release_slot(root: Path, slug: str, tool_use_id: str) -> bool:
+def release_slot(root: str | os.PathLike[str], slug: str, tool_use_id: str) -> bool:
     """Remove one ledger entry (post-tool); True when it was there.
 
     An `anon-KEY` id (a dispatch whose harness sent no tool_use_id) releases
     the oldest entry taken under that key: the same agent and prompt.
     """
-    path = store.inflight_path(root, slug)
-    if not path.exists():
+    path = store.inflight_path(os.fspath(root), slug)
+    if not os.path.exists(path):
         return False
 
     def remove(ledger: Any) -> bool:
@@ -117,7 +119,7 @@ def release_slot(root: Path, slug: str, tool_use_id: str) -> bool:
     return store.update_json(path, remove, list)
 
 
-def _mint_nonce(root: Path, ctx: RunContext) -> None:
+def _mint_nonce(root: str, ctx: RunContext) -> None:
     nonce = os.urandom(16).hex()
 
     def mint(state: dict[str, Any]) -> None:
@@ -131,7 +133,7 @@ def _mint_nonce(root: Path, ctx: RunContext) -> None:
 
 
 def _take_locks(
-    root: Path,
+    root: str,
     ctx: RunContext,
     owner: str,
     wanted: Sequence[tuple[str, str | None]],

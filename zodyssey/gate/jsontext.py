@@ -1,4 +1,4 @@
-"""`loads`: `json.loads` without importing the `json` package on success.
+"""`loads` and `dumps`: `json`'s own without importing the `json` package.
 
 `import json` costs about 3 ms, most of it `re` and `enum` (json.decoder
 compiles its pure-Python fallback's patterns at import), on a hook budget of
@@ -11,6 +11,10 @@ Anything unusual (a byte order mark, UTF-16/32 input, invalid UTF-8, any
 decoding error, an interpreter without `_json`) is handed to `json.loads`
 itself, so errors carry json's own messages and the result is always what
 `json.loads` returns (tests/gate/test_gate_jsontext.py compares the two).
+
+`dumps` is `json.dumps` for the options the run-state store uses: it runs
+json's own encoder module (`json/encoder.py`, loaded without the package
+`__init__` and its decoder) and falls back to `json.dumps` if that fails.
 """
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
@@ -75,3 +79,40 @@ def loads(data: "str | bytes") -> "Any":
     import json  # the slow path: json's own answer and error messages
 
     return json.loads(data)
+
+
+_encoder_module: "Any" = None
+
+
+def _encoder() -> "Any":
+    """`json.encoder`, executed on its own (not registered in `sys.modules`)."""
+    global _encoder_module
+    if _encoder_module is None:
+        import sys
+
+        loaded = sys.modules.get("json.encoder")
+        if loaded is not None:
+            _encoder_module = loaded
+        else:
+            external: Any = sys.modules["_frozen_importlib_external"]
+            bootstrap: Any = sys.modules["_frozen_importlib"]
+            top = external.PathFinder.find_spec("json")
+            spec = external.PathFinder.find_spec("json.encoder", top.submodule_search_locations)
+            module = bootstrap.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            _encoder_module = module
+    return _encoder_module
+
+
+def dumps(
+    value: "Any", *, indent: "int | None" = None, ensure_ascii: bool = True, sort_keys: bool = False
+) -> str:
+    """What `json.dumps(value, indent=..., ensure_ascii=..., sort_keys=...)` returns."""
+    try:
+        encoder = _encoder().JSONEncoder
+    except Exception:
+        import json  # anything unusual: json's own import
+
+        encoder = json.JSONEncoder
+    text: str = encoder(indent=indent, ensure_ascii=ensure_ascii, sort_keys=sort_keys).encode(value)
+    return text

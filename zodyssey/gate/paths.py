@@ -71,7 +71,7 @@ def installed_gate() -> tuple[str, ...]:
     return tuple(_INSTALLED)
 
 
-_TEST_NAME = re.compile(
+_TEST_NAME = (  # compiled on first use (re's cache): only frozen-test phases ask
     r"(^test_.*\.py$|.*_test\.py$|^tests\.py$|^conftest\.py$|.*_test\.go$|.*\.(test|spec)\.[cm]?[jt]sx?$"
     r"|.*_spec\.rb$|.*Tests?\.(?:java|kt|cs|swift)$|.*_test\.rs$)"
 )
@@ -156,7 +156,7 @@ def is_test_file(rel: str) -> bool:
     parts = rel.split("/")
     if any(part.lower() in _TEST_DIRS for part in parts[:-1]):
         return True
-    return bool(_TEST_NAME.match(parts[-1]))
+    return bool(re.match(_TEST_NAME, parts[-1]))
 
 
 NOWHERE = "\x00not-a-directory"  # matches no path

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from zodyssey.gate import shell
 from zodyssey.gate.paths import PathTooLong, is_test_file, relative, resolve, within, written
@@ -36,6 +35,7 @@ from zodyssey.gate.toolcall import (
     Target,
     ToolCall,
 )
+from zodyssey.record import Fields
 from zodyssey.runstate import (
     BLOCKED,
     DEFAULT_MAX_ROUNDS,
@@ -43,9 +43,13 @@ from zodyssey.runstate import (
     HALTED_PHASES,
     STATE_DIRS,
     TEST_FROZEN_PHASES,
+    utc_seconds,
 )
 
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
+    from typing import Any
+
     from zodyssey.gate.context import RunContext
 
 MAX_PATH = 4095  # PATH_MAX less its NUL: a longer path is not one the system resolves
@@ -57,12 +61,12 @@ EXECUTOR_PHASES = EXECUTING_PHASES
 ASK_THE_USER = "ask the user to run it in their own terminal"
 
 
-class Effect(NamedTuple):
+class Effect(Fields):
     kind: str  # "slot" | "nonce" | "locks" | "ungated"
     data: Any = None
 
 
-class Decision(NamedTuple):
+class Decision(Fields):
     allow: bool
     reason: str = ""
     rule: str = ""
@@ -79,6 +83,9 @@ def _block(rule: str, reason: str) -> Decision:
 def parse_time(value: Any) -> float | None:
     if not isinstance(value, str) or not value:
         return None
+    seconds = utc_seconds(value)  # the form the run state writes, without datetime
+    if seconds is not None:
+        return seconds
     from datetime import datetime  # only dispatch and lock rules need clock parsing
 
     try:
@@ -616,7 +623,7 @@ def _todo_for(path: str, owner: str, ctx: RunContext) -> str | None:
 _Q = r"""[\\"' \t]*"""  # not newlines: the tool input's keys are joined by them
 _VALUE = r"""[\\"']*[A-Za-z0-9_.:-]"""
 _ID_VALUE = r"""(?:[\\"']+[^\\"'\s]{2,}[\\"']|toolu_|call_|Pre|Post)"""
-_NESTED = re.compile(
+_NESTED = (  # compiled on first use (re's cache): only dispatches need it
     rf"\bsubagent[_-]?type{_Q}[:=][ \t]*{_VALUE}"
     rf"|\b(?:tool[_-]?use[_-]?id|hook[_-]?event[_-]?name){_Q}[:=][ \t]*{_ID_VALUE}"
     rf"|\btool[_-]?name{_Q}[:=]{_Q}(?:Task|Agent)\b"
@@ -624,13 +631,12 @@ _NESTED = re.compile(
     rf"|<invoke\s+name={_Q}(?:Task|Agent)\b"
     rf"|<parameter\s+name={_Q}(?:subagent[_-]?type|tool[_-]?name){_Q}>"
     r"|<(?:antml:)?function_calls>"
-    rf"|[\"']type{_Q}[:=]{_Q}tool_use\b",
-    re.I,
+    rf"|[\"']type{_Q}[:=]{_Q}tool_use\b"
 )
 
 
 def _dispatch(call: ToolCall, ctx: RunContext) -> Decision:
-    if _NESTED.search(call.prompt):
+    if re.search(_NESTED, call.prompt, re.I):
         return _block(
             "nested-dispatch",
             "the dispatch prompt embeds a serialized tool call or dispatch; subagents are "
@@ -704,7 +710,7 @@ def _lint(ctx: RunContext, text: bytes) -> list[str]:
 
 # ---------------------------------------------------------------- MCP / unknown
 
-_PATH_TOKEN = re.compile(r"[^\s'\"`=,;:()\[\]{}<>|&]+")
+_PATH_TOKEN = r"[^\s'\"`=,;:()\[\]{}<>|&]+"  # compiled on first use (re's cache)
 
 # Tools outside the harness's own set that only read, compared on the name's
 # last `__` part, lower-cased (`mcp__filesystem__read_text_file` -> read_text_file):
@@ -801,7 +807,7 @@ def _non_native(call: ToolCall, ctx: RunContext) -> Decision:
             if len(whole) > MAX_PATH:
                 return _too_large(f"a path of {len(whole)} characters, over {MAX_PATH}")
             candidates.append(whole)
-        for token in _PATH_TOKEN.findall(text):
+        for token in re.findall(_PATH_TOKEN, text):
             if len(token) > MAX_PATH:
                 return _too_large(f"a path of {len(token)} characters, over {MAX_PATH}")
             if token != whole and ("/" in token or token.startswith((".", "~"))):

@@ -18,7 +18,7 @@ _OBJECT_FIELDS = ("review", "todos", "verify", "acceptance", "evidence", "file_l
 _LIST_FIELDS = ("gate_log", "windows", "phase_history")
 
 
-def check_state_shape(state: dict[str, Any], path: Path) -> dict[str, Any]:
+def check_state_shape(state: dict[str, Any], path: Path | str) -> dict[str, Any]:
     """`state` when the fields the commands rely on have their documented types."""
     phase = state.get("phase")
     if phase is not None and phase not in PHASES:

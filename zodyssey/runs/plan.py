@@ -8,7 +8,8 @@ inside an HTML comment, a fence, front matter or prose grants nothing.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+
+from zodyssey.record import Fields
 
 _TODO_ROW = re.compile(r"^- \[( |x|X)\] (F?\d+)\.\s+(.*?)\s*$")
 _FIELD = re.compile(r"^(\s+)[-*+] (.*?)\s*$")
@@ -19,16 +20,16 @@ _HEADING = re.compile(r"^#{1,6}\s")
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 
 
-# NamedTuples rather than dataclasses: importing dataclasses costs the gate
-# hook several milliseconds on every write decision.
-class Criterion(NamedTuple):
+# Records rather than dataclasses or NamedTuples: importing dataclasses or
+# typing costs the gate hook milliseconds on every write decision.
+class Criterion(Fields):
     index: int  # type: ignore[assignment]  # 1-based; shadows tuple.index on purpose
     text: str  # the bullet text exactly as written (after the bullet marker)
     command: str | None  # the backticked command, None when the bullet has none
     line: int
 
 
-class Todo(NamedTuple):
+class Todo(Fields):
     id: str  # "1", "2", "F1"
     title: str
     checked: bool
@@ -67,10 +68,15 @@ class Plan:
 
 
 def plan_sha256(data: bytes | str) -> str:
-    import hashlib  # only callers that hash pay for OpenSSL's import
-
     raw = data.encode("utf-8") if isinstance(data, str) else data
-    return hashlib.sha256(raw).hexdigest()
+    try:
+        # The builtin SHA-256 gives the same digest as hashlib's without
+        # loading OpenSSL (milliseconds per hook call).
+        from _sha256 import sha256  # type: ignore[import-not-found]
+    except ImportError:  # an interpreter built without it
+        from hashlib import sha256
+    digest: str = sha256(raw).hexdigest()
+    return digest
 
 
 def strip_non_plan(text: str) -> list[str]:

@@ -6,17 +6,17 @@ processes updating different parts never lose each other's change, and a
 killed writer leaves the old or the new file, never a torn one.
 
 Standard library only: the gate hook uses it on its hot path (dispatch
-ledger, review nonce, file locks, ungated-shell log).
+ledger, review nonce, file locks, ungated-shell log). Paths may be `str` or
+`Path`: the path helpers answer in the type they are given, so the hook
+works on strings and never imports `pathlib` (nor `json` to read).
 """
 
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import re
 import time
-from pathlib import Path
 
 from zodyssey.atomicfile import write_atomic
 from zodyssey.errors import EXIT_USAGE, ZodysseyError
@@ -35,9 +35,12 @@ from zodyssey.runstate import ZCODE as ZCODE  # the audit reads store.ZCODE
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
     from typing import Any, TypeVar
 
     T = TypeVar("T")
+    P = TypeVar("P", str, Path)  # a helper answers in the path type it was given
+    StrPath = str | os.PathLike[str]
 
 SLUG_RE = re.compile(SLUG_PATTERN)
 LOCK_TTL_SECONDS = 30 * 60
@@ -62,43 +65,51 @@ def validate_slug(slug: str) -> str:
     return slug
 
 
-def zcode_dir(root: Path) -> Path:
-    return root / ZCODE
+def _join(root: P, *parts: str) -> P:
+    if isinstance(root, str):
+        return os.path.join(root, *parts)
+    return root.joinpath(*parts)
 
 
-def state_path(root: Path, slug: str) -> Path:
-    return root / STATE / f"{slug}.json"
+def zcode_dir(root: P) -> P:
+    return _join(root, ZCODE)
 
 
-def inflight_path(root: Path, slug: str) -> Path:
-    return root / STATE / f"{slug}.inflight.json"
+def state_path(root: P, slug: str) -> P:
+    return _join(root, STATE, f"{slug}.json")
 
 
-def ungated_path(root: Path, slug: str) -> Path:
-    return root / STATE / f"{slug}.ungated.jsonl"
+def inflight_path(root: P, slug: str) -> P:
+    return _join(root, STATE, f"{slug}.inflight.json")
 
 
-def plan_path(root: Path, slug: str) -> Path:
-    return root / PLANS / f"{slug}.md"
+def ungated_path(root: P, slug: str) -> P:
+    return _join(root, STATE, f"{slug}.ungated.jsonl")
 
 
-def reviews_dir(root: Path) -> Path:
-    return root / REVIEWS
+def plan_path(root: P, slug: str) -> P:
+    return _join(root, PLANS, f"{slug}.md")
 
 
-def verify_dir(root: Path, slug: str) -> Path:
-    return root / VERIFY / slug
+def reviews_dir(root: P) -> P:
+    return _join(root, REVIEWS)
+
+
+def verify_dir(root: P, slug: str) -> P:
+    return _join(root, VERIFY, slug)
 
 
 class file_lock:  # lower case: used as `with file_lock(path):`, like a function
     """Exclusive advisory lock guarding `path` (a sibling `.lock` file)."""
 
-    def __init__(self, path: Path) -> None:
-        self._lock = path.parent / f".{path.name}.lock"
+    def __init__(self, path: StrPath) -> None:
+        directory, name = os.path.split(os.fspath(path))
+        self._dir = directory or "."
+        self._lock = os.path.join(self._dir, f".{name}.lock")
         self._fd = -1
 
     def __enter__(self) -> None:
-        self._lock.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(self._dir, exist_ok=True)
         fd = os.open(self._lock, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
@@ -115,26 +126,35 @@ class file_lock:  # lower case: used as `with file_lock(path):`, like a function
             os.close(fd)
 
 
-def read_json(path: Path) -> Any:
+def read_json(path: StrPath) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
     except FileNotFoundError:
         raise
     except OSError as exc:
         raise StateError(f"cannot read {path}: {exc.strerror}") from exc
     except UnicodeDecodeError as exc:
         raise StateError(f"{path} is not UTF-8 text") from exc
+    from zodyssey.gate.jsontext import loads  # json.loads without importing json
+
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
+        return loads(text)
+    except ValueError as exc:
+        import json  # loaded already: jsontext hands every failure to json.loads
+
+        if not isinstance(exc, json.JSONDecodeError):
+            raise
         raise StateError(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})") from exc
 
 
 def dump_json(value: Any) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    from zodyssey.gate.jsontext import dumps  # json.dumps without importing json
+
+    return dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
-def update_json(path: Path, mutate: Callable[[Any], T], default: Callable[[], Any]) -> T:
+def update_json(path: StrPath, mutate: Callable[[Any], T], default: Callable[[], Any]) -> T:
     """Lock, re-read (or start from `default()`), mutate in place, write atomically.
 
     `mutate` receives the current value and returns whatever the caller wants
@@ -150,22 +170,28 @@ def update_json(path: Path, mutate: Callable[[Any], T], default: Callable[[], An
         return result
 
 
-def append_jsonl(path: Path, record: dict[str, Any]) -> None:
+def append_jsonl(path: StrPath, record: dict[str, Any]) -> None:
     """Append one JSON line under the lock (rewritten atomically, never torn)."""
+    from zodyssey.gate.jsontext import dumps  # json.dumps without importing json
+
     with file_lock(path):
         try:
-            existing = path.read_bytes()
+            with open(path, "rb") as handle:
+                existing = handle.read()
         except FileNotFoundError:
             existing = b""
         if existing and not existing.endswith(b"\n"):
             existing += b"\n"
-        line = json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
+        line = dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
         write_atomic(path, existing + line.encode("utf-8"))
 
 
-def read_jsonl(path: Path) -> list[Any]:
+def read_jsonl(path: StrPath) -> list[Any]:
+    import json
+
     try:
-        text = path.read_text(encoding="utf-8")
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
     except FileNotFoundError:
         return []
     out: list[Any] = []
@@ -182,13 +208,17 @@ def read_jsonl(path: Path) -> list[Any]:
 class RunStore:
     """Read and update the state file of one run."""
 
-    def __init__(self, root: Path, slug: str) -> None:
+    def __init__(self, root: Path | str, slug: str) -> None:
         self.root = root
         self.slug = validate_slug(slug)
-        self.path = state_path(root, slug)
+        self.path: Path | str
+        if isinstance(root, str):  # one call per path type: mypy types the helpers per type
+            self.path = state_path(root, slug)
+        else:
+            self.path = state_path(root, slug)
 
     def exists(self) -> bool:
-        return self.path.is_file()
+        return os.path.isfile(self.path)
 
     def read(self) -> dict[str, Any]:
         try:

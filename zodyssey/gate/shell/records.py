@@ -1,41 +1,22 @@
 """The classifier's records: tuples with named fields, written out by hand.
 
 A `typing.NamedTuple` would cost `typing` plus a class built through `exec`
-on every hook run. `Record` gives every record what a NamedTuple has
-(`_fields`, `_asdict`, `_replace`, a readable repr); each subclass lists its
-fields, a typed `__new__` and typed accessors. (`Target`, the record the gate
+on every hook run. `Record` (`zodyssey.record`) gives every record what a
+NamedTuple has (`_fields`, `_asdict`, `_replace`, a readable repr); each
+subclass lists its fields, a typed `__new__` and typed accessors. (`Target`, the record the gate
 shares with the other tool kinds, lives in `zodyssey.gate.toolcall`.)
 """
 
 from __future__ import annotations
 
 from zodyssey.gate.toolcall import Target
+from zodyssey.record import Record
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
-    from typing import Any, Self
+    from typing import Any
 
 __all__ = ["Analysis", "Arg", "Part", "Record", "Target"]
-
-
-class Record(tuple["Any", ...]):
-    """Base of the records: a tuple whose positions have the names in `_fields`."""
-
-    __slots__ = ()
-    _fields: tuple[str, ...] = ()
-
-    def _asdict(self) -> dict[str, Any]:
-        return dict(zip(self._fields, self, strict=True))
-
-    def _replace(self, **changes: Any) -> Self:
-        values = [changes.pop(name, old) for name, old in zip(self._fields, self, strict=True)]
-        if changes:
-            raise TypeError(f"{type(self).__name__} has no field {next(iter(changes))!r}")
-        return tuple.__new__(type(self), values)
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{k}={v!r}" for k, v in zip(self._fields, self, strict=True))
-        return f"{type(self).__name__}({shown})"
 
 
 class Part(Record):

@@ -1,0 +1,97 @@
+"""The hook's write path stays light: a parsed, allowed write inside an active
+run imports no `typing`, `pathlib`, `hashlib`/`_hashlib`, `json` or
+`datetime` (issue 14, Speed). Checked on the command `zodyssey hook install` writes, as a whole
+process, with `python -X importtime` naming every module it imports."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.helpers.gate import hook_env, make_run_repo
+from zodyssey.gate.install import hook_command
+from zodyssey.gate.policy import parse_time
+from zodyssey.runstate import utc_seconds
+
+HEAVY = ("typing", "pathlib", "hashlib", "_hashlib", "json", "datetime")
+
+
+def _imported(argv: list[str], stdin: str, env: dict[str, str]) -> tuple[int, set[str]]:
+    result = subprocess.run(
+        [argv[0], "-X", "importtime", *argv[1:]],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=60,
+    )
+    names = {
+        line.rsplit("|", 1)[1].strip()
+        for line in result.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    return result.returncode, names
+
+
+def test_the_baseline_interpreter_does_not_preload_them() -> None:
+    # otherwise a module imported at start-up would be missing from the hook's list too
+    _, names = _imported([sys.executable, "-c", "pass"], "", hook_env(None))
+    assert not names & set(HEAVY), names & set(HEAVY)
+
+
+@pytest.mark.parametrize("command", ["echo x > src/server.py", "printf 'a\\n' >> pkg/new.py"])
+def test_a_parsed_write_in_a_run_imports_none_of_them(tmp_path: Path, command: str) -> None:
+    repo = make_run_repo(tmp_path)
+    argv = shlex.split(hook_command("pre-tool", "claude-code"))
+    payload = repo.payload("Bash", {"command": command})
+    code, _ = _imported(argv, json.dumps(payload), hook_env(repo.root))
+    assert code == 0
+    # again: now the lock exists and its time is read (live_lock)
+    code, names = _imported(argv, json.dumps(payload), hook_env(repo.root))
+    # the write path really ran: allowed, parsed, and the file lock was taken
+    assert code == 0
+    assert "zodyssey.gate.effects" in names
+    assert "re" in names  # loaded by the parser's compiled module
+    locks = repo.state()["file_locks"]
+    assert [rel.rsplit("/", 1)[-1] for rel in locks] == [command.rsplit("/", 1)[-1]], locks
+    assert sorted(names & set(HEAVY)) == []
+
+
+stamps = st.datetimes(
+    min_value=datetime(1, 1, 1), max_value=datetime(9999, 12, 31, 23, 59, 59, 999999)
+)
+
+
+@given(stamps, st.booleans())
+def test_the_state_time_form_reads_as_datetime_reads_it(when: datetime, fraction: bool) -> None:
+    text = when.strftime("%Y-%m-%dT%H:%M:%S") if when.year >= 1000 else when.isoformat()[:19]
+    text += f".{when.microsecond:06d}Z" if fraction else "Z"
+    expected = datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    assert utc_seconds(text) == expected
+    assert parse_time(text) == expected
+
+
+@given(st.text(alphabet="0123456789-:TZ.+ x", max_size=30) | st.text(max_size=30))
+def test_any_other_text_is_left_to_datetime(text: str) -> None:
+    fast = utc_seconds(text)
+    try:
+        expected = datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        expected = None
+    assert fast is None or fast == expected
+    assert parse_time(text) == (expected if text else None)
+
+
+def test_impossible_dates_are_not_read() -> None:
+    for text in ("2023-02-29T00:00:00Z", "2024-13-01T00:00:00Z", "2024-01-01T24:00:00Z"):
+        assert utc_seconds(text) is None
+        assert parse_time(text) is None
