@@ -62,13 +62,13 @@ GATE_CONFIG = "gate_config"
 # `prev` of the first evidence record.
 GENESIS_HASH = "0" * 64
 
-SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]*$"  # for `re` users; is_slug() is the same rule
+SLUG_PATTERN = r"^[a-z0-9][a-z0-9-]*\Z"  # for `re` users; is_slug() is the same rule
 _SLUG_FIRST = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
 _SLUG_CHARS = _SLUG_FIRST | {"-"}
 
 
 def is_slug(name: str) -> bool:
-    """`^[a-z0-9][a-z0-9-]*$`, without loading `re`."""
+    r"""`^[a-z0-9][a-z0-9-]*\Z` (no trailing newline either), without loading `re`."""
     return bool(name) and name[0] in _SLUG_FIRST and set(name) <= _SLUG_CHARS
 
 

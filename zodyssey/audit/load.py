@@ -8,6 +8,7 @@ from zodyssey.audit.artifacts import ArtifactMissing, as_dict, as_str, read_requ
 from zodyssey.audit.model import AuditedRun
 from zodyssey.errors import UsageError
 from zodyssey.runs import store
+from zodyssey.runstate import is_slug
 
 
 def locate(target: str, repo: str | None) -> tuple[Path, str, Path]:
@@ -28,10 +29,10 @@ def locate(target: str, repo: str | None) -> tuple[Path, str, Path]:
             )
             root = parents[2] if inferred else Path.cwd()
         slug = state_file.name.removesuffix(".json")
-        if not store.SLUG_RE.match(slug):
+        if not is_slug(slug):
             raise UsageError(f"state file name {state_file.name!r} does not name a run slug")
         return root, slug, state_file
-    if not store.SLUG_RE.match(target):
+    if not is_slug(target):
         raise UsageError(f"invalid run slug {target!r}: use lowercase letters, digits and '-'")
     root = root or Path.cwd()
     return root, target, store.state_path(root, target)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import fcntl
 import os
-import re
 import time
 
 from zodyssey.atomicfile import write_atomic
@@ -23,10 +22,10 @@ from zodyssey.errors import EXIT_USAGE, ZodysseyError
 from zodyssey.runstate import (
     PLANS,
     REVIEWS,
-    SLUG_PATTERN,
     STATE,
     TERMINAL_PHASES,
     VERIFY,
+    is_slug,
 )
 from zodyssey.runstate import ZCODE as ZCODE  # the audit reads store.ZCODE
 
@@ -42,7 +41,6 @@ if TYPE_CHECKING:
     P = TypeVar("P", str, Path)  # a helper answers in the path type it was given
     StrPath = str | os.PathLike[str]
 
-SLUG_RE = re.compile(SLUG_PATTERN)
 LOCK_TTL_SECONDS = 30 * 60
 
 
@@ -60,7 +58,7 @@ def now_iso() -> str:
 
 
 def validate_slug(slug: str) -> str:
-    if not SLUG_RE.match(slug):
+    if not is_slug(slug):
         raise StateError(f"invalid run slug {slug!r}: use lowercase letters, digits and '-'")
     return slug
 
