@@ -19,11 +19,12 @@ from typing import Any
 
 import pytest
 
-from tests.helpers.gate import REPO, RunRepo, hook_env
-from zodyssey.gate.context import RunContext, parse_cap, plan_view
-from zodyssey.gate.paths import GATE_PACKAGE_DIR, Layout, is_test_file
+from tests.helpers.gate import REPO, RunRepo, call, hook_env
+from tests.helpers.gate import ctx as run_ctx
+from zodyssey.gate.context import RunContext, parse_cap
+from zodyssey.gate.paths import GATE_PACKAGE_DIR, is_test_file
 from zodyssey.gate.policy import Decision, decide
-from zodyssey.gate.toolcall import MAX_SHELL_COMMAND, ToolCall, build_call, patch_targets
+from zodyssey.gate.toolcall import MAX_SHELL_COMMAND, build_call, patch_targets
 
 NOW = 1_800_000_000.0
 
@@ -59,48 +60,9 @@ def root(tmp_path: Path) -> Path:
     return base.resolve()
 
 
-def ctx(
-    root: Path,
-    *,
-    verdict: str | None = "OKAY",
-    phase: str = "execute",
-    plan: str | None = PLAN,
-    plan_file: str | None = None,
-    locks: dict[str, Any] | None = None,
-    todos: dict[str, Any] | None = None,
-    active: dict[str, Any] | None = None,
-) -> RunContext:
-    pf = plan_file or str(root / ".zcode" / "plans" / "demo.md")
-    text = plan.encode() if plan is not None else None
-    state = {
-        "slug": "demo",
-        "phase": phase,
-        "plan_path": pf,
-        "review": {
-            "round": 2,
-            "max_rounds": 3,
-            "verdict": verdict,
-            "plan_sha256": hashlib.sha256(text or b"").hexdigest(),
-        },
-        "todos": todos or {"1": {"status": "in_flight"}},
-        "file_locks": locks or {},
-        "active_todos": active or {},
-    }
-    return RunContext(
-        Layout(str(root)),
-        "demo",
-        state,
-        plan=plan_view(pf, text, str(root)),
-        now=NOW,
-        home=str(root.parent / "home"),
-    )
-
-
-def call(
-    root: Path, tool: str, tool_input: Any, harness: str = "claude-code", **extra: Any
-) -> ToolCall:
-    payload = {"cwd": str(root), "session_id": "s1", "tool_use_id": "t1", **extra}
-    return build_call(harness, tool, tool_input, payload)
+def ctx(root: Path, **options: Any) -> RunContext:
+    """The shared run context with this file's plan."""
+    return run_ctx(root, **{"plan": PLAN, **options})
 
 
 def verdict(decision: Decision) -> str:
@@ -177,7 +139,7 @@ def test_run_state_is_never_writable(
     root: Path, tool: str, tool_input: Any, phase: str, okay: str | None
 ) -> None:
     tool_input = json.loads(json.dumps(tool_input).replace("/REPO", str(root)))
-    decision = decide(call(root, tool, tool_input), ctx(root, verdict=okay, phase=phase))
+    decision = decide(call(tool, tool_input, root), ctx(root, verdict=okay, phase=phase))
     assert verdict(decision) == "run-state", decision
 
 
@@ -186,8 +148,8 @@ def test_case_is_ignored_for_run_state(root: Path) -> None:
     # so it is judged as run state on every file system.
     c = ctx(root)
     for path in (".ZCODE/state/x.json", ".zcode/STATE/x.json", ".Zcode/Reviews/r.json"):
-        assert verdict(decide(call(root, "Write", {"file_path": path}), c)) == "run-state"
-        assert verdict(decide(call(root, "mcp__fs__write_file", {"path": path}), c)) == "run-state"
+        assert verdict(decide(call("Write", {"file_path": path}, root), c)) == "run-state"
+        assert verdict(decide(call("mcp__fs__write_file", {"path": path}, root), c)) == "run-state"
 
 
 @pytest.mark.parametrize(
@@ -202,13 +164,13 @@ def test_case_is_ignored_for_run_state(root: Path) -> None:
     ],
 )
 def test_non_native_tools_cannot_touch_the_gate(root: Path, tool_input: dict[str, str]) -> None:
-    assert verdict(decide(call(root, "mcp__fs__move", tool_input), ctx(root))) == "gate-itself"
+    assert verdict(decide(call("mcp__fs__move", tool_input, root), ctx(root))) == "gate-itself"
 
 
 def test_non_native_tools_may_be_handed_the_project(root: Path) -> None:
     c = ctx(root)
     for value in (".", str(root), "src/", "./README.md"):
-        assert decide(call(root, "mcp__git__status", {"repo_path": value}), c).allow, value
+        assert decide(call("mcp__git__status", {"repo_path": value}, root), c).allow, value
 
 
 # ---------------------------------------------------------------- bookkeeping
@@ -218,26 +180,26 @@ def test_notepads_append_only_on_every_path(root: Path) -> None:
     note = ".zcode/notepads/demo/n.md"
     c = ctx(root, verdict=None, phase="plan")
     rows = [
-        (call(root, "Write", {"file_path": note, "content": "y"}), "notepad-append-only"),
-        (call(root, "Write", {"file_path": ".zcode/notepads/demo/new.md"}), "allow"),
+        (call("Write", {"file_path": note, "content": "y"}, root), "notepad-append-only"),
+        (call("Write", {"file_path": ".zcode/notepads/demo/new.md"}, root), "allow"),
         (
-            call(root, "Edit", {"file_path": note, "old_string": "x\n", "new_string": "x\ny"}),
+            call("Edit", {"file_path": note, "old_string": "x\n", "new_string": "x\ny"}, root),
             "allow",
         ),
         (
-            call(root, "Edit", {"file_path": note, "old_string": "x\n", "new_string": "y"}),
+            call("Edit", {"file_path": note, "old_string": "x\n", "new_string": "y"}, root),
             "notepad-append-only",
         ),
-        (call(root, "Bash", {"command": f"echo y > {note}"}), "notepad-append-only"),
-        (call(root, "Bash", {"command": f"echo y >> {note}"}), "allow"),
-        (call(root, "Bash", {"command": f"echo y | tee -a {note}"}), "allow"),
-        (call(root, "Bash", {"command": f"cp /dev/null {note}"}), "notepad-append-only"),
-        (call(root, "Bash", {"command": f"mv {note} /tmp/n.md"}), "notepad-append-only"),
+        (call("Bash", {"command": f"echo y > {note}"}, root), "notepad-append-only"),
+        (call("Bash", {"command": f"echo y >> {note}"}, root), "allow"),
+        (call("Bash", {"command": f"echo y | tee -a {note}"}, root), "allow"),
+        (call("Bash", {"command": f"cp /dev/null {note}"}, root), "notepad-append-only"),
+        (call("Bash", {"command": f"mv {note} /tmp/n.md"}, root), "notepad-append-only"),
         (
             call(
-                root,
                 "apply_patch",
                 {"command": f"*** Begin Patch\n*** Delete File: {note}\n*** End Patch"},
+                root,
             ),
             "notepad-append-only",
         ),
@@ -250,41 +212,41 @@ def test_plan_frozen_after_okay_on_every_path(root: Path) -> None:
     plan = ".zcode/plans/demo.md"
     c = ctx(root)
     for probe in (
-        call(root, "Write", {"file_path": plan}),
-        call(root, "Edit", {"file_path": plan, "old_string": "a", "new_string": "ab"}),
-        call(root, "Bash", {"command": f"sed -i s/a/b/ {plan}"}),
-        call(root, "Bash", {"command": f"cp /tmp/x {plan}"}),
-        call(root, "Bash", {"command": f"mv /tmp/x {plan}"}),
-        call(root, "Bash", {"command": f"mv {plan} /tmp/x"}),
-        call(root, "Bash", {"command": f"ln -sf /tmp/x {plan}"}),
-        call(root, "Bash", {"command": "rm -rf .zcode/plans"}),
+        call("Write", {"file_path": plan}, root),
+        call("Edit", {"file_path": plan, "old_string": "a", "new_string": "ab"}, root),
+        call("Bash", {"command": f"sed -i s/a/b/ {plan}"}, root),
+        call("Bash", {"command": f"cp /tmp/x {plan}"}, root),
+        call("Bash", {"command": f"mv /tmp/x {plan}"}, root),
+        call("Bash", {"command": f"mv {plan} /tmp/x"}, root),
+        call("Bash", {"command": f"ln -sf /tmp/x {plan}"}, root),
+        call("Bash", {"command": "rm -rf .zcode/plans"}, root),
         call(
-            root,
             "apply_patch",
             {
                 "command": f"*** Begin Patch\n*** Update File: src/ok.py\n*** Move to: {plan}\n*** End Patch"
             },
+            root,
         ),
-        call(root, "mcp__fs__write_file", {"path": plan}),
-        call(root, "mcp__fs__write_file", {"path": ".zcode//plans/./demo.md"}),
-        call(root, "mcp__fs__delete", {"path": ".zcode/plans"}),  # was open
+        call("mcp__fs__write_file", {"path": plan}, root),
+        call("mcp__fs__write_file", {"path": ".zcode//plans/./demo.md"}, root),
+        call("mcp__fs__delete", {"path": ".zcode/plans"}, root),  # was open
     ):
         assert verdict(decide(probe, c)) == "plan-frozen", probe
-    assert decide(call(root, "Write", {"file_path": plan}), ctx(root, verdict="REJECT")).allow
+    assert decide(call("Write", {"file_path": plan}, root), ctx(root, verdict="REJECT")).allow
 
 
 def test_plan_outside_the_plans_dir_is_writable_until_okay(root: Path) -> None:
     # was open: a plan_path such as docs/plan.md counted as product code
     other = str(root / "docs" / "plan.md")
     before = ctx(root, verdict=None, phase="plan", plan_file=other)
-    assert decide(call(root, "Write", {"file_path": "docs/plan.md"}), before).allow
+    assert decide(call("Write", {"file_path": "docs/plan.md"}, root), before).allow
     assert (
-        verdict(decide(call(root, "Write", {"file_path": "docs/other.md"}), before))
+        verdict(decide(call("Write", {"file_path": "docs/other.md"}, root), before))
         == "review-gate"
     )
     after = ctx(root, plan_file=other)
     assert (
-        verdict(decide(call(root, "Write", {"file_path": "docs/plan.md"}), after)) == "plan-frozen"
+        verdict(decide(call("Write", {"file_path": "docs/plan.md"}, root), after)) == "plan-frozen"
     )
 
 
@@ -322,18 +284,18 @@ def test_not_test_files(rel: str) -> None:
 def test_tests_frozen_in_verify_and_final(root: Path, phase: str) -> None:
     c = ctx(root, phase=phase)
     for probe in (
-        call(root, "Write", {"file_path": "tests/test_ok.py"}),
-        call(root, "Bash", {"command": "echo x >> tests/test_ok.py"}),
-        call(root, "Write", {"file_path": "pkg/testdata/g.txt"}),
+        call("Write", {"file_path": "tests/test_ok.py"}, root),
+        call("Bash", {"command": "echo x >> tests/test_ok.py"}, root),
+        call("Write", {"file_path": "pkg/testdata/g.txt"}, root),
         call(
-            root,
             "apply_patch",
             {"command": "*** Begin Patch\n*** Update File: tests/test_ok.py\n*** End Patch"},
+            root,
         ),
     ):
         assert verdict(decide(probe, c)) == "tests-frozen", probe
-    assert decide(call(root, "Write", {"file_path": "src/ok.py"}), c).allow
-    assert decide(call(root, "Write", {"file_path": "tests/test_ok.py"}), ctx(root)).allow
+    assert decide(call("Write", {"file_path": "src/ok.py"}, root), c).allow
+    assert decide(call("Write", {"file_path": "tests/test_ok.py"}, root), ctx(root)).allow
 
 
 # ---------------------------------------------------------------- review gate and tamper
@@ -342,7 +304,7 @@ def test_tests_frozen_in_verify_and_final(root: Path, phase: str) -> None:
 @pytest.mark.parametrize("review", [None, "REJECT", "okay", "OKAY "])
 def test_review_gate_names_verdict_round_and_next_step(root: Path, review: str | None) -> None:
     decision = decide(
-        call(root, "Write", {"file_path": "src/ok.py"}), ctx(root, verdict=review, phase="review")
+        call("Write", {"file_path": "src/ok.py"}, root), ctx(root, verdict=review, phase="review")
     )
     assert verdict(decision) == "review-gate"
     shown = review or "none yet"
@@ -354,12 +316,12 @@ def test_tampered_plan_blocks_every_product_write(root: Path) -> None:
     c = ctx(root)
     c.review["plan_sha256"] = "0" * 64
     for probe in (
-        call(root, "Write", {"file_path": "src/ok.py"}),
-        call(root, "Bash", {"command": "echo x > src/ok.py"}),
+        call("Write", {"file_path": "src/ok.py"}, root),
+        call("Bash", {"command": "echo x > src/ok.py"}, root),
         call(
-            root,
             "apply_patch",
             {"command": "*** Begin Patch\n*** Update File: src/ok.py\n*** End Patch"},
+            root,
         ),
     ):
         decision = decide(probe, c)
@@ -368,7 +330,7 @@ def test_tampered_plan_blocks_every_product_write(root: Path) -> None:
             "expected sha256 000000000000, actual " + hashlib.sha256(PLAN.encode()).hexdigest()[:12]
             in decision.reason
         )
-    assert decide(call(root, "Write", {"file_path": ".zcode/notepads/demo/new.md"}), c).allow
+    assert decide(call("Write", {"file_path": ".zcode/notepads/demo/new.md"}, root), c).allow
 
 
 # ---------------------------------------------------------------- scope
@@ -402,7 +364,7 @@ SCOPE_ROWS = [
 
 @pytest.mark.parametrize(("path", "expected"), SCOPE_ROWS)
 def test_scope(root: Path, path: str, expected: str) -> None:
-    assert verdict(decide(call(root, "Write", {"file_path": path}), ctx(root))) == expected
+    assert verdict(decide(call("Write", {"file_path": path}, root), ctx(root))) == expected
 
 
 def test_symlink_outside_pointing_inside_is_judged_by_its_target(
@@ -411,8 +373,8 @@ def test_symlink_outside_pointing_inside_is_judged_by_its_target(
     link = tmp_path / "into"
     os.symlink(root / "src", link)
     c = ctx(root)
-    assert decide(call(root, "Write", {"file_path": str(link / "ok.py")}), c).allow
-    assert verdict(decide(call(root, "Write", {"file_path": str(link / "no.py")}), c)) == "scope"
+    assert decide(call("Write", {"file_path": str(link / "ok.py")}, root), c).allow
+    assert verdict(decide(call("Write", {"file_path": str(link / "no.py")}, root), c)) == "scope"
 
 
 def test_declared_symlink_leading_out_grants_nothing(root: Path, tmp_path: Path) -> None:
@@ -420,17 +382,17 @@ def test_declared_symlink_leading_out_grants_nothing(root: Path, tmp_path: Path)
     os.symlink(tmp_path / "far", root / "farlink")
     plan = PLAN.replace("`pkg/`", "`farlink/`, `pkg/`")
     c = ctx(root, plan=plan)
-    assert verdict(decide(call(root, "Write", {"file_path": "farlink/x.py"}), c)) == "scope"
+    assert verdict(decide(call("Write", {"file_path": "farlink/x.py"}, root), c)) == "scope"
 
 
 @pytest.mark.parametrize("plan", ["", "# nothing\n", "\xff"])
 def test_empty_or_undecodable_plan_grants_nothing(root: Path, plan: str) -> None:
-    decision = decide(call(root, "Write", {"file_path": "src/ok.py"}), ctx(root, plan=plan))
+    decision = decide(call("Write", {"file_path": "src/ok.py"}, root), ctx(root, plan=plan))
     assert verdict(decision) == "scope"
 
 
 def test_unreadable_plan_grants_nothing(root: Path) -> None:
-    decision = decide(call(root, "Write", {"file_path": "src/ok.py"}), ctx(root, plan=None))
+    decision = decide(call("Write", {"file_path": "src/ok.py"}, root), ctx(root, plan=None))
     assert verdict(decision) == "plan-unreadable"
 
 
@@ -450,22 +412,22 @@ def test_unreadable_plan_grants_nothing(root: Path) -> None:
     ],
 )
 def test_edit_without_a_readable_path_blocks(root: Path, tool_input: dict[str, Any]) -> None:
-    assert verdict(decide(call(root, "Edit", tool_input), ctx(root))) in ("no-path", "malformed")
+    assert verdict(decide(call("Edit", tool_input, root), ctx(root))) in ("no-path", "malformed")
 
 
 def test_multi_target_calls_check_every_target(root: Path) -> None:
     c = ctx(root)
     both = {"file_path": "src/ok.py", "edits": [{"old_string": "x", "new_string": "y"}]}
-    assert decide(call(root, "MultiEdit", both), c).allow
+    assert decide(call("MultiEdit", both, root), c).allow
     assert (
-        verdict(decide(call(root, "NotebookEdit", {"notebook_path": "src/nb.ipynb"}), c)) == "scope"
+        verdict(decide(call("NotebookEdit", {"notebook_path": "src/nb.ipynb"}, root), c)) == "scope"
     )
     patch = (
         "*** Begin Patch\n*** Update File: src/ok.py\n@@\n-x\n+y\n"
         "*** Update File: pkg/a.py\n*** Move to: src/moved.py\n*** End Patch\n"
     )
     assert patch_targets(patch) == ["src/ok.py", "pkg/a.py", "src/moved.py"]
-    decision = decide(call(root, "apply_patch", {"command": patch}, "codex"), c)
+    decision = decide(call("apply_patch", {"command": patch}, root, harness="codex"), c)
     assert verdict(decision) == "scope" and "src/moved.py" in decision.reason
     assert patch_targets("*** Add File: a\r\n*** Delete File: b\r\n") == ["a", "b"]
 
@@ -475,11 +437,11 @@ def test_multi_target_calls_check_every_target(root: Path) -> None:
 
 def test_file_locks(root: Path) -> None:
     held = {"src/ok.py": {"session": "agent-a", "todo": "1", "acquired_at": iso(60)}}
-    w = call(root, "Write", {"file_path": "src/ok.py"}, agent_id="agent-b")
+    w = call("Write", {"file_path": "src/ok.py"}, root, agent_id="agent-b")
     decision = decide(w, ctx(root, locks=held))
     assert verdict(decision) == "file-lock" and "agent-a" in decision.reason
     # the same owner, through agent_id over session_id
-    mine = call(root, "Write", {"file_path": "src/ok.py"}, agent_id="agent-a", session_id="x")
+    mine = call("Write", {"file_path": "src/ok.py"}, root, agent_id="agent-a", session_id="x")
     assert decide(mine, ctx(root, locks=held)).allow
     # expired after 30 minutes, released when the todo is done
     old = {"src/ok.py": {**held["src/ok.py"], "acquired_at": iso(30 * 60)}}
@@ -487,7 +449,7 @@ def test_file_locks(root: Path) -> None:
     done = ctx(root, locks=held, todos={"1": {"status": "done"}})
     assert decide(w, done).allow
     # shell writes take the same locks
-    shell = call(root, "Bash", {"command": "echo x >> src/ok.py"}, agent_id="agent-b")
+    shell = call("Bash", {"command": "echo x >> src/ok.py"}, root, agent_id="agent-b")
     assert verdict(decide(shell, ctx(root, locks=held))) == "file-lock"
 
 
@@ -506,7 +468,7 @@ def test_file_locks(root: Path) -> None:
     ],
 )
 def test_nested_dispatch_blocks(root: Path, prompt: str) -> None:
-    probe = call(root, "Task", {"subagent_type": "general-purpose", "prompt": prompt})
+    probe = call("Task", {"subagent_type": "general-purpose", "prompt": prompt}, root)
     assert verdict(decide(probe, ctx(root))) == "nested-dispatch"
 
 
@@ -514,15 +476,15 @@ def test_nested_dispatch_blocks(root: Path, prompt: str) -> None:
     "prompt", ["Explain how subagent_type is chosen", "The agent's name: Agent Smith", "type: tool"]
 )
 def test_prose_about_dispatch_is_not_a_dispatch(root: Path, prompt: str) -> None:
-    probe = call(root, "Task", {"subagent_type": "general-purpose", "prompt": prompt})
+    probe = call("Task", {"subagent_type": "general-purpose", "prompt": prompt}, root)
     assert decide(probe, ctx(root)).allow
 
 
 def test_nested_dispatch_in_any_field(root: Path) -> None:
-    nested = call(root, "Task", {"subagent_type": "x", "description": 'run {"subagent_type": "y"}'})
+    nested = call("Task", {"subagent_type": "x", "description": 'run {"subagent_type": "y"}'}, root)
     assert verdict(decide(nested, ctx(root))) == "nested-dispatch"
     # the call's own keys are not serialized text (they are joined by newlines)
-    own = call(root, "Agent", {"subagent_type": "x", "prompt": "go", "extra": [{"name": "y"}]})
+    own = call("Agent", {"subagent_type": "x", "prompt": "go", "extra": [{"name": "y"}]}, root)
     assert decide(own, ctx(root)).allow
 
 
@@ -544,9 +506,9 @@ def test_over_long_shell_command_blocks_even_read_only(root: Path) -> None:
     # was open: a 10 MB command took over 30 s to classify, and a hook that
     # outlives the harness's timeout lets the call through
     long_read = "echo " + "a " * MAX_SHELL_COMMAND
-    decision = decide(call(root, "Bash", {"command": long_read}), ctx(root))
+    decision = decide(call("Bash", {"command": long_read}, root), ctx(root))
     assert verdict(decision) == "shell-too-long"
-    assert decide(call(root, "Bash", {"command": "echo " + "a " * 1000}), ctx(root)).allow
+    assert decide(call("Bash", {"command": "echo " + "a " * 1000}, root), ctx(root)).allow
 
 
 # ---------------------------------------------------------------- the real process
@@ -733,7 +695,7 @@ def test_codex_shell_argv_apply_patch_is_a_patch(root: Path) -> None:
         tool_input: dict[str, Any] = {"command": ["apply_patch", text]}
         if workdir:
             tool_input["workdir"] = workdir
-        return decide(call(root, "shell", tool_input, "codex"), ctx(root))
+        return decide(call("shell", tool_input, root, harness="codex"), ctx(root))
 
     assert shell_patch("src/ok.py").allow
     assert shell_patch("ok.py", workdir="src").allow

@@ -204,19 +204,22 @@ def ctx(
     settings: GateSettings = DEFAULT_SETTINGS,
     ungated: bool = False,
     cap: int = 4,
+    plan_file: str | None = None,
+    active: dict[str, Any] | None = None,
+    review_round: int = 2,
 ) -> RunContext:
     layout = Layout(str(root))
-    plan_file = str(root / ".zcode" / "plans" / "demo.md")
+    plan_file = plan_file or str(root / ".zcode" / "plans" / "demo.md")
     text = plan.encode() if plan is not None else None
     sha = hashlib.sha256(text).hexdigest() if (text is not None and bound == "match") else bound
     state = {
         "slug": "demo",
         "phase": phase,
         "plan_path": plan_file,
-        "review": {"round": 2, "max_rounds": 3, "verdict": verdict, "plan_sha256": sha},
+        "review": {"round": review_round, "max_rounds": 3, "verdict": verdict, "plan_sha256": sha},
         "todos": todos or {"1": {"status": "in_flight"}},
         "file_locks": locks or {},
-        "active_todos": {},
+        "active_todos": active or {},
     }
     return RunContext(
         layout,
@@ -232,9 +235,12 @@ def ctx(
     )
 
 
-def call(tool: str, tool_input: dict[str, Any], root: Path, **extra: Any) -> ToolCall:
+def call(
+    tool: str, tool_input: Any, root: Path, *, harness: str = "claude-code", **extra: Any
+) -> ToolCall:
+    """A tool call as `harness` sends it (Claude Code by default); `extra` adds payload fields."""
     payload = {"cwd": str(root), "session_id": "s1", "tool_use_id": "t1", **extra}
-    return build_call("claude-code", tool, tool_input, payload)
+    return build_call(harness, tool, tool_input, payload)
 
 
 def write(root: Path, path: str, **extra: Any) -> ToolCall:

@@ -10,19 +10,17 @@ few go through the real hook process.
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.helpers.gate import PLAN, make_run_repo, run_hook
-from zodyssey.gate.context import DEFAULT_SETTINGS, RunContext, plan_view
-from zodyssey.gate.paths import Layout
+from tests.helpers.gate import call, make_run_repo, run_hook
+from tests.helpers.gate import ctx as run_ctx
+from zodyssey.gate.context import RunContext
 from zodyssey.gate.policy import Decision, decide
 from zodyssey.gate.shell import classify, classify_parsed
-from zodyssey.gate.toolcall import ToolCall, build_call
 
 R = "read"
 W = "write"
@@ -397,43 +395,13 @@ def root(tmp_path: Path) -> Path:
     return base.resolve()
 
 
-def ctx(root: Path, verdict: str | None = "OKAY", phase: str = "execute") -> RunContext:
-    plan_file = str(root / ".zcode" / "plans" / "demo.md")
-    state = {
-        "slug": "demo",
-        "phase": phase,
-        "plan_path": plan_file,
-        "review": {
-            "round": 1,
-            "max_rounds": 3,
-            "verdict": verdict,
-            "plan_sha256": hashlib.sha256(PLAN.encode()).hexdigest(),
-        },
-        "todos": {"1": {"status": "in_flight"}},
-        "file_locks": {},
-        "active_todos": {},
-    }
-    return RunContext(
-        Layout(str(root)),
-        "demo",
-        state,
-        plan=plan_view(plan_file, PLAN.encode(), str(root)),
-        inflight=[],
-        settings=DEFAULT_SETTINGS,
-        now=NOW,
-        home=str(root.parent / "home"),
-        ungated=False,
-        cap=4,
-    )
-
-
-def call(root: Path, tool: str, tool_input: dict[str, Any]) -> ToolCall:
-    payload = {"cwd": str(root), "session_id": "s1", "tool_use_id": "t1"}
-    return build_call("claude-code", tool, tool_input, payload)
+def ctx(root: Path, *, verdict: str | None = "OKAY", phase: str = "execute") -> RunContext:
+    """The shared run context, at review round 1 (this file's reviews are first rounds)."""
+    return run_ctx(root, verdict=verdict, phase=phase, review_round=1)
 
 
 def shell_decision(root: Path, command: str, verdict: str | None = "OKAY") -> Decision:
-    return decide(call(root, "Bash", {"command": command}), ctx(root, verdict))
+    return decide(call("Bash", {"command": command}, root), ctx(root, verdict=verdict))
 
 
 ALLOWED_AFTER_OKAY = [
@@ -495,7 +463,7 @@ def test_symlink_out_of_the_repository_is_out_of_scope(root: Path, tmp_path: Pat
     os.symlink(outside, root / "pkg" / "link.py")
     decision = shell_decision(root, "echo x > pkg/link.py")
     assert not decision.allow and decision.rule == "scope", decision
-    write = call(root, "Write", {"file_path": str(root / "pkg" / "link.py"), "content": "x"})
+    write = call("Write", {"file_path": str(root / "pkg" / "link.py"), "content": "x"}, root)
     assert not decide(write, ctx(root)).allow
 
 
@@ -550,7 +518,7 @@ def test_logical_cd_through_a_symlink_is_judged_where_bash_goes(root: Path) -> N
 def test_edit_family_targets(
     root: Path, tool: str, tool_input: dict[str, Any], allowed: bool
 ) -> None:
-    decision = decide(call(root, tool, tool_input), ctx(root))
+    decision = decide(call(tool, tool_input, root), ctx(root))
     assert decision.allow is allowed, decision
 
 
