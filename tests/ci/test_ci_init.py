@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import make_repo, run_zodyssey
+from tests.helpers import build_wheel, make_repo, run_zodyssey
 from zodyssey.commands.init import empty_lock_text, template_text
 from zodyssey.config import Config, load_config
 
@@ -214,40 +214,7 @@ def test_nox_example_session_passes_then_fails(tmp_path: Path) -> None:
 def test_templates_ship_in_the_wheel(tmp_path: Path) -> None:
     if shutil.which("git") is None:  # pragma: no cover - git is required everywhere else too
         pytest.skip("git missing")
-    source = tmp_path / "src"
-    shutil.copytree(
-        REPO,
-        source,
-        ignore=shutil.ignore_patterns(
-            ".git",
-            ".nox",
-            ".venv",
-            "*_cache",
-            "__pycache__",
-            "*.egg-info",
-            "build",
-            "dist",
-            "bench",
-        ),
-    )
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "-q",
-            "-w",
-            str(tmp_path / "dist"),
-            str(source),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    (wheel,) = (tmp_path / "dist").glob("zodyssey-*.whl")
+    wheel = build_wheel(tmp_path)
     names = set(zipfile.ZipFile(wheel).namelist())
     for template in ("zodyssey.toml", "github-workflow.yml", "starter-doc.md"):
         assert f"zodyssey/templates/{template}" in names

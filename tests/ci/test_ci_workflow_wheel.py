@@ -12,7 +12,6 @@ static `zodyssey check` step and fails the claims step.
 from __future__ import annotations
 
 import os
-import shutil
 import site
 import subprocess
 import sys
@@ -21,6 +20,8 @@ from typing import Any
 
 import pytest
 import yaml
+
+from tests.helpers import build_wheel
 
 REPO = Path(__file__).resolve().parents[2]
 WORKFLOW = ".github/workflows/zodyssey.yml"
@@ -39,36 +40,6 @@ SKIPPED_TEST = """import pytest
 def test_atomic():
     pytest.skip("not on this machine")
 """
-
-
-def build_wheel(out: Path) -> Path:
-    source = out / "src"
-    shutil.copytree(
-        REPO,
-        source,
-        ignore=shutil.ignore_patterns(
-            ".git",
-            ".nox",
-            ".venv",
-            "*_cache",
-            "__pycache__",
-            "*.egg-info",
-            "build",
-            "dist",
-            "bench",
-        ),
-    )
-    subprocess.run(
-        [
-            *(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"),
-            *("-w", str(out / "dist"), str(source)),
-        ],
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    (wheel,) = (out / "dist").glob("zodyssey-*.whl")
-    return wheel
 
 
 def fresh_venv(path: Path) -> Path:

@@ -37,6 +37,11 @@ The whole API (arguments always in this order: where, then what):
     parametrizing at collection time.
 ``assert_one_line_error(done, code, *, parts=1)`` and ``DEEP_JSON``
     Bad-input checks: documented exit code, one ``error:`` line, no traceback.
+``js_checkout()``
+    The JavaScript tool's checkout named by ``$ZODYSSEY_JS_CHECKOUT``, or None
+    (comparison tests skip, saying how to set it).
+``build_wheel(out)``
+    A wheel of this checkout (no build isolation), in ``out/dist``.
 
 Per-area builders live next to it and use the helpers above:
 ``tests.helpers.anchors`` (check-anchors), ``tests.helpers.history``
@@ -49,6 +54,7 @@ session through the hook), ``tests.helpers.audit`` (crafted run artifacts).
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -228,3 +234,34 @@ def js_checkout() -> Path | None:
         return None
     path = Path(value)
     return path if path.is_dir() else None
+
+
+def build_wheel(out: Path) -> Path:
+    """A wheel of this checkout, built without build isolation into `out/dist`."""
+    source = out / "src"
+    shutil.copytree(
+        REPO_ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git",
+            ".nox",
+            ".venv",
+            "*_cache",
+            "__pycache__",
+            "*.egg-info",
+            "build",
+            "dist",
+            "bench",
+        ),
+    )
+    subprocess.run(
+        [
+            *(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"),
+            *("-w", str(out / "dist"), str(source)),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    (wheel,) = (out / "dist").glob("zodyssey-*.whl")
+    return wheel
