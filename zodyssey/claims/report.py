@@ -73,7 +73,15 @@ def check_report(state: ClaimsState) -> tuple[Report, int]:
                 None,
             )
         )
-    empty = not state.claims.claims
+    code = _exit_code(findings, state.claims, state.config)
+    return _report(state, findings, code), code
+
+
+def _exit_code(findings: list[Finding], claims: ClaimSet, config: Config) -> int:
+    """9 on any error, else 4 when no claim was found (an empty ledger proves nothing), else 0.
+
+    Adds the `no-claims` finding for the empty case."""
+    empty = not claims.claims
     if empty:
         findings.append(
             Finding(
@@ -81,12 +89,11 @@ def check_report(state: ClaimsState) -> tuple[Report, int]:
                 "no-claims",
                 "error",
                 "no claim markers (`<!-- claim: some-id -->`) found in "
-                f"{', '.join(state.config.claims_documents)}: an empty ledger proves nothing",
+                f"{', '.join(config.claims_documents)}: an empty ledger proves nothing",
             )
         )
     errors = [f for f in findings if f.severity == "error" and f.rule != "no-claims"]
-    code = EXIT_PROBLEMS if errors else EXIT_EMPTY if empty else EXIT_OK
-    return _report(state, findings, code), code
+    return EXIT_PROBLEMS if errors else EXIT_EMPTY if empty else EXIT_OK
 
 
 def read_results(paths: list[str], errors: list[tuple[str, str]] | None = None) -> list[TestRun]:
@@ -170,19 +177,7 @@ def results_report(root: Path, ledger: str | None, paths: list[str]) -> tuple[Re
                 None,
             )
         )
-    empty = not claims.claims
-    if empty:
-        findings.append(
-            Finding(
-                "claims",
-                "no-claims",
-                "error",
-                "no claim markers (`<!-- claim: some-id -->`) found in "
-                f"{', '.join(config.claims_documents)}: an empty ledger proves nothing",
-            )
-        )
-    errors = [f for f in findings if f.severity == "error" and f.rule != "no-claims"]
-    code = EXIT_PROBLEMS if errors else EXIT_EMPTY if empty else EXIT_OK
+    code = _exit_code(findings, claims, config)
     links = [LinkedTest(r.nodeid, r.claims, r.file, r.line) for r in runs]
     state = ClaimsState(root, config, ledger_rel, locked, claims, Collection(links=links))
     report = _report(state, findings, code)
