@@ -1,6 +1,6 @@
 """The hook's write path stays light: a parsed, allowed write inside an active
-run imports no `typing`, `pathlib`, `hashlib`/`_hashlib`, `json` or
-`datetime` (issue 14, Speed). Checked on the command `zodyssey hook install` writes, as a whole
+run imports no `typing`, `pathlib`, `hashlib`/`_hashlib`, `json`, `datetime`,
+`re`, `enum`, `collections` or `functools` (issue 14, Speed). Checked on the command `zodyssey hook install` writes, as a whole
 process, with `python -X importtime` naming every module it imports."""
 
 from __future__ import annotations
@@ -21,7 +21,18 @@ from zodyssey.gate.install import hook_command
 from zodyssey.gate.policy import parse_time
 from zodyssey.runstate import utc_seconds
 
-HEAVY = ("typing", "pathlib", "hashlib", "_hashlib", "json", "datetime")
+HEAVY = (
+    "typing",
+    "pathlib",
+    "hashlib",
+    "_hashlib",
+    "json",
+    "datetime",
+    "re",
+    "enum",
+    "collections",
+    "functools",
+)
 
 
 def _imported(argv: list[str], stdin: str, env: dict[str, str]) -> tuple[int, set[str]]:
@@ -60,10 +71,56 @@ def test_a_parsed_write_in_a_run_imports_none_of_them(tmp_path: Path, command: s
     # the write path really ran: allowed, parsed, and the file lock was taken
     assert code == 0
     assert "zodyssey.gate.effects" in names
-    assert "re" in names  # loaded by the parser's compiled module
     locks = repo.state()["file_locks"]
     assert [rel.rsplit("/", 1)[-1] for rel in locks] == [command.rsplit("/", 1)[-1]], locks
     assert sorted(names & set(HEAVY)) == []
+
+
+STAND_INS_PROBE = r"""
+import sys
+from zodyssey.gate.shell import classify, walker
+print(classify(sys.argv[1]).is_write)
+from zodyssey.gate import jsontext  # run state is written with json's encoder, re stood in
+value = {"b": ["\u00e9\n\x00", 1.5, None, True], "a": {"\ud800": "\"q\\"}}
+text = jsontext.dumps(value, indent=2, ensure_ascii=False)
+print(sorted(m for m in ("re", "enum", "collections", "functools", "json") if m in sys.modules))
+core = walker._binding("tree_sitter")
+bash = core.Language(walker._binding("tree_sitter_bash").language())
+tree = walker.parser().parse(b"echo hi > f")
+print(tuple(tree.root_node.end_point), tree.root_node.end_point.column)
+print(int(core.LogType.LEX), isinstance(core.LogType.PARSE, core.LogType))
+import tree_sitter  # the public package over the module loaded above
+query = tree_sitter.Query(bash, '((word) @w (#match? @w "^e"))')
+found = tree_sitter.QueryCursor(query).captures(tree.root_node)
+print([node.text.decode() for node in found["w"]])
+import re, enum, collections, json  # the real modules, not the stand-ins
+print(hasattr(re, "sub"), hasattr(enum, "Enum"), hasattr(collections, "OrderedDict"))
+print(text == json.dumps(value, indent=2, ensure_ascii=False))
+"""
+
+
+def test_the_parser_loads_without_re_and_tree_sitter_still_works() -> None:
+    # tree_sitter's compiled module imports re, collections and enum when it
+    # initialises; the walker gives it stand-ins for the moment and removes them.
+    # In a fresh interpreter (pytest has loaded the real ones long ago):
+    result = subprocess.run(
+        [sys.executable, "-P", "-c", STAND_INS_PROBE, "echo x > out.txt"],
+        capture_output=True,
+        text=True,
+        env={**hook_env(None), "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "True",
+        "[]",  # classifying a parsed write and encoding state loaded none of them
+        "(0, 11) 11",  # Point: a tuple with row and column
+        "1 True",  # LogType: int members
+        "['echo']",  # a query predicate compiles its regex with the real re
+        "True True True",
+        "True",  # the state encoder wrote what json.dumps writes
+    ]
 
 
 stamps = st.datetimes(

@@ -258,7 +258,6 @@ def _maybe_in_run(raw: bytes) -> bool:
 
 
 def _contexts(runs: "list[tuple[str, list[tuple[str, Any]]]]") -> "list[Any]":
-    import functools
     import time
 
     from zodyssey.gate.context import (
@@ -277,15 +276,15 @@ def _contexts(runs: "list[tuple[str, list[tuple[str, Any]]]]") -> "list[Any]":
     contexts = []
     for root, active in runs:
         layout = Layout(root, home)
-        settings = functools.partial(_memo, [], load_settings, layout.root)
+        settings = _later(_memo, [], load_settings, layout.root)
         for slug, state in active:
             contexts.append(
                 RunContext(
                     layout,
                     slug,
                     state,
-                    plan=functools.partial(load_plan, layout, slug, state),
-                    inflight=functools.partial(load_inflight, layout, slug),
+                    plan=_later(load_plan, layout, slug, state),
+                    inflight=_later(load_inflight, layout, slug),
                     settings=settings,
                     now=now,
                     home=home,
@@ -294,6 +293,11 @@ def _contexts(runs: "list[tuple[str, list[tuple[str, Any]]]]") -> "list[Any]":
                 )
             )
     return contexts
+
+
+def _later(load: "Any", *args: "Any") -> "Any":
+    """`load(*args)` when called (functools.partial without importing functools)."""
+    return lambda: load(*args)
 
 
 def _memo(cache: "list[Any]", load: "Any", *args: "Any") -> "Any":

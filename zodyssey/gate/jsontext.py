@@ -14,7 +14,8 @@ itself, so errors carry json's own messages and the result is always what
 
 `dumps` is `json.dumps` for the options the run-state store uses: it runs
 json's own encoder module (`json/encoder.py`, loaded without the package
-`__init__` and its decoder) and falls back to `json.dumps` if that fails.
+`__init__`, its decoder and `re`: `zodyssey.gate.lean`) and falls back to
+`json.dumps` if that fails.
 """
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
@@ -94,13 +95,9 @@ def _encoder() -> "Any":
         if loaded is not None:
             _encoder_module = loaded
         else:
-            external: Any = sys.modules["_frozen_importlib_external"]
-            bootstrap: Any = sys.modules["_frozen_importlib"]
-            top = external.PathFinder.find_spec("json")
-            spec = external.PathFinder.find_spec("json.encoder", top.submodule_search_locations)
-            module = bootstrap.module_from_spec(spec)
-            spec.loader.exec_module(module)
-            _encoder_module = module
+            from zodyssey.gate.lean import load
+
+            _encoder_module = load("json.encoder", ("re",), register=False)
     return _encoder_module
 
 

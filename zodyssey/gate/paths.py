@@ -9,7 +9,6 @@ does not exist yet). Everything is compared as absolute real paths.
 from __future__ import annotations
 
 import os
-import re
 
 from zodyssey.runstate import BOOKKEEPING_DIRS, STATE_DIRS
 
@@ -156,6 +155,8 @@ def is_test_file(rel: str) -> bool:
     parts = rel.split("/")
     if any(part.lower() in _TEST_DIRS for part in parts[:-1]):
         return True
+    import re  # only frozen-test phases ask; the hook's write path does not load re
+
     return bool(re.match(_TEST_NAME, parts[-1]))
 
 

@@ -20,7 +20,6 @@ are returned as `effects`; the hook re-checks them under the state lock.
 from __future__ import annotations
 
 import os
-import re
 
 from zodyssey.gate import shell
 from zodyssey.gate.paths import PathTooLong, is_test_file, relative, resolve, within, written
@@ -200,11 +199,9 @@ def _shell(call: ToolCall, ctx: RunContext) -> Decision:
 
 # What the hatch never lets an untargeted write mention, however the text is
 # spelled: quotes, escapes, `+` joins and blanks removed, lower-cased.
-_HATCH_SQUASH = re.compile(r"[\s'\"\\+$`(){}\[\],;|&]")
-_HATCH_CODES = re.compile(
-    r"\bchr\b|\\x[0-9a-f]{2}|\\u[0-9a-f]{4}|\\[0-7]{3}|base64|\bdecode\b|fromcharcode|\bpack\b|\bord\b",
-    re.I,
-)
+# Patterns for `re` (imported where used: the hook's write path does not load it).
+_HATCH_SQUASH = r"[\s'\"\\+$`(){}\[\],;|&]"
+_HATCH_CODES = r"\bchr\b|\\x[0-9a-f]{2}|\\u[0-9a-f]{4}|\\[0-7]{3}|base64|\bdecode\b|fromcharcode|\bpack\b|\bord\b"
 _HATCH_MARKERS = ("zcode", "zodyssey.toml", "pyproject", "settings.json", "hooks.json")
 
 
@@ -213,11 +210,13 @@ def _hatch_reaches_state(command: str, analysis: shell.Analysis) -> str | None:
     unbounded = analysis.unbounded_parts()
     if not unbounded:
         return None
-    squashed = _HATCH_SQUASH.sub("", command).lower()
+    import re
+
+    squashed = re.sub(_HATCH_SQUASH, "", command).lower()
     for marker in _HATCH_MARKERS:
         if marker in squashed:
             return unbounded[0].text
-    if _HATCH_CODES.search(command):
+    if re.search(_HATCH_CODES, command, re.I):
         return unbounded[0].text  # text built from character codes: cannot be read
     return None
 
@@ -636,6 +635,8 @@ _NESTED = (  # compiled on first use (re's cache): only dispatches need it
 
 
 def _dispatch(call: ToolCall, ctx: RunContext) -> Decision:
+    import re
+
     if re.search(_NESTED, call.prompt, re.I):
         return _block(
             "nested-dispatch",
@@ -782,6 +783,8 @@ def _non_native(call: ToolCall, ctx: RunContext) -> Decision:
     """MCP and unknown tools: a known read-only tool reads anything; any other is
     taken to write every repository path its input names (whole string values),
     and none of its words may reach run state, the gate or the frozen plan."""
+    import re
+
     if len(call.strings) > MAX_STRINGS:
         return _too_large(f"{call.tool_name} input holds {len(call.strings)} strings")
     total = sum(len(text) for text in call.strings)

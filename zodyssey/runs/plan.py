@@ -7,17 +7,89 @@ inside an HTML comment, a fence, front matter or prose grants nothing.
 
 from __future__ import annotations
 
-import re
-
 from zodyssey.record import Fields
 
-_TODO_ROW = re.compile(r"^- \[( |x|X)\] (F?\d+)\.\s+(.*?)\s*$")
-_FIELD = re.compile(r"^(\s+)[-*+] (.*?)\s*$")
-_FILES = re.compile(r"^Files\s*:\s*(.*)$", re.IGNORECASE)
-_CRITERIA = re.compile(r"^Acceptance criteria\s*:\s*(.*)$", re.IGNORECASE)
-_BACKTICKED = re.compile(r"`([^`]+)`")
-_HEADING = re.compile(r"^#{1,6}\s")
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+# The line shapes below are matched with string methods, not `re`: the gate
+# hook parses the plan on every write it judges, and importing `re` (with
+# `enum`, `functools` and `collections` behind it) would cost it about 5 ms.
+# Whitespace is what `str.isspace` says, digits what `str.isdecimal` says (the
+# same sets as `re`'s `\s` and `\d`); field names compare ASCII letters
+# without regard to case. tests/runs/test_runs_plan_lines.py holds the
+# grammar as regular expressions and checks these functions against them.
+
+
+def todo_row(line: str) -> tuple[bool, str, str] | None:
+    """`- [ ] 3. Title` -> (checked, "3", "Title"); ids may carry an `F` prefix."""
+    if len(line) < 6 or not line.startswith("- [") or line[3] not in " xX" or line[4:6] != "] ":
+        return None
+    rest = line[6:]
+    start = 1 if rest.startswith("F") else 0
+    end = start
+    while end < len(rest) and rest[end].isdecimal():
+        end += 1
+    if end == start or rest[end : end + 1] != "." or not rest[end + 1 : end + 2].isspace():
+        return None
+    return line[3] != " ", rest[:end], rest[end + 1 :].strip()
+
+
+def field_bullet(line: str) -> tuple[int, str] | None:
+    """An indented `- body` (or `*`, `+`) -> (indent, body without trailing blanks)."""
+    body = line.lstrip()
+    indent = len(line) - len(body)
+    if indent == 0 or body[:1] not in ("-", "*", "+") or body[1:2] != " ":
+        return None
+    return indent, body[2:].rstrip()
+
+
+def labelled(body: str, label: str) -> str | None:
+    """The value of `Label: value` (label in any ASCII case, blanks around the colon)."""
+    head = body[: len(label)]
+    if len(head) != len(label) or not head.isascii() or head.lower() != label.lower():
+        return None
+    rest = body[len(label) :].lstrip()
+    if not rest.startswith(":"):
+        return None
+    return rest[1:].lstrip()
+
+
+def first_backticked(text: str) -> str | None:
+    """The text of the first non-empty `code span` (no backticks inside)."""
+    start = text.find("`")
+    while start != -1:
+        end = text.find("`", start + 1)
+        if end == -1:
+            return None
+        if end > start + 1:
+            return text[start + 1 : end]
+        start = end
+    return None
+
+
+def fence_run(line: str) -> str | None:
+    """The opening run of a fence (at most 3 blanks, then 3 or more ` or ~)."""
+    body = line.lstrip()
+    if len(line) - len(body) > 3 or body[:1] not in ("`", "~"):
+        return None
+    mark = body[0]
+    count = len(body) - len(body.lstrip(mark))
+    return mark * count if count >= 3 else None
+
+
+def blank_comments(text: str) -> str:
+    """HTML comments (`<!-- ... -->`, or to the end when unclosed) blanked,
+    newlines kept."""
+    if "<!--" not in text:
+        return text
+    out: list[str] = []
+    at = 0
+    while (start := text.find("<!--", at)) != -1:
+        close = text.find("-->", start + 4)
+        end = len(text) if close == -1 else close + 3
+        out.append(text[at:start])
+        out.append("\n".join(" " * len(piece) for piece in text[start:end].split("\n")))
+        at = end
+    out.append(text[at:])
+    return "".join(out)
 
 
 # Records rather than dataclasses or NamedTuples: importing dataclasses or
@@ -84,10 +156,7 @@ def strip_non_plan(text: str) -> list[str]:
 
     Blanking (rather than deleting) keeps line numbers meaningful.
     """
-    text = text.replace("\r\n", "\n")
-    # HTML comments may span lines: blank their characters but keep newlines.
-    text = re.sub(r"<!--.*?(-->|\Z)", lambda m: re.sub(r"[^\n]", " ", m.group(0)), text, flags=re.S)
-    lines = text.split("\n")
+    lines = blank_comments(text.replace("\r\n", "\n")).split("\n")
     if lines and lines[0].strip() == "---":
         for end in range(1, len(lines)):
             if lines[end].strip() in ("---", "..."):
@@ -96,9 +165,9 @@ def strip_non_plan(text: str) -> list[str]:
                 break
     fence: str | None = None
     for i, line in enumerate(lines):
-        match = _FENCE.match(line)
-        if fence is None and match:
-            fence = match.group(1)[0] * len(match.group(1))
+        opening = fence_run(line) if fence is None else None
+        if opening is not None:
+            fence = opening
             lines[i] = ""
         elif fence is not None:
             if line.strip().startswith(fence) and set(line.strip()) <= {fence[0]}:
@@ -129,12 +198,13 @@ def parse_plan(text: str) -> Plan:
         if not plan.title and line.startswith("# "):
             plan.title = line[2:].strip()
             continue
-        row = _TODO_ROW.match(line)
+        row = todo_row(line)
         if row:
+            checked, todo_id, title = row
             current = {
-                "id": row.group(2),
-                "title": row.group(3),
-                "checked": row.group(1) != " ",
+                "id": todo_id,
+                "title": title,
+                "checked": checked,
                 "line": number,
                 "files": [],
                 "criteria": [],
@@ -148,29 +218,31 @@ def parse_plan(text: str) -> Plan:
             continue
         if not line[0].isspace():
             # Column-0 text (a heading, prose, another list) ends the todo.
-            current = None if (_HEADING.match(line) or line.strip()) else current
+            current = None
             criteria_indent = None
             continue
-        bullet = _FIELD.match(line)
+        bullet = field_bullet(line)
         if not bullet:
             continue
-        indent, body = len(bullet.group(1)), bullet.group(2)
+        indent, body = bullet
         if criteria_indent is not None and indent > criteria_indent:
             crits = current["criteria"]
             assert isinstance(crits, list)
-            found = _BACKTICKED.search(body)
+            found = first_backticked(body)
             crits.append(
-                Criterion(len(crits) + 1, body, found.group(1).strip() if found else None, number)
+                Criterion(
+                    len(crits) + 1, body, found.strip() if found is not None else None, number
+                )
             )
             continue
         criteria_indent = None
-        files = _FILES.match(body)
-        if files:
+        files = labelled(body, "Files")
+        if files is not None:
             listed = current["files"]
             assert isinstance(listed, list)
-            listed.extend(_split_files(files.group(1)))
+            listed.extend(_split_files(files))
             continue
-        if _CRITERIA.match(body):
+        if labelled(body, "Acceptance criteria") is not None:
             criteria_indent = indent
     for raw in todos:
         plan.todos.append(

@@ -62,10 +62,9 @@ def parser() -> Any:
 
 
 def _binding(package: str) -> Any:
-    """The compiled module `package._binding`, loaded without running the
-    package's `__init__`: tree_sitter's imports `typing` and tree_sitter_bash's
-    `importlib.resources`, together about half of what a parsed command costs
-    the hook. Any surprise falls back to the ordinary import."""
+    """The compiled module `package._binding`, loaded without the package's
+    `__init__` and without the standard modules the gate never uses
+    (`zodyssey.gate.lean`). Any surprise falls back to the ordinary import."""
     import sys
 
     name = package + "._binding"
@@ -73,17 +72,17 @@ def _binding(package: str) -> Any:
     if module is not None:
         return module
     try:
-        external: Any = sys.modules["_frozen_importlib_external"]
-        bootstrap: Any = sys.modules["_frozen_importlib"]
-        top = external.PathFinder.find_spec(package)
-        spec = external.PathFinder.find_spec(name, top.submodule_search_locations)
-        module = bootstrap.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
+        from zodyssey.gate.lean import load
+
+        return load(name, ("re", "collections", "enum"))
     except Exception:
-        sys.modules.pop(name, None)
-        module = __import__(name, fromlist=["_binding"])
-    return module
+        return __import__(name, fromlist=["_binding"])
+
+
+def _search(pattern: str, text: str) -> bool:
+    import re  # only where a subscript may be evaluated: most commands need no regex
+
+    return re.search(pattern, text) is not None
 
 
 def through_links(parts: list[Part]) -> tuple[Part, ...]:
@@ -693,12 +692,10 @@ class Walker:
                 self.read(text)
                 return cwd
         if name in NAME_BUILTINS and name == name_arg.value:
-            import re  # lazily: the hot path (plain words) needs no regex
-
             values = [a.value or "" for a in args]
             if name == "printf":
                 values = [v for k, v in enumerate(values) if k and values[k - 1] == "-v"]
-            if any(re.search(EVALUATED_SUBSCRIPT, v) for v in values) or (
+            if any("[" in v and _search(EVALUATED_SUBSCRIPT, v) for v in values) or (
                 name in ("mapfile", "readarray") and any(v.startswith("-C") for v in values)
             ):
                 self.unknown(text, f"{name} evaluates a subscript or callback it is given")
