@@ -6,12 +6,16 @@ side by side in one run, interleaved round by round so that machine noise hits
 every series alike, and is reported as medians and ratios:
 
   baseline     python -c pass                                 (same interpreter)
+  floor        python -S -P -c pass: start-up without `site`, what the installed
+               command starts from (it skips `site`; see hook_entry.py)
   no-run       the installed hook command, Bash call, repository without a run
   run-read     ... active run (review OKAY), `git status`          target <= 1.3x
   run-read-parsed  ... a read that needs the parser, `git log --oneline | head -5`
   run-write    ... active run (review OKAY), in-scope `echo x > src/app.py`
                    (a parsed write: tree-sitter, plan, state lock)   target <= 2.5x
   run-blocked  ... active run, out-of-scope write (blocked, exit 2)
+  site-*       the installed command without -S (the form written before it; `site`
+               runs at start-up as for `python -c pass`)
   module-*     the same through `python -m zodyssey.gate pre-tool`
   cli-*        the same through `python -m zodyssey hook pre-tool` (the CLI)
   worst        issue 16's worst payloads (1.2 MB MCP strings and paths, a path
@@ -19,7 +23,7 @@ every series alike, and is reported as medians and ratios:
                variable, 100,000 strings): each blocks in under 1 s
 
 "The installed hook command" is exactly what `zodyssey hook install` writes
-(`PYTHON -P .../zodyssey/gate/hook_entry.py pre-tool`). Targets from the
+(`PYTHON -S -P .../zodyssey/gate/hook_entry.py pre-tool`). Targets from the
 issue: no-run <= 1.15x, run-read <= 1.3x; issue 14: run-write <= 2.5x. The package is byte-compiled first
 (an installed wheel ships .pyc files; with PYTHONDONTWRITEBYTECODE set nothing
 else would cache them).
@@ -273,13 +277,19 @@ def main() -> int:
         no_run_env = {**env, "CLAUDE_PROJECT_DIR": str(no_run)}
         run_env = {**env, "CLAUDE_PROJECT_DIR": str(run)}
         read = payload(run, "git status")
+        write = payload(run, "echo x > src/app.py")
+        with_site = [arg for arg in hook if arg != "-S"]  # the form installed before -S
         series = {
             "baseline": ([py, "-c", "pass"], b"", env),
+            "floor": ([py, "-S", "-P", "-c", "pass"], b"", env),
             "no-run": (hook, payload(no_run, "git status"), no_run_env),
             "run-read": (hook, read, run_env),
             "run-read-parsed": (hook, payload(run, "git log --oneline | head -5"), run_env),
-            "run-write": (hook, payload(run, "echo x > src/app.py"), run_env),
+            "run-write": (hook, write, run_env),
             "run-blocked": (hook, payload(run, "echo x > src/other.py"), run_env),
+            "site-no-run": (with_site, payload(no_run, "git status"), no_run_env),
+            "site-read": (with_site, read, run_env),
+            "site-write": (with_site, write, run_env),
             "module-no-run": (module, payload(no_run, "git status"), no_run_env),
             "module-read": (module, read, run_env),
             "cli-no-run": (cli, payload(no_run, "git status"), no_run_env),

@@ -15,8 +15,6 @@ Instances are plain tuples underneath: they compare, hash, unpack, index and
 copy like the NamedTuples they replace.
 """
 
-from __future__ import annotations
-
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
     from typing import Any, Self, dataclass_transform
@@ -27,10 +25,10 @@ else:
 
 
 try:  # the C accessor `collections.namedtuple` uses; a property otherwise
-    _getter: Any = __import__("_collections")._tuplegetter
+    _getter: "Any" = __import__("_collections")._tuplegetter
 except (ImportError, AttributeError):  # pragma: no cover - CPython has it
 
-    def _getter(index: int, doc: str | None) -> Any:
+    def _getter(index: int, doc: str | None) -> "Any":
         return property(lambda self: self[index], doc=doc)
 
 
@@ -43,10 +41,10 @@ class Record(tuple["Any", ...]):
     __slots__ = ()
     _fields: tuple[str, ...] = ()
 
-    def _asdict(self) -> dict[str, Any]:
+    def _asdict(self) -> "dict[str, Any]":
         return dict(zip(self._fields, self, strict=True))
 
-    def _replace(self, **changes: Any) -> Self:
+    def _replace(self, **changes: "Any") -> "Self":
         values = [changes.pop(name, old) for name, old in zip(self._fields, self, strict=True)]
         if changes:
             raise TypeError(f"{type(self).__name__} has no field {next(iter(changes))!r}")
@@ -56,7 +54,7 @@ class Record(tuple["Any", ...]):
         shown = ", ".join(f"{k}={v!r}" for k, v in zip(self._fields, self, strict=True))
         return f"{type(self).__name__}({shown})"
 
-    def __getnewargs__(self) -> tuple[Any, ...]:
+    def __getnewargs__(self) -> "tuple[Any, ...]":
         return tuple(self)  # copy and pickle call __new__ with the fields
 
 
@@ -68,9 +66,9 @@ class Fields(Record):
     """A `Record` declared like a NamedTuple: `class Effect(Fields): kind: str; data: Any = None`."""
 
     __slots__ = ()
-    _defaults: tuple[Any, ...] = ()  # per field, _MISSING when it has none
+    _defaults: "tuple[Any, ...]" = ()  # per field, _MISSING when it has none
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, **kwargs: "Any") -> None:
         super().__init_subclass__(**kwargs)
         # the class body's own annotations (inspect would cost the hook an import)
         own = cls.__dict__.get("__annotations__", {})  # noqa: RUF063
@@ -87,7 +85,7 @@ class Fields(Record):
         cls._fields = fields
         cls._defaults = tuple(defaults)
 
-    def __new__(cls, *args: Any, **kwargs: Any) -> Self:
+    def __new__(cls, *args: "Any", **kwargs: "Any") -> "Self":
         fields = cls._fields
         if len(args) > len(fields):
             raise TypeError(f"{cls.__name__} takes {len(fields)} fields, {len(args)} were given")

@@ -30,7 +30,7 @@ def test_claude_install_merges_and_is_idempotent(tmp_path: Path) -> None:
     assert data["hooks"]["PreToolUse"][0] == user_hook
     ours = data["hooks"]["PreToolUse"][1]
     assert ours["hooks"][0]["command"].endswith("/zodyssey/gate/hook_entry.py pre-tool")
-    assert " -P " in ours["hooks"][0]["command"]
+    assert " -S -P " in ours["hooks"][0]["command"]
     assert ours["hooks"][0]["timeout"] == 30
     before = settings.read_text()
     second = install(tmp_path)
@@ -94,7 +94,7 @@ def test_claude_command_survives_moving_the_checkout(tmp_path: Path) -> None:
         command = hook_command("pre-tool", "claude-code", project=project)
     finally:
         sys.executable = real
-    assert command.startswith('"$CLAUDE_PROJECT_DIR"/.venv/bin/python -P '), command
+    assert command.startswith('"$CLAUDE_PROJECT_DIR"/.venv/bin/python -S -P '), command
     moved = tmp_path / "moved"
     shutil.move(str(project), str(moved))
     make_repo(moved, commit=False)

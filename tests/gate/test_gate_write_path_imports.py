@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests.helpers.gate import hook_env, make_run_repo
+from tests.helpers.gate import hook_env, make_run_repo, with_importtime
 from zodyssey.gate.install import hook_command
 from zodyssey.gate.policy import parse_time
 from zodyssey.runstate import utc_seconds
@@ -36,21 +36,8 @@ HEAVY = (
 
 
 def _imported(argv: list[str], stdin: str, env: dict[str, str]) -> tuple[int, set[str]]:
-    result = subprocess.run(
-        [argv[0], "-X", "importtime", *argv[1:]],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-        timeout=60,
-    )
-    names = {
-        line.rsplit("|", 1)[1].strip()
-        for line in result.stderr.splitlines()
-        if line.startswith("import time:") and "|" in line
-    }
-    return result.returncode, names
+    code, _, names = with_importtime(argv, stdin, env)
+    return code, names
 
 
 def test_the_baseline_interpreter_does_not_preload_them() -> None:

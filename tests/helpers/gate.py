@@ -129,6 +129,25 @@ def hook_env(project: Path | None, **extra: str) -> dict[str, str]:
     return env
 
 
+def with_importtime(argv: list[str], stdin: str, env: dict[str, str]) -> tuple[int, str, set[str]]:
+    """Run `argv` (an interpreter first) under `-X importtime`: (exit code, stderr
+    without the importtime lines, the name of every module it imported)."""
+    result = subprocess.run(
+        [argv[0], "-X", "importtime", *argv[1:]],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        timeout=60,
+    )
+    lines = result.stderr.splitlines()
+    timed = [line for line in lines if line.startswith("import time:") and "|" in line]
+    names = {line.rsplit("|", 1)[1].strip() for line in timed}
+    rest = "\n".join(line for line in lines if not line.startswith("import time:"))
+    return result.returncode, rest, names
+
+
 def run_hook(
     payload: Any,
     project: Path | None,

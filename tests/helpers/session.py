@@ -1,5 +1,7 @@
 """Play an agent session the way Claude Code runs it: every tool call through the
-real `zodyssey hook pre-tool` process, and only the calls it allows carried out.
+real hook process, started with the very command `zodyssey hook install` writes
+(`PYTHON -S -P .../zodyssey/gate/hook_entry.py pre-tool`), and only the calls
+it allows carried out.
 
 Bash calls that pass the gate run in a real `bash`; Write/Edit calls that pass
 write the file; a Task call is the reviewer reading the run state for the
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -19,6 +22,7 @@ from typing import Any
 
 from tests.helpers import make_repo, plan
 from tests.helpers.gate import payload as hook_payload
+from zodyssey.gate.install import hook_command
 
 BIN = Path(sys.executable).parent  # the venv: `zodyssey` console script and `python`
 ZODYSSEY = BIN / "zodyssey"
@@ -66,7 +70,7 @@ class Session:
             payload["tool_use_id"] = tool_input.pop("_tool_use_id")
             payload["tool_response"] = {"ok": True}
         done = subprocess.run(
-            [str(ZODYSSEY), "hook", event],
+            shlex.split(hook_command(event, "claude-code")),
             input=json.dumps(payload),
             capture_output=True,
             text=True,

@@ -57,11 +57,12 @@ def hook_command(
         command = f"{base} hook {event}"
     else:
         # The script file, not `-m zodyssey.gate`: no CLI front end and no `runpy`
-        # on every tool call; `-P` keeps the script's directory off sys.path.
+        # on every tool call; `-P` keeps the script's directory off sys.path,
+        # `-S` skips `site` (hook_entry.py sets the path it needs, or runs site).
         # Same behaviour as `zodyssey hook`.
         where = project if harness in PROJECT_RELATIVE else None
         python = _shown(sys.executable, where)
-        command = f"{python} -P {_shown(str(entry_script()), where)} {event}"
+        command = f"{python} -S -P {_shown(str(entry_script()), where)} {event}"
     if harness != "claude-code":
         command += f" --harness {harness}"
     return command

@@ -4,8 +4,6 @@ Harness adapters map their payloads onto the names and shapes below; the
 policy sees nothing harness-specific. Standard library only (hot path).
 """
 
-from __future__ import annotations
-
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
     from typing import Any
@@ -149,7 +147,7 @@ class Target(tuple[str, bool]):
 
     __slots__ = ()
 
-    def __new__(cls, path: str, append: bool = False) -> Target:
+    def __new__(cls, path: str, append: bool = False) -> "Target":
         # append: `>>`, `tee -a`, an Edit keeping the old text: adds, keeps content
         return tuple.__new__(cls, (path, append))
 
@@ -196,7 +194,7 @@ class ToolCall(
         kind: str,
         cwd: str | None = None,
         command: str = "",
-        targets: tuple[Target, ...] = (),
+        targets: "tuple[Target, ...]" = (),
         owner: str = "",
         tool_use_id: str = "",
         subagent_type: str = "",
@@ -204,7 +202,7 @@ class ToolCall(
         strings: tuple[str, ...] = (),
         error: str | None = None,
         session: str = "",
-    ) -> ToolCall:
+    ) -> "ToolCall":
         return tuple.__new__(
             cls,
             (
@@ -245,7 +243,7 @@ class ToolCall(
         return self[4]
 
     @property
-    def targets(self) -> tuple[Target, ...]:
+    def targets(self) -> "tuple[Target, ...]":
         return self[5]
 
     @property
@@ -302,7 +300,7 @@ _TOOLCALL_FIELDS = (
 )
 
 
-def _strings(value: Any, out: list[str]) -> None:
+def _strings(value: "Any", out: list[str]) -> None:
     """Every string (and key) in a decoded JSON value, at any depth.
 
     Iterative, without a depth limit: a path nested deeper than any limit
@@ -335,12 +333,12 @@ def patch_targets(text: str) -> list[str]:
     return list(seen)
 
 
-def _preserves(old: Any, new: Any) -> bool:
+def _preserves(old: "Any", new: "Any") -> bool:
     # An edit that keeps the old text and adds after it counts as appending.
     return isinstance(old, str) and isinstance(new, str) and old != "" and new.startswith(old)
 
 
-def _edit_targets(tool_name: str, tool_input: dict[str, Any]) -> tuple[Target, ...] | str:
+def _edit_targets(tool_name: str, tool_input: "dict[str, Any]") -> "tuple[Target, ...] | str":
     """Every file an edit-family call names, or why its paths cannot be read.
 
     Every path key counts, not just the first one present: harnesses differ
@@ -375,7 +373,7 @@ def _edit_targets(tool_name: str, tool_input: dict[str, Any]) -> tuple[Target, .
     return tuple(Target(path, append) for path in paths)
 
 
-def _shell_command(tool_input: dict[str, Any], keys: tuple[str, ...]) -> str | None:
+def _shell_command(tool_input: "dict[str, Any]", keys: tuple[str, ...]) -> str | None:
     command = next((tool_input[k] for k in keys if k in tool_input), None)
     if isinstance(command, str):
         return command
@@ -386,7 +384,7 @@ def _shell_command(tool_input: dict[str, Any], keys: tuple[str, ...]) -> str | N
     return None
 
 
-def anon_key(call: ToolCall) -> str:
+def anon_key(call: "ToolCall") -> str:
     """The slot key of a dispatch without a tool_use_id: pre-tool and post-tool
     of one dispatch compute the same one (owner, agent, prompt)."""
     import hashlib
@@ -395,7 +393,7 @@ def anon_key(call: ToolCall) -> str:
     return "anon-" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
 
 
-def _dispatch_like(tool_name: str, tool_input: dict[str, Any]) -> bool:
+def _dispatch_like(tool_name: str, tool_input: "dict[str, Any]") -> bool:
     """An unknown tool that starts an agent: by its name or by an agent-name key."""
     if tool_name in READ_TOOLS or tool_name in EDIT_TOOLS or tool_name in PATCH_TOOLS:
         return False
@@ -405,7 +403,7 @@ def _dispatch_like(tool_name: str, tool_input: dict[str, Any]) -> bool:
     return any(key in tool_input for key in ("subagent_type", "agent_type", "agent_name"))
 
 
-def _agent_name(tool_name: str, tool_input: dict[str, Any]) -> tuple[str, str | None]:
+def _agent_name(tool_name: str, tool_input: "dict[str, Any]") -> tuple[str, str | None]:
     """The agent a dispatch starts, or why it cannot be told.
 
     Harnesses read `subagent_type`; a payload whose `subagent_type` is empty or
@@ -429,11 +427,11 @@ def _agent_name(tool_name: str, tool_input: dict[str, Any]) -> tuple[str, str | 
 
 def build_call(
     harness: str,
-    tool_name: Any,
-    tool_input: Any,
-    payload: dict[str, Any],
-    cwd: Any = None,
-) -> ToolCall:
+    tool_name: "Any",
+    tool_input: "Any",
+    payload: "dict[str, Any]",
+    cwd: "Any" = None,
+) -> "ToolCall":
     """Normalise one call; anything malformed yields a call carrying `error`."""
     raw_cwd = cwd if cwd is not None else payload.get("cwd")
     call_cwd = raw_cwd if isinstance(raw_cwd, str) and raw_cwd else None

@@ -6,8 +6,6 @@ always silent (exit 0, no output): the gate only ever denies, so it never
 overrides the harness's own permission prompts, and it never emits `defer`.
 """
 
-from __future__ import annotations
-
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
     from typing import Any, Protocol
@@ -17,9 +15,9 @@ if TYPE_CHECKING:
     class Harness(Protocol):
         name: str
 
-        def to_call(self, payload: dict[str, Any]) -> ToolCall: ...
+        def to_call(self, payload: "dict[str, Any]") -> "ToolCall": ...
 
-        def block(self, reason: str, slug: str) -> Reply: ...
+        def block(self, reason: str, slug: str) -> "Reply": ...
 
 
 class Reply(tuple[int, str, str]):
@@ -31,7 +29,7 @@ class Reply(tuple[int, str, str]):
 
     __slots__ = ()
 
-    def __new__(cls, exit_code: int, stdout: str = "", stderr: str = "") -> Reply:
+    def __new__(cls, exit_code: int, stdout: str = "", stderr: str = "") -> "Reply":
         return tuple.__new__(cls, (exit_code, stdout, stderr))
 
     @property
@@ -63,7 +61,7 @@ HARNESSES: dict[str, str] = {
 }
 
 
-def get_harness(name: str) -> Harness:
+def get_harness(name: str) -> "Harness":
     module = HARNESSES.get(name)
     if module is None:
         raise KeyError(name)

@@ -4,8 +4,6 @@ Exit 2 is the only exit code that blocks: any other non-zero exit lets the
 tool call through, so the hook process catches everything and exits 2.
 """
 
-from __future__ import annotations
-
 from zodyssey.gate.harness import Reply
 from zodyssey.gate.toolcall import ToolCall, build_call
 
@@ -17,10 +15,10 @@ if TYPE_CHECKING:
 class ClaudeCode:
     name = "claude-code"
 
-    def to_call(self, payload: dict[str, Any]) -> ToolCall:
+    def to_call(self, payload: "dict[str, Any]") -> "ToolCall":
         return build_call(self.name, payload.get("tool_name"), payload.get("tool_input"), payload)
 
-    def block(self, reason: str, slug: str) -> Reply:
+    def block(self, reason: str, slug: str) -> "Reply":
         return Reply(2, "", f"zodyssey gate (run {slug}): {reason}\n")
 
 

@@ -28,8 +28,6 @@ names to `MODULES` there (name -> module). `commands/__init__.py` documents
 the handler contract; a test checks the map against the registrations.
 """
 
-from __future__ import annotations
-
 from zodyssey.gate.shell.records import Analysis, Arg, Part, Target
 from zodyssey.gate.shell.walker import TooLarge, Walker, through_links
 from zodyssey.gate.shell.words import plain_words
@@ -41,7 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["Analysis", "Arg", "Part", "Target", "classify", "classify_parsed"]
 
 
-def classify(command: str, read_only: Sequence[Sequence[str]] = ()) -> Analysis:
+def classify(command: str, read_only: "Sequence[Sequence[str]]" = ()) -> "Analysis":
     """Classify one shell command line.
 
     `read_only` holds user-configured allowlist entries as word sequences
@@ -56,7 +54,7 @@ def classify(command: str, read_only: Sequence[Sequence[str]] = ()) -> Analysis:
         return Analysis(command, (Part(command, True, (), True, "too large to classify"),))
 
 
-def classify_parsed(command: str, read_only: Sequence[Sequence[str]] = ()) -> Analysis:
+def classify_parsed(command: str, read_only: "Sequence[Sequence[str]]" = ()) -> "Analysis":
     """`classify` always through the parser (tests compare it with the plain-word path)."""
     try:
         return _classify(command, read_only, plain=False)
@@ -66,7 +64,7 @@ def classify_parsed(command: str, read_only: Sequence[Sequence[str]] = ()) -> An
         return Analysis(command, (Part(command, True, (), True, "too large to classify"),))
 
 
-def _classify(command: str, read_only: Sequence[Sequence[str]], plain: bool) -> Analysis:
+def _classify(command: str, read_only: "Sequence[Sequence[str]]", plain: bool) -> "Analysis":
     walker = Walker(tuple(tuple(entry) for entry in read_only))
     words = plain_words(command) if plain else None
     if words is not None:

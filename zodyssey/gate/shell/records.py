@@ -7,8 +7,6 @@ subclass lists its fields, a typed `__new__` and typed accessors. (`Target`, the
 shares with the other tool kinds, lives in `zodyssey.gate.toolcall`.)
 """
 
-from __future__ import annotations
-
 from zodyssey.gate.toolcall import Target
 from zodyssey.record import Record
 
@@ -36,13 +34,13 @@ class Part(Record):
         cls,
         text: str,
         write: bool,
-        targets: tuple[Target, ...] = (),
+        targets: "tuple[Target, ...]" = (),
         unbounded: bool = False,
         why: str = "",
         links: bool = False,
-        linked: tuple[Target, ...] = (),
+        linked: "tuple[Target, ...]" = (),
         trusted: tuple[str, ...] = (),
-    ) -> Part:
+    ) -> "Part":
         return tuple.__new__(cls, (text, write, targets, unbounded, why, links, linked, trusted))
 
     @property
@@ -56,7 +54,7 @@ class Part(Record):
         return write
 
     @property
-    def targets(self) -> tuple[Target, ...]:
+    def targets(self) -> "tuple[Target, ...]":
         targets: tuple[Target, ...] = self[2]
         return targets
 
@@ -76,7 +74,7 @@ class Part(Record):
         return links
 
     @property
-    def linked(self) -> tuple[Target, ...]:
+    def linked(self) -> "tuple[Target, ...]":
         linked: tuple[Target, ...] = self[6]
         return linked
 
@@ -92,7 +90,7 @@ class Analysis(Record):
     __slots__ = ()
     _fields = ("command", "parts")
 
-    def __new__(cls, command: str, parts: tuple[Part, ...]) -> Analysis:
+    def __new__(cls, command: str, parts: "tuple[Part, ...]") -> "Analysis":
         return tuple.__new__(cls, (command, parts))
 
     @property
@@ -101,7 +99,7 @@ class Analysis(Record):
         return command
 
     @property
-    def parts(self) -> tuple[Part, ...]:
+    def parts(self) -> "tuple[Part, ...]":
         parts: tuple[Part, ...] = self[1]
         return parts
 
@@ -115,7 +113,7 @@ class Analysis(Record):
         return any(p.write and p.unbounded for p in self.parts)
 
     @property
-    def targets(self) -> tuple[Target, ...]:
+    def targets(self) -> "tuple[Target, ...]":
         seen: dict[str, Target] = {}
         for part in self.parts:
             for target in part.targets:
@@ -125,14 +123,14 @@ class Analysis(Record):
         return tuple(seen.values())
 
     @property
-    def linked(self) -> tuple[Target, ...]:
+    def linked(self) -> "tuple[Target, ...]":
         """Paths that links made by this command point at."""
         return tuple(t for part in self.parts for t in part.linked)
 
-    def unbounded_parts(self) -> list[Part]:
+    def unbounded_parts(self) -> "list[Part]":
         return [p for p in self.parts if p.write and p.unbounded]
 
-    def as_record(self) -> dict[str, Any]:
+    def as_record(self) -> "dict[str, Any]":
         return {
             "command": self.command,
             "class": "write" if self.is_write else "read",
@@ -148,7 +146,7 @@ class Arg(Record):
     __slots__ = ()
     _fields = ("value", "multi", "text")
 
-    def __new__(cls, value: str | None, multi: bool = False, text: str = "") -> Arg:
+    def __new__(cls, value: str | None, multi: bool = False, text: str = "") -> "Arg":
         return tuple.__new__(cls, (value, multi, text))
 
     @property

@@ -1,7 +1,5 @@
 """Tables of the classifier: allowlists, risky variables, node kinds."""
 
-from __future__ import annotations
-
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
     pass

@@ -6,8 +6,6 @@ user's read-only entries and hands the words to the command's handler
 (`commands.handler_for`) or to the allowlists in `tables`.
 """
 
-from __future__ import annotations
-
 from zodyssey.gate.shell.commands import handler_for
 from zodyssey.gate.shell.records import Arg, Part, Target
 from zodyssey.gate.shell.tables import (
@@ -50,10 +48,10 @@ class TooLarge(Exception):
 # ---------------------------------------------------------------- parser
 
 
-_PARSER: Any = None
+_PARSER: "Any" = None
 
 
-def parser() -> Any:
+def parser() -> "Any":
     global _PARSER
     if _PARSER is None:
         core = _binding("tree_sitter")
@@ -61,7 +59,7 @@ def parser() -> Any:
     return _PARSER
 
 
-def _binding(package: str) -> Any:
+def _binding(package: str) -> "Any":
     """The compiled module `package._binding`, loaded without the package's
     `__init__` and without the standard modules the gate never uses
     (`zodyssey.gate.lean`). Any surprise falls back to the ordinary import."""
@@ -85,7 +83,7 @@ def _search(pattern: str, text: str) -> bool:
     return re.search(pattern, text) is not None
 
 
-def through_links(parts: list[Part]) -> tuple[Part, ...]:
+def through_links(parts: "list[Part]") -> "tuple[Part, ...]":
     """A link made by one part can redirect the paths another part writes.
 
     The gate resolves symlinks when it decides, before any part has run, so a
@@ -127,11 +125,16 @@ class Walker:
     def read(self, text: str) -> None:
         self.parts.append(Part(text, False))
 
-    def unknown(self, text: str, why: str, targets: Sequence[Target] = ()) -> None:
+    def unknown(self, text: str, why: str, targets: "Sequence[Target]" = ()) -> None:
         self.parts.append(Part(text, True, tuple(targets), True, why))
 
     def write(
-        self, text: str, cwd: str | None, paths: Sequence[Arg], why: str, append: bool = False
+        self,
+        text: str,
+        cwd: str | None,
+        paths: "Sequence[Arg]",
+        why: str,
+        append: bool = False,
     ) -> None:
         targets: list[Target] = []
         unbounded = False
@@ -192,10 +195,10 @@ class Walker:
             self.source = outer
             self.functions, self.uncalled = outer_functions, outer_uncalled
 
-    def text(self, node: Any) -> str:
+    def text(self, node: "Any") -> str:
         return self.source[node.start_byte : node.end_byte]
 
-    def walk(self, node: Any, cwd: str | None) -> str | None:
+    def walk(self, node: "Any", cwd: str | None) -> str | None:
         """Classify everything under `node`; returns the directory afterwards.
 
         The node's type picks the method (`_BY_KIND`); a type with no entry
@@ -211,7 +214,7 @@ class Walker:
             return self.inside(node, cwd)
         return method(self, node, cwd)
 
-    def inside(self, node: Any, cwd: str | None) -> str | None:
+    def inside(self, node: "Any", cwd: str | None) -> str | None:
         """Walk the named children in order (control flow, tests, expansions).
         A `cd` inside control flow may or may not have run afterwards."""
         current = cwd
@@ -221,10 +224,10 @@ class Walker:
                 current = after if after == current else AMBIGUOUS
         return cwd if current == cwd else AMBIGUOUS
 
-    def leaf(self, node: Any, cwd: str | None) -> str | None:
+    def leaf(self, node: "Any", cwd: str | None) -> str | None:
         return cwd
 
-    def sequence(self, node: Any, cwd: str | None) -> str | None:
+    def sequence(self, node: "Any", cwd: str | None) -> str | None:
         """A script or `{ ...; }`: each command starts where the previous ended."""
         if node.type == "compound_statement" and self.evaluates_arithmetic(node, node.type):
             self.arithmetic(node)  # `(( ... ))`
@@ -236,7 +239,7 @@ class Walker:
             current = after if after == current else AMBIGUOUS
         return current
 
-    def separate(self, node: Any, cwd: str | None) -> str | None:
+    def separate(self, node: "Any", cwd: str | None) -> str | None:
         """Subshells, pipelines and substitutions: a `cd` inside stays inside."""
         current = cwd
         pipeline = node.type == "pipeline"
@@ -245,17 +248,17 @@ class Walker:
                 current = self.walk(child, cwd if pipeline else current)
         return cwd
 
-    def arithmetic_node(self, node: Any, cwd: str | None) -> str | None:
+    def arithmetic_node(self, node: "Any", cwd: str | None) -> str | None:
         """`$(( ))` and array subscripts evaluate arithmetic."""
         self.arithmetic(node)
         return self.inside(node, cwd)
 
-    def expansion(self, node: Any, cwd: str | None) -> str | None:
+    def expansion(self, node: "Any", cwd: str | None) -> str | None:
         self.indirection(node)
         self.expansion_operands(node, cwd)
         return self.inside(node, cwd)
 
-    def names_with_subscripts(self, node: Any) -> None:
+    def names_with_subscripts(self, node: "Any") -> None:
         """Builtins that take variable names evaluate a subscript in them."""
         import re
 
@@ -268,7 +271,7 @@ class Walker:
                     )
                     break
 
-    def test_command(self, node: Any, cwd: str | None) -> str | None:
+    def test_command(self, node: "Any", cwd: str | None) -> str | None:
         if self.evaluates_arithmetic(node, "test_command"):
             self.arithmetic(node)
         if "-v" in self.text(node):
@@ -277,7 +280,7 @@ class Walker:
             self.test_redirects(node, cwd)
         return self.inside(node, cwd)
 
-    def test_redirects(self, node: Any, cwd: str | None) -> None:
+    def test_redirects(self, node: "Any", cwd: str | None) -> None:
         """`[` is a command, not syntax: in `[ "$n" > 10 ]` the `>` redirects
         into a file `10` (tree-sitter-bash reads it as a comparison)."""
         stack = [node]
@@ -302,7 +305,7 @@ class Walker:
                 )
             stack.extend(c for c in children if c.is_named)
 
-    def declaration(self, node: Any, cwd: str | None) -> str | None:
+    def declaration(self, node: "Any", cwd: str | None) -> str | None:
         self.names_with_subscripts(node)
         words = [self.text(c) for c in node.children if c.type == "word"]
         keyword = node.children[0].type if node.children else ""
@@ -316,7 +319,7 @@ class Walker:
                 self.declared(self.text(node), to_arg(child, self.source))
         return self.inside(node, cwd)
 
-    def declared(self, text: str, arg: Arg) -> None:
+    def declared(self, text: str, arg: "Arg") -> None:
         """One argument of export/declare/typeset/local/readonly."""
         value = arg.value
         if value is not None and value.startswith("-"):
@@ -338,7 +341,7 @@ class Walker:
         else:
             self.safe_vars.discard(name)
 
-    def unset(self, node: Any, cwd: str | None) -> str | None:
+    def unset(self, node: "Any", cwd: str | None) -> str | None:
         self.names_with_subscripts(node)
         for child in node.children:
             if child.type in ("word", "variable_name"):
@@ -347,7 +350,7 @@ class Walker:
                 self.functions.clear()  # a dynamic name may unset any function
         return self.inside(node, cwd)
 
-    def function_definition(self, node: Any, cwd: str | None) -> str | None:
+    def function_definition(self, node: "Any", cwd: str | None) -> str | None:
         name_node = node.child_by_field_name("name")
         body = node.child_by_field_name("body")
         name = self.text(name_node) if name_node is not None else None
@@ -361,14 +364,14 @@ class Walker:
         self.function_body(node, cwd)
         return cwd
 
-    def variable_assignment(self, node: Any, cwd: str | None) -> str | None:
+    def variable_assignment(self, node: "Any", cwd: str | None) -> str | None:
         self.assignment(node)
         for child in node.children:
             if child.is_named:
                 self.walk(child, cwd)
         return cwd
 
-    def loop(self, node: Any, cwd: str | None) -> str | None:
+    def loop(self, node: "Any", cwd: str | None) -> str | None:
         """`for`/`select` loops: the loop variable is set to each value."""
         kind = node.type
         if kind == "c_style_for_statement":
@@ -388,11 +391,11 @@ class Walker:
                 self.safe_vars.discard(self.text(variable))
         return self.inside(node, cwd)
 
-    def file_redirect(self, node: Any, cwd: str | None) -> str | None:
+    def file_redirect(self, node: "Any", cwd: str | None) -> str | None:
         self.redirect(node, cwd)
         return cwd
 
-    def heredoc_redirect(self, node: Any, cwd: str | None) -> str | None:
+    def heredoc_redirect(self, node: "Any", cwd: str | None) -> str | None:
         quoted = any(
             c.type == "heredoc_start" and any(q in self.text(c) for q in "'\"\\")
             for c in node.children
@@ -405,14 +408,14 @@ class Walker:
                 self.walk(child, cwd)
         return cwd
 
-    def heredoc_body(self, node: Any, cwd: str | None) -> None:
+    def heredoc_body(self, node: "Any", cwd: str | None) -> None:
         """An unquoted heredoc body expands like a double-quoted string.
 
         tree-sitter-bash leaves some substitutions in a body unparsed (after
         `<<-` tabs, backticks), so the body is parsed again as a string."""
         self.expand_again(self.text(node), cwd)
 
-    def expansion_operands(self, node: Any, cwd: str | None) -> None:
+    def expansion_operands(self, node: "Any", cwd: str | None) -> None:
         """The words inside `${x:-WORD}`, `${x#PATTERN}`, `${x/A/B}` expand too;
         tree-sitter-bash keeps some of them as plain text (backticks, `$( )`
         in a pattern), so text that can expand is parsed again."""
@@ -454,7 +457,7 @@ class Walker:
                         unbounded=True, why=f"{part.why} (in a heredoc body holding quotes)"
                     )
 
-    def redirected_statement(self, node: Any, cwd: str | None) -> str | None:
+    def redirected_statement(self, node: "Any", cwd: str | None) -> str | None:
         body = node.child_by_field_name("body")
         result = cwd
         # tree-sitter-bash hangs a trailing redirection on a whole `a && b`
@@ -470,7 +473,7 @@ class Walker:
                 self.walk(child, where)
         return result
 
-    def walk_list(self, node: Any, cwd: str | None) -> str | None:
+    def walk_list(self, node: "Any", cwd: str | None) -> str | None:
         current = cwd
         operator = None
         start = cwd
@@ -488,7 +491,7 @@ class Walker:
         self.last_start = start  # where the list's last command started
         return current
 
-    def assignment(self, node: Any) -> None:
+    def assignment(self, node: "Any") -> None:
         name_node = node.child_by_field_name("name")
         if name_node is None:
             return
@@ -499,7 +502,7 @@ class Walker:
         if risky_variable(name, value):
             self.unknown(self.text(node), f"setting {name} changes what later commands run")
 
-    def redirect(self, node: Any, cwd: str | None) -> None:
+    def redirect(self, node: "Any", cwd: str | None) -> None:
         operator = ""
         destination: Any = None
         for child in node.children:
@@ -529,7 +532,7 @@ class Walker:
             text, cwd, [to_arg(destination, self.source)], f"redirection {operator}", append=append
         )
 
-    def walk_words(self, nodes: Iterable[Any], cwd: str | None) -> None:
+    def walk_words(self, nodes: "Iterable[Any]", cwd: str | None) -> None:
         """Classify substitutions hidden inside words."""
         for node in nodes:
             stack = [node]
@@ -545,7 +548,7 @@ class Walker:
                     self.expansion_operands(current, cwd)
                 stack.extend(c for c in current.children if c.is_named)
 
-    def evaluates_arithmetic(self, node: Any, kind: str) -> bool:
+    def evaluates_arithmetic(self, node: "Any", kind: str) -> bool:
         if kind in ARITHMETIC:
             return True
         first = node.children[0].type if node.children else ""
@@ -558,7 +561,7 @@ class Walker:
             )
         return False
 
-    def indirection(self, node: Any) -> None:
+    def indirection(self, node: "Any") -> None:
         """`${!v}` expands the variable named by v's value and `${v@P}` expands
         v's value like a prompt: both run a command substitution held there."""
         import re  # lazily: the hot path (plain words) needs no regex
@@ -578,7 +581,7 @@ class Walker:
         if (indirect or text.endswith("@P}")) and match.group(2) not in self.safe_vars:
             self.unknown(text, f"expands the value of {match.group(2)} as a name or prompt")
 
-    def substring(self, node: Any) -> None:
+    def substring(self, node: "Any") -> None:
         """`${s:offset:length}`: offset and length are arithmetic."""
         children = node.children
         for k, child in enumerate(children[:-1]):
@@ -589,7 +592,7 @@ class Walker:
             if not child.is_named and child.type != "${":
                 return  # another operator (`:-`, `#`, `/`, ...): no arithmetic
 
-    def arithmetic(self, node: Any) -> None:
+    def arithmetic(self, node: "Any") -> None:
         """Arithmetic evaluates a variable's value as an expression, and an
         array subscript in that value (`a[$(cmd)]`) runs the command: only
         variables this command set to plain values are safe to evaluate."""
@@ -612,7 +615,7 @@ class Walker:
             stack = [c for c in stack if c is not None]
         self.check_arithmetic(node, stack)
 
-    def check_arithmetic(self, node: Any, stack: list[Any]) -> None:
+    def check_arithmetic(self, node: "Any", stack: "list[Any]") -> None:
         import re  # lazily: the hot path (plain words) needs no regex
 
         names: list[str] = []
@@ -633,7 +636,7 @@ class Walker:
             )
 
     # -- simple commands
-    def command(self, node: Any, cwd: str | None) -> str | None:
+    def command(self, node: "Any", cwd: str | None) -> str | None:
         name_node = None
         args: list[Arg] = []
         word_nodes: list[Any] = []
@@ -660,7 +663,12 @@ class Walker:
         return self.simple(text, name_arg, args, cwd)
 
     def simple(
-        self, text: str, name_arg: Arg, args: list[Arg], cwd: str | None, functions: bool = True
+        self,
+        text: str,
+        name_arg: "Arg",
+        args: "list[Arg]",
+        cwd: str | None,
+        functions: bool = True,
     ) -> str | None:
         name = name_arg.value
         if name is None or name_arg.multi or name == "":
@@ -716,7 +724,7 @@ class Walker:
         self.unknown(text, f"{name} is not on the read-only allowlist")
         return cwd
 
-    def function_body(self, definition: Any, cwd: str | None) -> str | None:
+    def function_body(self, definition: "Any", cwd: str | None) -> str | None:
         """What running a function does: its redirections (`f(){ ...; } > out`
         applies on every call), then its body; returns the directory after."""
         for redirect in definition.children_by_field_name("redirect"):
@@ -724,7 +732,7 @@ class Walker:
         body = definition.child_by_field_name("body")
         return self.walk(body, cwd) if body is not None else cwd
 
-    def call(self, text: str, name: str, definition: Any, cwd: str | None) -> str | None:
+    def call(self, text: str, name: str, definition: "Any", cwd: str | None) -> str | None:
         """A call of a shell function: its body runs here, in this directory."""
         if name in self.calling:
             self.unknown(text, f"the function {name} calls itself")
@@ -738,7 +746,7 @@ class Walker:
             self.calling.discard(name)
 
     def nested(
-        self, text: str, args: list[Arg], cwd: str | None, extra_unknown: bool = False
+        self, text: str, args: "list[Arg]", cwd: str | None, extra_unknown: bool = False
     ) -> str | None:
         """Run the command formed by `args` (after a wrapper); returns its directory.
 
@@ -767,7 +775,7 @@ _TEST_WRITES = frozenset({">", ">>", ">|", "&>", "&>>"})
 _WORD_NODES = frozenset({"word", "string", "raw_string", "number", "concatenation"})
 
 # node type -> the Walker method that classifies it (others: Walker.inside)
-_BY_KIND: dict[str, Callable[[Walker, Any, str | None], str | None]] = {
+_BY_KIND: "dict[str, Callable[[Walker, Any, str | None], str | None]]" = {
     "command": Walker.command,
     "program": Walker.sequence,
     "compound_statement": Walker.sequence,
@@ -794,7 +802,7 @@ _BY_KIND: dict[str, Callable[[Walker, Any, str | None], str | None]] = {
 }
 
 
-def descendants(node: Any) -> Iterable[Any]:
+def descendants(node: "Any") -> "Iterable[Any]":
     stack = [node]
     while stack:
         current = stack.pop()
@@ -802,7 +810,7 @@ def descendants(node: Any) -> Iterable[Any]:
         stack.extend(current.children)
 
 
-def abbreviated_option(name: str, args: Sequence[Arg]) -> str | None:
+def abbreviated_option(name: str, args: "Sequence[Arg]") -> str | None:
     options = OPTIONS_THAT_MATTER.get(name)
     if not options:
         return None

@@ -4,8 +4,6 @@ Patterns stay strings: `re` compiles (and caches) them on first use, and only
 words that need it import `re`, keeping a plain read call free of it.
 """
 
-from __future__ import annotations
-
 from zodyssey.gate.shell.records import Arg
 from zodyssey.gate.shell.tables import AMBIGUOUS
 
@@ -98,7 +96,7 @@ def unescape_word(text: str) -> tuple[str, bool]:
     return "".join(out), multi
 
 
-def string_value(node: Any, src: str) -> str | None:
+def string_value(node: "Any", src: str) -> str | None:
     """Value of a double-quoted string, None when it contains expansions."""
     pieces: list[str] = []
     for child in node.children:
@@ -119,7 +117,7 @@ def string_value(node: Any, src: str) -> str | None:
     return "".join(pieces)
 
 
-def to_arg(node: Any, src: str) -> Arg:
+def to_arg(node: "Any", src: str) -> "Arg":
     """The `Arg` of a word node of the syntax tree (`src` is the parsed text)."""
     text = src[node.start_byte : node.end_byte]
     kind = node.type
@@ -165,12 +163,12 @@ def join_path(cwd: str | None, path: str) -> str | None:
 
 
 def split_options(
-    args: Sequence[Arg],
+    args: "Sequence[Arg]",
     short_values: str = "",
-    long_values: Iterable[str] = (),
+    long_values: "Iterable[str]" = (),
     stop_at_operand: bool = False,
     short_optional: str = "",
-) -> tuple[Options, list[Arg]]:
+) -> "tuple[Options, list[Arg]]":
     """Split GNU-style arguments into (option, value) pairs and operands.
 
     `short_values` lists short flags that take a value (attached or next);
@@ -232,9 +230,9 @@ def split_options(
     return options, operands
 
 
-def has_option(options: Sequence[tuple[str, str | None]], *names: str) -> bool:
+def has_option(options: "Sequence[tuple[str, str | None]]", *names: str) -> bool:
     return any(name in names for name, _ in options)
 
 
-def option_values(options: Sequence[tuple[str, str | None]], *names: str) -> list[str | None]:
+def option_values(options: "Sequence[tuple[str, str | None]]", *names: str) -> list[str | None]:
     return [(None if v == "\0" else v) for n, v in options if n in names]

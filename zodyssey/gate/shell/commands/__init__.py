@@ -14,8 +14,6 @@ handler without importing the other families (a test checks that the map and
 the registrations agree).
 """
 
-from __future__ import annotations
-
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -25,19 +23,19 @@ if TYPE_CHECKING:
 
     Handler = Callable[[Walker, str, list[Arg], "str | None"], "str | None"]
 
-HANDLERS: dict[str, Handler] = {}
+HANDLERS: "dict[str, Handler]" = {}
 
 
-def register(handler: Handler, *names: str) -> Handler:
+def register(handler: "Handler", *names: str) -> "Handler":
     for name in names:
         HANDLERS[name] = handler
     return handler
 
 
-def handles(*names: str) -> Callable[[Handler], Handler]:
+def handles(*names: str) -> "Callable[[Handler], Handler]":
     """Decorator: the function handles the commands `names`."""
 
-    def decorate(handler: Handler) -> Handler:
+    def decorate(handler: "Handler") -> "Handler":
         return register(handler, *names)
 
     return decorate
@@ -84,7 +82,7 @@ MODULES: dict[str, str] = {
 }
 
 
-def handler_for(name: str) -> Handler | None:
+def handler_for(name: str) -> "Handler | None":
     """The handler of command `name`, importing its family on first use."""
     handler = HANDLERS.get(name)
     if handler is None:

@@ -1,7 +1,5 @@
 """git: read subcommands, list forms, and the ones that write named paths."""
 
-from __future__ import annotations
-
 from zodyssey.gate.shell.commands import handles
 from zodyssey.gate.shell.records import Arg
 from zodyssey.gate.shell.words import (
@@ -60,7 +58,7 @@ _GIT_READ = frozenset(
 
 
 @handles("git")
-def _git(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _git(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     i = 0
     here = cwd
     work_tree = ""  # --work-tree=DIR: paths may be taken from DIR's top
@@ -120,7 +118,7 @@ def _git(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
     rest = args[i + 1 :]
     values = [a.value for a in rest]
 
-    def put(paths: list[Arg], why: str) -> None:
+    def put(paths: "list[Arg]", why: str) -> None:
         """Paths are taken from the current directory inside the work tree, and
         from the work tree's top when the current directory is outside it."""
         w.write(text, here, paths, why)
