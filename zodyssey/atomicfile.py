@@ -4,8 +4,6 @@ Readers see the old content or the new content, never a truncated file, even
 when the writing process is killed half way.
 """
 
-from __future__ import annotations
-
 import os
 
 # Standard library `os` only (no tempfile, pathlib or contextlib): the gate hook
@@ -22,7 +20,7 @@ def _temp_name(directory: str, name: str) -> tuple[int, str]:
             continue
 
 
-def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, mode: int = 0o644) -> None:
+def write_atomic(path: "str | os.PathLike[str]", data: str | bytes, *, mode: int = 0o644) -> None:
     target = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(target))
     os.makedirs(directory, exist_ok=True)

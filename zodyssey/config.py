@@ -5,8 +5,6 @@ exist, so repositories that are not Python need no pyproject.toml. Standard
 library only: the gate hook reads this on its hot path.
 """
 
-from __future__ import annotations
-
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,8 +31,8 @@ DEFAULT_EXCLUDE = (
 
 @dataclass
 class Config:
-    root: Path
-    source: Path | None = None
+    root: "Path"
+    source: "Path | None" = None
     documents: list[str] = field(default_factory=lambda: ["**/*.md"])
     exclude: list[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDE))
     lock: str = DEFAULT_LOCK
@@ -42,15 +40,15 @@ class Config:
     exempt: list[str] = field(default_factory=list)
     claims_lock: str = DEFAULT_CLAIMS_LOCK
     claims_documents: list[str] = field(default_factory=lambda: ["README.md", "docs/**/*.md"])
-    raw: dict[str, Any] = field(default_factory=dict)
+    raw: "dict[str, Any]" = field(default_factory=dict)
 
-    def section(self, name: str) -> dict[str, Any]:
+    def section(self, name: str) -> "dict[str, Any]":
         """A sub-table such as `[tool.zodyssey.checks]` or `[tool.zodyssey.gate]`."""
         value = self.raw.get(name, {})
         return value if isinstance(value, dict) else {}
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def _read_toml(path: "Path") -> "dict[str, Any]":
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)
@@ -66,7 +64,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
         ) from exc
 
 
-def _str_list(table: dict[str, Any], key: str, source: Path) -> list[str] | None:
+def _str_list(table: "dict[str, Any]", key: str, source: "Path") -> list[str] | None:
     if key not in table:
         return None
     value = table[key]
@@ -77,7 +75,7 @@ def _str_list(table: dict[str, Any], key: str, source: Path) -> list[str] | None
     return list(value)
 
 
-def load_config(root: str | Path) -> Config:
+def load_config(root: "str | Path") -> "Config":
     """Load the configuration of the repository at `root` (defaults when none)."""
     base = Path(root)
     table: dict[str, Any] = {}
@@ -128,7 +126,7 @@ def load_config(root: str | Path) -> Config:
     return config
 
 
-def config_digest(root: str | Path) -> tuple[str, str]:
+def config_digest(root: "str | Path") -> tuple[str, str]:
     """(sha256 hex of the gate's configuration, the file it came from or "").
 
     The gate's part of the configuration (`[tool.zodyssey.gate]`: read_only,

@@ -1,7 +1,5 @@
 """Errors a user can cause, each carrying the exit code the CLI returns for it."""
 
-from __future__ import annotations
-
 # Exit codes shared by every command (documented in docs/ci.md and each --help).
 EXIT_OK = 0
 EXIT_FINDINGS = 1  # audit: findings fail the run

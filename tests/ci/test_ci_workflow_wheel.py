@@ -12,21 +12,18 @@ static `zodyssey check` step and fails the claims step.
 from __future__ import annotations
 
 import os
-import site
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
-from tests.helpers import build_wheel
+from tests.helpers import build_wheel, fresh_venv
 
 REPO = Path(__file__).resolve().parents[2]
 WORKFLOW = ".github/workflows/zodyssey.yml"
 # Never linked into the fresh environment: zodyssey must come from the wheel.
-OWN = ("zodyssey", "_zodyssey", "_editable_impl_zodyssey", "__editable__")
 
 README = """# demo
 
@@ -40,20 +37,6 @@ SKIPPED_TEST = """import pytest
 def test_atomic():
     pytest.skip("not on this machine")
 """
-
-
-def fresh_venv(path: Path) -> Path:
-    """A venv with pip and zodyssey's dependencies (linked, offline) but no zodyssey."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True)
-    (target,) = path.glob("lib/python3*/site-packages")
-    for outer in site.getsitepackages():
-        for entry in Path(outer).iterdir():
-            if entry.name.startswith(OWN) or entry.suffix == ".pth":
-                continue
-            link = target / entry.name
-            if not link.exists():
-                link.symlink_to(entry)
-    return path / "bin"
 
 
 def run_steps(repo: Path, bindir: Path, env: dict[str, str]) -> dict[str, int]:

@@ -18,9 +18,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.helpers import build_wheel, fresh_venv
 from tests.helpers.gate import RunRepo, hook_env, make_run_repo, with_importtime
 from zodyssey.gate.install import entry_script, hook_command
 
+PRINT_COMMAND = (
+    "from zodyssey.gate.install import hook_command; print(hook_command('pre-tool', 'claude-code'))"
+)
 ALLOWED_WRITE = "echo x > src/server.py"  # parsed (a redirection), in scope
 BLOCKED_WRITE = "echo x > README.md"  # parsed, out of scope
 
@@ -72,5 +78,36 @@ def test_a_layout_it_does_not_know_runs_site(tmp_path: Path) -> None:
     code, reason, names = _hook(argv, repo, ALLOWED_WRITE)
     assert (code, reason) == (0, ""), reason
     assert "site" in names  # the shortcut found no parser and ran site.main()
+    code, reason, _ = _hook(argv, repo, BLOCKED_WRITE)
+    assert code == 2 and "README.md" in reason, reason
+
+
+@pytest.mark.slow
+def test_the_command_a_wheel_install_writes_skips_site(tmp_path: Path) -> None:
+    # The layout users have: zodyssey and its dependencies in one site-packages.
+    wheel = build_wheel(tmp_path / "build")
+    bindir = fresh_venv(tmp_path / "venv")
+    env = {"PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PATH": os.environ["PATH"]}
+    subprocess.run(
+        [str(bindir / "python"), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
+        check=True,
+        env=env,
+        timeout=300,
+    )
+    line = subprocess.run(
+        [str(bindir / "python"), "-c", PRINT_COMMAND],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        cwd=tmp_path,
+    ).stdout.strip()
+    argv = shlex.split(line)
+    assert argv[:3] == [str(bindir / "python"), "-S", "-P"], argv
+    assert "site-packages" in argv[3], argv  # the installed copy, not this checkout
+    repo = make_run_repo(tmp_path / "work")
+    code, reason, names = _hook(argv, repo, ALLOWED_WRITE)
+    assert (code, reason) == (0, ""), reason
+    assert "site" not in names, sorted(names)
     code, reason, _ = _hook(argv, repo, BLOCKED_WRITE)
     assert code == 2 and "README.md" in reason, reason

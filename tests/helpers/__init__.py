@@ -42,6 +42,9 @@ The whole API (arguments always in this order: where, then what):
     (comparison tests skip, saying how to set it).
 ``build_wheel(out)``
     A wheel of this checkout (no build isolation), in ``out/dist``.
+``fresh_venv(path)``
+    A venv holding zodyssey's dependencies (linked, offline) but not zodyssey;
+    returns its bin directory.
 
 Per-area builders live next to it and use the helpers above:
 ``tests.helpers.anchors`` (check-anchors), ``tests.helpers.history``
@@ -234,6 +237,24 @@ def js_checkout() -> Path | None:
         return None
     path = Path(value)
     return path if path.is_dir() else None
+
+
+def fresh_venv(path: Path) -> Path:
+    """A venv with zodyssey's dependencies (linked from this one, offline) but no
+    zodyssey; returns its bin directory."""
+    import site
+
+    own = ("zodyssey", "_zodyssey", "_editable_impl_zodyssey", "__editable__")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True)
+    (target,) = path.glob("lib/python3*/site-packages")
+    for outer in site.getsitepackages():
+        for entry in Path(outer).iterdir():
+            if entry.name.startswith(own) or entry.suffix == ".pth":
+                continue
+            link = target / entry.name
+            if not link.exists():
+                link.symlink_to(entry)
+    return path / "bin"
 
 
 def build_wheel(out: Path) -> Path:

@@ -6,8 +6,6 @@ and the gate settings are loaded only when a rule needs them, then memoised:
 a read-only shell command never parses the plan.
 """
 
-from __future__ import annotations
-
 import os
 
 from zodyssey.gate.paths import Layout, resolve, within, written
@@ -104,7 +102,7 @@ class PlanView(Fields):
     criteria: frozenset[str] = frozenset()  # every acceptance criterion's command, verbatim
 
 
-def plan_view(path: str, text: bytes | None, root: str, error: str | None = None) -> PlanView:
+def plan_view(path: str, text: bytes | None, root: str, error: str | None = None) -> "PlanView":
     """Scope of a plan text, with every declared path resolved against the root."""
     if text is None:
         return PlanView(path, None, error or "the plan is unreadable", None)
@@ -151,18 +149,18 @@ class RunContext:
 
     def __init__(
         self,
-        layout: Layout,
+        layout: "Layout",
         slug: str,
-        state: dict[str, Any],
+        state: "dict[str, Any]",
         *,
-        plan: PlanView | Callable[[], PlanView],
-        inflight: list[dict[str, Any]] | Callable[[], list[dict[str, Any]]] = (lambda: []),
-        settings: GateSettings | Callable[[], GateSettings] = DEFAULT_SETTINGS,
+        plan: "PlanView | Callable[[], PlanView]",
+        inflight: "list[dict[str, Any]] | Callable[[], list[dict[str, Any]]]" = (lambda: []),
+        settings: "GateSettings | Callable[[], GateSettings]" = DEFAULT_SETTINGS,
         now: float = 0.0,
         home: str = "/nonexistent-home",
         ungated: bool = False,
         cap: int = DEFAULT_CAP,
-        exists: Callable[[str], bool] = os.path.lexists,
+        exists: "Callable[[str], bool]" = os.path.lexists,
     ) -> None:
         self.layout = layout
         self.root = layout.root
@@ -183,7 +181,7 @@ class RunContext:
         return phase if isinstance(phase, str) else ""
 
     @property
-    def review(self) -> dict[str, Any]:
+    def review(self) -> "dict[str, Any]":
         review = self.state.get("review")
         return review if isinstance(review, dict) else {}
 
@@ -192,17 +190,17 @@ class RunContext:
         verdict = self.review.get("verdict")
         return verdict if isinstance(verdict, str) else None
 
-    def plan(self) -> PlanView:
+    def plan(self) -> "PlanView":
         if callable(self._plan):
             self._plan = self._plan()
         return self._plan
 
-    def inflight(self) -> list[dict[str, Any]]:
+    def inflight(self) -> "list[dict[str, Any]]":
         if callable(self._inflight):
             self._inflight = self._inflight()
         return self._inflight
 
-    def settings(self) -> GateSettings:
+    def settings(self) -> "GateSettings":
         if callable(self._settings):
             self._settings = self._settings()
         return self._settings
@@ -211,7 +209,7 @@ class RunContext:
 # ---------------------------------------------------------------- loaders
 
 
-def load_plan(layout: Layout, slug: str, state: dict[str, Any]) -> PlanView:
+def load_plan(layout: "Layout", slug: str, state: "dict[str, Any]") -> "PlanView":
     from zodyssey.runstate import plan_location
 
     try:
@@ -231,7 +229,7 @@ def load_plan(layout: Layout, slug: str, state: dict[str, Any]) -> PlanView:
     return plan_view(path, text, layout.root)
 
 
-def load_inflight(layout: Layout, slug: str) -> list[dict[str, Any]]:
+def load_inflight(layout: "Layout", slug: str) -> "list[dict[str, Any]]":
     import json  # only once a dispatch ledger exists
 
     from zodyssey.runstate import inflight_file
@@ -251,7 +249,7 @@ class ConfigChanged(Exception):
     """The configuration differs from what the run's start (or a person) hashed."""
 
 
-def check_config(root: str, state: dict[str, Any]) -> None:
+def check_config(root: str, state: "dict[str, Any]") -> None:
     """Raise ConfigChanged when `[tool.zodyssey]` is not what `run start` hashed.
 
     Runs that recorded no hash (started by another tool) are judged by the
@@ -275,7 +273,7 @@ def check_config(root: str, state: dict[str, Any]) -> None:
         )
 
 
-def load_settings(root: str) -> GateSettings:
+def load_settings(root: str) -> "GateSettings":
     """`[tool.zodyssey.gate]`: read_only, reviewer_agent, read_only_agents."""
     # Parsing TOML costs milliseconds; skip it when no config file mentions the gate.
     mentions = False

@@ -7,8 +7,6 @@ policy decided on a snapshot and another hook process may have run since:
 that is what makes "50 simultaneous dispatches against cap 4 admit 4" hold.
 """
 
-from __future__ import annotations
-
 import os
 
 from zodyssey.gate.context import RunContext
@@ -31,7 +29,7 @@ class Refused(Exception):
     """An effect's condition no longer holds under the lock."""
 
 
-def apply(decision: Decision, ctx: RunContext) -> Decision:
+def apply(decision: "Decision", ctx: "RunContext") -> "Decision":
     """Apply the effects of an allowing decision; a refused effect turns it into a block."""
     root = ctx.root
     taken_slot: str | None = None
@@ -61,13 +59,13 @@ def apply(decision: Decision, ctx: RunContext) -> Decision:
     return decision
 
 
-def _take_slot(root: str, ctx: RunContext, tool_use_id: str) -> str:
+def _take_slot(root: str, ctx: "RunContext", tool_use_id: str) -> str:
     if tool_use_id.startswith("anon-"):
         slot_id = f"{tool_use_id}-{os.urandom(4).hex()}"  # released by its key (anon_key)
     else:
         slot_id = tool_use_id or f"anon-{os.getpid()}-{os.urandom(4).hex()}"
 
-    def reserve(ledger: Any) -> None:
+    def reserve(ledger: "Any") -> None:
         if not isinstance(ledger, list):
             raise Refused("the dispatch ledger is not a JSON list")
         live = [
@@ -91,7 +89,7 @@ def _take_slot(root: str, ctx: RunContext, tool_use_id: str) -> str:
     return slot_id
 
 
-def release_slot(root: str | os.PathLike[str], slug: str, tool_use_id: str) -> bool:
+def release_slot(root: "str | os.PathLike[str]", slug: str, tool_use_id: str) -> bool:
     """Remove one ledger entry (post-tool); True when it was there.
 
     An `anon-KEY` id (a dispatch whose harness sent no tool_use_id) releases
@@ -101,7 +99,7 @@ def release_slot(root: str | os.PathLike[str], slug: str, tool_use_id: str) -> b
     if not os.path.exists(path):
         return False
 
-    def remove(ledger: Any) -> bool:
+    def remove(ledger: "Any") -> bool:
         if not isinstance(ledger, list):
             return False
         before = len(ledger)
@@ -119,10 +117,10 @@ def release_slot(root: str | os.PathLike[str], slug: str, tool_use_id: str) -> b
     return store.update_json(path, remove, list)
 
 
-def _mint_nonce(root: str, ctx: RunContext) -> None:
+def _mint_nonce(root: str, ctx: "RunContext") -> None:
     nonce = os.urandom(16).hex()
 
-    def mint(state: dict[str, Any]) -> None:
+    def mint(state: "dict[str, Any]") -> None:
         review = state.get("review")
         if not isinstance(review, dict):
             review = {}
@@ -134,12 +132,12 @@ def _mint_nonce(root: str, ctx: RunContext) -> None:
 
 def _take_locks(
     root: str,
-    ctx: RunContext,
+    ctx: "RunContext",
     owner: str,
-    wanted: Sequence[tuple[str, str | None]],
+    wanted: "Sequence[tuple[str, str | None]]",
     session: str = "",
 ) -> None:
-    def take(state: dict[str, Any]) -> None:
+    def take(state: "dict[str, Any]") -> None:
         locks = state.get("file_locks")
         if not isinstance(locks, dict):
             locks = {}

@@ -26,8 +26,6 @@ tests/gate/test_gate_write_path_imports.py runs the parser, a query predicate
 and the state encoder in a fresh interpreter to hold this to account.
 """
 
-from __future__ import annotations
-
 import sys
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
@@ -36,7 +34,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def load(name: str, stand_in_for: Sequence[str] = (), register: bool = True) -> Any:
+def load(name: str, stand_in_for: "Sequence[str]" = (), register: bool = True) -> "Any":
     """Execute module `name` (`package.module`) without its package's `__init__`.
 
     `stand_in_for` names standard modules (`re`, `collections`, `enum`) to
@@ -68,7 +66,7 @@ def load(name: str, stand_in_for: Sequence[str] = (), register: bool = True) -> 
                 del sys.modules[key]
 
 
-def _module(name: str, **attributes: Any) -> Any:
+def _module(name: str, **attributes: "Any") -> "Any":
     module = type(sys)(name)
     module.__dict__.update(attributes)
     return module
@@ -77,11 +75,11 @@ def _module(name: str, **attributes: Any) -> Any:
 class _Pattern:
     """A pattern compiled by the real `re` when first used."""
 
-    def __init__(self, pattern: Any, flags: int = 0) -> None:
+    def __init__(self, pattern: "Any", flags: int = 0) -> None:
         self._source = (pattern, flags)
         self._compiled: Any = None
 
-    def __getattr__(self, attribute: str) -> Any:
+    def __getattr__(self, attribute: str) -> "Any":
         if self._compiled is None:
             import re
 
@@ -89,15 +87,15 @@ class _Pattern:
         return getattr(self._compiled, attribute)
 
 
-def _tuple_type(typename: str, field_names: Sequence[str], *, module: str | None = None) -> type:
+def _tuple_type(typename: str, field_names: "Sequence[str]", *, module: str | None = None) -> type:
     fields = tuple(field_names)
 
-    def new(cls: type, *values: Any) -> Any:
+    def new(cls: type, *values: "Any") -> "Any":
         if len(values) != len(fields):
             raise TypeError(f"{typename} takes {len(fields)} values, got {len(values)}")
         return tuple.__new__(cls, values)
 
-    def show(self: tuple[Any, ...]) -> str:
+    def show(self: "tuple[Any, ...]") -> str:
         inner = ", ".join(f"{field}={value!r}" for field, value in zip(fields, self, strict=True))
         return f"{typename}({inner})"
 
@@ -114,7 +112,7 @@ def _tuple_type(typename: str, field_names: Sequence[str], *, module: str | None
 
 
 def _item(index: int) -> property:
-    def get(self: tuple[Any, ...]) -> Any:
+    def get(self: "tuple[Any, ...]") -> "Any":
         return self[index]
 
     return property(get)

@@ -6,8 +6,6 @@ call: `~` expanded, joined onto the call's cwd, `..` and symlinks resolved
 does not exist yet). Everything is compared as absolute real paths.
 """
 
-from __future__ import annotations
-
 import os
 
 from zodyssey.runstate import BOOKKEEPING_DIRS, STATE_DIRS

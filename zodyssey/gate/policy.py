@@ -17,8 +17,6 @@ slot, mint the review nonce, take file locks, record an ungated shell call)
 are returned as `effects`; the hook re-checks them under the state lock.
 """
 
-from __future__ import annotations
-
 import os
 
 from zodyssey.gate import shell
@@ -62,24 +60,24 @@ ASK_THE_USER = "ask the user to run it in their own terminal"
 
 class Effect(Fields):
     kind: str  # "slot" | "nonce" | "locks" | "ungated"
-    data: Any = None
+    data: "Any" = None
 
 
 class Decision(Fields):
     allow: bool
     reason: str = ""
     rule: str = ""
-    effects: tuple[Effect, ...] = ()
+    effects: "tuple[Effect, ...]" = ()
 
 
 ALLOW = Decision(True)
 
 
-def _block(rule: str, reason: str) -> Decision:
+def _block(rule: str, reason: str) -> "Decision":
     return Decision(False, reason, rule)
 
 
-def parse_time(value: Any) -> float | None:
+def parse_time(value: "Any") -> float | None:
     if not isinstance(value, str) or not value:
         return None
     seconds = utc_seconds(value)  # the form the run state writes, without datetime
@@ -93,7 +91,7 @@ def parse_time(value: Any) -> float | None:
         return None
 
 
-def live_inflight(ctx: RunContext) -> list[dict[str, Any]]:
+def live_inflight(ctx: "RunContext") -> "list[dict[str, Any]]":
     out = []
     for entry in ctx.inflight():
         at = parse_time(entry.get("at"))
@@ -105,7 +103,7 @@ def live_inflight(ctx: RunContext) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------- entry
 
 
-def decide(call: ToolCall, ctx: RunContext) -> Decision:
+def decide(call: "ToolCall", ctx: "RunContext") -> "Decision":
     """Decide one pre-tool call inside an active run."""
     if call.kind != READ or call.error:
         from zodyssey.gate.context import ConfigChanged, check_config
@@ -122,7 +120,7 @@ def decide(call: ToolCall, ctx: RunContext) -> Decision:
         return _too_large(f"{call.tool_name} input nests too deep")
 
 
-def _decide(call: ToolCall, ctx: RunContext) -> Decision:
+def _decide(call: "ToolCall", ctx: "RunContext") -> "Decision":
     if call.error:
         return _block("malformed", f"cannot read the tool call: {call.error}")
     if call.kind == READ:
@@ -146,7 +144,7 @@ def _decide(call: ToolCall, ctx: RunContext) -> Decision:
 # ---------------------------------------------------------------- shell
 
 
-def _shell(call: ToolCall, ctx: RunContext) -> Decision:
+def _shell(call: "ToolCall", ctx: "RunContext") -> "Decision":
     if len(call.command) > MAX_SHELL_COMMAND:
         # Not even the hatch lets it through: run state could hide anywhere in it.
         return _block(
@@ -205,7 +203,7 @@ _HATCH_CODES = r"\bchr\b|\\x[0-9a-f]{2}|\\u[0-9a-f]{4}|\\[0-7]{3}|base64|\bdecod
 _HATCH_MARKERS = ("zcode", "zodyssey.toml", "pyproject", "settings.json", "hooks.json")
 
 
-def _hatch_reaches_state(command: str, analysis: shell.Analysis) -> str | None:
+def _hatch_reaches_state(command: str, analysis: "shell.Analysis") -> str | None:
     """The untargeted write part whose command text reaches run state (through the hatch)."""
     unbounded = analysis.unbounded_parts()
     if not unbounded:
@@ -221,7 +219,7 @@ def _hatch_reaches_state(command: str, analysis: shell.Analysis) -> str | None:
     return None
 
 
-def _shell_gated(call: ToolCall, ctx: RunContext, analysis: shell.Analysis) -> Decision:
+def _shell_gated(call: "ToolCall", ctx: "RunContext", analysis: "shell.Analysis") -> "Decision":
     if not analysis.is_write:
         return ALLOW
     if _reviewed_criterion(call, ctx):
@@ -250,7 +248,7 @@ def _shell_gated(call: ToolCall, ctx: RunContext, analysis: shell.Analysis) -> D
     return _targets(call, ctx, (*analysis.targets, *analysis.linked))
 
 
-def _trusted_refused(analysis: shell.Analysis, cwd: str, ctx: RunContext) -> Decision | None:
+def _trusted_refused(analysis: "shell.Analysis", cwd: str, ctx: "RunContext") -> "Decision | None":
     """Judge the `zodyssey ...` parts (see zodyssey.gate.trusted); None lets them through."""
     for part in analysis.parts:
         if not part.trusted:
@@ -286,7 +284,7 @@ def _joined(path: str, cwd: str, home: str) -> str:
     return os.path.join(cwd, path)
 
 
-def _phase_of(slug: str, root: str, ctx: RunContext) -> str | None:
+def _phase_of(slug: str, root: str, ctx: "RunContext") -> str | None:
     if slug == ctx.slug and root == ctx.root:
         return ctx.phase
     from zodyssey.gate.jsontext import loads
@@ -303,7 +301,7 @@ def _phase_of(slug: str, root: str, ctx: RunContext) -> str | None:
     return phase if isinstance(phase, str) else None
 
 
-def _reviewed_criterion(call: ToolCall, ctx: RunContext) -> bool:
+def _reviewed_criterion(call: "ToolCall", ctx: "RunContext") -> bool:
     """After OKAY, a command that is verbatim one of the bound plan's acceptance criteria."""
     if ctx.verdict != "OKAY" or ctx.phase == BLOCKED:
         return False
@@ -333,7 +331,7 @@ def _run_state_anywhere(path: str) -> str | None:
 _state_anywhere = _run_state_anywhere
 
 
-def _config_file(path: str, ctx: RunContext) -> str | None:
+def _config_file(path: str, ctx: "RunContext") -> str | None:
     """The configuration file (at the repository root) `path` is, or holds."""
     from zodyssey.runstate import CONFIG_FILES
 
@@ -351,7 +349,7 @@ def _lexical(path: str, cwd: str, home: str) -> str:
     return os.path.normpath(os.path.join(cwd, path))
 
 
-def _protected(path: str, ctx: RunContext) -> Decision | None:
+def _protected(path: str, ctx: "RunContext") -> "Decision | None":
     layout = ctx.layout
     where = layout.run_state(path) or _run_state_anywhere(path)
     if where is not None:
@@ -376,7 +374,7 @@ def _protected(path: str, ctx: RunContext) -> Decision | None:
     return None
 
 
-def _rounds(ctx: RunContext) -> tuple[int, int]:
+def _rounds(ctx: "RunContext") -> tuple[int, int]:
     """(review round, max rounds); a value that is not a whole number counts as the cap."""
     review = ctx.review
     max_rounds = review.get("max_rounds", DEFAULT_MAX_ROUNDS)
@@ -388,13 +386,13 @@ def _rounds(ctx: RunContext) -> tuple[int, int]:
     return round_, max_rounds
 
 
-def _verdict_text(ctx: RunContext) -> str:
+def _verdict_text(ctx: "RunContext") -> str:
     round_, max_rounds = _rounds(ctx)
     verdict = ctx.verdict or "none yet"
     return f"the review verdict is {verdict} (round {round_}/{max_rounds})"
 
 
-def _blocked_run(ctx: RunContext, what: str) -> Decision:
+def _blocked_run(ctx: "RunContext", what: str) -> "Decision":
     round_, max_rounds = _rounds(ctx)
     return _block(
         "run-blocked",
@@ -404,7 +402,7 @@ def _blocked_run(ctx: RunContext, what: str) -> Decision:
     )
 
 
-def _review_gate(ctx: RunContext, shown: str) -> Decision:
+def _review_gate(ctx: "RunContext", shown: str) -> "Decision":
     settings_reviewer = ctx.settings().reviewer_agent
     return _block(
         "review-gate",
@@ -413,7 +411,7 @@ def _review_gate(ctx: RunContext, shown: str) -> Decision:
     )
 
 
-def _targets(call: ToolCall, ctx: RunContext, targets: tuple[Target, ...]) -> Decision:
+def _targets(call: "ToolCall", ctx: "RunContext", targets: "tuple[Target, ...]") -> "Decision":
     cwd = call.cwd or ctx.root
     # Each target is judged twice: where the system writes (links resolved) and
     # the name the call gives (its last part kept), so a link in scope cannot
@@ -535,7 +533,7 @@ def _targets(call: ToolCall, ctx: RunContext, targets: tuple[Target, ...]) -> De
     return ALLOW
 
 
-def _same_holder(lock: Any, holder: str, call: ToolCall) -> bool:
+def _same_holder(lock: "Any", holder: str, call: "ToolCall") -> bool:
     """Whether the call may write under a live lock `holder` holds.
 
     The holder itself may; so may the orchestrator of the same harness session
@@ -545,7 +543,7 @@ def _same_holder(lock: Any, holder: str, call: ToolCall) -> bool:
     return same_session(lock, holder, call.owner, call.session)
 
 
-def same_session(lock: Any, holder: str, owner: str, session: str) -> bool:
+def same_session(lock: "Any", holder: str, owner: str, session: str) -> bool:
     if not owner:
         return False
     if holder == owner:
@@ -585,7 +583,7 @@ def _in_scope(path: str, files: frozenset[str], dirs: frozenset[str], root: str)
     return any(within(path, d) for d in dirs)
 
 
-def live_lock(lock: Any, ctx: RunContext) -> str | None:
+def live_lock(lock: "Any", ctx: "RunContext") -> str | None:
     """The owner of a lock that still holds, else None."""
     if not isinstance(lock, dict):
         return None
@@ -602,7 +600,7 @@ def live_lock(lock: Any, ctx: RunContext) -> str | None:
     return owner if isinstance(owner, str) else str(owner)
 
 
-def _todo_for(path: str, owner: str, ctx: RunContext) -> str | None:
+def _todo_for(path: str, owner: str, ctx: "RunContext") -> str | None:
     active = ctx.state.get("active_todos")
     if isinstance(active, dict) and isinstance(active.get(owner), str):
         return str(active[owner])
@@ -634,7 +632,7 @@ _NESTED = (  # compiled on first use (re's cache): only dispatches need it
 )
 
 
-def _dispatch(call: ToolCall, ctx: RunContext) -> Decision:
+def _dispatch(call: "ToolCall", ctx: "RunContext") -> "Decision":
     import re
 
     if re.search(_NESTED, call.prompt, re.I):
@@ -673,7 +671,7 @@ def _dispatch(call: ToolCall, ctx: RunContext) -> Decision:
     return Decision(True, "", "", tuple(effects))
 
 
-def _reviewer_refused(ctx: RunContext, agent: str) -> Decision | None:
+def _reviewer_refused(ctx: "RunContext", agent: str) -> "Decision | None":
     """The reviewer is dispatched only for a round the store would record."""
     round_, max_rounds = _rounds(ctx)
     if ctx.phase == BLOCKED or round_ >= max_rounds:
@@ -694,7 +692,7 @@ def _reviewer_refused(ctx: RunContext, agent: str) -> Decision | None:
     return None
 
 
-def _lint(ctx: RunContext, text: bytes) -> list[str]:
+def _lint(ctx: "RunContext", text: bytes) -> list[str]:
     """What `zodyssey run lint` would say about the plan text (loaded only for a reviewer dispatch)."""
     from zodyssey.runs.checks import load_checks, test_command
     from zodyssey.runs.lint import lint_plan
@@ -749,7 +747,7 @@ def read_only_tool(name: str, extra: tuple[str, ...] = ()) -> bool:
     return name.lower() in known or last in known
 
 
-def _too_large(what: str) -> Decision:
+def _too_large(what: str) -> "Decision":
     return _block(
         "too-large",
         f"blocks: too large to judge ({what}); split the call or use the native tools",
@@ -779,7 +777,7 @@ def _path_like(text: str, cwd: str) -> bool:
     return len(text) < 256 and " " not in text and os.path.lexists(os.path.join(cwd, text))
 
 
-def _non_native(call: ToolCall, ctx: RunContext) -> Decision:
+def _non_native(call: "ToolCall", ctx: "RunContext") -> "Decision":
     """MCP and unknown tools: a known read-only tool reads anything; any other is
     taken to write every repository path its input names (whole string values),
     and none of its words may reach run state, the gate or the frozen plan."""

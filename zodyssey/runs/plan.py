@@ -5,8 +5,6 @@ bullets directly under todo rows of the comment-stripped document: a `Files:`
 inside an HTML comment, a fence, front matter or prose grants nothing.
 """
 
-from __future__ import annotations
-
 from zodyssey.record import Fields
 
 # The line shapes below are matched with string methods, not `re`: the gate
@@ -107,7 +105,7 @@ class Todo(Fields):
     checked: bool
     line: int
     files: tuple[str, ...] = ()
-    criteria: tuple[Criterion, ...] = ()
+    criteria: "tuple[Criterion, ...]" = ()
 
     @property
     def final(self) -> bool:
@@ -115,11 +113,11 @@ class Todo(Fields):
 
 
 class Plan:
-    def __init__(self, title: str = "", todos: list[Todo] | None = None) -> None:
+    def __init__(self, title: str = "", todos: "list[Todo] | None" = None) -> None:
         self.title = title
         self.todos: list[Todo] = todos if todos is not None else []
 
-    def todo(self, todo_id: str) -> Todo | None:
+    def todo(self, todo_id: str) -> "Todo | None":
         for todo in self.todos:
             if todo.id == todo_id:
                 return todo
@@ -188,7 +186,7 @@ def _split_files(value: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def parse_plan(text: str) -> Plan:
+def parse_plan(text: str) -> "Plan":
     lines = strip_non_plan(text)
     plan = Plan()
     current: dict[str, object] | None = None

@@ -11,8 +11,6 @@ ledger, review nonce, file locks, ungated-shell log). Paths may be `str` or
 works on strings and never imports `pathlib` (nor `json` to read).
 """
 
-from __future__ import annotations
-
 import fcntl
 import os
 import time
@@ -63,44 +61,44 @@ def validate_slug(slug: str) -> str:
     return slug
 
 
-def _join(root: P, *parts: str) -> P:
+def _join(root: "P", *parts: str) -> "P":
     if isinstance(root, str):
         return os.path.join(root, *parts)
     return root.joinpath(*parts)
 
 
-def zcode_dir(root: P) -> P:
+def zcode_dir(root: "P") -> "P":
     return _join(root, ZCODE)
 
 
-def state_path(root: P, slug: str) -> P:
+def state_path(root: "P", slug: str) -> "P":
     return _join(root, STATE, f"{slug}.json")
 
 
-def inflight_path(root: P, slug: str) -> P:
+def inflight_path(root: "P", slug: str) -> "P":
     return _join(root, STATE, f"{slug}.inflight.json")
 
 
-def ungated_path(root: P, slug: str) -> P:
+def ungated_path(root: "P", slug: str) -> "P":
     return _join(root, STATE, f"{slug}.ungated.jsonl")
 
 
-def plan_path(root: P, slug: str) -> P:
+def plan_path(root: "P", slug: str) -> "P":
     return _join(root, PLANS, f"{slug}.md")
 
 
-def reviews_dir(root: P) -> P:
+def reviews_dir(root: "P") -> "P":
     return _join(root, REVIEWS)
 
 
-def verify_dir(root: P, slug: str) -> P:
+def verify_dir(root: "P", slug: str) -> "P":
     return _join(root, VERIFY, slug)
 
 
 class file_lock:  # lower case: used as `with file_lock(path):`, like a function
     """Exclusive advisory lock guarding `path` (a sibling `.lock` file)."""
 
-    def __init__(self, path: StrPath) -> None:
+    def __init__(self, path: "StrPath") -> None:
         directory, name = os.path.split(os.fspath(path))
         self._dir = directory or "."
         self._lock = os.path.join(self._dir, f".{name}.lock")
@@ -124,7 +122,7 @@ class file_lock:  # lower case: used as `with file_lock(path):`, like a function
             os.close(fd)
 
 
-def read_json(path: StrPath) -> Any:
+def read_json(path: "StrPath") -> "Any":
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
@@ -146,13 +144,13 @@ def read_json(path: StrPath) -> Any:
         raise StateError(f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})") from exc
 
 
-def dump_json(value: Any) -> str:
+def dump_json(value: "Any") -> str:
     from zodyssey.gate.jsontext import dumps  # json.dumps without importing json
 
     return dumps(value, indent=2, ensure_ascii=False) + "\n"
 
 
-def update_json(path: StrPath, mutate: Callable[[Any], T], default: Callable[[], Any]) -> T:
+def update_json(path: "StrPath", mutate: "Callable[[Any], T]", default: "Callable[[], Any]") -> "T":
     """Lock, re-read (or start from `default()`), mutate in place, write atomically.
 
     `mutate` receives the current value and returns whatever the caller wants
@@ -168,7 +166,7 @@ def update_json(path: StrPath, mutate: Callable[[Any], T], default: Callable[[],
         return result
 
 
-def append_jsonl(path: StrPath, record: dict[str, Any]) -> None:
+def append_jsonl(path: "StrPath", record: "dict[str, Any]") -> None:
     """Append one JSON line under the lock (rewritten atomically, never torn)."""
     from zodyssey.gate.jsontext import dumps  # json.dumps without importing json
 
@@ -184,7 +182,7 @@ def append_jsonl(path: StrPath, record: dict[str, Any]) -> None:
         write_atomic(path, existing + line.encode("utf-8"))
 
 
-def read_jsonl(path: StrPath) -> list[Any]:
+def read_jsonl(path: "StrPath") -> "list[Any]":
     import json
 
     try:
@@ -206,7 +204,7 @@ def read_jsonl(path: StrPath) -> list[Any]:
 class RunStore:
     """Read and update the state file of one run."""
 
-    def __init__(self, root: Path | str, slug: str) -> None:
+    def __init__(self, root: "Path | str", slug: str) -> None:
         self.root = root
         self.slug = validate_slug(slug)
         self.path: Path | str
@@ -218,7 +216,7 @@ class RunStore:
     def exists(self) -> bool:
         return os.path.isfile(self.path)
 
-    def read(self) -> dict[str, Any]:
+    def read(self) -> "dict[str, Any]":
         try:
             value = read_json(self.path)
         except FileNotFoundError as exc:
@@ -230,25 +228,25 @@ class RunStore:
             raise StateError(f"{self.path} does not hold a JSON object")
         return value
 
-    def update(self, mutate: Callable[[dict[str, Any]], T]) -> T:
+    def update(self, mutate: "Callable[[dict[str, Any]], T]") -> "T":
         """Change one part of the state under the lock; stamps `updated_at`."""
 
-        def apply(state: Any) -> T:
+        def apply(state: "Any") -> "T":
             if not isinstance(state, dict):
                 raise StateError(f"{self.path} does not hold a JSON object")
             result = mutate(state)
             state["updated_at"] = now_iso()
             return result
 
-        def missing() -> Any:
+        def missing() -> "Any":
             raise StateError(f"no run {self.slug!r} under {self.root} (expected {self.path})")
 
         return update_json(self.path, apply, missing)
 
-    def create(self, state: dict[str, Any]) -> None:
+    def create(self, state: "dict[str, Any]") -> None:
         """Write a new state; refuses when an active run of this slug exists."""
 
-        def put(current: Any) -> None:
+        def put(current: "Any") -> None:
             if current is not None:
                 phase = current.get("phase") if isinstance(current, dict) else None
                 if phase not in TERMINAL_PHASES:
@@ -270,7 +268,7 @@ class RunStore:
             write_atomic(self.path, dump_json(state))
 
 
-def list_runs(root: Path) -> list[tuple[str, dict[str, Any] | StateError]]:
+def list_runs(root: "Path") -> "list[tuple[str, dict[str, Any] | StateError]]":
     """Every run state under `root` as (slug, state or the error reading it)."""
     directory = root / STATE
     try:

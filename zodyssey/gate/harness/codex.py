@@ -6,8 +6,6 @@ exit 2 with the reason on stderr plus a `permissionDecision: deny` document
 on stdout, which Codex also honours.
 """
 
-from __future__ import annotations
-
 from zodyssey.gate.harness import Reply
 from zodyssey.gate.toolcall import ToolCall, build_call
 
@@ -19,10 +17,10 @@ if TYPE_CHECKING:
 class Codex:
     name = "codex"
 
-    def to_call(self, payload: dict[str, Any]) -> ToolCall:
+    def to_call(self, payload: "dict[str, Any]") -> "ToolCall":
         return build_call(self.name, payload.get("tool_name"), payload.get("tool_input"), payload)
 
-    def block(self, reason: str, slug: str) -> Reply:
+    def block(self, reason: str, slug: str) -> "Reply":
         import json  # only a block replies in JSON; allowing stays json-free
 
         text = f"zodyssey gate (run {slug}): {reason}"

@@ -6,8 +6,6 @@ the first of `workspace_roots`. A block is
 with exit 2.
 """
 
-from __future__ import annotations
-
 from zodyssey.gate.harness import Reply
 from zodyssey.gate.jsontext import loads
 from zodyssey.gate.toolcall import ToolCall, build_call
@@ -20,7 +18,7 @@ if TYPE_CHECKING:
 class Cursor:
     name = "cursor"
 
-    def to_call(self, payload: dict[str, Any]) -> ToolCall:
+    def to_call(self, payload: "dict[str, Any]") -> "ToolCall":
         event = payload.get("hook_event_name")
         if event == "beforeShellExecution" or ("command" in payload and "tool_name" not in payload):
             return build_call(self.name, "Shell", {"command": payload.get("command")}, payload)
@@ -42,7 +40,7 @@ class Cursor:
             tool_name = f"mcp__{payload.get('server') or 'cursor'}__{tool_name}"
         return build_call(self.name, tool_name, tool_input, payload)
 
-    def block(self, reason: str, slug: str) -> Reply:
+    def block(self, reason: str, slug: str) -> "Reply":
         import json  # only a block replies in JSON; allowing stays json-free
 
         text = f"zodyssey gate (run {slug}): {reason}"

@@ -4,8 +4,6 @@ A block is `{"decision": "deny", "reason": ...}` on stdout and exit 2 with the
 reason on stderr (Gemini treats exit 2 as a block on its own as well).
 """
 
-from __future__ import annotations
-
 from zodyssey.gate.harness import Reply
 from zodyssey.gate.toolcall import ToolCall, build_call
 
@@ -17,11 +15,11 @@ if TYPE_CHECKING:
 class Gemini:
     name = "gemini"
 
-    def to_call(self, payload: dict[str, Any]) -> ToolCall:
+    def to_call(self, payload: "dict[str, Any]") -> "ToolCall":
         tool_input = payload.get("tool_input", payload.get("tool_args"))
         return build_call(self.name, payload.get("tool_name"), tool_input, payload)
 
-    def block(self, reason: str, slug: str) -> Reply:
+    def block(self, reason: str, slug: str) -> "Reply":
         import json  # only a block replies in JSON; allowing stays json-free
 
         text = f"zodyssey gate (run {slug}): {reason}"

@@ -4,8 +4,6 @@ The `ZODYSSEY_BLOCK gate:` prefix lets run reports count blocks in a log.
 The reason also goes to stderr so a Claude Code host feeds it to the model.
 """
 
-from __future__ import annotations
-
 from zodyssey.gate.harness import Reply
 from zodyssey.gate.toolcall import ToolCall, build_call
 
@@ -17,10 +15,10 @@ if TYPE_CHECKING:
 class ZCode:
     name = "zcode"
 
-    def to_call(self, payload: dict[str, Any]) -> ToolCall:
+    def to_call(self, payload: "dict[str, Any]") -> "ToolCall":
         return build_call(self.name, payload.get("tool_name"), payload.get("tool_input"), payload)
 
-    def block(self, reason: str, slug: str) -> Reply:
+    def block(self, reason: str, slug: str) -> "Reply":
         import json  # only a block replies in JSON; allowing stays json-free
 
         line = json.dumps(

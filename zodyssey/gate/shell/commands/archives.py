@@ -1,7 +1,5 @@
 """Archives: listing forms read, everything else extracts or creates."""
 
-from __future__ import annotations
-
 from zodyssey.gate.shell.commands import handles
 from zodyssey.gate.shell.records import Arg
 
@@ -47,7 +45,7 @@ _TAR_LIST_OPTIONS = frozenset(
 
 
 @handles("tar", "gtar", "bsdtar")
-def _tar(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _tar(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     values = [a.value for a in args]
     if any(v is None for v in values):
         w.unknown(text, "tar with a non-static argument")
@@ -95,7 +93,7 @@ def _tar(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 
 @handles("unzip")
-def _unzip(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _unzip(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     """unzip extracts, except in its listing, testing and printing modes, given
     as the first option (-l -Z -t -z list or test, -p and -c print members;
     -v lists only as the first letter: later it makes extraction verbose)."""

@@ -1,7 +1,5 @@
 """Commands that write the files they name: copy, link, remove, create, modes, tee, dd, editors."""
 
-from __future__ import annotations
-
 from zodyssey.gate.shell.commands import HANDLERS, handles
 from zodyssey.gate.shell.records import Arg, Part
 from zodyssey.gate.shell.words import (
@@ -40,11 +38,11 @@ _CP_LINK_OPTIONS = frozenset(
 )
 
 
-def _copy_like(kind: str) -> Handler:
+def _copy_like(kind: str) -> "Handler":
     short = {"cp": "tS", "mv": "tS", "install": "tSmogf", "ln": "tS"}[kind]
     long_values = ("--target-directory", "--suffix", "--mode", "--owner", "--group")
 
-    def handler(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    def handler(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
         options, operands = split_options(args, short, long_values)
         directories = option_values(options, "-t", "--target-directory")
         if kind == "install" and has_option(options, "--strip-program"):
@@ -106,10 +104,10 @@ def _copy_like(kind: str) -> Handler:
 
 def _backups(
     options: list[tuple[str, str | None]],
-    sources: list[Arg],
-    destinations: list[Arg],
+    sources: "list[Arg]",
+    destinations: "list[Arg]",
     into_directory: bool,
-) -> list[Arg]:
+) -> "list[Arg]":
     """The backups `-b`/`--backup[=CONTROL]`/`-S SUFFIX` keep of what is replaced.
 
     Only a simple backup with its suffix given here has a name known now
@@ -139,7 +137,7 @@ def _backups(
     return out
 
 
-def _link_sources(source: Arg, destinations: list[Arg], into_directory: bool) -> list[Arg]:
+def _link_sources(source: "Arg", destinations: "list[Arg]", into_directory: bool) -> "list[Arg]":
     value = source.value
     if value is None or source.multi:
         return [Arg(None, False, source.text)]
@@ -165,11 +163,11 @@ HANDLERS["gcp"] = HANDLERS["cp"]
 
 
 def _every_operand(
-    short: str, long_values: Iterable[str], why: str, skip_first: bool = False
-) -> Handler:
+    short: str, long_values: "Iterable[str]", why: str, skip_first: bool = False
+) -> "Handler":
     long_set = tuple(long_values)
 
-    def handler(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    def handler(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
         options, operands = split_options(args, short, long_set)
         if skip_first and not any(name == "--reference" for name, _ in options):
             operands = operands[1:]
@@ -201,7 +199,7 @@ _CHMOD_MODE = r"^[ugoa]*[-+=][rwxXstugo]*([,][ugoa]*[-+=][rwxXstugo]*)*$|^[0-7]{
 
 
 @handles("chmod")
-def _chmod(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _chmod(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     import re  # lazily: the hot path (plain words) needs no regex
 
     mode_seen = any((a.value or "").startswith("--reference") for a in args)
@@ -226,7 +224,7 @@ def _chmod(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None
 
 
 @handles("tee")
-def _tee(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _tee(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, operands = split_options(args, "", ())
     append = has_option(options, "-a", "--append")
     if not operands:
@@ -237,7 +235,7 @@ def _tee(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 
 @handles("dd")
-def _dd(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _dd(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     outputs: list[Arg] = []
     for arg in args:
         if arg.value is None:
@@ -255,7 +253,7 @@ def _dd(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 @handles(
     "vi", "vim", "nvim", "view", "nano", "pico", "emacs", "ed", "ex", "micro", "joe", "kak", "hx"
 )
-def _editor(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _editor(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     if [a.value for a in args] == ["--version"]:
         w.read(text)
         return cwd

@@ -1,7 +1,5 @@
 """find: its actions (-exec, -delete, -fprint) decide whether it writes."""
 
-from __future__ import annotations
-
 from zodyssey.gate.shell.commands import handles
 from zodyssey.gate.shell.records import Arg
 
@@ -18,7 +16,7 @@ _FIND_FILE_ACTIONS = ("-fprint", "-fprint0", "-fprintf", "-fls")
 
 
 @handles("find")
-def _find(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _find(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     i = 0
     wrote = False
     while i < len(args):

@@ -1,8 +1,6 @@
 """Tools an agent reads with whose other forms write: compressors to stdout,
 `docker` queries, `yq` without in-place, `man`, `mktemp -u`, `ar t`."""
 
-from __future__ import annotations
-
 from zodyssey.gate.shell.commands import handles, register
 from zodyssey.gate.shell.records import Arg
 from zodyssey.gate.shell.words import has_option, option_values, split_options
@@ -12,7 +10,7 @@ if TYPE_CHECKING:
     from zodyssey.gate.shell.walker import Walker
 
 
-def _shorts(args: list[Arg]) -> str:
+def _shorts(args: "list[Arg]") -> str:
     return "".join(
         (a.value or "")[1:]
         for a in args
@@ -24,7 +22,7 @@ def _shorts(args: list[Arg]) -> str:
 _STDOUT_LONG = frozenset(["--stdout", "--to-stdout", "--list", "--test"])
 
 
-def _compressor(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _compressor(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     """gzip/xz/bzip2/zstd/lz4 write next to their input unless told to write
     to stdout (-c), list (-l) or test (-t); zstd's -o names its output."""
     if any(a.value is None for a in args):
@@ -76,7 +74,7 @@ _DOCKER_GROUPS = {
 
 
 @handles("docker", "podman")
-def _docker(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _docker(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     values = [a.value for a in args]
     if values in (["--version"], ["-v"]):
         w.read(text)
@@ -97,7 +95,7 @@ def _docker(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | Non
 
 
 @handles("yq")
-def _yq(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _yq(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     """yq prints unless told to edit in place (-i) or split into files (-s)."""
     options, _ = split_options(
         args,
@@ -121,7 +119,7 @@ def _yq(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 
 @handles("man")
-def _man(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _man(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, _ = split_options(
         args,
         "MSLmeREPHCpTXr",
@@ -151,7 +149,7 @@ def _man(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 
 @handles("mktemp")
-def _mktemp(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _mktemp(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, _ = split_options(args, "pt", ("--tmpdir", "--suffix"))
     if has_option(options, "-u", "--dry-run"):
         w.read(text)  # prints a name, creates nothing
@@ -161,7 +159,7 @@ def _mktemp(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | Non
 
 
 @handles("ar")
-def _ar(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _ar(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     """`ar t` lists and `ar p` prints members; every other operation writes."""
     first = args[0].value if args else None
     letters = (first or "").lstrip("-")

@@ -1,7 +1,5 @@
 """Shells and language interpreters: code strings are parsed again or unknown."""
 
-from __future__ import annotations
-
 from zodyssey.gate.shell.commands import HANDLERS, handles
 from zodyssey.gate.shell.records import Arg, Target
 from zodyssey.gate.shell.tables import (
@@ -18,7 +16,7 @@ if TYPE_CHECKING:
 
 
 @handles("bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "busybox")
-def _shell(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _shell(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     i = 0
     while i < len(args):
         value = args[i].value
@@ -44,10 +42,10 @@ def _shell(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None
     return cwd
 
 
-def _interpreter_named(name: str) -> Handler:
+def _interpreter_named(name: str) -> "Handler":
     queries = VERSION_QUERY.get(name, ())
 
-    def handler(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    def handler(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
         if len(args) == 1 and args[0].value in queries:
             w.read(text)
             return cwd
@@ -61,7 +59,7 @@ def _interpreter_named(name: str) -> Handler:
     return handler
 
 
-def _interpreter(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _interpreter(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     values = [a.value for a in args]
     in_place: list[Arg] = []
     if any(

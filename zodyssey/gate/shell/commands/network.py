@@ -1,7 +1,5 @@
 """Downloads: curl and wget write the files they are told to."""
 
-from __future__ import annotations
-
 from zodyssey.gate.shell.commands import handles
 from zodyssey.gate.shell.records import Arg
 from zodyssey.gate.shell.words import (
@@ -44,7 +42,7 @@ _CURL_UNBOUNDED = (
 
 
 @handles("curl")
-def _curl(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _curl(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, _ = split_options(
         args,
         "oDcHdXuAebFmwxTrCYyzEKQtU",
@@ -98,7 +96,7 @@ def _curl(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 
 @handles("wget")
-def _wget(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _wget(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, _ = split_options(
         args,
         "OoaPeUtTwQ",

@@ -8,8 +8,6 @@ unless told `--frozen`/`--locked`, `go env -w` writes Go's settings file, and
 every pip command writes its `--log FILE`.
 """
 
-from __future__ import annotations
-
 from zodyssey.gate.shell.commands import register
 from zodyssey.gate.shell.records import Arg
 
@@ -20,8 +18,8 @@ if TYPE_CHECKING:
     from zodyssey.gate.shell.walker import Walker
 
 
-def _handler(name: str, judge: Callable[[list[str]], bool]) -> None:
-    def handler(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _handler(name: str, judge: "Callable[[list[str]], bool]") -> None:
+    def handler(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
         if any(a.value is None for a in args):
             w.unknown(text, f"{name} with a non-static argument")
         elif judge([a.value or "" for a in args]):
@@ -40,7 +38,7 @@ def _positionals(words: list[str]) -> list[str]:
 
 def _first_is(
     reads: frozenset[str], flags: frozenset[str] = frozenset()
-) -> Callable[[list[str]], bool]:
+) -> "Callable[[list[str]], bool]":
     def judge(words: list[str]) -> bool:
         if len(words) == 1 and words[0] in flags:
             return True
@@ -63,7 +61,7 @@ _PIP_SUBREADS = {
 }
 
 
-def _pip(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _pip(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     logs: list[Arg] = []
     words: list[str] = []
     k = 0
@@ -159,7 +157,7 @@ def _npm(words: list[str]) -> bool:
     return sub in _NPM_READS
 
 
-def _yarn_like(reads: frozenset[str]) -> Callable[[list[str]], bool]:
+def _yarn_like(reads: frozenset[str]) -> "Callable[[list[str]], bool]":
     def judge(words: list[str]) -> bool:
         rest = _positionals(words)
         if len(words) == 1 and words[0] in ("--version", "-v"):

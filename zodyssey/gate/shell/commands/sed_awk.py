@@ -1,7 +1,5 @@
 """sed and awk: scripts that can write files or run commands."""
 
-from __future__ import annotations
-
 from zodyssey.gate.shell.commands import handles
 from zodyssey.gate.shell.records import Arg
 
@@ -135,7 +133,7 @@ def _sed_script_writes(script: str) -> bool:
 
 
 @handles("sed", "gsed")
-def _sed(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _sed(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     in_place = False
     suffix = ""  # -iSUF / --in-place=SUF: the original is kept as a backup
     scripts: list[str | None] = []
@@ -200,7 +198,7 @@ def _sed(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
     return cwd
 
 
-def _backups(operands: list[Arg], suffix: str) -> list[Arg]:
+def _backups(operands: "list[Arg]", suffix: str) -> "list[Arg]":
     """GNU sed's backup names: each `*` in the suffix is the file name as given
     (`-i'bak/*'`), else the suffix is appended (`-i.bak`)."""
     if not suffix:
@@ -237,7 +235,7 @@ def _awk_program_writes(program: str) -> bool:
 
 
 @handles("awk", "gawk", "mawk", "nawk")
-def _awk(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _awk(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     i = 0
     program: str | None = None
     while i < len(args):

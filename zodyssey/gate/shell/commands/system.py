@@ -1,7 +1,5 @@
 """System queries with a setting form: date, file, hostname, crontab."""
 
-from __future__ import annotations
-
 from zodyssey.gate.shell.commands import handles
 from zodyssey.gate.shell.records import Arg
 from zodyssey.gate.shell.words import has_option, split_options
@@ -12,7 +10,7 @@ if TYPE_CHECKING:
 
 
 @handles("date")
-def _date(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _date(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, _ = split_options(
         args, "dfrs", ("--date", "--file", "--reference", "--set"), short_optional="I"
     )
@@ -24,7 +22,7 @@ def _date(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 
 @handles("file")
-def _file(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _file(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, _ = split_options(
         args, "efFmP", ("--exclude", "--files-from", "--separator", "--magic-file", "--parameter")
     )
@@ -36,7 +34,7 @@ def _file(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 
 @handles("hostname")
-def _hostname(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _hostname(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, operands = split_options(args, "F", ("--file",))
     if operands or has_option(options, "-F", "--file", "-b", "--boot"):
         w.unknown(text, "hostname NAME changes the host name")
@@ -46,7 +44,7 @@ def _hostname(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | N
 
 
 @handles("crontab")
-def _crontab(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _crontab(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     if [a.value for a in args] == ["-l"]:
         w.read(text)
     else:

@@ -1,7 +1,5 @@
 """Text and listing tools whose options can write: sort, shuf, uniq, xxd, rg, tree."""
 
-from __future__ import annotations
-
 from zodyssey.gate.shell.commands import handles
 from zodyssey.gate.shell.records import Arg
 from zodyssey.gate.shell.words import (
@@ -19,7 +17,7 @@ if TYPE_CHECKING:
 
 
 @handles("sort")
-def _sort(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _sort(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, _ = split_options(
         args,
         "okStT",
@@ -49,7 +47,7 @@ def _sort(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 
 @handles("shuf")
-def _shuf(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _shuf(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, _ = split_options(
         args, "oni", ("--output", "--head-count", "--input-range", "--random-source")
     )
@@ -62,7 +60,7 @@ def _shuf(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 
 @handles("uniq")
-def _uniq(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _uniq(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     _, operands = split_options(
         # --group[=M] and --all-repeated[=M] take their value only attached
         args,
@@ -77,7 +75,7 @@ def _uniq(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 
 @handles("xxd")
-def _xxd(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _xxd(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     _, operands = split_options(args, "cglnosC", ("-cols", "-len", "-seek", "-name"))
     if len(operands) >= 2:
         w.write(text, cwd, operands[1:2], "xxd writes its second operand")
@@ -87,7 +85,7 @@ def _xxd(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 
 @handles("rg")
-def _rg(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _rg(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     if any(
         a.value is not None
         and (
@@ -103,7 +101,7 @@ def _rg(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 
 @handles("tree")
-def _tree(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _tree(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, _ = split_options(
         args, "oLPIH", ("--filelimit", "--timefmt", "--charset", "--sort", "--fromfile")
     )

@@ -1,7 +1,5 @@
 """Wrappers that run another command: env, nice, timeout, time, command, xargs, sudo."""
 
-from __future__ import annotations
-
 from zodyssey.gate.shell.commands import HANDLERS, handles
 from zodyssey.gate.shell.records import Arg
 from zodyssey.gate.shell.tables import (
@@ -26,14 +24,14 @@ if TYPE_CHECKING:
 
 
 def _after_options(
-    args: list[Arg], with_value: str, long_values: Iterable[str] = ()
-) -> list[Arg] | None:
+    args: "list[Arg]", with_value: str, long_values: "Iterable[str]" = ()
+) -> "list[Arg] | None":
     _options, operands = split_options(args, with_value, long_values, stop_at_operand=True)
     return operands
 
 
 @handles("env")
-def _env(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _env(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     i = 0
     while i < len(args):
         value = args[i].value
@@ -78,11 +76,14 @@ def _env(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 
 def _wrapper(
-    with_value: str, long_values: Iterable[str] = (), skip_operands: int = 0, builtin: bool = False
-) -> Handler:
+    with_value: str,
+    long_values: "Iterable[str]" = (),
+    skip_operands: int = 0,
+    builtin: bool = False,
+) -> "Handler":
     long_set = tuple(long_values)
 
-    def handler(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+    def handler(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
         operands = _after_options(args, with_value, long_set) or []
         for arg in operands[:skip_operands]:
             if arg.value is None:
@@ -107,7 +108,7 @@ HANDLERS["exec"] = _wrapper("a", ())
 
 
 @handles("time")
-def _time(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _time(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, operands = split_options(args, "fo", ("--format", "--output"), stop_at_operand=True)
     output = option_values(options, "-o", "--output")
     if output:
@@ -119,7 +120,7 @@ def _time(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
 
 
 @handles("command")
-def _command(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _command(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, operands = split_options(args, "", (), stop_at_operand=True)
     if has_option(options, "-v", "-V"):
         w.read(text)
@@ -128,13 +129,13 @@ def _command(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | No
 
 
 @handles("sudo", "doas", "su", "runuser", "pkexec")
-def _sudo(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _sudo(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     w.unknown(text, "runs with other privileges")
     return cwd
 
 
 @handles("xargs")
-def _xargs(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _xargs(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     # GNU xargs: -e, -i, -l and --eof, --replace, --max-lines take their value
     # only attached (`-eEND`, `--eof=END`): `xargs -e rm` runs `rm`.
     options, operands = split_options(

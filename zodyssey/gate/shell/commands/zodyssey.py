@@ -7,8 +7,6 @@ the policy can refuse them with a reason. `run window ... -- CMD` judges CMD
 like any other command.
 """
 
-from __future__ import annotations
-
 from zodyssey.gate.shell.commands import handles
 from zodyssey.gate.shell.records import Arg, Part
 
@@ -17,12 +15,14 @@ if TYPE_CHECKING:
     from zodyssey.gate.shell.walker import Walker
 
 
-def runs_zodyssey(args: list[Arg]) -> bool:
+def runs_zodyssey(args: "list[Arg]") -> bool:
     """`python -m zodyssey ...`"""
     return len(args) >= 2 and args[0].value == "-m" and args[1].value == "zodyssey"
 
 
-def judge(w: Walker, text: str, args: list[Arg], cwd: str | None, program: str = "") -> str | None:
+def judge(
+    w: "Walker", text: str, args: "list[Arg]", cwd: str | None, program: str = ""
+) -> str | None:
     """Record `zodyssey ARGS` (`program`: the path it was run by, "" for a bare name)."""
     from zodyssey.gate import trusted
 
@@ -41,5 +41,5 @@ def judge(w: Walker, text: str, args: list[Arg], cwd: str | None, program: str =
 
 
 @handles("zodyssey")
-def _zodyssey(w: Walker, text: str, args: list[Arg], cwd: str | None) -> str | None:
+def _zodyssey(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     return judge(w, text, args, cwd)
