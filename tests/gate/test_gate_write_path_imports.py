@@ -6,6 +6,7 @@ process, with `python -X importtime` naming every module it imports."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 import sys
@@ -139,3 +140,42 @@ def test_impossible_dates_are_not_read() -> None:
     for text in ("2023-02-29T00:00:00Z", "2024-13-01T00:00:00Z", "2024-01-01T24:00:00Z"):
         assert utc_seconds(text) is None
         assert parse_time(text) is None
+
+
+SIDECAR_PROBE = r"""
+import sys
+from zodyssey.gate.lean import load
+try:
+    load("sidecar.uses_re", ("re",))
+except ImportError as exc:
+    print("refused:", exc)
+print(sorted(m for m in ("re", "helper_re", "sidecar.uses_re") if m in sys.modules))
+import helper_re  # imported again, now with the real re
+print(helper_re.clean("a-a"))
+"""
+
+
+def test_a_module_imported_beside_the_stand_ins_is_forgotten(tmp_path: Path) -> None:
+    # A module that keeps `re` for later (`re.sub` at call time) would keep the
+    # stand-in: load refuses, forgets it, and the caller imports the ordinary way.
+    (tmp_path / "sidecar").mkdir()
+    (tmp_path / "sidecar" / "__init__.py").write_text("")
+    (tmp_path / "sidecar" / "uses_re.py").write_text("import helper_re\n")
+    (tmp_path / "helper_re.py").write_text(
+        "import re\n\ndef clean(text):\n    return re.sub('-', '+', text)\n"
+    )
+    repo = Path(__file__).resolve().parents[2]
+    result = subprocess.run(
+        [sys.executable, "-S", "-P", "-c", SIDECAR_PROBE],
+        capture_output=True,
+        text=True,
+        env={**hook_env(None), "PYTHONPATH": f"{repo}{os.pathsep}{tmp_path}"},
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "refused: sidecar.uses_re imported helper_re beside the stand-ins",
+        "[]",
+        "a+a",
+    ]

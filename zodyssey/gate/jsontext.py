@@ -95,6 +95,8 @@ def _encoder() -> "Any":
         if loaded is not None:
             _encoder_module = loaded
         else:
+            import _json  # noqa: F401  # what json.encoder imports beside `re`
+
             from zodyssey.gate.lean import load
 
             _encoder_module = load("json.encoder", ("re",), register=False)

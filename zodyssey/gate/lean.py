@@ -21,7 +21,9 @@ a pattern from the stand-in `re.compile` compiles itself with the real `re`
 on first use; `Point` is a tuple with `row` and `column`; `LogType` has int
 members `PARSE` and `LEX`.
 
-`load` raises on any surprise; callers then import the ordinary way.
+`load` raises on any surprise, including any other module imported while the
+stand-ins were in place (it might keep one); such modules are forgotten and
+callers then import the ordinary way.
 tests/gate/test_gate_write_path_imports.py runs the parser, a query predicate
 and the state encoder in a fresh interpreter to hold this to account.
 """
@@ -46,6 +48,7 @@ def load(name: str, stand_in_for: "Sequence[str]" = (), register: bool = True) -
     external: Any = sys.modules["_frozen_importlib_external"]
     bootstrap: Any = sys.modules["_frozen_importlib"]
     made = {key: _STAND_INS[key]() for key in stand_in_for if key not in sys.modules}
+    before = set(sys.modules)
     sys.modules.update(made)
     try:
         top = external.PathFinder.find_spec(package)
@@ -55,6 +58,13 @@ def load(name: str, stand_in_for: "Sequence[str]" = (), register: bool = True) -
             sys.modules[name] = module
         try:
             spec.loader.exec_module(module)
+            # Anything else imported meanwhile may hold a stand-in for good:
+            # forget it all, and let the caller import the ordinary way.
+            others = sorted(set(sys.modules) - before - set(made) - {name})
+            if made and others:
+                for other in others:
+                    del sys.modules[other]
+                raise ImportError(f"{name} imported {', '.join(others)} beside the stand-ins")
         except BaseException:
             if register:
                 sys.modules.pop(name, None)
