@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from collections.abc import Callable
@@ -387,12 +388,13 @@ def test_undeclared_wiring_is_a_warning(tmp_path: Path) -> None:
 @pytest.mark.parametrize("entry", ["cli", "script"])
 def test_the_hook_never_imports_the_wiring_check(tmp_path: Path, entry: str) -> None:
     repo = wired(tmp_path, "claude-code")
-    from zodyssey.gate.install import entry_script
+    from zodyssey.gate.install import hook_command
 
+    installed = shlex.split(hook_command("pre-tool", "claude-code"))  # python -S -P script
     argv = (
         [sys.executable, "-X", "importtime", "-m", "zodyssey", "hook", "pre-tool"]
         if entry == "cli"
-        else [sys.executable, "-X", "importtime", "-P", str(entry_script()), "pre-tool"]
+        else [installed[0], "-X", "importtime", *installed[1:]]
     )
     payload = json.dumps({"tool_name": "Bash", "tool_input": {"command": "ls"}, "cwd": str(repo)})
     done = subprocess.run(
