@@ -18,6 +18,8 @@ every series alike, and is reported as medians and ratios:
                runs at start-up as for `python -c pass`)
   module-*     the same through `python -m zodyssey.gate pre-tool`
   cli-*        the same through `python -m zodyssey hook pre-tool` (the CLI)
+  against-*    with --against DIR: an older copy of the package (DIR/zodyssey)
+               through `python -P DIR/zodyssey/gate/hook_entry.py`, same payloads
   worst        issue 16's worst payloads (1.2 MB MCP strings and paths, a path
                over 4,095 characters, a 1,000-deep tool_input without a project
                variable, 100,000 strings): each blocks in under 1 s
@@ -255,8 +257,24 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--rounds", type=int, default=60)
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="DIR",
+        help="also time an older copy of the package, DIR/zodyssey (for example "
+        "`git archive REV zodyssey | tar -x -C DIR`), through its own "
+        "`python -P DIR/zodyssey/gate/hook_entry.py`, in the same rounds",
+    )
     args = parser.parse_args()
     compileall.compile_dir(str(REPO / "zodyssey"), quiet=1)
+    against: list[str] = []
+    if args.against is not None:
+        entry = args.against.resolve() / "zodyssey" / "gate" / "hook_entry.py"
+        if not entry.is_file():
+            print(f"--against: no {entry}", file=sys.stderr)
+            return 2
+        compileall.compile_dir(str(args.against / "zodyssey"), quiet=1)
+        against = [sys.executable, "-P", str(entry), "pre-tool"]
     py = sys.executable
     hook = installed_command(py)
     if not hook or hook[0] != py:
@@ -295,6 +313,15 @@ def main() -> int:
             "cli-no-run": (cli, payload(no_run, "git status"), no_run_env),
             "cli-read": (cli, read, run_env),
         }
+        if against:
+            old = {**env, "PYTHONPATH": str(args.against.resolve())}
+            series["against-no-run"] = (
+                against,
+                payload(no_run, "git status"),
+                {**old, "CLAUDE_PROJECT_DIR": str(no_run)},
+            )
+            series["against-read"] = (against, read, {**old, "CLAUDE_PROJECT_DIR": str(run)})
+            series["against-write"] = (against, write, {**old, "CLAUDE_PROJECT_DIR": str(run)})
         expected_exit = {"run-blocked": 2}
         # sanity: the decisions are the expected ones
         for name, (argv, stdin, e) in series.items():
