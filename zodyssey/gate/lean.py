@@ -24,6 +24,7 @@ members `PARSE` and `LEX`.
 `load` raises on any surprise, including any other module imported while the
 stand-ins were in place (it might keep one); such modules are forgotten and
 callers then import the ordinary way.
+
 tests/gate/test_gate_write_path_imports.py runs the parser, a query predicate
 and the state encoder in a fresh interpreter to hold this to account.
 """
