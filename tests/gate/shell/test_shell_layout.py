@@ -86,7 +86,14 @@ def _fresh(code: str, site: bool = False) -> list[str]:
     return result.stdout.split()
 
 
-HEAVY = ("typing", "re", "json", "tree_sitter", "tree_sitter_bash")
+HEAVY = (
+    "typing",
+    "re",
+    "json",
+    "tree_sitter",
+    "tree_sitter_bash",
+    "zodyssey.gate.shell.walker",  # plain words need no syntax tree
+)
 
 
 @pytest.mark.parametrize("command", ["ls", "cat f", "ls -la src", "head -n 5 README.md"])
@@ -99,6 +106,20 @@ def test_a_plain_read_imports_no_typing_re_json_or_parser(command: str) -> None:
     )
     assert out[: out.index("families:")] == [], out
     assert out[out.index("families:") + 1 :] == [], "a plain read loaded a command family"
+
+
+@pytest.mark.parametrize("command", ["eval rm x", "bash -c ls", "xargs sh -c ls", "time eval ls"])
+def test_plain_words_holding_code_go_to_the_walker(command: str) -> None:
+    # `Commands` alone cannot read code in a string: it hands the command to
+    # the walker, which must come to the parser's answer (not a partial one).
+    assert shell.classify(command) == shell.classify_parsed(command)
+    out = _fresh(
+        "from zodyssey.gate.shell import classify\n"
+        f"print(classify({command!r}).is_write)\n"
+        "print('zodyssey.gate.shell.walker' in sys.modules)",
+        site=True,  # the parser lives in site-packages
+    )
+    assert out == [str(shell.classify(command).is_write), "True"], out
 
 
 def test_the_baseline_interpreter_does_not_preload_them() -> None:

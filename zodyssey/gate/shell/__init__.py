@@ -18,7 +18,8 @@ Layout:
   records.py   Part, Analysis, Arg (tuples with named fields on one base)
   words.py     unquoting words, GNU-style option splitting, path joining
   tables.py    allowlists, version queries, risky variables, node kinds
-  walker.py    the syntax-tree walker: node type -> method, simple commands
+  simple.py    simple commands: unwrapping, read-only entries, handlers, allowlists
+  walker.py    the syntax-tree walker: node type -> method (extends simple.py)
   commands/    per-command rules by family, imported only when used
 
 Adding a command: write `handler(walker, text, args, cwd) -> cwd` in a family
@@ -29,7 +30,7 @@ the handler contract; a test checks the map against the registrations.
 """
 
 from zodyssey.gate.shell.records import Analysis, Arg, Part, Target
-from zodyssey.gate.shell.walker import TooLarge, Walker, through_links
+from zodyssey.gate.shell.simple import Commands, NeedsParser, TooLarge, through_links
 from zodyssey.gate.shell.words import plain_words
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
@@ -65,11 +66,24 @@ def classify_parsed(command: str, read_only: "Sequence[Sequence[str]]" = ()) -> 
 
 
 def _classify(command: str, read_only: "Sequence[Sequence[str]]", plain: bool) -> "Analysis":
-    walker = Walker(tuple(tuple(entry) for entry in read_only))
+    entries = tuple(tuple(entry) for entry in read_only)
     words = plain_words(command) if plain else None
     if words is not None:
         # Plain words only: the shell would split exactly here and expand
-        # nothing, so the parser (and its import) is not needed.
+        # nothing, so neither the parser nor the walker is needed, unless the
+        # command holds code to parse (`eval ...`): then start again below.
+        commands = Commands(entries)
+        try:
+            commands.simple(
+                command, Arg(words[0], False, words[0]), [Arg(w, False, w) for w in words[1:]], ""
+            )
+            return Analysis(command, through_links(commands.parts))
+        except NeedsParser:
+            pass
+    from zodyssey.gate.shell.walker import Walker
+
+    walker = Walker(entries)
+    if words is not None:
         walker.simple(
             command, Arg(words[0], False, words[0]), [Arg(w, False, w) for w in words[1:]], ""
         )

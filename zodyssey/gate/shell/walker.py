@@ -1,36 +1,29 @@
-"""The walker: every node of the syntax tree, every simple command, what it can write.
+"""The walker: every node of the syntax tree, what the command line can write.
 
 `Walker.walk` looks the node type up in `_BY_KIND` (node type -> method);
-simple commands go through `Walker.simple`, which unwraps names, applies the
-user's read-only entries and hands the words to the command's handler
-(`commands.handler_for`) or to the allowlists in `tables`.
+simple commands go through `Commands.simple` (simple.py), which this class
+extends with the tree: nested code is parsed again (`run`), functions defined
+in the script are walked where they are called (`call`).
 """
 
-from zodyssey.gate.shell.commands import handler_for
-from zodyssey.gate.shell.records import Arg, Part, Target
+from zodyssey.gate.shell.records import Arg
+from zodyssey.gate.shell.simple import Commands, TooLarge
 from zodyssey.gate.shell.tables import (
     AMBIGUOUS,
     ARITHMETIC,
     ARITHMETIC_TESTS,
-    DEV_SINKS,
     EVALUATED_SUBSCRIPT,
     LEAVES,
-    NAME_BUILTINS,
-    OPTIONS_THAT_MATTER,
-    READ_ONLY,
     SHELL_NUMBERS,
-    SYSTEM_BIN,
-    VERSION_QUERY,
     risky_variable,
 )
 from zodyssey.gate.shell.words import (
-    join_path,
     to_arg,
 )
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable
     from typing import Any
 
 
@@ -39,10 +32,6 @@ MAX_DEPTH = 8  # nested `bash -c` / `eval` levels before giving up (fail closed)
 # a hook that runs into the harness's timeout lets the call through, so the
 # classifier must answer, and answer "unknown", on anything built to be slow.
 MAX_STEPS = 100_000
-
-
-class TooLarge(Exception):
-    pass
 
 
 # ---------------------------------------------------------------- parser
@@ -77,88 +66,7 @@ def _binding(package: str) -> "Any":
         return __import__(name, fromlist=["_binding"])
 
 
-def _search(pattern: str, text: str) -> bool:
-    import re  # only where a subscript may be evaluated: most commands need no regex
-
-    return re.search(pattern, text) is not None
-
-
-def through_links(parts: "list[Part]") -> "tuple[Part, ...]":
-    """A link made by one part can redirect the paths another part writes.
-
-    The gate resolves symlinks when it decides, before any part has run, so a
-    path that only becomes a link during this command (`ln -s /etc d && echo x
-    > d/passwd`) would be judged by where it points now. Parts run in any order
-    (`&`, pipelines), so every other writing part is unbounded.
-    """
-    linkers = [p for p in parts if p.links]
-    if not linkers:
-        return tuple(parts)
-    return tuple(
-        p._replace(unbounded=True, why=f"{p.why}; another part of this command makes links")
-        if p.write and not p.links
-        else p
-        for p in parts
-    )
-
-
-class Walker:
-    def __init__(self, read_only: tuple[tuple[str, ...], ...]) -> None:
-        self.read_only = read_only
-        self.parts: list[Part] = []
-        # Functions defined unconditionally at the top level of the script being
-        # walked: name -> (body node, directory at definition). A call walks the
-        # body where it is called; a definition inside control flow, a subshell or
-        # a `bash -c` string may not exist when the name is used, so it is not
-        # recorded and the name keeps meaning the command.
-        self.functions: dict[str, tuple[Any, str | None]] = {}
-        self.uncalled: dict[int, tuple[Any, str | None]] = {}
-        self.calling: set[str] = set()
-        self.last_start: str | None = ""
-        self.steps = 0
-        self.safe_vars: set[str] = set()  # variables this command set to plain values
-        self.physical = False  # `set -P`: `cd` resolves symlinks instead of `..` by name
-        self.source = ""  # the command line being walked (node offsets index it)
-        self.cdpath = False  # CDPATH may be set: `cd NAME` may go anywhere
-
-    # -- recording
-    def read(self, text: str) -> None:
-        self.parts.append(Part(text, False))
-
-    def unknown(self, text: str, why: str, targets: "Sequence[Target]" = ()) -> None:
-        self.parts.append(Part(text, True, tuple(targets), True, why))
-
-    def write(
-        self,
-        text: str,
-        cwd: str | None,
-        paths: "Sequence[Arg]",
-        why: str,
-        append: bool = False,
-    ) -> None:
-        targets: list[Target] = []
-        unbounded = False
-        for arg in paths:
-            if arg.value is None or arg.multi or arg.value == "":
-                unbounded = True
-                continue
-            if arg.value in DEV_SINKS:
-                continue
-            if arg.value.startswith("~") and not (arg.value == "~" or arg.value.startswith("~/")):
-                unbounded = True  # ~user/...
-                continue
-            joined = join_path(cwd, arg.value)
-            if joined is None:
-                unbounded = True
-                continue
-            targets.append(Target(joined, append))
-        if not paths:
-            unbounded = True
-        if not targets and not unbounded:
-            self.read(text)  # only sinks such as /dev/null
-            return
-        self.parts.append(Part(text, True, tuple(targets), unbounded, why))
-
+class Walker(Commands):
     # -- entry points
     def run(self, source: str, cwd: str | None, depth: int, keep_functions: bool = False) -> None:
         if "CDPATH" in source:
@@ -662,68 +570,6 @@ class Walker:
         name_arg = to_arg(name_node.children[0], self.source) if name_node.children else Arg(None)
         return self.simple(text, name_arg, args, cwd)
 
-    def simple(
-        self,
-        text: str,
-        name_arg: "Arg",
-        args: "list[Arg]",
-        cwd: str | None,
-        functions: bool = True,
-    ) -> str | None:
-        name = name_arg.value
-        if name is None or name_arg.multi or name == "":
-            self.unknown(text, "the command name is not static")
-            return cwd
-        if "/" in name:
-            base = name.rsplit("/", 1)[1]
-            if not any(name == prefix + base for prefix in SYSTEM_BIN):
-                if base == "zodyssey" or base.startswith("python"):
-                    from zodyssey.gate.shell.commands import zodyssey
-
-                    program = join_path(cwd, name)
-                    # The policy checks that `program` is the installed zodyssey.
-                    if program is not None and base == "zodyssey":
-                        return zodyssey.judge(self, text, args, cwd, program)
-                    if program is not None and zodyssey.runs_zodyssey(args):
-                        return zodyssey.judge(self, text, args[2:], cwd, program)
-                self.unknown(text, f"runs the program {name}")
-                return cwd
-            name = base
-        if name.startswith("python") and name[6:].replace(".", "").isdigit():
-            name = "python3"
-        function = self.functions.get(name_arg.value or "") if functions else None
-        if function is not None and name == name_arg.value:
-            return self.call(text, name, function[0], cwd)
-        words = [name, *[a.value for a in args]]
-        for entry in self.read_only:
-            if len(words) >= len(entry) and all(w == e for w, e in zip(words, entry, strict=False)):
-                self.read(text)
-                return cwd
-        if name in NAME_BUILTINS and name == name_arg.value:
-            values = [a.value or "" for a in args]
-            if name == "printf":
-                values = [v for k, v in enumerate(values) if k and values[k - 1] == "-v"]
-            if any("[" in v and _search(EVALUATED_SUBSCRIPT, v) for v in values) or (
-                name in ("mapfile", "readarray") and any(v.startswith("-C") for v in values)
-            ):
-                self.unknown(text, f"{name} evaluates a subscript or callback it is given")
-                return cwd
-        handler = handler_for(name)
-        if handler is not None:
-            abbreviated = abbreviated_option(name, args)
-            if abbreviated:
-                self.unknown(text, f"{name} {abbreviated} abbreviates an option that matters")
-                return cwd
-            return handler(self, text, args, cwd)
-        if name in READ_ONLY:
-            self.read(text)
-            return cwd
-        if name in VERSION_QUERY and len(args) == 1 and args[0].value in VERSION_QUERY[name]:
-            self.read(text)
-            return cwd
-        self.unknown(text, f"{name} is not on the read-only allowlist")
-        return cwd
-
     def function_body(self, definition: "Any", cwd: str | None) -> str | None:
         """What running a function does: its redirections (`f(){ ...; } > out`
         applies on every call), then its body; returns the directory after."""
@@ -744,31 +590,6 @@ class Walker:
             return self.function_body(definition, cwd)
         finally:
             self.calling.discard(name)
-
-    def nested(
-        self, text: str, args: "list[Arg]", cwd: str | None, extra_unknown: bool = False
-    ) -> str | None:
-        """Run the command formed by `args` (after a wrapper); returns its directory.
-
-        Only wrappers that are shell builtins (`command`, `builtin`, `time`)
-        pass a `cd` on to the shell; the others run a separate program.
-        """
-        if not args:
-            self.read(text)
-            return cwd
-        if extra_unknown:
-            # xargs / find -exec: operands appended at run time are unknown
-            args = [*args, Arg(None, False, "{}")]
-        # a function is only found by the shell itself, never through a wrapper
-        return self.simple(text, args[0], list(args[1:]), cwd, functions=False)
-
-    def reparse(self, text: str, code: str | None, cwd: str | None) -> None:
-        if code is None:
-            self.unknown(text, "the code string is not static")
-            return
-        depth = getattr(self, "depth", 0)
-        self.run(code, cwd, depth + 1)
-        self.depth = depth
 
 
 _TEST_WRITES = frozenset({">", ">>", ">|", "&>", "&>>"})
@@ -808,17 +629,3 @@ def descendants(node: "Any") -> "Iterable[Any]":
         current = stack.pop()
         yield current
         stack.extend(current.children)
-
-
-def abbreviated_option(name: str, args: "Sequence[Arg]") -> str | None:
-    options = OPTIONS_THAT_MATTER.get(name)
-    if not options:
-        return None
-    for arg in args:
-        value = arg.value
-        if value is None or not value.startswith("--") or len(value) < 3:
-            continue
-        given = value.split("=", 1)[0]
-        if given not in options and any(o.startswith(given) for o in options):
-            return given
-    return None

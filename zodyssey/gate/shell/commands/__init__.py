@@ -19,9 +19,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from zodyssey.gate.shell.records import Arg
-    from zodyssey.gate.shell.walker import Walker
+    from zodyssey.gate.shell.simple import Commands
 
-    Handler = Callable[[Walker, str, list[Arg], "str | None"], "str | None"]
+    Handler = Callable[[Commands, str, list[Arg], "str | None"], "str | None"]
 
 HANDLERS: "dict[str, Handler]" = {}
 
