@@ -72,11 +72,10 @@ def _classify(command: str, read_only: "Sequence[Sequence[str]]", plain: bool) -
         # Plain words only: the shell would split exactly here and expand
         # nothing, so neither the parser nor the walker is needed, unless the
         # command holds code to parse (`eval ...`): then start again below.
+        name, args = Arg(words[0], False, words[0]), [Arg(w, False, w) for w in words[1:]]
         commands = Commands(entries)
         try:
-            commands.simple(
-                command, Arg(words[0], False, words[0]), [Arg(w, False, w) for w in words[1:]], ""
-            )
+            commands.simple(command, name, args, "")
             return Analysis(command, through_links(commands.parts))
         except NeedsParser:
             pass
@@ -84,9 +83,7 @@ def _classify(command: str, read_only: "Sequence[Sequence[str]]", plain: bool) -
 
     walker = Walker(entries)
     if words is not None:
-        walker.simple(
-            command, Arg(words[0], False, words[0]), [Arg(w, False, w) for w in words[1:]], ""
-        )
+        walker.simple(command, name, args, "")
     else:
         walker.run(command, "", 0)
     return Analysis(command, through_links(walker.parts))
