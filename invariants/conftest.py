@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -112,6 +113,27 @@ class Lab:
             "hook", "pre-tool", cwd=repo, stdin=stdin, env=clean_env(CLAUDE_PROJECT_DIR=str(repo))
         )
         return Outcome(done.returncode, done.stdout, done.stderr)
+
+    def installed_hook(self, repo: Path, payload: dict[str, Any]) -> tuple[Outcome, set[str]]:
+        """The command `zodyssey hook install` writes, run under `-X importtime`:
+        what it decided, and the name of every module it imported."""
+        from zodyssey.gate.install import hook_command
+
+        argv = shlex.split(hook_command("pre-tool", "claude-code"))
+        done = subprocess.run(
+            [argv[0], "-X", "importtime", *argv[1:]],
+            cwd=repo,
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            env=clean_env(CLAUDE_PROJECT_DIR=str(repo)),
+            timeout=180,
+        )
+        lines = done.stderr.splitlines()
+        timed = [line for line in lines if line.startswith("import time:")]
+        rest = "\n".join(line for line in lines if not line.startswith("import time:"))
+        names = {line.rsplit("|", 1)[1].strip() for line in timed if "|" in line}
+        return Outcome(done.returncode, done.stdout, rest), names
 
     @staticmethod
     def bash(repo: Path, command: str) -> dict[str, Any]:

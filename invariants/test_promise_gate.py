@@ -7,6 +7,7 @@ stdin; exit 2 (reason on stderr) is the only exit that blocks there.
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -357,3 +358,35 @@ def test_the_round_cap_keeps_the_gate_closed(lab: Any) -> None:
         },
     )
     assert task.blocked and "round cap" in task.stderr
+
+
+# ------------------------------------------------------------------ the installed command stays lean
+
+LEAN = (
+    "site",
+    "typing",
+    "re",
+    "enum",
+    "collections",
+    "functools",
+    "json",
+    "hashlib",
+    "pathlib",
+    "datetime",
+    "__future__",
+)
+
+
+@pytest.mark.claim("hook-lean-write-path")
+def test_the_installed_command_decides_a_parsed_write_without_heavy_imports(lab: Any) -> None:
+    from zodyssey.gate.install import hook_command
+
+    assert shlex.split(hook_command("pre-tool", "claude-code"))[1:3] == ["-S", "-P"]
+    repo = lab.repo()
+    lab.start_run(repo, verdict="OKAY")
+    blocked, _ = lab.installed_hook(repo, lab.bash(repo, "echo x > README.md"))
+    assert blocked.blocked and "README.md" in blocked.stderr, blocked
+    allowed, imported = lab.installed_hook(repo, lab.bash(repo, "echo x > src/app.py"))
+    assert allowed.allowed and allowed.stderr == "", allowed
+    assert "zodyssey.gate.effects" in imported  # the write was judged and its lock taken
+    assert not imported & set(LEAN), sorted(imported & set(LEAN))

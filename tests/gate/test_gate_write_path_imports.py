@@ -1,6 +1,6 @@
 """The hook's write path stays light: a parsed, allowed write inside an active
 run imports no `typing`, `pathlib`, `hashlib`/`_hashlib`, `json`, `datetime`,
-`re`, `enum`, `collections` or `functools` (issue 14, Speed). Checked on the command `zodyssey hook install` writes, as a whole
+`re`, `enum`, `collections`, `functools` or `__future__` (issue 14, Speed). Checked on the command `zodyssey hook install` writes, as a whole
 process, with `python -X importtime` naming every module it imports."""
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ HEAVY = (
     "enum",
     "collections",
     "functools",
+    "__future__",
 )
 
 

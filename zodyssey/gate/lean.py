@@ -31,6 +31,8 @@ and the state encoder in a fresh interpreter to hold this to account.
 
 import sys
 
+from zodyssey.record import Fields  # loaded before any stand-in (see `load`)
+
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -99,34 +101,13 @@ class _Pattern:
 
 
 def _tuple_type(typename: str, field_names: "Sequence[str]", *, module: str | None = None) -> type:
-    fields = tuple(field_names)
-
-    def new(cls: type, *values: "Any") -> "Any":
-        if len(values) != len(fields):
-            raise TypeError(f"{typename} takes {len(fields)} values, got {len(values)}")
-        return tuple.__new__(cls, values)
-
-    def show(self: "tuple[Any, ...]") -> str:
-        inner = ", ".join(f"{field}={value!r}" for field, value in zip(fields, self, strict=True))
-        return f"{typename}({inner})"
-
-    namespace: dict[str, Any] = {
+    """What `collections.namedtuple` returns, built on the project's own records."""
+    namespace = {
         "__slots__": (),
-        "__new__": new,
-        "__repr__": show,
         "__module__": module or __name__,
-        "_fields": fields,
+        "__annotations__": dict.fromkeys(field_names, "Any"),
     }
-    for index, field in enumerate(fields):
-        namespace[field] = _item(index)
-    return type(typename, (tuple,), namespace)
-
-
-def _item(index: int) -> property:
-    def get(self: "tuple[Any, ...]") -> "Any":
-        return self[index]
-
-    return property(get)
+    return type(typename, (Fields,), namespace)
 
 
 def _int_names(typename: str, members: dict[str, int]) -> type:
