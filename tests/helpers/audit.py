@@ -13,7 +13,7 @@ import json
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from tests.helpers import REPO_ROOT, plan, run_zodyssey
 from zodyssey.runs.evidence import append_record, capture_output, evidence_path
@@ -63,7 +63,9 @@ def audit_json(root: Path, slug: str, *args: str) -> tuple[int, dict[str, Any]]:
 
 
 @dataclass
-class OursRun:
+class _RunFiles:
+    """A run's plan and state files under `root/.zcode`, in either pipeline's layout."""
+
     root: Path
     slug: str = "greet"
     plan: str = PLAN
@@ -73,6 +75,24 @@ class OursRun:
         (self.root / ".zcode" / "plans").mkdir(parents=True, exist_ok=True)
         (self.root / ".zcode" / "state").mkdir(parents=True, exist_ok=True)
         self.plan_file.write_text(self.plan, encoding="utf-8")
+
+    @property
+    def plan_file(self) -> Path:
+        return self.root / ".zcode" / "plans" / f"{self.slug}.md"
+
+    @property
+    def state_file(self) -> Path:
+        return self.root / ".zcode" / "state" / f"{self.slug}.json"
+
+    def write(self) -> Self:
+        self.state_file.write_text(json.dumps(self.state, indent=2) + "\n", encoding="utf-8")
+        return self
+
+
+@dataclass
+class OursRun(_RunFiles):
+    def __post_init__(self) -> None:
+        super().__post_init__()
         self.state = {
             "slug": self.slug,
             "title": "Add a greeting",
@@ -100,14 +120,6 @@ class OursRun:
             "evidence": {"count": 0, "head": "0" * 64},
             "created_by": "zodyssey 0.1.0",
         }
-
-    @property
-    def plan_file(self) -> Path:
-        return self.root / ".zcode" / "plans" / f"{self.slug}.md"
-
-    @property
-    def state_file(self) -> Path:
-        return self.root / ".zcode" / "state" / f"{self.slug}.json"
 
     @property
     def evidence_file(self) -> Path:
@@ -288,23 +300,13 @@ class OursRun:
         self.phase("audited", 25)
         return self.write()
 
-    def write(self) -> OursRun:
-        self.state_file.write_text(json.dumps(self.state, indent=2) + "\n", encoding="utf-8")
-        return self
-
 
 @dataclass
-class JsRun:
-    root: Path
-    slug: str = "greet"
-    plan: str = PLAN
-    state: dict[str, Any] = field(default_factory=dict)
+class JsRun(_RunFiles):
     artifacts: dict[tuple[str, int], dict[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        (self.root / ".zcode" / "plans").mkdir(parents=True, exist_ok=True)
-        (self.root / ".zcode" / "state").mkdir(parents=True, exist_ok=True)
-        self.plan_file.write_text(self.plan, encoding="utf-8")
+        super().__post_init__()
         self.state = {
             "slug": self.slug,
             "title": "Add a greeting",
@@ -318,14 +320,6 @@ class JsRun:
             "file_locks": {},
             "active_todos": {},
         }
-
-    @property
-    def plan_file(self) -> Path:
-        return self.root / ".zcode" / "plans" / f"{self.slug}.md"
-
-    @property
-    def state_file(self) -> Path:
-        return self.root / ".zcode" / "state" / f"{self.slug}.json"
 
     def review(self, verdict: str = "OKAY", nonce: str = "n-1") -> None:
         review = self.state["review"]
@@ -473,10 +467,6 @@ class JsRun:
         self.state["phase"] = "done"
         self.consult(False)
         return self.write()
-
-    def write(self) -> JsRun:
-        self.state_file.write_text(json.dumps(self.state, indent=2) + "\n", encoding="utf-8")
-        return self
 
 
 def audit_inproc(root: Path, target: str, strict: bool = False) -> dict[str, Any]:
