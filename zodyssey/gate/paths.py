@@ -102,15 +102,7 @@ def resolve(path: str, cwd: str, home: str) -> str:
     `os.path.realpath` costs a system call per component and grows with the
     length it has already resolved: bounding the input bounds the hook's time.
     """
-    if path == "~" or path.startswith("~/"):
-        path = home + path[1:]
-    if not os.path.isabs(path):
-        path = os.path.join(cwd, path)
-    if len(path) > MAX_PATH:
-        raise PathTooLong(
-            f"blocks: too large to judge (a path of {len(path)} characters, over {MAX_PATH})"
-        )
-    return os.path.realpath(path)
+    return os.path.realpath(_absolute(path, cwd, home))
 
 
 def written(path: str, cwd: str, home: str) -> str:
@@ -119,6 +111,15 @@ def written(path: str, cwd: str, home: str) -> str:
     A symlink's own name (what a later `git checkout` or `rm` acts on) may be
     in scope while its target is not, or the other way round: the gate judges both.
     """
+    path = os.path.normpath(_absolute(path, cwd, home))
+    head, tail = os.path.split(path)
+    if not tail or tail in (".", ".."):
+        return os.path.realpath(path)
+    return os.path.join(os.path.realpath(head), tail)
+
+
+def _absolute(path: str, cwd: str, home: str) -> str:
+    """`~` expanded and joined onto `cwd`; PathTooLong past MAX_PATH characters."""
     if path == "~" or path.startswith("~/"):
         path = home + path[1:]
     if not os.path.isabs(path):
@@ -127,11 +128,7 @@ def written(path: str, cwd: str, home: str) -> str:
         raise PathTooLong(
             f"blocks: too large to judge (a path of {len(path)} characters, over {MAX_PATH})"
         )
-    path = os.path.normpath(path)
-    head, tail = os.path.split(path)
-    if not tail or tail in (".", ".."):
-        return os.path.realpath(path)
-    return os.path.join(os.path.realpath(head), tail)
+    return path
 
 
 def within(path: str, directory: str) -> bool:

@@ -467,23 +467,8 @@ def build_call(
                 error=f"tool_input of {tool_name} is not an object",
             )
     if tool_name in SHELL_TOOLS:
-        command_keys, dir_keys = SHELL_KEYS.get(harness, (COMMAND_KEYS, DIR_KEYS))
-        for keys, what in ((COMMAND_KEYS, "command"), (DIR_KEYS, "directory")):
-            present = [k for k in keys if tool_input.get(k) is not None]
-            if len(present) > 1:
-                return ToolCall(
-                    harness,
-                    tool_name,
-                    SHELL,
-                    call_cwd,
-                    owner=owner,
-                    session=session,
-                    tool_use_id=tool_use_id,
-                    error=f"{tool_name} input has two {what} keys ({', '.join(present)}); "
-                    "which one the harness runs cannot be told",
-                )
-        workdir = next((tool_input[k] for k in dir_keys if tool_input.get(k) is not None), None)
-        if workdir is not None and not isinstance(workdir, str):
+
+        def shell_refused(error: str) -> ToolCall:
             return ToolCall(
                 harness,
                 tool_name,
@@ -492,8 +477,20 @@ def build_call(
                 owner=owner,
                 session=session,
                 tool_use_id=tool_use_id,
-                error=f"the directory of {tool_name} is not a string",
+                error=error,
             )
+
+        command_keys, dir_keys = SHELL_KEYS.get(harness, (COMMAND_KEYS, DIR_KEYS))
+        for keys, what in ((COMMAND_KEYS, "command"), (DIR_KEYS, "directory")):
+            present = [k for k in keys if tool_input.get(k) is not None]
+            if len(present) > 1:
+                return shell_refused(
+                    f"{tool_name} input has two {what} keys ({', '.join(present)}); "
+                    "which one the harness runs cannot be told"
+                )
+        workdir = next((tool_input[k] for k in dir_keys if tool_input.get(k) is not None), None)
+        if workdir is not None and not isinstance(workdir, str):
+            return shell_refused(f"the directory of {tool_name} is not a string")
         if isinstance(workdir, str) and workdir:
             call_cwd = (
                 workdir if call_cwd is None or workdir.startswith("/") else f"{call_cwd}/{workdir}"
@@ -519,16 +516,8 @@ def build_call(
             )
         command = _shell_command(tool_input, command_keys)
         if command is None:
-            return ToolCall(
-                harness,
-                tool_name,
-                SHELL,
-                error=f"{tool_name} call without a command string",
-                cwd=call_cwd,
-                owner=owner,
-                session=session,
-                tool_use_id=tool_use_id,
-            )
+            # (the directory as joined above: the closure reads call_cwd now)
+            return shell_refused(f"{tool_name} call without a command string")
         return ToolCall(
             harness,
             tool_name,
