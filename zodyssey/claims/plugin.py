@@ -413,21 +413,9 @@ def _run_from(raw: Any) -> TestRun | None:
     """A worker's entry, checked field by field (it crossed a process boundary)."""
     if not isinstance(raw, dict) or not isinstance(raw.get("key"), str):
         return None
-    nodeid, claims, outcome = raw.get("nodeid"), raw.get("claims"), raw.get("outcome")
-    if not isinstance(nodeid, str) or not isinstance(outcome, str) or outcome not in _RANK:
-        return None
-    if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
-        return None
-    file, line = raw.get("file"), raw.get("line")
-    from zodyssey.claims.verdict import TestRun
+    from zodyssey.claims.verdict import run_from_dict
 
-    return TestRun(
-        nodeid,
-        tuple(claims),
-        file if isinstance(file, str) else None,
-        line if isinstance(line, int) else None,
-        outcome,
-    )
+    return run_from_dict(raw)
 
 
 def _phase_outcome(report: pytest.TestReport) -> str | None:

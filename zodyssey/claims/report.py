@@ -11,7 +11,14 @@ from zodyssey.claims.collect import Collection, collect_links
 from zodyssey.claims.ledger import Ledger, compare, links_by_claim, read_ledger
 from zodyssey.claims.markers import collect_claims
 from zodyssey.claims.model import RULES, ClaimSet, LinkedTest
-from zodyssey.claims.verdict import OUTCOMES, RESULTS_KIND, TestRun, judge, never_ran_tests, union
+from zodyssey.claims.verdict import (
+    RESULTS_KIND,
+    TestRun,
+    judge,
+    never_ran_tests,
+    run_from_dict,
+    union,
+)
 from zodyssey.config import Config, load_config
 from zodyssey.errors import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS, UsageError
 from zodyssey.findings import Case, Finding, Report
@@ -46,7 +53,8 @@ def test_paths(config: Config, given: list[str] | None) -> list[str]:
     )
 
 
-def load_state(root: Path, ledger: str | None, tests: list[str] | None) -> ClaimsState:
+def _documents(root: Path, ledger: str | None) -> tuple[Config, str, Ledger | None, ClaimSet]:
+    """(configuration, ledger path as given, the ledger, the documents' claims)."""
     if not root.is_dir():
         raise UsageError(f"--root {root} is not a directory")
     config = load_config(root)
@@ -54,6 +62,11 @@ def load_state(root: Path, ledger: str | None, tests: list[str] | None) -> Claim
     ledger_path = Path(ledger_rel) if Path(ledger_rel).is_absolute() else root / ledger_rel
     locked = read_ledger(ledger_path)
     claims = collect_claims(root, config)
+    return config, ledger_rel, locked, claims
+
+
+def load_state(root: Path, ledger: str | None, tests: list[str] | None) -> ClaimsState:
+    config, ledger_rel, locked, claims = _documents(root, ledger)
     collection = (
         collect_links(root, test_paths(config, tests)) if claims.claims or locked else Collection()
     )
@@ -127,40 +140,16 @@ def read_results(paths: list[str], errors: list[tuple[str, str]] | None = None) 
             if errors is not None:
                 errors.append((name, str(failed)))
         for raw in tests:
-            run = _run(raw)
+            run = run_from_dict(raw)
             if run is None:
                 raise UsageError(f"results file {name}: malformed test entry {raw!r:.80}")
             runs.append(run)
     return runs
 
 
-def _run(raw: Any) -> TestRun | None:
-    if not isinstance(raw, dict):
-        return None
-    nodeid, claims, outcome = raw.get("nodeid"), raw.get("claims"), raw.get("outcome")
-    if not isinstance(nodeid, str) or outcome not in OUTCOMES:
-        return None
-    if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
-        return None
-    file, line = raw.get("file"), raw.get("line")
-    return TestRun(
-        nodeid,
-        tuple(claims),
-        file if isinstance(file, str) else None,
-        line if isinstance(line, int) and not isinstance(line, bool) else None,
-        str(outcome),
-    )
-
-
 def results_report(root: Path, ledger: str | None, paths: list[str]) -> tuple[Report, int]:
     """One strict verdict over the union of several shards' `--claims-json` files."""
-    if not root.is_dir():
-        raise UsageError(f"--root {root} is not a directory")
-    config = load_config(root)
-    ledger_rel = ledger or config.claims_lock
-    ledger_path = Path(ledger_rel) if Path(ledger_rel).is_absolute() else root / ledger_rel
-    locked = read_ledger(ledger_path)
-    claims = collect_claims(root, config)
+    config, ledger_rel, locked, claims = _documents(root, ledger)
     collect_errors: list[tuple[str, str]] = []
     runs = union(read_results(paths, collect_errors))
     where = "in any shard"

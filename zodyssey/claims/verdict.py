@@ -77,6 +77,26 @@ class TestRun:
         }
 
 
+def run_from_dict(raw: Any) -> TestRun | None:
+    """The `TestRun` that `to_dict` wrote, checked field by field (it crossed a
+    process or a file); None when anything is missing or of the wrong type."""
+    if not isinstance(raw, dict):
+        return None
+    nodeid, claims, outcome = raw.get("nodeid"), raw.get("claims"), raw.get("outcome")
+    if not isinstance(nodeid, str) or outcome not in OUTCOMES:
+        return None
+    if not isinstance(claims, list) or not all(isinstance(c, str) for c in claims):
+        return None
+    file, line = raw.get("file"), raw.get("line")
+    return TestRun(
+        nodeid,
+        tuple(claims),
+        file if isinstance(file, str) else None,
+        line if isinstance(line, int) and not isinstance(line, bool) else None,
+        str(outcome),
+    )
+
+
 def union(runs: list[TestRun]) -> list[TestRun]:
     """One entry per node id, outcomes merged, first-seen order kept."""
     out: dict[str, TestRun] = {}
