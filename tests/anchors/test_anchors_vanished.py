@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from tests.helpers.anchors import check_json, commit, git, kinds, make_repo, run_cli, write
@@ -94,3 +95,36 @@ def test_prose_examples_of_files_that_never_existed_stay_prose(tmp_path: Path) -
     code, payload = check_json(repo)
     assert code == 0, payload
     assert payload["checked"] == 1
+
+
+def test_a_rename_is_followed_commit_by_commit_when_history_has_a_missing_blob(
+    tmp_path: Path,
+) -> None:
+    """A repository whose history lost a blob (orc's snapshot) cannot run `git log
+    -M`; the rename is then found in the commit that removed the old name, and
+    the citation is reported as renamed, never as deleted."""
+    lines = "".join(f"line {n} of the notes, long enough to compare\n" for n in range(40))
+    repo = make_repo(
+        tmp_path / "repo",
+        {"main.go": GO, "notes.txt": lines, "docs/a.md": "The entry point is main.go:3.\n"},
+    )
+    # a changed rename: `log -M` has to read both blobs to pair them
+    git(repo, "rm", "-q", "notes.txt")
+    write(repo, "notes2.txt", lines.replace("line 7 ", "line seven "))
+    commit(repo, "reword the notes")
+    (repo / "cmd").mkdir()
+    git(repo, "mv", "main.go", "cmd/app.go")
+    commit(repo, "move the entry point")
+    lost = git(repo, "rev-parse", "HEAD~2:notes.txt").strip()
+    (repo / ".git" / "objects" / lost[:2] / lost[2:]).unlink()
+    log = subprocess.run(
+        ["git", "-C", str(repo), "log", "-M", "--name-status", "--format="],
+        capture_output=True,
+        check=False,
+    )
+    assert log.returncode != 0  # the situation this test is about
+    code, payload = check_json(repo)
+    assert code == 9, payload
+    [problem] = [p for p in payload["problems"] if p["cited_as"] == "main.go:3"]
+    assert problem["kind"] != "gone", problem
+    assert "cmd/app.go" in problem["detail"], problem

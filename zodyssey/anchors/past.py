@@ -116,6 +116,7 @@ class GitPast:
         out = git.output(
             self.root,
             "diff-tree",
+            "--no-commit-id",  # one commit's diff-tree prints its id first
             "-r",
             "-M",
             "--name-status",
@@ -125,19 +126,12 @@ class GitPast:
         )
         if out is None:
             return None  # e.g. an unreadable object in that commit: no rename known
-        items = out.decode("utf-8", "surrogateescape").split("\0")
-        index = 0
-        while index < len(items):
-            status = items[index]
-            if status[:1] == "R" and index + 2 < len(items):
-                if items[index + 1] == prefix + path and items[index + 2].startswith(prefix):
-                    return items[index + 2][len(prefix) :]
-                index += 3
-            elif status[:1] == "C" and index + 2 < len(items):
-                index += 3
-            else:
-                index += 2
-        return None
+        from zodyssey.anchors.history.plumbing import parse_name_status_z
+
+        new = parse_name_status_z(out).old_to_new.get(prefix + path)
+        if new is None or not new.startswith(prefix):
+            return None
+        return new[len(prefix) :]
 
 
 def strict_names(index: FileIndex, token: str) -> tuple[str, ...]:
