@@ -323,25 +323,23 @@ def timeline(outcome: AuditOutcome) -> dict[str, Any]:
                     "okay" if entry.verdict == "OKAY" else "reject",
                 )
             )
-    for result in outcome.criteria:
-        record = result.record
-        if record is None:
-            continue
-        end = _when(record.finished_at)
-        start = _when(record.started_at) or end
-        if start is None:
-            continue
-        css = "okay" if record.passed else "reject"
-        marks.append(
-            _Mark(
-                "criteria",
-                start,
-                end,
-                f"{result.todo}.{result.index} "
-                f"{record.status or ('passed' if record.passed else 'failed')}",
-                css,
-            )
-        )
+    # Every recorded execution of a declared criterion, not only its latest: a
+    # criterion that failed and then passed shows both runs ("runs 2" in the table).
+    declared = {(result.todo, result.index) for result in outcome.criteria}
+    runs: dict[tuple[str, int], list[Any]] = {}
+    for record in run.criteria:
+        if (record.todo, record.index) in declared:
+            runs.setdefault((record.todo, record.index), []).append(record)
+    for (todo, index), records in runs.items():
+        for number, record in enumerate(records, start=1):
+            end = _when(record.finished_at)
+            start = _when(record.started_at) or end
+            if start is None:
+                continue
+            status = record.status or ("passed" if record.passed else "failed")
+            attempt = f" (run {number} of {len(records)})" if len(records) > 1 else ""
+            css = "okay" if record.passed else "reject"
+            marks.append(_Mark("criteria", start, end, f"{todo}.{index} {status}{attempt}", css))
     for window in run.windows:
         end = _when(window.finished_at)
         start = _when(window.started_at) or end

@@ -70,7 +70,11 @@ def register(sub: Any) -> None:
         "--command",
         dest="base_command",
         default=None,
-        help="command that runs zodyssey (default: this interpreter with -m zodyssey)",
+        help=(
+            "command that runs zodyssey, written as `COMMAND hook pre-tool|post-tool` "
+            "(default: this interpreter running zodyssey's gate/hook_entry.py script "
+            "directly, `python -S -P .../hook_entry.py pre-tool`)"
+        ),
     )
     install.add_argument("--dry-run", action="store_true", help="print the changes, write nothing")
     parser.set_defaults(handler=run)

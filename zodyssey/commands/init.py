@@ -86,7 +86,7 @@ class Outcome:
 def register(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "init",
-        help="Write a starter configuration, an empty lock and a CI workflow.",
+        help="Write a starter configuration, a starter doc, the lock pinning its citation and a CI workflow.",
         description=(
             "Set up the repository so `zodyssey check` passes from the first commit: "
             "a starter configuration, a starter doc with one citation, the citation "

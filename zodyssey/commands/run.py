@@ -10,9 +10,10 @@ import argparse
 import importlib
 from typing import Any
 
+from zodyssey import docs_url
 from zodyssey.runstate import PHASES
 
-EPILOG = """\
+EPILOG = f"""\
 exit codes:
   0   done (verify: every criterion and blocking check passed; window: read-only and auditor exit 0)
   1   verify: a criterion or a blocking quality check failed; window: violated, unknown or auditor failed
@@ -34,7 +35,7 @@ examples:
   zodyssey run status add-healthz --json
   zodyssey run list
 
-formats and rules: docs/runs.md
+formats and rules: {docs_url("runs.md")}
 """
 
 # subcommand -> (module, handler)
