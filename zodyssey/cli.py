@@ -112,5 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def check_anchors_main(argv: Sequence[str] | None = None) -> int:
     """`check-anchors`: the same as `zodyssey anchors check`."""
+    from zodyssey.commands import anchors
+
     rest = sys.argv[1:] if argv is None else list(argv)
+    anchors.PROG = "check-anchors"  # its help and errors name the command as invoked
     return main(["anchors", "check", *rest])

@@ -36,7 +36,14 @@ def test_the_real_checker_runs_the_history_check(repo: Repo) -> None:
     assert proc.returncode == 9, proc.stderr
     payload = json.loads(proc.stdout)
     assert payload["mode"] == "history"
-    assert payload["counts"] == {"ok": 0, "moved": 2, "drift": 1, "gone": 0, "unknown": 0}
+    assert payload["counts"] == {
+        "ok": 0,
+        "moved": 2,
+        "drift": 1,
+        "gone": 0,
+        "contentless": 0,
+        "unknown": 0,
+    }
     by_cited = {p["cited_as"]: p for p in payload["problems"]}
     assert by_cited["src/app.py:10-11"]["moved_to"] == {
         "path": "src/app.py",

@@ -71,12 +71,21 @@ def test_reindented_span_is_ok_and_a_moved_block_is_found_by_search() -> None:
         locate_span(then, 2, 3, ["a", "def f():", "  return   1", "b", "c"], same_place=True).kind
         == "ok"
     )
-    # The block moved below its neighbours: the diff keeps the longer
-    # neighbour run and loses the block, the search finds it.
+    # The block moved with the line above it: the diff keeps the longer run
+    # and loses the block; the search finds it, unique and with its neighbour.
+    then = ["a", "def f():", "    return 1", "b", "c", "d", "e"]
+    now = ["b", "c", "d", "e", "a", "def f():", "    return 1", "z"]
+    place = locate_span(then, 2, 3, now, same_place=True)
+    assert (place.kind, place.start, place.end, place.how) == ("moved", 6, 7, "search")
+
+
+def test_a_block_found_elsewhere_without_its_neighbours_is_only_possibly_there() -> None:
+    # Unique text, but neither neighbour came along: the lock calls that drift
+    # ("possibly at"), and so does history (issue 23, item 1).
     then = ["a", "def f():", "    return 1", "b", "c", "d", "e"]
     now = ["a", "b", "c", "d", "e", "def f():", "    return 1"]
     place = locate_span(then, 2, 3, now, same_place=True)
-    assert (place.kind, place.start, place.end, place.how) == ("moved", 6, 7, "search")
+    assert (place.kind, place.possibly) == ("drift", (6,))
 
 
 def test_fully_rewritten_span_reports_where_its_place_is_now() -> None:

@@ -44,7 +44,14 @@ def test_one_unreadable_object_costs_only_its_own_citations(repo: Repo) -> None:
     assert broken.returncode != 0, "the fixture must really break rename detection"
     code, payload, err = history(repo.path)
     assert code == 0, (payload, err)
-    assert payload["counts"] == {"ok": 2, "moved": 0, "drift": 0, "gone": 0, "unknown": 0}
+    assert payload["counts"] == {
+        "ok": 2,
+        "moved": 0,
+        "drift": 0,
+        "gone": 0,
+        "contentless": 0,
+        "unknown": 0,
+    }
 
 
 def test_every_citation_unknown_exits_4_with_the_cause(repo: Repo) -> None:

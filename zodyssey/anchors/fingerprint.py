@@ -156,6 +156,21 @@ def find_run(table: list[int], counts: Counter[int] | None, wanted: Sequence[int
             starts.append(begin)
 
 
+def neighbour_line(target: TargetFile, number: int, step: int) -> int | None:
+    """The 1-based number of the first line with content from `number` on, going by `step`.
+
+    None past the file's edge, or after NEIGHBOUR_REACH blank or marker-only lines.
+    """
+    assert target.lines is not None
+    for _ in range(NEIGHBOUR_REACH):
+        if number < 1 or number > len(target.lines):
+            return None
+        if not _CONTENTLESS.match(target.lines[number - 1]):
+            return number
+        number += step
+    return None
+
+
 class TargetFile:
     """One cited file, read once; normalised lines, span hashes and locators are cached."""
 
@@ -224,15 +239,8 @@ class TargetFile:
         around it, so they would prove nothing about a place. None past the file's
         edge (or after a long blank stretch).
         """
-        assert self.lines is not None
-        for _ in range(NEIGHBOUR_REACH):
-            if number < 1 or number > len(self.lines):
-                return None
-            line = self.lines[number - 1]
-            if not _CONTENTLESS.match(line):
-                return locator(line)
-            number += step
-        return None
+        found = neighbour_line(self, number, step)
+        return None if found is None else locator(self.lines[found - 1])  # type: ignore[index]
 
     def occurrences(self, start: int, end: int, limit: int = MAX_PLACES) -> list[int]:
         """Every start (1-based, at most `limit`) where lines start..end occur verbatim.

@@ -84,6 +84,7 @@ def apply_moves(
     *,
     new_paths: Mapping[Citation, str] | None = None,
     changed: dict[str, tuple[list[str], list[str]]] | None = None,
+    applied: list[Citation] | None = None,
 ) -> str:
     """Rewrite moved citations (citation, new start, new end); return the unified diff.
 
@@ -91,6 +92,8 @@ def apply_moves(
     the written path of citations whose file git renamed. `changed`, when given,
     receives each rewritten document's lines before and after (as the checker
     splits them), so the caller can re-pin citations of those documents.
+    `applied`, when given, receives the citations whose text was (or, with
+    `dry_run`, would be) rewritten, so a summary counts what it did.
     """
     by_doc: dict[str, list[tuple[Citation, int, int]]] = {}
     for move in moves:
@@ -103,9 +106,12 @@ def apply_moves(
         except OSError as exc:
             raise ZodysseyError(f"cannot read {doc} to fix it: {exc.strerror}") from exc
         lines = original.split("\n")
-        edits, _ = plan_edits(lines, by_doc[doc], new_paths or {})
+        edits, skipped = plan_edits(lines, by_doc[doc], new_paths or {})
         if not edits:
             continue
+        if applied is not None:
+            refused = set(skipped)
+            applied.extend(c for c, _, _ in by_doc[doc] if c not in refused)
         new_lines = list(lines)
         for index, line_edits in edits.items():
             line = new_lines[index]

@@ -19,10 +19,15 @@ if TYPE_CHECKING:
     from zodyssey.anchors.check import CheckResult
     from zodyssey.anchors.discover import Discovery
     from zodyssey.anchors.lock import LockFile
+    from zodyssey.anchors.model import Citation
     from zodyssey.config import Config
     from zodyssey.findings import Report
 
 FORMAT_CHOICES = ("text", "json", "github", "sarif", "junit", "markdown")
+# The program name the check's help and errors show: `check-anchors` sets it when it
+# is the command invoked (zodyssey.cli.check_anchors_main); None: `zodyssey anchors check`.
+PROG: str | None = None
+DEFAULT_JOBS = 2
 
 CHECK_DESCRIPTION = """\
 Verify every file:line citation in the repository's documents against the
@@ -47,6 +52,12 @@ problem kinds:
   unlocked         a valid citation not in the lock (run --update)
   unreadable       the cited file cannot be read
   stale            a lock entry nothing cites (with --strict, and reported by --update)
+
+history verdicts (--history):
+  ok               the cited lines hold the text they held when the citation was written
+  moved, drift, gone, contentless   as above, judged against that commit
+  unknown          history cannot judge it (untracked, uncommitted, shallow clone, ...);
+                   fails unless --allow-unknown
 
 exit codes:
   0  clean (or: lock written, everything pinned)
@@ -83,8 +94,10 @@ def register(sub: Any) -> None:
     actions = parser.add_subparsers(
         dest="anchors_command", metavar="ACTION", parser_class=type(parser)
     )
+    named: dict[str, Any] = {"prog": PROG} if PROG else {}
     check = actions.add_parser(
         "check",
+        **named,
         help="verify citations against the lock (also: --update, --fix)",
         description=CHECK_DESCRIPTION,
         epilog=CHECK_EPILOG,
@@ -158,7 +171,11 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --history: citations history cannot judge do not fail the check",
     )
     parser.add_argument(
-        "--jobs", type=_positive, default=None, metavar="N", help="parallel git jobs for --history"
+        "--jobs",
+        type=_positive,
+        default=None,
+        metavar="N",
+        help=f"parallel git jobs for --history and --from-history (default: {DEFAULT_JOBS})",
     )
 
 
@@ -486,15 +503,20 @@ def _run_fix(
     moved = [p for p in result.problems if p.kind == "moved"]
     moves, new_paths = moves_of(moved, discovery.index)
     rewritten: dict[str, tuple[list[str], list[str]]] = {}
-    diff = apply_moves(root, moves, args.dry_run, new_paths=new_paths, changed=rewritten)
+    applied: list[Citation] = []
+    diff = apply_moves(
+        root, moves, args.dry_run, new_paths=new_paths, changed=rewritten, applied=applied
+    )
     if args.dry_run:
         sys.stdout.write(diff)
         summary = (
-            f"check-anchors --fix --dry-run: {len(moved)} moved citation key(s) would be rewritten; "
-            f"nothing written"
+            f"check-anchors --fix --dry-run: {_rewrite_count(applied, moved)} would be "
+            "rewritten; nothing written"
         )
         print(summary, file=sys.stderr)
-        return EXIT_PROBLEMS if result.problems else EXIT_OK
+        # The same exit as --fix would give with nothing rewritten: --strict counts stale too.
+        stale = len(result.stale) if args.strict else 0
+        return EXIT_PROBLEMS if result.problems or stale else EXIT_OK
     repinned_docs = 0
     if moved:
         # Re-pin from what the documents cite now: a move whose text could not be
@@ -541,7 +563,16 @@ def _run_fix(
         p for p in result.problems if (p.kind, p.key) not in before and p.key not in moved_keys
     ]
     count = len(result.problems) + (len(result.stale) if args.strict else 0)
-    summary = f"check-anchors --fix: rewrote {len(moves)} moved citation(s) and re-pinned them"
+    if applied:
+        summary = (
+            f"check-anchors --fix: rewrote {_rewrite_count(applied, moved)} and re-pinned them"
+        )
+    else:
+        summary = "check-anchors --fix: nothing rewritten (" + (
+            "no moved citations; drift is never rewritten)"
+            if not moved
+            else f"{len(moved)} moved citation key(s), but their text changed since it was read)"
+        )
     if repinned_docs:
         summary += (
             f"; {repinned_docs} citation(s) of the rewritten documents re-pinned to the "
@@ -557,6 +588,16 @@ def _run_fix(
     report = build_report(result, mode="fix", strict=args.strict, summary=summary, fmt=fmt)
     _render(report, fmt, args.output)
     return EXIT_PROBLEMS if count else EXIT_OK
+
+
+def _rewrite_count(applied: list[Citation], moved: list[Any]) -> str:
+    """`N moved citation(s)` (sites rewritten), with the keys when they differ in number."""
+    done = set(applied)
+    keys = {p.key for p in moved if any(c in done for c in p.citations)}
+    text = f"{len(applied)} moved citation(s)"
+    if len(keys) != len(applied):
+        text += f" ({len(keys)} lock key(s))"
+    return text
 
 
 def _follow_rewrites(
@@ -605,7 +646,7 @@ def _run_history(
         )
     from zodyssey.anchors import history
 
-    jobs = args.jobs or 2
+    jobs = args.jobs or DEFAULT_JOBS
     if args.from_history:
         report, code = history.seed_lock_from_history(
             root, config, discovery.citations, lock_path, jobs=jobs

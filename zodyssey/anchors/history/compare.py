@@ -12,7 +12,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Literal
 
-from zodyssey.anchors.fingerprint import normalise
+from zodyssey.anchors.fingerprint import TargetFile, neighbour_line, normalise
 
 SpanKind = Literal["ok", "moved", "drift"]
 
@@ -73,6 +73,8 @@ class SpanLocation:
     # Drift only: where the diff places the span's surviving lines now (1-based).
     nearby: tuple[int, int] | None = None
     how: str = ""  # "diff" or "search": how a move was found
+    # Drift only: places that hold the cited text now, none of them certain.
+    possibly: tuple[int, ...] = ()
 
 
 def locate_span(
@@ -83,12 +85,23 @@ def locate_span(
     *,
     same_place: bool,
     mapping: list[int | None] | None = None,
+    files: tuple[TargetFile, TargetFile] | None = None,
 ) -> SpanLocation:
     """Classify lines start..end of `then_lines` against `now_lines`.
 
     `same_place` says the citation still names the file `now_lines` came
     from, so the cited numbers themselves are checked first. `mapping` is
-    `map_old_to_new(then_lines, now_lines)` when the caller has it already.
+    `map_old_to_new(then_lines, now_lines)` when the caller has it already,
+    `files` the two versions as `TargetFile`s (then, now), cached by the caller.
+
+    A move is reported only when it is as certain as the lock makes it
+    (docs/citation-lock.md, "moved only when certain"), on the same evidence:
+    the version the citation was written against plays the pin's part. Either
+    exactly one place holds the span now and its neighbours (the nearest lines
+    with content above and below) are the old ones (both, or one when the span
+    was unique then); or the diff carries the span and both its neighbours by
+    the same offset (a uniform shift). Anything else is drift, with the places
+    the text possibly is now in `possibly` (which --fix never writes).
     """
     span = [normalise(line) for line in then_lines[start - 1 : end]]
     size = end - start + 1
@@ -98,26 +111,69 @@ def locate_span(
             return SpanLocation("ok", start, end)
     if mapping is None:
         mapping = map_old_to_new(then_lines, now_lines)
+    then_file, now_file = (
+        files if files is not None else (_as_file(then_lines), _as_file(now_lines))
+    )
     mapped = mapping[start - 1 : end]
+    diff_start: int | None = None
     if all(m is not None for m in mapped):
         targets = [m for m in mapped if m is not None]
         if targets[-1] - targets[0] == size - 1:
-            new_start = targets[0] + 1
-            new_end = targets[-1] + 1
-            if same_place and new_start == start:
+            diff_start = targets[0] + 1
+            if same_place and diff_start == start:
                 return SpanLocation("ok", start, end)
-            return SpanLocation("moved", new_start, new_end, how="diff")
-    # The diff lost track (the block itself was moved or its neighbours
-    # rewritten): a unique exact occurrence elsewhere is still a move.
-    if any(span):
-        found = find_occurrences(span, now_lines)
-        if len(found) == 1:
-            return SpanLocation("moved", found[0], found[0] + size - 1, how="search")
+    evidence = then_file.evidence(start, end)
+    pinned = then_file.span_hash(start, end)
+    places = [
+        s
+        for s in now_file.find_evidence(evidence, pinned, start)
+        if not (same_place and s == start)
+    ]
+    if len(places) == 1:
+        neighbours = now_file.neighbours(evidence, places[0])
+        if neighbours == 2 or (evidence.unique and neighbours == 1):
+            how = "diff" if places[0] == diff_start else "search"
+            return SpanLocation("moved", places[0], places[0] + size - 1, how=how)
+    if (
+        diff_start is not None
+        and diff_start in places
+        and _shifted_with_neighbours(then_file, start, end, now_file, diff_start, mapping)
+    ):
+        return SpanLocation("moved", diff_start, diff_start + size - 1, how="diff")
     survivors = [m for m in mapped if m is not None]
     nearby = (survivors[0] + 1, survivors[-1] + 1) if survivors else None
     if nearby is None:
         nearby = _neighbour_position(mapping, start, end)
-    return SpanLocation("drift", start, end, nearby=nearby)
+    return SpanLocation("drift", start, end, nearby=nearby, possibly=tuple(places))
+
+
+def _as_file(lines: list[str]) -> TargetFile:
+    return TargetFile("", lines, None, "\n".join(lines))
+
+
+def _shifted_with_neighbours(
+    then_file: TargetFile,
+    start: int,
+    end: int,
+    now_file: TargetFile,
+    new_start: int,
+    mapping: list[int | None],
+) -> bool:
+    """The diff moved the span and both its neighbours by one offset, and they are its neighbours now."""
+    offset = new_start - start
+    new_end = end + offset
+    for old_line, new_line in (
+        (neighbour_line(then_file, start - 1, -1), neighbour_line(now_file, new_start - 1, -1)),
+        (neighbour_line(then_file, end + 1, 1), neighbour_line(now_file, new_end + 1, 1)),
+    ):
+        if old_line is None or new_line is None:
+            if old_line is not None or new_line is not None:
+                return False
+            continue  # both at the file's edge
+        target = mapping[old_line - 1]
+        if target is None or target + 1 != new_line or new_line - old_line != offset:
+            return False
+    return True
 
 
 def _neighbour_position(mapping: list[int | None], start: int, end: int) -> tuple[int, int] | None:

@@ -30,13 +30,14 @@ from zodyssey.findings import Case, Finding, Report
 
 # JSON payload version of both modes (documented in docs/citation-history.md).
 SCHEMA_VERSION = 1
-PROBLEM_KINDS = ("moved", "drift", "gone")  # these fail the check (exit 9)
+PROBLEM_KINDS = ("moved", "drift", "gone", "contentless")  # these fail the check (exit 9)
 KINDS = ("ok", *PROBLEM_KINDS, "unknown")
 
 RULES = {
     "moved": "The cited content is unchanged but now sits at other lines (or in the renamed file).",
     "drift": "The cited lines changed since the citing line was written.",
     "gone": "The cited file was deleted since the citing line was written.",
+    "contentless": "The cited lines are blank or bare comment markers; nothing to judge.",
     "unknown": "History cannot judge this citation (untracked, uncommitted, shallow clone, ...).",
 }
 
@@ -277,6 +278,7 @@ def _problem(trace: Trace, rewritten: bool) -> dict[str, Any]:
         if moved
         else None,
         "nearby": list(trace.nearby) if trace.nearby else None,
+        "possibly": list(trace.possibly),
         "rewritten": rewritten,
     }
 

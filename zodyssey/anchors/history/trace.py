@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Literal, TextIO
 from urllib.parse import unquote
 
+from zodyssey.anchors.fingerprint import TargetFile, is_contentless
 from zodyssey.anchors.history.compare import locate_span, map_old_to_new
 from zodyssey.anchors.history.plumbing import (
     UNCOMMITTED,
@@ -33,7 +34,7 @@ from zodyssey.anchors.history.progress import Progress
 from zodyssey.anchors.model import Citation
 from zodyssey.git import GitError
 
-TraceKind = Literal["ok", "moved", "drift", "gone", "unknown"]
+TraceKind = Literal["ok", "moved", "drift", "gone", "contentless", "unknown"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +52,7 @@ class Trace:
     now_text: tuple[str, ...] = ()  # the cited lines now (or the moved lines)
     moved_to: tuple[str, int, int] | None = None  # (path, start, end) for moved
     nearby: tuple[int, int] | None = None  # drift: where the diff places the span now
+    possibly: tuple[int, ...] = ()  # drift: starts that hold the text now, none certain
 
 
 @dataclass
@@ -113,12 +115,41 @@ def trace_citations(
     blobs = read_blobs(info.top, [(p.commit, p.then_top) for p in pending.values()])
     now_cache: dict[str, list[str] | None] = {}
     map_cache: dict[tuple[str, str, str], list[int | None]] = {}
+    file_cache: dict[tuple[str, str], TargetFile] = {}
     for index, item in pending.items():
-        traces[index] = _compare(item, blobs, now_cache, map_cache, info)
+        traces[index] = _compare(item, blobs, now_cache, map_cache, info, file_cache)
         progress.advance()
     progress.close()
-    run.traces = [traces[i] for i in range(len(citations))]
+    run.traces = [
+        _refuse_contentless(traces[i], info.top, now_cache) for i in range(len(citations))
+    ]
     return run
+
+
+def _refuse_contentless(trace: Trace, top: Path, now_cache: dict[str, list[str] | None]) -> Trace:
+    """A citation whose lines carry no content now is `contentless`, as in the lock.
+
+    The lock refuses to pin blank lines and bare comment markers (a pin on them
+    would never change); history judges them no more than the lock does, so a
+    history check and a lock seeded from it agree (issue 23, item 2). A span
+    that certainly moved keeps its verdict: the content is elsewhere.
+    """
+    citation = trace.citation
+    if trace.kind in ("moved", "gone", "contentless") or citation.resolved is None:
+        return trace
+    start, end = citation.start, citation.end
+    lines = _read_now(top, citation.resolved, now_cache)
+    if lines is None or start < 1 or end < start or end > len(lines):
+        return trace
+    if not is_contentless(lines[start - 1 : end]):
+        return trace
+    return replace(trace, kind="contentless", reason=CONTENTLESS_REASON)
+
+
+CONTENTLESS_REASON = (
+    "the cited lines carry no content (blank, or a bare comment marker); history judges "
+    "them no more than the lock pins them: point the citation at the line that carries the claim"
+)
 
 
 def _blame_all(
@@ -326,6 +357,7 @@ def _compare(
     now_cache: dict[str, list[str] | None],
     map_cache: dict[tuple[str, str, str], list[int | None]],
     info: RepoInfo,
+    file_cache: dict[tuple[str, str], TargetFile] | None = None,
 ) -> Trace:
     citation = item.citation
     prefix = info.prefix
@@ -348,6 +380,14 @@ def _compare(
             f"({len(then_lines)} lines) at {short}, when the citing line was written",
         )
     then_text = tuple(then_lines[start - 1 : end])
+    if is_contentless(list(then_text)):
+        # Nothing to compare; blank now too, it is `contentless` (_refuse_contentless).
+        return replace(
+            base,
+            reason=f"the cited lines were blank or bare comment markers at {short}, when the "
+            "citing line was written, so history has nothing to compare",
+            then_text=then_text,
+        )
     now_lines = _read_now(info.top, item.now_top, now_cache)
     if now_lines is None:
         return replace(
@@ -361,8 +401,20 @@ def _compare(
     if mapping is None:
         mapping = map_old_to_new(then_lines, now_lines)
         map_cache[cache_key] = mapping
+    cache = file_cache if file_cache is not None else {}
+    then_key, now_key = (item.commit, item.then_top), ("", item.now_top)
+    if then_key not in cache:
+        cache[then_key] = TargetFile(then_rel, then_lines, None, "\n".join(then_lines))
+    if now_key not in cache:
+        cache[now_key] = TargetFile(now_rel, now_lines, None, "\n".join(now_lines))
     place = locate_span(
-        then_lines, start, end, now_lines, same_place=item.same_place, mapping=mapping
+        then_lines,
+        start,
+        end,
+        now_lines,
+        same_place=item.same_place,
+        mapping=mapping,
+        files=(cache[then_key], cache[now_key]),
     )
     renamed = then_rel != now_rel
     since = f"since {short}" + (" (the shallow clone's oldest commit)" if item.shallow else "")
@@ -403,6 +455,13 @@ def _compare(
         detail = f"renamed {then_rel} -> {now_rel}; " + detail
     if place.nearby is not None:
         detail += f"; their place is now around {now_rel}:{_span(*place.nearby)}"
+    if place.possibly:
+        shown = ", ".join(f"{now_rel}:{_span(p, p + end - start)}" for p in place.possibly[:5])
+        more = f" and {len(place.possibly) - 5} more" if len(place.possibly) > 5 else ""
+        detail += (
+            f"; the cited text is possibly now at {shown}{more} (not certain, so --fix "
+            "leaves it: check and correct the citation by hand)"
+        )
     if end > len(now_lines):
         detail += f"; {now_rel} has only {len(now_lines)} lines now"
     return replace(
@@ -413,6 +472,7 @@ def _compare(
         now_path=now_rel,
         now_text=now_text,
         nearby=place.nearby,
+        possibly=place.possibly,
     )
 
 
