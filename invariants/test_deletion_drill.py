@@ -23,13 +23,17 @@ loudly ("nothing to sabotage"), which means: update the drill.
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -263,3 +267,381 @@ def test_sabotage_rewrites_what_it_claims(tmp_path: Path) -> None:
     exec((gate / "wiring.py").read_text(), wiring_ns)
     check = wiring_ns["check_wiring"]
     assert callable(check) and check(".").declared == []
+
+
+# --- `zodyssey claims drill` on a fixture repository ------------------------------------
+# Four claims: one defended by a test that checks (every break killed), one whose
+# test asserts nothing (survived, exit 9), one whose test exercises other code
+# (survived), one whose break makes the module unimportable (not judged, never a
+# kill), plus one that names no code (not drillable).
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    scrubbed = ("PYTEST_ADDOPTS", "CLAUDE_PROJECT_DIR", "GITHUB_STEP_SUMMARY", DRILL_ENV)
+    env = {k: v for k, v in os.environ.items() if k not in scrubbed}
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env.update(extra)
+    return env
+
+
+def run_zodyssey(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "zodyssey", *args],
+        cwd=cwd,
+        env=clean_env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def make_repo(root: Path, files: dict[str, str]) -> None:
+    root.mkdir(parents=True)
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    ident = ["-c", "user.email=t@example.invalid", "-c", "user.name=Tester"]
+    for argv in (["init", "-q"], ["add", "-A"], [*ident, "commit", "-q", "-m", "initial"]):
+        subprocess.run(["git", *argv], cwd=root, check=True, capture_output=True)
+
+
+README = """# calc
+
+- `add` adds two numbers and refuses negative ones. <!-- claim: add-checked code=calc/ops.py::add -->
+- `mul` multiplies. <!-- claim: mul-unchecked code=calc/ops.py::mul -->
+- `sub` subtracts. <!-- claim: sub-elsewhere code=calc/ops.py::sub -->
+- The limit is twice the base. <!-- claim: limit-derived code=calc/consts.py:1 -->
+- The project is friendly. <!-- claim: friendly -->
+"""
+
+OPS = '''"""Arithmetic."""
+
+
+def add(a: int, b: int) -> int:
+    """The sum; negative input is refused."""
+    if a < 0 or b < 0:
+        raise ValueError("negative")
+    return a + b
+
+
+def mul(a: int, b: int) -> int:
+    return a * b
+
+
+def sub(a: int, b: int) -> int:
+    return a - b
+'''
+
+CONSTS = "BASE = 10\nLIMIT = BASE * 2\n"
+
+TEST_OPS = """import pytest
+
+from calc.ops import add, mul
+
+
+@pytest.mark.claim("add-checked")
+def test_add():
+    assert add(2, 3) == 5
+
+
+@pytest.mark.claim("add-checked")
+def test_add_refuses_negative():
+    with pytest.raises(ValueError):
+        add(-1, 3)
+
+
+@pytest.mark.claim("mul-unchecked")
+def test_mul_runs():
+    mul(2, 3)
+
+
+@pytest.mark.claim("sub-elsewhere")
+def test_sub_is_checked():
+    assert add(1, 1) == 2
+
+
+@pytest.mark.claim("friendly")
+def test_friendly():
+    pass
+"""
+
+TEST_CONSTS = """import pytest
+
+from calc.consts import LIMIT
+
+
+@pytest.mark.claim("limit-derived")
+def test_limit():
+    assert LIMIT == 20
+"""
+
+PYPROJECT = """[project]
+name = "calc"
+version = "0"
+
+[tool.pytest.ini_options]
+testpaths = ["tests"]
+addopts = "--strict-markers --import-mode=importlib"
+pythonpath = ["."]
+"""
+
+
+def fixture_repo(root: Path, extra: dict[str, str] | None = None) -> Path:
+    files = {
+        "README.md": README,
+        "pyproject.toml": PYPROJECT,
+        "calc/__init__.py": "",
+        "calc/ops.py": OPS,
+        "calc/consts.py": CONSTS,
+        "tests/test_ops.py": TEST_OPS,
+        "tests/test_consts.py": TEST_CONSTS,
+        **(extra or {}),
+    }
+    make_repo(root, files)
+    done = run_zodyssey("claims", "update", cwd=root)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return root
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    """Every file of the work tree (outside .git) and its sha256: byte-identical or not."""
+    out: dict[str, str] = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if rel.parts[0] == ".git":
+            continue
+        out[rel.as_posix()] = (
+            hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "dir"
+        )
+    return out
+
+
+@pytest.fixture(scope="module")
+def drilled(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> tuple[Path, dict[str, str], subprocess.CompletedProcess[str]]:
+    root = fixture_repo(tmp_path_factory.mktemp("drill") / "repo")
+    before = tree_digest(root)
+    done = run_zodyssey("claims", "drill", "--json", "-j", "2", cwd=root, timeout=300)
+    return root, before, done
+
+
+def _claims(done: subprocess.CompletedProcess[str]) -> dict[str, dict[str, Any]]:
+    document = json.loads(done.stdout)
+    return {c["id"]: c for c in document["claims"]}
+
+
+@pytest.mark.claim("drill-outcomes")
+def test_four_claims_killed_survived_other_code_not_judged(drilled) -> None:
+    _, _, done = drilled
+    assert done.returncode == 9, done.stdout + done.stderr
+    claims = _claims(done)
+    add = claims["add-checked"]
+    assert add["status"] == "drilled"
+    kinds = {b["kind"] for b in add["breaks"]}
+    assert {"body-raise", "body-return", "negate-guard", "drop-guard"} <= kinds
+    assert all(b["status"] == "killed" for b in add["breaks"])
+    # The test that asserts nothing: `return 0` passes it.
+    mul = claims["mul-unchecked"]
+    assert mul["status"] == "survived"
+    survived = [b for b in mul["breaks"] if b["status"] == "survived"]
+    assert [b["kind"] for b in survived] == ["body-return"]
+    assert survived[0]["tests"] == ["tests/test_ops.py::test_mul_runs"]
+    # The test that exercises other code: every break survives.
+    sub = claims["sub-elsewhere"]
+    assert sub["status"] == "survived"
+    assert sub["breaks"] and all(b["status"] == "survived" for b in sub["breaks"])
+    # Deleting `BASE = 10` makes calc.consts unimportable: not judged, never killed.
+    limit = claims["limit-derived"]
+    assert limit["status"] == "not-judged"
+    assert limit["breaks"] and all(b["status"] == "not-judged" for b in limit["breaks"])
+    assert any("NameError" in b["cause"] for b in limit["breaks"]), limit["breaks"]
+    assert claims["friendly"]["status"] == "not-drillable"
+
+
+@pytest.mark.claim("drill-outcomes")
+def test_survivors_are_findings_naming_claim_break_and_tests(drilled) -> None:
+    _, _, done = drilled
+    findings = json.loads(done.stdout)["findings"]
+    survived = [f for f in findings if f["rule"] == "survived"]
+    assert {f["extra"]["id"] for f in survived} == {"mul-unchecked", "sub-elsewhere"}
+    mul = next(f for f in survived if f["extra"]["id"] == "mul-unchecked")
+    assert "calc/ops.py" in mul["message"] and "test_mul_runs" in mul["message"]
+    assert mul["file"] == "README.md" and mul["line"] == 4
+    assert mul["extra"]["related"][0]["file"] == "calc/ops.py"
+    rules = {f["rule"] for f in findings}
+    assert "not-drillable" in rules and "not-judged" in rules
+    assert not any(f["extra"].get("id") == "add-checked" for f in findings)
+
+
+@pytest.mark.claim("drill-tree-untouched")
+def test_work_tree_untouched_except_the_cache(drilled) -> None:
+    root, before, _ = drilled
+    after = tree_digest(root)
+    cache = "invariants/claims.drill.json"
+    assert cache in after and cache not in before
+    after.pop(cache)
+    after.pop("invariants", None)
+    before.pop("invariants", None)
+    assert after == before
+
+
+@pytest.mark.claim("drill-cache")
+def test_cached_run_reports_the_same_verdicts(drilled) -> None:
+    root, _, first = drilled
+    again = run_zodyssey("claims", "drill", "--json", cwd=root, timeout=300)
+    assert again.returncode == first.returncode
+    before, after = _claims(first), _claims(again)
+    assert after["add-checked"]["cached"] and after["mul-unchecked"]["cached"]
+    for cid in before:
+        assert after[cid]["status"] == before[cid]["status"], cid
+        assert [b["status"] for b in after[cid]["breaks"]] == [
+            b["status"] for b in before[cid]["breaks"]
+        ]
+    # Not judged is never cached: judged again.
+    assert not after["limit-derived"]["cached"]
+
+
+def test_text_report_and_one_claim(tmp_path: Path) -> None:
+    root = fixture_repo(tmp_path / "repo")
+    done = run_zodyssey("claims", "drill", "add-checked", "--no-cache", cwd=root, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "drilled       add-checked (README.md:3)" in done.stdout
+    assert "1 claim(s) drilled" in done.stdout
+    assert not (root / "invariants/claims.drill.json").exists()
+
+
+@pytest.mark.claim("drill-cache")
+def test_changed_code_is_drilled_again(tmp_path: Path) -> None:
+    root = fixture_repo(tmp_path / "repo")
+    first = run_zodyssey("claims", "drill", "--json", "add-checked", cwd=root, timeout=300)
+    assert first.returncode == 0, first.stdout + first.stderr
+    ops = root / "calc/ops.py"
+    ops.write_text(ops.read_text().replace("return a + b", "return b + a"))
+    again = run_zodyssey("claims", "drill", "--json", "add-checked", cwd=root, timeout=300)
+    assert not _claims(again)["add-checked"]["cached"]
+    # The claim's test edited: drilled again too.
+    third = run_zodyssey("claims", "drill", "--json", "add-checked", cwd=root, timeout=300)
+    assert _claims(third)["add-checked"]["cached"]
+    test = root / "tests/test_ops.py"
+    test.write_text(test.read_text() + "\n# edited\n")
+    fourth = run_zodyssey("claims", "drill", "--json", "add-checked", cwd=root, timeout=300)
+    assert not _claims(fourth)["add-checked"]["cached"]
+
+
+@pytest.mark.claim("drill-outcomes")
+def test_failing_unbroken_tests_make_no_kill(tmp_path: Path) -> None:
+    """Tests that fail anyway would 'kill' every break: they are not judged instead."""
+    broken = TEST_OPS.replace("assert add(2, 3) == 5", "assert add(2, 3) == 6")
+    root = fixture_repo(tmp_path / "repo", {"tests/test_ops.py": broken})
+    done = run_zodyssey(
+        "claims", "drill", "--json", "add-checked", "--no-cache", cwd=root, timeout=300
+    )
+    assert done.returncode == 4, done.stdout + done.stderr
+    add = _claims(done)["add-checked"]
+    assert add["status"] == "not-judged"
+    assert all(b["status"] == "not-judged" for b in add["breaks"])
+    assert "unbroken copy" in add["breaks"][0]["cause"]
+
+
+def test_code_that_does_not_exist_is_a_finding(tmp_path: Path) -> None:
+    readme = README.replace("code=calc/ops.py::add", "code=calc/ops.py::gone")
+    root = fixture_repo(tmp_path / "repo", {"README.md": readme})
+    done = run_zodyssey(
+        "claims", "drill", "--json", "add-checked", "--no-cache", cwd=root, timeout=300
+    )
+    assert done.returncode == 9
+    findings = json.loads(done.stdout)["findings"]
+    assert [f["rule"] for f in findings] == ["bad-code"]
+    assert "no function or class gone" in findings[0]["message"]
+
+
+def test_nothing_drillable_is_exit_4(tmp_path: Path) -> None:
+    root = fixture_repo(tmp_path / "repo")
+    done = run_zodyssey("claims", "drill", "friendly", cwd=root, timeout=300)
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "not-drillable" in done.stdout
+
+
+def test_unknown_id_is_one_line_exit_2(tmp_path: Path) -> None:
+    root = fixture_repo(tmp_path / "repo")
+    done = run_zodyssey("claims", "drill", "nope", cwd=root)
+    assert done.returncode == 2
+    assert "no claim with id nope" in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.claim("drill-budget-not-judged")
+def test_budget_cut_is_not_judged_never_killed(tmp_path: Path) -> None:
+    slow = TEST_OPS.replace(
+        "def test_add():\n", "def test_add():\n    import time; time.sleep(1.5)\n"
+    )
+    root = fixture_repo(tmp_path / "repo", {"tests/test_ops.py": slow})
+    done = run_zodyssey(
+        "claims",
+        "drill",
+        "--json",
+        "add-checked",
+        "-j",
+        "1",
+        "--budget",
+        "4",
+        cwd=root,
+        timeout=300,
+    )
+    assert done.returncode == 4, done.stdout + done.stderr
+    add = _claims(done)["add-checked"]
+    statuses = [b["status"] for b in add["breaks"]]
+    assert "not-judged" in statuses and "survived" not in statuses
+    assert any("--budget" in b["cause"] for b in add["breaks"])
+    # A cut drill is not cached.
+    assert (
+        not (root / "invariants/claims.drill.json").exists()
+        or "add-checked" not in (root / "invariants/claims.drill.json").read_text()
+    )
+
+
+@pytest.mark.claim("drill-tree-untouched")
+def test_sigint_leaves_the_work_tree_byte_identical(tmp_path: Path) -> None:
+    slow = TEST_OPS.replace(
+        "def test_add():\n", "def test_add():\n    import time; time.sleep(30)\n"
+    )
+    root = fixture_repo(tmp_path / "repo", {"tests/test_ops.py": slow})
+    before = tree_digest(root)
+    scratch_before = set(Path(os.environ.get("TMPDIR", "/tmp")).glob("zodyssey-drill-*"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "zodyssey", "claims", "drill", "add-checked", "-j", "2"],
+        cwd=root,
+        env=clean_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    # Wait until a test run of the drill is really going (its pytest process exists).
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not _drill_children(proc.pid):
+        time.sleep(0.2)
+    assert _drill_children(proc.pid), "the drill never started a test run"
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, out + err
+    assert tree_digest(root) == before
+    assert set(Path(os.environ.get("TMPDIR", "/tmp")).glob("zodyssey-drill-*")) <= scratch_before
+    assert "Traceback" not in err
+
+
+def _drill_children(pid: int) -> list[int]:
+    """Processes running pytest inside a zodyssey-drill scratch copy."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            cwd = os.readlink(entry / "cwd")
+        except OSError:
+            continue
+        if "zodyssey-drill-" in cwd and int(entry.name) != pid:
+            found.append(int(entry.name))
+    return found

@@ -54,8 +54,17 @@ def _parser() -> object:
     return MarkdownIt("commonmark").enable("table")
 
 
+# `code=SPEC[,SPEC...]` after the ids names the claim's code (docs/claims.md, the drill).
+_CODE_FIELD = re.compile(r"\s+code=(\S*)")
+
+
 def _marker_ids(body: str) -> list[str]:
-    return [part.strip() for part in body.split(",")]
+    return [part.strip() for part in _CODE_FIELD.sub(" ", body).split(",")]
+
+
+def _marker_code(body: str) -> tuple[str, ...]:
+    specs = (s.strip() for m in _CODE_FIELD.finditer(body) for s in m.group(1).split(","))
+    return tuple(s for s in specs if s)
 
 
 def _inline_marker_lines(token: Token) -> list[tuple[str, int]]:
@@ -134,8 +143,9 @@ def parse_document(text: str, doc: str) -> ParsedDocument:
     for block in blocks:
         text = block.text()
         for body, marker_line in block.markers:
+            code = _marker_code(body)
             for claim_id in _marker_ids(body):
-                claims.append(Claim(claim_id, doc, block.line, text, block.kind, marker_line))
+                claims.append(Claim(claim_id, doc, block.line, text, block.kind, marker_line, code))
     return ParsedDocument(claims=claims, problems=problems)
 
 

@@ -55,6 +55,7 @@ class Claim:
     text: str  # whitespace-normalised block text without the marker
     block: str  # paragraph | list_item | table_row | heading
     marker_line: int = 0  # 1-based line of the marker comment itself
+    code: tuple[str, ...] = ()  # the marker's `code=` specs (what the drill breaks)
 
     @property
     def fingerprint(self) -> str:

@@ -153,6 +153,7 @@ def register(sub: Any) -> None:
         "configuration, else pytest's own testpaths)",
     )
     test.set_defaults(handler=run_test)
+    register_drill(verbs)
     parser.set_defaults(handler=_no_verb(parser))
 
 
@@ -280,3 +281,112 @@ def run_update(args: argparse.Namespace) -> int:
                     file=sys.stderr,
                 )
     return EXIT_OK
+
+
+DRILL_DESCRIPTION = """\
+Prove that a claim's tests defend its code: break the code the claim names
+(`<!-- claim: id code=path.py::func -->`, or the code citations in its text)
+in a scratch copy of the repository, one break at a time, and run only the
+claim's linked tests there. A break is killed when a linked test fails,
+survived when they all pass, not judged when the run could not say (a
+collection or import error, the unbroken tests failing, a timeout, the
+budget). The work tree is never written, except the drill cache.
+"""
+
+DRILL_EPILOG = """\
+exit codes:
+  0  every claim that names code was drilled: each of its breaks killed
+  2  bad arguments, unreadable configuration, ledger or cache
+  4  a break could not be judged, or no claim names code (nothing proven)
+  9  a break survived (named with the claim and the tests), or a claim names
+     code that does not exist
+
+examples:
+  zodyssey claims drill                     every claim that names code
+  zodyssey claims drill bash-gate -j 2      one claim, two copies in parallel
+  zodyssey claims drill --budget 300        stop starting breaks after 5 minutes
+  zodyssey claims drill --format sarif -o drill.sarif
+"""
+
+
+def register_drill(verbs: Any) -> None:
+    drill = verbs.add_parser(
+        "drill",
+        help="break each claim's code in a scratch copy and run its linked tests",
+        description=DRILL_DESCRIPTION,
+        epilog=DRILL_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    drill.add_argument("ids", nargs="*", metavar="ID", help="claims to drill (default: all)")
+    drill.add_argument(
+        "--root", default=".", help="repository to drill (default: current directory)"
+    )
+    drill.add_argument(
+        "-j",
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="breaks run in parallel, one scratch copy each (default: the CPU count)",
+    )
+    drill.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="start no break after this many seconds; what is cut is reported not judged",
+    )
+    drill.add_argument(
+        "--timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="one break's test run (default: 10x the unbroken run, at least 60 s)",
+    )
+    drill.add_argument(
+        "--cache",
+        default=None,
+        metavar="PATH",
+        help="drill cache relative to the root (default: drill_cache of the configuration, "
+        "else claims.drill.json beside the claims ledger)",
+    )
+    drill.add_argument(
+        "--no-cache", action="store_true", help="drill every claim again; read and write no cache"
+    )
+    drill.add_argument(
+        "--format", choices=FORMATS, default="text", help="output format (default: text)"
+    )
+    drill.add_argument(
+        "--json", action="store_const", const="json", dest="format", help="same as --format json"
+    )
+    drill.add_argument(
+        "-o", "--output", default=None, metavar="FILE", help="write the report to FILE"
+    )
+    drill.set_defaults(handler=run_drill)
+
+
+def run_drill(args: argparse.Namespace) -> int:
+    import os
+
+    from zodyssey.claims.drill_report import Options, run_drill
+    from zodyssey.errors import UsageError
+    from zodyssey.formats import render
+
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.budget is not None and args.budget <= 0:
+        raise UsageError("--budget must be a positive number of seconds")
+    if args.timeout is not None and args.timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    options = Options(
+        ids=list(args.ids),
+        jobs=args.jobs or os.cpu_count() or 1,
+        budget=args.budget,
+        timeout=args.timeout,
+        cache=args.cache,
+        use_cache=not args.no_cache,
+        progress=sys.stderr.isatty(),
+    )
+    report, code = run_drill(Path(args.root).resolve(), options)
+    emit(render(report, args.format, colour=False if args.output else None), args.output)
+    return code

@@ -30,6 +30,21 @@ def _result(finding: Finding) -> dict[str, Any]:
         if finding.line:
             location["region"] = {"startLine": finding.line}
         result["locations"] = [{"physicalLocation": location}]
+    related = finding.extra.get("related")
+    if isinstance(related, list):
+        # Other places the finding is about (the drill: the span a surviving break edited).
+        result["relatedLocations"] = [
+            {
+                "id": n,
+                "physicalLocation": {
+                    "artifactLocation": {"uri": str(r["file"])},
+                    "region": {"startLine": int(r.get("line") or 1)},
+                },
+                "message": {"text": str(r.get("message", ""))},
+            }
+            for n, r in enumerate(related)
+            if isinstance(r, dict) and r.get("file")
+        ]
     return result
 
 

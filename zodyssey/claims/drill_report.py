@@ -1,0 +1,332 @@
+"""The drill from documents to a Report: which claims, their tests, the cache, findings."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from zodyssey.claims.drill import (
+    KILLED,
+    NOT_JUDGED,
+    SURVIVED,
+    BreakResult,
+    ClaimResult,
+    Outcome,
+    Progress,
+    Target,
+    drill,
+    plan,
+)
+from zodyssey.claims.drill_breaks import Break
+from zodyssey.claims.drill_cache import (
+    CachedClaim,
+    cache_key,
+    entry_of,
+    read_cache,
+    write_cache,
+)
+from zodyssey.errors import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS, UsageError
+from zodyssey.findings import Case, Finding, Report
+
+RULES = {
+    "survived": "every linked test passed with the claim's code broken: the tests do not defend it",
+    "not-judged": "a break of the claim could not be judged (collection or import error, the "
+    "unbroken tests failing, a timeout, or the --budget)",
+    "bad-code": "the code a claim names does not exist or cannot be broken",
+    "not-drillable": "the claim names no code (no `code=` in its marker, no code citation)",
+}
+
+
+@dataclass
+class Options:
+    ids: list[str]
+    jobs: int = 1
+    budget: float | None = None
+    timeout: float | None = None
+    cache: str | None = None  # path relative to the root; None: the configuration's
+    use_cache: bool = True
+    write: bool = True
+    progress: bool = False
+
+
+def cache_path(root: Path, config_raw: dict[str, Any], claims_lock: str, given: str | None) -> Path:
+    rel = given or config_raw.get("drill_cache")
+    if rel is not None and not isinstance(rel, str):
+        raise UsageError("`drill_cache` in the configuration must be a string")
+    if rel is None:
+        rel = str(Path(claims_lock).with_name("claims.drill.json"))
+    path = Path(rel)
+    return path if path.is_absolute() else root / path
+
+
+def _terminal_progress() -> Progress:
+    def show(done: int, total: int, counts: dict[str, int]) -> None:
+        width = 24
+        filled = width * done // total if total else width
+        bar = "#" * filled + "-" * (width - filled)
+        sys.stderr.write(
+            f"\rdrill [{bar}] {done}/{total} breaks: {counts.get(KILLED, 0)} killed, "
+            f"{counts.get(SURVIVED, 0)} survived, {counts.get(NOT_JUDGED, 0)} not judged"
+        )
+        if done == total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
+
+
+def _from_cache(target: Target, entry: CachedClaim) -> ClaimResult:
+    result = ClaimResult(target, baseline=Outcome("passed"), cached=True)
+    for b in entry.breaks:
+        where, _, kind = b.id.rpartition(" ")
+        path, _, line = where.rpartition(":")
+        brk = Break("", path, int(line) if line.isdigit() else 0, kind, b.what, b"")
+        result.results.append(BreakResult(brk, Outcome(b.status, list(b.tests), b.cause)))
+    return result
+
+
+def run_drill(root: Path, options: Options) -> tuple[Report, int]:
+    from zodyssey.claims.ledger import read_ledger
+    from zodyssey.claims.markers import collect_claims
+    from zodyssey.config import load_config
+
+    if not root.is_dir():
+        raise UsageError(f"--root {root} is not a directory")
+    config = load_config(root)
+    ledger = read_ledger(root / config.claims_lock)
+    claims = collect_claims(root, config)
+    unknown = [i for i in options.ids if i not in claims.claims]
+    if unknown:
+        raise UsageError(f"no claim with id {', '.join(unknown)} in the claims documents")
+    chosen = (
+        [claims.claims[i] for i in options.ids] if options.ids else list(claims.claims.values())
+    )
+    tests: dict[str, list[str]] = {}
+    if ledger is not None:
+        tests = {cid: list(e.tests) for cid, e in ledger.entries.items()}
+    if any(c.id not in tests for c in chosen):
+        tests.update(_collected(root, config))
+    targets = [plan(root, c, tests.get(c.id, [])) for c in chosen]
+    path = cache_path(root, config.raw, config.claims_lock, options.cache)
+    cached = read_cache(path) if options.use_cache else {}
+    keys = {t.claim.id: cache_key(root, t) for t in targets if t.spans and not t.problems}
+    results: dict[str, ClaimResult] = {}
+    to_drill: list[Target] = []
+    for target in targets:
+        entry = cached.get(target.claim.id)
+        key = keys.get(target.claim.id)
+        if entry is not None and key is not None and entry.key == key:
+            results[target.claim.id] = _from_cache(target, entry)
+        else:
+            to_drill.append(target)
+    progress = _terminal_progress() if options.progress else None
+    for result in drill(
+        root,
+        to_drill,
+        jobs=options.jobs,
+        budget=options.budget,
+        timeout=options.timeout,
+        progress=progress,
+    ):
+        results[result.target.claim.id] = result
+    ordered = [results[t.claim.id] for t in targets]
+    if options.write and (options.use_cache or options.cache):
+        entries = {cid: e for cid, e in cached.items() if cid in claims.claims}
+        for result in ordered:
+            key = keys.get(result.target.claim.id)
+            if key is not None and result.complete and not result.cached:
+                entries[result.target.claim.id] = entry_of(result, key)
+        if entries:
+            write_cache(path, entries)
+    return build_report(root, ordered)
+
+
+def _collected(root: Path, config: Any) -> dict[str, list[str]]:
+    from zodyssey.claims.collect import collect_links
+    from zodyssey.claims.report import test_paths
+
+    # Collection imports the test modules: no bytecode into the user's tree.
+    before = os.environ.get("PYTHONDONTWRITEBYTECODE")
+    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+    try:
+        collection = collect_links(root, test_paths(config, None))
+    finally:
+        if before is None:
+            os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+        else:
+            os.environ["PYTHONDONTWRITEBYTECODE"] = before
+    out: dict[str, list[str]] = {}
+    for link in collection.links:
+        for claim_id in link.claims:
+            out.setdefault(claim_id, []).append(link.nodeid)
+    return out
+
+
+def _exit_code(results: list[ClaimResult]) -> int:
+    statuses = [r.status for r in results]
+    if any(s in (SURVIVED, "bad-code") for s in statuses):
+        return EXIT_PROBLEMS
+    if NOT_JUDGED in statuses or "drilled" not in statuses:
+        return EXIT_EMPTY
+    return EXIT_OK
+
+
+def build_report(root: Path, results: list[ClaimResult]) -> tuple[Report, int]:
+    findings: list[Finding] = []
+    cases: list[Case] = []
+    rows: list[str] = []
+    claims_doc: list[dict[str, Any]] = []
+    for result in results:
+        claim = result.target.claim
+        status = result.status
+        extra_id = {"id": claim.id}
+        killed = sum(1 for r in result.results if r.outcome.status == KILLED)
+        n = len(result.results)
+        for problem in result.target.problems:
+            findings.append(
+                Finding(
+                    "drill",
+                    "bad-code",
+                    "error",
+                    f"claim {claim.id}: {problem}",
+                    claim.doc,
+                    claim.marker_line or claim.line,
+                    dict(extra_id),
+                )
+            )
+        for r in result.results:
+            brk, outcome = r.brk, r.outcome
+            related = {"file": brk.path, "line": brk.line, "message": brk.what}
+            if outcome.status == SURVIVED:
+                findings.append(
+                    Finding(
+                        "drill",
+                        "survived",
+                        "error",
+                        f"claim {claim.id}: break `{brk.what}` ({brk.path}:{brk.line}) survived: "
+                        f"every linked test passed ({', '.join(outcome.tests)})",
+                        claim.doc,
+                        claim.line,
+                        {
+                            **extra_id,
+                            "key": f"{claim.id} {brk.id}",
+                            "break": brk.id,
+                            "tests": outcome.tests,
+                            "related": [related],
+                        },
+                    )
+                )
+            elif outcome.status == NOT_JUDGED:
+                findings.append(
+                    Finding(
+                        "drill",
+                        "not-judged",
+                        "warning",
+                        f"claim {claim.id}: break `{brk.what}` ({brk.path}:{brk.line}) "
+                        f"not judged: {outcome.cause}",
+                        claim.doc,
+                        claim.line,
+                        {
+                            **extra_id,
+                            "key": f"{claim.id} {brk.id}",
+                            "break": brk.id,
+                            "cause": outcome.cause,
+                            "related": [related],
+                        },
+                    )
+                )
+        if status == "not-drillable":
+            findings.append(
+                Finding(
+                    "drill",
+                    "not-drillable",
+                    "note",
+                    f"claim {claim.id} names no code; not drilled",
+                    claim.doc,
+                    claim.line,
+                    dict(extra_id),
+                )
+            )
+        cached = " (cached)" if result.cached else ""
+        if status != "not-drillable":
+            rows.append(
+                f"  {status:<13} {claim.id} ({claim.where}): {killed}/{n} breaks killed{cached}"
+            )
+        label = f"{claim.id} ({claim.where})"
+        if status == SURVIVED or status == "bad-code":
+            failure = "\n".join(
+                f.message
+                for f in findings
+                if f.extra.get("id") == claim.id and f.severity == "error"
+            )
+            cases.append(Case(label, "zodyssey.drill", failure=failure))
+        elif status == "drilled":
+            cases.append(Case(label, "zodyssey.drill"))
+        else:
+            cases.append(Case(label, "zodyssey.drill", skipped=status))
+        claims_doc.append(
+            {
+                "id": claim.id,
+                "doc": claim.doc,
+                "line": claim.line,
+                "status": status,
+                "cached": result.cached,
+                "code": list(result.target.specs),
+                "tests": result.target.tests,
+                "problems": result.target.problems,
+                "breaks": [
+                    {
+                        "id": r.brk.id,
+                        "file": r.brk.path,
+                        "line": r.brk.line,
+                        "kind": r.brk.kind,
+                        "what": r.brk.what,
+                        "status": r.outcome.status,
+                        "tests": r.outcome.tests,
+                        "cause": r.outcome.cause,
+                        "seconds": round(r.outcome.seconds, 3),
+                    }
+                    for r in result.results
+                ],
+            }
+        )
+    code = _exit_code(results)
+    counts: dict[str, int] = {}
+    for result in results:
+        counts[result.status] = counts.get(result.status, 0) + 1
+    breaks = [r for result in results for r in result.results]
+    tally = {
+        s: sum(1 for r in breaks if r.outcome.status == s) for s in (KILLED, SURVIVED, NOT_JUDGED)
+    }
+    summary = (
+        "\n".join(rows)
+        + ("\n" if rows else "")
+        + f"drill: {counts.get('drilled', 0)} claim(s) drilled, {counts.get(SURVIVED, 0)} survived, "
+        f"{counts.get(NOT_JUDGED, 0)} not judged, {counts.get('bad-code', 0)} bad code, "
+        f"{counts.get('not-drillable', 0)} not drillable; {len(breaks)} break(s): "
+        f"{tally[KILLED]} killed, {tally[SURVIVED]} survived, {tally[NOT_JUDGED]} not judged; exit {code}"
+    )
+    payload = {
+        "tool": "drill",
+        "version": 1,
+        "ok": code == EXIT_OK,
+        "exit_code": code,
+        "root": str(root),
+        "counts": counts,
+        "breaks": tally,
+        "claims": claims_doc,
+        "findings": [f.to_dict() for f in findings],
+    }
+    report = Report(
+        tool="drill",
+        title="zodyssey claims drill",
+        findings=findings,
+        summary=summary,
+        payload=payload,
+        cases=cases,
+        rules=dict(RULES),
+    )
+    return report, code
