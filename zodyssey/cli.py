@@ -32,6 +32,7 @@ COMMANDS: dict[str, str] = {
     "run": "zodyssey.commands.run",
     "audit": "zodyssey.commands.audit",
     "init": "zodyssey.commands.init",
+    "sandbox": "zodyssey.commands.sandbox",
 }
 
 EPILOG = """\
@@ -88,6 +89,10 @@ def _run(argv: Sequence[str]) -> int:
         from zodyssey.gate.hook import main as hook_main
 
         return hook_main(args[1:])
+    if args[:1] == ["sandbox"] and "-h" not in args[1:2] and "--help" not in args[1:2]:
+        from zodyssey.sandbox.runner import main as sandbox_main
+
+        return sandbox_main(args[1:])
     parser = build_parser()
     namespace = parser.parse_args(args)
     handler: Callable[[argparse.Namespace], int] | None = getattr(namespace, "handler", None)

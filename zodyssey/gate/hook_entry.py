@@ -67,4 +67,8 @@ except ImportError:
     from zodyssey.gate.hook import main
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["sandbox"]:  # the gate's wrapper of shell commands in a run
+        from zodyssey.sandbox.runner import main as sandbox_main
+
+        sys.exit(sandbox_main(sys.argv[2:]))
     sys.exit(main(sys.argv[1:]))

@@ -163,6 +163,9 @@ def cmd_start(args: argparse.Namespace) -> int:
     print(f"started run {ctx.slug!r} (phase plan); plan: {target_plan}")
     if archived:
         print(f"the previous run {ctx.slug!r} was archived to {archived}")
+    from zodyssey.sandbox.landlock import sandbox_status
+
+    print(sandbox_status())
     return 0
 
 

@@ -1,0 +1,338 @@
+"""Where a shell command in a run may write, computed from the run's state now.
+
+The answer is a list of grants (path, Landlock rights, why) and the list of
+protected paths. The one invariant, checked for every grant before it is
+returned: **no grant lies inside a protected path, and no protected path lies
+beneath a grant** (Landlock grants whole subtrees and cannot subtract, so a
+grant on a directory holding run state would grant the run state). A grant
+that would break it is dropped and said so in `notes`.
+
+Protected: run state, evidence and reviews (`.zcode/state|reviews|verify`),
+the hook wiring and the installed gate (`Layout.gate_paths`), the gate's
+configuration (`.zodyssey.toml`, `pyproject.toml` at the root), git's
+metadata (`.git`, and the git directory a `.git` file points at), and the
+plan once the review said OKAY.
+
+Granted in every phase: the bookkeeping folders (`.zcode/plans/` until OKAY,
+`.zcode/notepads/`, `.zcode/staging/`), the run's plan until OKAY, the
+temporary folder, the user's package caches, terminals and `/dev/null`, and
+existing top-level directories git ignores (`node_modules/`, `target/`,
+`.pytest_cache/`, ...): none of these is product code.
+
+Granted after OKAY (phase not `blocked`, the plan still the bound one, the
+configuration unchanged): each declared directory; each declared file, and its
+parent directory for creating and replacing files (editors write a temporary
+file and rename it over the original; a declared file that does not exist yet
+can only be created that way). The parent's grant also reaches the undeclared
+files beside and below the declared one: those the kernel does not stop, the
+post-call check does (`zodyssey/sandbox/effects.py`). A declared file whose
+parent holds a protected path (a file at the repository root, beside `.git`)
+gets only its own in-place grant: it can be rewritten, not created or
+replaced. In `verify` and `final` declared test files and directories get
+nothing (tests are frozen).
+"""
+
+import os
+
+from zodyssey.gate.paths import Layout, is_test_file, relative, within
+from zodyssey.runstate import (
+    BLOCKED,
+    CONFIG_FILES,
+    TEST_FROZEN_PHASES,
+    ZCODE,
+)
+from zodyssey.sandbox import landlock as ll
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+# Package caches under the home directory (only those that exist are granted).
+HOME_CACHES = (
+    ".cache",
+    ".npm",
+    ".yarn",
+    ".pnpm-store",
+    ".cargo/registry",
+    ".cargo/git",
+    "go/pkg/mod",
+    ".m2/repository",
+    ".gradle/caches",
+    ".local/share/uv",
+)
+SYSTEM_TEMP = ("/tmp", "/var/tmp", "/dev/shm")
+DEVICE_PATHS = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts")
+PRIVATE_TEMP_PREFIX = "zodyssey-sandbox-"
+
+
+class Grants:
+    """What one command may write: (path, rights, why) grants, the protected paths,
+    notes on what was left out, the environment to set (TMPDIR) and the phase facts."""
+
+    __slots__ = ("env", "grants", "notes", "product_open", "protected", "root", "slug")
+
+    def __init__(self, root: str, slug: str) -> None:
+        self.root = root
+        self.slug = slug
+        self.grants: list[tuple[str, int, str]] = []
+        self.protected: list[str] = []
+        self.notes: list[str] = []
+        self.env: dict[str, str] = {}
+        self.product_open = False  # after OKAY: declared paths are granted
+
+    def add(self, path: str, rights: int, why: str) -> bool:
+        """Add a grant unless it would reach a protected path (or lie in one)."""
+        real = os.path.realpath(path)
+        for protected in self.protected:
+            if within(real, protected) or within(protected, real):
+                self.notes.append(
+                    f"not granted {why} {real}: it holds or lies in protected {protected}"
+                )
+                return False
+        if not os.path.lexists(real):
+            return False
+        self.grants.append((real, rights, why))
+        return True
+
+    def explain(self) -> str:
+        lines = [f"sandbox for run {self.slug} in {self.root}:"]
+        lines.extend(
+            f"  write {why}: {path} ({_rights_text(rights)})" for path, rights, why in self.grants
+        )
+        lines.extend(f"  note: {note}" for note in self.notes)
+        lines.extend(f"  protected: {path}" for path in self.protected)
+        return "\n".join(lines)
+
+
+def _rights_text(rights: int) -> str:
+    if rights & ll.ALL_WRITES == ll.ALL_WRITES:
+        return "all writes"
+    names = []
+    for bit, name in (
+        (ll.WRITE_FILE, "write"),
+        (ll.TRUNCATE, "truncate"),
+        (ll.MAKE_REG, "create"),
+        (ll.REMOVE_FILE, "remove"),
+        (ll.MAKE_DIR, "mkdir"),
+        (ll.MAKE_SYM, "symlink"),
+        (ll.REFER, "rename-in"),
+        (ll.IOCTL_DEV, "ioctl"),
+    ):
+        if rights & bit:
+            names.append(name)
+    return ", ".join(names)
+
+
+def git_dirs(root: str) -> list[str]:
+    """`.git` and, when it is a file (a worktree), the git directories it points at."""
+    dot_git = os.path.join(root, ".git")
+    out = [dot_git]
+    if os.path.isfile(dot_git):
+        try:
+            with open(dot_git, encoding="utf-8") as handle:
+                text = handle.read(4096)
+        except OSError:
+            return out
+        if text.startswith("gitdir:"):
+            gitdir = text[len("gitdir:") :].strip()
+            gitdir = os.path.realpath(os.path.join(root, gitdir))
+            out.append(gitdir)
+            try:
+                with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as handle:
+                    common = handle.read(4096).strip()
+                out.append(os.path.realpath(os.path.join(gitdir, common)))
+            except OSError:
+                pass
+    return out
+
+
+def _ignored_dirs(root: str) -> list[str]:
+    """Existing top-level directories of the work tree that git ignores."""
+    try:
+        names = [
+            e.name
+            for e in os.scandir(root)
+            if e.is_dir(follow_symlinks=False) and e.name not in (".git", ZCODE)
+        ]
+    except OSError:
+        return []
+    if not names:
+        return []
+    import subprocess
+
+    try:
+        done = subprocess.run(
+            ["git", "check-ignore", "-z", "--stdin"],
+            cwd=root,
+            input=("\0".join(n + "/" for n in names) + "\0").encode("utf-8", "surrogateescape"),
+            capture_output=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if done.returncode not in (0, 1):
+        return []
+    return [
+        os.path.join(root, name.rstrip("/"))
+        for name in done.stdout.decode("utf-8", "surrogateescape").split("\0")
+        if name
+    ]
+
+
+def _private_temp() -> str | None:
+    """A per-user temporary folder outside every protected tree, made 0700 once."""
+    base = "/tmp"
+    path = os.path.join(base, PRIVATE_TEMP_PREFIX + str(os.getuid()))
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    import stat
+
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+        return None
+    return path
+
+
+def compute(root: str, slug: str, state: "dict[str, Any]", home: str | None = None) -> "Grants":
+    """The grants of one shell command of run `slug` now (see the module docstring)."""
+    from zodyssey.gate.context import ConfigChanged, check_config, load_plan
+
+    home = os.path.expanduser("~") if home is None else home
+    layout = Layout(root, home)
+    root = layout.root
+    result = Grants(root, slug)
+    review = state.get("review") if isinstance(state.get("review"), dict) else {}
+    okay = isinstance(review, dict) and review.get("verdict") == "OKAY"
+    phase = state.get("phase") if isinstance(state.get("phase"), str) else ""
+    plan = load_plan(layout, slug, state)
+
+    protected = [*layout.state_dirs, *layout.gate_paths]
+    protected.extend(os.path.join(root, name) for name in CONFIG_FILES)
+    protected.extend(git_dirs(root))
+    if okay and plan.path:
+        protected.append(plan.path)
+    result.protected = [os.path.realpath(p) for p in dict.fromkeys(protected)]
+
+    # bookkeeping: made if missing (while `.zcode` is a real directory), so they can be granted
+    zcode = os.path.join(root, ZCODE)
+    for directory in (layout.notepads_dir, layout.staging_dir, layout.plans_dir):
+        if os.path.isdir(zcode) and not os.path.islink(zcode) and directory.startswith(zcode + "/"):
+            _makedirs(directory)
+    result.add(layout.notepads_dir, ll.ALL_WRITES, "bookkeeping")
+    result.add(layout.staging_dir, ll.ALL_WRITES, "bookkeeping")
+    if not okay:
+        result.add(layout.plans_dir, ll.ALL_WRITES, "bookkeeping")
+        if plan.path and layout.bookkeeping(plan.path) is None:
+            result.add(plan.path, ll.ONE_FILE, "the plan (until OKAY)")
+
+    # temporary folders and caches outside the repository
+    temp = os.environ.get("TMPDIR") or "/tmp"
+    if not result.add(temp, ll.ALL_WRITES, "temporary folder"):
+        private = _private_temp()
+        if private is not None and result.add(private, ll.ALL_WRITES, "temporary folder"):
+            result.env["TMPDIR"] = private
+    for directory in SYSTEM_TEMP:
+        if os.path.realpath(directory) != os.path.realpath(temp):
+            result.add(directory, ll.ALL_WRITES, "temporary folder")
+    caches = [os.path.join(home, rel) for rel in HOME_CACHES] if home and home != "/" else []
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg and os.path.isabs(xdg):
+        caches.append(xdg)
+    for directory in dict.fromkeys(caches):
+        if os.path.isdir(directory):
+            result.add(directory, ll.ALL_WRITES, "cache")
+    for device in DEVICE_PATHS:
+        result.add(device, ll.DEVICES, "terminal/device")
+    for directory in _ignored_dirs(root):
+        result.add(directory, ll.ALL_WRITES, "ignored by git")
+
+    # product: declared paths, only after OKAY on the bound plan
+    bound = review.get("plan_sha256") if isinstance(review, dict) else None
+    why_closed = None
+    if not okay:
+        why_closed = "the review has not said OKAY"
+    elif phase == BLOCKED:
+        why_closed = "the run is blocked"
+    elif plan.text is None or plan.error:
+        why_closed = plan.error or "the plan is unreadable"
+    elif not isinstance(bound, str) or plan.sha256 != bound:
+        why_closed = "the plan on disk is not the one the review bound"
+    else:
+        try:
+            check_config(root, state)
+        except (ConfigChanged, ValueError, OSError) as exc:
+            why_closed = str(exc)
+    if why_closed is not None:
+        result.notes.append(f"no product path is writable: {why_closed}")
+        return result
+    result.product_open = True
+    frozen_tests = phase in TEST_FROZEN_PHASES
+    for declared in sorted(plan.dirs):
+        if not within(declared, root) or _is_git(declared):
+            continue
+        if frozen_tests and _test_path(declared, root, is_dir=True):
+            result.notes.append(f"not granted {declared}: tests are frozen in phase {phase}")
+            continue
+        if os.path.isdir(declared):
+            result.add(declared, ll.ALL_WRITES, "declared directory")
+        else:
+            parent = _existing_parent(declared, root)
+            if parent is not None:
+                result.add(parent, ll.MAKE_DIR, f"creating declared directory {declared}")
+    for declared in sorted(plan.files):
+        if _is_git(declared):
+            continue
+        if frozen_tests and _test_path(declared, root, is_dir=False):
+            result.notes.append(f"not granted {declared}: tests are frozen in phase {phase}")
+            continue
+        if os.path.isfile(declared) and not os.path.islink(declared):
+            result.add(declared, ll.ONE_FILE, "declared file")
+        parent = os.path.dirname(declared)
+        if within(parent, root) and parent != root and os.path.isdir(parent):
+            granted = result.add(parent, ll.FILES_IN_DIR, f"creating/replacing declared {declared}")
+            if not granted and not os.path.exists(declared):
+                result.notes.append(
+                    f"{declared} does not exist and its directory cannot be granted: "
+                    "create it with the Edit/Write tool"
+                )
+        elif not os.path.exists(declared):
+            result.notes.append(
+                f"{declared} does not exist and its directory cannot be granted: "
+                "create it with the Edit/Write tool"
+            )
+    return result
+
+
+def _makedirs(directory: str) -> bool:
+    try:
+        os.makedirs(directory, exist_ok=True)
+    except OSError:
+        return False
+    return True
+
+
+def _is_git(path: str) -> bool:
+    return "/.git/" in path + "/" or path.rsplit("/", 1)[-1] == "HEAD"
+
+
+def _test_path(path: str, root: str, *, is_dir: bool) -> bool:
+    rel = relative(path, root)
+    if rel is None:
+        return False
+    return is_test_file(rel + "/x" if is_dir else rel)
+
+
+def _existing_parent(path: str, root: str) -> str | None:
+    current = os.path.dirname(path)
+    while within(current, root) and current != root:
+        if os.path.isdir(current):
+            return current
+        current = os.path.dirname(current)
+    return None

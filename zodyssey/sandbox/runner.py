@@ -1,0 +1,126 @@
+"""`zodyssey sandbox --run SLUG [--repo DIR] [--explain] -- CMD...`
+
+Runs CMD (argv, no shell of its own: the gate wraps a shell command as
+`bash -c '<original>'`) under a Landlock ruleset built from run SLUG's state
+at this moment (`zodyssey/sandbox/grants.py`): writes only where the run's
+policy allows now, reads unrestricted. The process restricts itself and then
+`exec`s CMD, so CMD's exit status is the command's own and nothing of the
+sandbox stays running.
+
+The runner's own failures use the exit codes of `env`/`timeout`/`chroot`:
+125 (cannot sandbox: bad arguments, no such active run, unreadable state,
+Landlock missing or refusing), 126 (CMD cannot be executed), 127 (CMD not
+found). It never runs CMD unrestricted: without Landlock it refuses.
+
+Lean like the hook (no argparse, no json, no typing): the gate puts it in
+front of every shell command of a run.
+"""
+
+import os
+import sys
+
+USAGE = "usage: zodyssey sandbox --run SLUG [--repo DIR] [--explain] -- CMD [ARG...]"
+EXIT_SANDBOX = 125
+EXIT_CANNOT_EXEC = 126
+EXIT_NOT_FOUND = 127
+ENV_MARK = "ZODYSSEY_SANDBOX"  # set to the slug inside the sandbox
+
+
+class SandboxRefused(Exception):
+    pass
+
+
+def _parse(argv: "list[str]") -> "tuple[str, str | None, bool, list[str]]":
+    slug = ""
+    repo: str | None = None
+    explain = False
+    i = 0
+    while i < len(argv):
+        arg = argv[i]
+        if arg == "--":
+            return slug, repo, explain, argv[i + 1 :]
+        if arg in ("--run", "--repo") and i + 1 < len(argv):
+            if arg == "--run":
+                slug = argv[i + 1]
+            else:
+                repo = argv[i + 1]
+            i += 2
+            continue
+        if arg.startswith("--run="):
+            slug = arg[len("--run=") :]
+        elif arg.startswith("--repo="):
+            repo = arg[len("--repo=") :]
+        elif arg == "--explain":
+            explain = True
+        else:
+            raise SandboxRefused(f"unknown argument {arg!r} ({USAGE})")
+        i += 1
+    if explain:
+        return slug, repo, explain, []
+    raise SandboxRefused(f"no command after `--` ({USAGE})")
+
+
+def find_run(slug: str, repo: str | None) -> "tuple[str, dict[str, object]]":
+    """(repository root, state) of active run `slug`, found from --repo or the cwd."""
+    from zodyssey.gate.discovery import locate_all, read_states
+    from zodyssey.runstate import is_active, is_slug, state_file
+
+    if not is_slug(slug):
+        raise SandboxRefused(f"--run needs a run slug (^[a-z0-9][a-z0-9-]*$), got {slug!r}")
+    roots, _ = locate_all(repo or os.getcwd())
+    for root in reversed(roots):  # the repository's own run first
+        path = state_file(root, slug)
+        if not os.path.exists(path):
+            continue
+        found = read_states(root, [(slug, path)]).runs
+        if not found:
+            continue
+        state = found[0][1]
+        if isinstance(state, str):
+            raise SandboxRefused(state)
+        if not is_active(state.get("phase")):
+            raise SandboxRefused(f"run {slug} is not active (phase {state.get('phase')})")
+        return root, state
+    raise SandboxRefused(f"no run {slug} found from {repo or os.getcwd()}")
+
+
+def main(argv: "list[str]") -> int:
+    if "-h" in argv[:1] or "--help" in argv[:1]:
+        print(USAGE)
+        return 0
+    try:
+        slug, repo, explain, command = _parse(list(argv))
+        root, state = find_run(slug, repo)
+        from zodyssey.sandbox import grants as grants_module
+        from zodyssey.sandbox import landlock
+
+        grants = grants_module.compute(root, slug, state)
+        abi = landlock.abi_version()
+        if explain:
+            print(f"Landlock ABI {abi}" if abi else "Landlock: not available")
+            print(grants.explain())
+            return 0
+        if abi < 1:
+            raise SandboxRefused(
+                "Landlock is not available on this system, so the command cannot run sandboxed "
+                "(the gate then relies on its parser and the post-call check)"
+            )
+        landlock.restrict_writes([(p, r) for p, r, _ in grants.grants], abi)
+    except SandboxRefused as exc:
+        sys.stderr.write(f"zodyssey sandbox: {exc}\n")
+        return EXIT_SANDBOX
+    except OSError as exc:
+        sys.stderr.write(f"zodyssey sandbox: cannot sandbox: {exc}\n")
+        return EXIT_SANDBOX
+    env = dict(os.environ)
+    env.update(grants.env)
+    env[ENV_MARK] = slug
+    try:
+        os.execvpe(command[0], command, env)
+    except FileNotFoundError:
+        sys.stderr.write(f"zodyssey sandbox: {command[0]}: command not found\n")
+        return EXIT_NOT_FOUND
+    except OSError as exc:
+        sys.stderr.write(f"zodyssey sandbox: {command[0]}: {exc.strerror}\n")
+        return EXIT_CANNOT_EXEC
+    return EXIT_CANNOT_EXEC  # not reached: exec replaced the process
