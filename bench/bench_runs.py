@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from zodyssey.atomicfile import write_atomic
+from zodyssey.core.atomic import write_atomic
 from zodyssey.runs import evidence as chain
 
 RECORDS = 1000

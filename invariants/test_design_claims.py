@@ -342,7 +342,7 @@ def test_hook_imports_no_heavy_library(lab: Any, tmp_path: Path) -> None:
 
 _WRITER = """
 import sys
-from zodyssey.atomicfile import write_atomic
+from zodyssey.core.atomic import write_atomic
 target, size = sys.argv[1], int(sys.argv[2])
 print("ready", flush=True)
 n = 0

@@ -12,7 +12,8 @@ from __future__ import annotations
 import sys
 
 from zodyssey import __version__
-from zodyssey.errors import EXIT_USAGE, ZodysseyError
+from zodyssey.core.exits import EXIT_USAGE
+from zodyssey.errors import ZodysseyError
 
 # Not `typing.TYPE_CHECKING`: `zodyssey hook pre-tool` must not pay for `typing`,
 # `collections` or `importlib` (mypy treats this name the same way).

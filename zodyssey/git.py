@@ -29,7 +29,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from zodyssey.errors import EXIT_USAGE, ZodysseyError
+from zodyssey.core.exits import EXIT_USAGE
+from zodyssey.errors import ZodysseyError
 
 
 class GitError(ZodysseyError):

@@ -163,7 +163,7 @@ def test_multi_command_criterion_needs_every_command(tmp_path: Path) -> None:
 
 
 def test_column0_continuation_follows_the_pipelines_parser(tmp_path: Path) -> None:
-    from zodyssey.runs.plan import parse_plan
+    from zodyssey.core.plan import parse_plan
 
     root = materialize("column0", tmp_path)
     plan_text = (root / ".zcode/plans/greet.md").read_text()

@@ -10,7 +10,7 @@ import pytest
 
 from tests.helpers import REPO_ROOT, git, run_zodyssey
 from tests.helpers.audit import audit_cli, audit_json, rules_of
-from zodyssey.runs.store import RunStore
+from zodyssey.core.store import RunStore
 
 PLAN = """\
 # Add a greeting

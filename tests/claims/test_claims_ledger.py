@@ -16,7 +16,8 @@ from zodyssey.claims.ledger import (
 )
 from zodyssey.claims.markers import parse_document
 from zodyssey.claims.model import ClaimSet, LinkedTest
-from zodyssey.errors import EXIT_USAGE, UsageError
+from zodyssey.core.exits import EXIT_USAGE
+from zodyssey.errors import UsageError
 
 DOC = "Gate blocks tee. <!-- claim: bash-gate -->\n\nZero fails. <!-- claim: zero-fails -->\n"
 LINKS = [

@@ -1,4 +1,4 @@
-"""`zodyssey.gate.jsontext.loads` answers exactly what `json.loads` answers."""
+"""`zodyssey.core.jsontext.loads` answers exactly what `json.loads` answers."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from zodyssey.gate.jsontext import loads
+from zodyssey.core.jsontext import loads
 
 values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
@@ -95,7 +95,7 @@ def test_edge_cases(data: str | bytes) -> None:
 def test_decoding_does_not_import_json() -> None:
     code = (
         "import sys\n"
-        "from zodyssey.gate.jsontext import loads\n"
+        "from zodyssey.core.jsontext import loads\n"
         "assert loads(b'{\"a\": [1, 2.5, null]}') == {'a': [1, 2.5, None]}\n"
         "print('json' in sys.modules, 're' in sys.modules)\n"
     )
@@ -113,7 +113,7 @@ def test_decoding_does_not_import_json() -> None:
 def test_documents_encode_as_json_encodes_them(
     value: Any, indent: int | None, ensure_ascii: bool, sort_keys: bool
 ) -> None:
-    from zodyssey.gate.jsontext import dumps
+    from zodyssey.core.jsontext import dumps
 
     try:
         expected = json.dumps(value, indent=indent, ensure_ascii=ensure_ascii, sort_keys=sort_keys)
@@ -129,7 +129,7 @@ def test_documents_encode_as_json_encodes_them(
     [{2: "a", 2.5: None, True: [], None: {}}, {"s": "\ud800 é \x00"}, [float("nan"), 1e400]],
 )
 def test_encoding_edge_cases(value: Any) -> None:
-    from zodyssey.gate.jsontext import dumps
+    from zodyssey.core.jsontext import dumps
 
     assert dumps(value, indent=2, ensure_ascii=False) == json.dumps(
         value, indent=2, ensure_ascii=False
@@ -138,7 +138,7 @@ def test_encoding_edge_cases(value: Any) -> None:
 
 @pytest.mark.parametrize("value", [{"a": object()}, {(1, 2): 1}])
 def test_what_json_cannot_encode_fails_as_in_json(value: Any) -> None:
-    from zodyssey.gate.jsontext import dumps
+    from zodyssey.core.jsontext import dumps
 
     with pytest.raises(TypeError):
         json.dumps(value)
@@ -149,7 +149,7 @@ def test_what_json_cannot_encode_fails_as_in_json(value: Any) -> None:
 def test_encoding_does_not_import_json_and_json_still_works_after() -> None:
     code = (
         "import sys\n"
-        "from zodyssey.gate.jsontext import dumps\n"
+        "from zodyssey.core.jsontext import dumps\n"
         "out = dumps({'a': [1, 'é']}, indent=2, ensure_ascii=False)\n"
         "print('json' in sys.modules, 'json.encoder' in sys.modules)\n"
         "import json, json.encoder\n"

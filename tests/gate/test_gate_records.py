@@ -1,4 +1,4 @@
-"""`zodyssey.record.Fields` behaves like the `typing.NamedTuple`s it replaced
+"""`zodyssey.core.records.Fields` behaves like the `typing.NamedTuple`s it replaced
 (policy's Effect and Decision, context's GateSettings and PlanView, the plan's
 Todo and Criterion), and importing it costs no `typing`."""
 
@@ -12,10 +12,10 @@ from typing import Any, NamedTuple
 
 import pytest
 
+from zodyssey.core.plan import Criterion, Todo
+from zodyssey.core.records import Fields
 from zodyssey.gate.context import GateSettings, PlanView
 from zodyssey.gate.policy import Decision, Effect
-from zodyssey.record import Fields
-from zodyssey.runs.plan import Criterion, Todo
 
 
 class Old(NamedTuple):
@@ -95,7 +95,7 @@ def test_the_gate_records_keep_their_shape() -> None:
 def test_importing_records_loads_no_typing() -> None:
     code = (
         "import sys\n"
-        "import zodyssey.record, zodyssey.runs.plan\n"
+        "import zodyssey.core.records, zodyssey.core.plan\n"
         "print('typing' in sys.modules, 'collections' in sys.modules)\n"
     )
     done = subprocess.run(

@@ -18,9 +18,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.helpers.gate import hook_env, make_run_repo, with_importtime
+from zodyssey.core.vocabulary import utc_seconds
 from zodyssey.gate.install import hook_command
 from zodyssey.gate.policy import parse_time
-from zodyssey.runstate import utc_seconds
 
 HEAVY = (
     "typing",
@@ -69,7 +69,7 @@ STAND_INS_PROBE = r"""
 import sys
 from zodyssey.gate.shell import classify, walker
 print(classify(sys.argv[1]).is_write)
-from zodyssey.gate import jsontext  # run state is written with json's encoder, re stood in
+from zodyssey.core import jsontext  # run state is written with json's encoder, re stood in
 value = {"b": ["\u00e9\n\x00", 1.5, None, True], "a": {"\ud800": "\"q\\"}}
 text = jsontext.dumps(value, indent=2, ensure_ascii=False)
 print(sorted(m for m in ("re", "enum", "collections", "functools", "json") if m in sys.modules))
@@ -145,7 +145,7 @@ def test_impossible_dates_are_not_read() -> None:
 
 SIDECAR_PROBE = r"""
 import sys
-from zodyssey.gate.lean import load
+from zodyssey.core.lean import load
 try:
     load("sidecar.uses_re", ("re",))
 except ImportError as exc:

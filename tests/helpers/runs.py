@@ -9,7 +9,7 @@ from typing import Any
 
 from tests.helpers import git, plan, run_zodyssey, write
 from tests.helpers import make_repo as _make_repo
-from zodyssey.runs.store import RunStore
+from zodyssey.core.store import RunStore
 
 PLAN = plan(
     "Add a greeting",

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.helpers.runs import Repo
+from zodyssey.core.vocabulary import GENESIS_HASH
 from zodyssey.runs import evidence as chain
-from zodyssey.runstate import GENESIS_HASH
 
 
 def build_chain(root: Path, count: int) -> list[dict[str, Any]]:

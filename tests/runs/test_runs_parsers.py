@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from zodyssey.core.plan import parse_plan
 from zodyssey.errors import UsageError
 from zodyssey.runs.lint import lint_plan
-from zodyssey.runs.plan import parse_plan
 from zodyssey.runs.review import parse_artifact
 
 

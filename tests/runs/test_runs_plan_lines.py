@@ -1,4 +1,4 @@
-"""The plan's line shapes, matched with string methods (zodyssey/runs/plan.py),
+"""The plan's line shapes, matched with string methods (zodyssey/core/plan.py),
 agree with the grammar written as regular expressions.
 
 The gate parses the plan on every write it judges and does not import `re`
@@ -15,7 +15,7 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from zodyssey.runs.plan import (
+from zodyssey.core.plan import (
     blank_comments,
     fence_run,
     field_bullet,

@@ -9,9 +9,9 @@ import pytest
 
 from tests.helpers import run_zodyssey
 from tests.helpers.runs import PLAN, Repo, Result
+from zodyssey.core.plan import plan_sha256
+from zodyssey.core.store import RunStore
 from zodyssey.runs import evidence as chain
-from zodyssey.runs.plan import plan_sha256
-from zodyssey.runs.store import RunStore
 
 
 def refused(result: Result, code: int, *fragments: str) -> None:

@@ -7,9 +7,9 @@ import re
 import pytest
 
 from tests.helpers import make_repo, run_zodyssey
-from zodyssey.errors import EXIT_USAGE
-from zodyssey.runs.store import StateError, validate_slug
-from zodyssey.runstate import SLUG_PATTERN, is_slug
+from zodyssey.core.exits import EXIT_USAGE
+from zodyssey.core.store import StateError, validate_slug
+from zodyssey.core.vocabulary import SLUG_PATTERN, is_slug
 
 
 @pytest.mark.parametrize("slug", ["demo\n", "demo\r", "Demo", "-demo", "de mo", "", "demo/x"])

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from zodyssey.anchors.model import Citation
-from zodyssey.atomicfile import write_atomic
+from zodyssey.core.atomic import write_atomic
 from zodyssey.errors import ZodysseyError
 
 Edit = tuple[int, int, str]  # column begin, column end, replacement

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zodyssey.atomicfile import write_atomic
+from zodyssey.core.atomic import write_atomic
 from zodyssey.errors import UsageError
 
 DEFAULT_COMMENT = (

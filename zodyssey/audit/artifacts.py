@@ -14,7 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from zodyssey.errors import EXIT_MISSING, ZodysseyError
+from zodyssey.core.exits import EXIT_MISSING
+from zodyssey.errors import ZodysseyError
 
 # Larger than any honest artifact; protects the audit from a file meant to exhaust memory.
 MAX_ARTIFACT_BYTES = 64 * 1024 * 1024

@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass, field
 
 from zodyssey.audit.model import AuditedRun, CriterionRecord, ReviewRound, clip, short_hash
+from zodyssey.core.plan import Plan, parse_plan
 from zodyssey.findings import Finding, Severity
-from zodyssey.runs.plan import Plan, parse_plan
 
 TOOL = "audit"
 

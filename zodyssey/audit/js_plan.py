@@ -2,7 +2,7 @@
 
 The audit must judge a JS run against the criteria the pipeline itself saw,
 or criteria silently vanish (or appear). Its grammar differs from ours
-(`zodyssey/runs/plan.py`) in ways that matter:
+(`zodyssey/core/plan.py`) in ways that matter:
 
 - only rows inside the `## Todos` and `## Final verification wave` sections
   count; a section runs to the next line starting with `## `;
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 
-from zodyssey.runs.plan import Criterion, Plan, Todo
+from zodyssey.core.plan import Criterion, Plan, Todo
 
 _FRONT_MATTER = re.compile(r"\A---\n[\s\S]*?\n---\n")
 _COMMENT = re.compile(r"<!--[\s\S]*?-->")

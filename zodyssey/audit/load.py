@@ -6,9 +6,9 @@ from pathlib import Path
 
 from zodyssey.audit.artifacts import ArtifactMissing, as_dict, as_str, read_required_json
 from zodyssey.audit.model import AuditedRun
+from zodyssey.core import store
+from zodyssey.core.vocabulary import is_slug
 from zodyssey.errors import UsageError
-from zodyssey.runs import store
-from zodyssey.runstate import is_slug
 
 
 def locate(target: str, repo: str | None) -> tuple[Path, str, Path]:

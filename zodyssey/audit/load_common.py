@@ -19,7 +19,7 @@ from zodyssey.audit.artifacts import (
 )
 from zodyssey.audit.model import AuditedRun, ConsumedNonce, ReviewRound, UngatedCall, clip
 from zodyssey.audit.validation import validate
-from zodyssey.runs import store
+from zodyssey.core import store
 
 
 def load_plan(run: AuditedRun, root: Path, recorded: Any) -> None:

@@ -41,7 +41,7 @@ from zodyssey.audit.model import (
     short_hash,
 )
 from zodyssey.audit.validation import validate
-from zodyssey.runs import store
+from zodyssey.core import store
 
 NOT_VERIFIABLE = (
     "evidence is not hash-chained: an edited, deleted or reordered verify record cannot be detected",

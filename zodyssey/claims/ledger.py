@@ -116,7 +116,7 @@ def render_ledger(ledger: Ledger) -> str:
 
 
 def write_ledger(path: Path, ledger: Ledger) -> None:
-    from zodyssey.atomicfile import write_atomic
+    from zodyssey.core.atomic import write_atomic
 
     write_atomic(path, render_ledger(ledger))
 

@@ -345,8 +345,8 @@ class ClaimsRecorder:
         return bool(self.problems)
 
     def _write_json(self, findings: list[Finding], runs: list[TestRun]) -> None:
-        from zodyssey.atomicfile import write_atomic
         from zodyssey.claims.verdict import RESULTS_KIND
+        from zodyssey.core.atomic import write_atomic
 
         document = {
             "kind": RESULTS_KIND,
@@ -365,7 +365,7 @@ class ClaimsRecorder:
         write_atomic(Path(self.json_path or ""), json.dumps(document, indent=2) + "\n")
 
     def _export(self) -> None:
-        from zodyssey.atomicfile import write_atomic
+        from zodyssey.core.atomic import write_atomic
 
         document = {
             "root": str(self.root),

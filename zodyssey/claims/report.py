@@ -20,7 +20,8 @@ from zodyssey.claims.verdict import (
     union,
 )
 from zodyssey.config import Config, load_config
-from zodyssey.errors import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS, UsageError
+from zodyssey.core.exits import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS
+from zodyssey.errors import UsageError
 from zodyssey.findings import Case, Finding, Report
 
 

@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from zodyssey.errors import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS, UsageError, ZodysseyError
+from zodyssey.core.exits import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS
+from zodyssey.errors import UsageError, ZodysseyError
 
 if TYPE_CHECKING:
     from zodyssey.anchors.check import CheckResult

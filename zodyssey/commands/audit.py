@@ -7,7 +7,8 @@ import os
 import sys
 from typing import Any
 
-from zodyssey.errors import EXIT_EMPTY, EXIT_FINDINGS, EXIT_OK, ZodysseyError
+from zodyssey.core.exits import EXIT_EMPTY, EXIT_FINDINGS, EXIT_OK
+from zodyssey.errors import ZodysseyError
 
 FORMATS = ("text", "json", "markdown", "html", "junit", "sarif", "github")
 

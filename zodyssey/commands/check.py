@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from zodyssey.errors import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+from zodyssey.core.exits import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
 
 FORMATS = ("text", "json", "github", "sarif", "junit", "markdown")
 # Lower index = worse. Codes outside this list mean a part crashed; they count as 2.

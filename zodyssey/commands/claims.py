@@ -159,7 +159,7 @@ def register(sub: Any) -> None:
 
 def _no_verb(parser: argparse.ArgumentParser) -> Any:
     def handler(args: argparse.Namespace) -> int:
-        from zodyssey.errors import EXIT_USAGE
+        from zodyssey.core.exits import EXIT_USAGE
 
         parser.print_help(sys.stderr)
         return EXIT_USAGE
@@ -197,7 +197,8 @@ def run_test(args: argparse.Namespace) -> int:
     from zodyssey.claims.markers import collect_claims
     from zodyssey.claims.report import test_paths
     from zodyssey.config import load_config
-    from zodyssey.errors import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, UsageError
+    from zodyssey.core.exits import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+    from zodyssey.errors import UsageError
 
     root = Path(args.root).resolve()
     if not root.is_dir():
@@ -232,7 +233,7 @@ def run_test(args: argparse.Namespace) -> int:
 def run_update(args: argparse.Namespace) -> int:
     from zodyssey.claims.ledger import build_ledger, describe_changes, marker_findings, write_ledger
     from zodyssey.claims.report import load_state
-    from zodyssey.errors import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS
+    from zodyssey.core.exits import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS
 
     state = load_state(Path(args.root).resolve(), args.ledger, args.tests)
     blocking = marker_findings(state.claims)

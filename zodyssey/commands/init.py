@@ -138,7 +138,7 @@ def _pyproject_has_table(root: Path) -> bool:
 
 
 def _write(root: Path, rel: str, text: str, force: bool) -> Outcome:
-    from zodyssey.atomicfile import write_atomic
+    from zodyssey.core.atomic import write_atomic
 
     target = root / rel
     existed = target.exists()

@@ -11,7 +11,7 @@ import importlib
 from typing import Any
 
 from zodyssey import docs_url
-from zodyssey.runstate import PHASES
+from zodyssey.core.vocabulary import PHASES
 
 EPILOG = f"""\
 exit codes:
@@ -158,7 +158,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from zodyssey.errors import EXIT_LINT
+    from zodyssey.core.exits import EXIT_LINT
     from zodyssey.runs.checks import load_checks, test_command
     from zodyssey.runs.context import RunContext
     from zodyssey.runs.lint import lint_plan

@@ -14,7 +14,7 @@ itself, so errors carry json's own messages and the result is always what
 
 `dumps` is `json.dumps` for the options the run-state store uses: it runs
 json's own encoder module (`json/encoder.py`, loaded without the package
-`__init__`, its decoder and `re`: `zodyssey.gate.lean`) and falls back to
+`__init__`, its decoder and `re`: `zodyssey.core.lean`) and falls back to
 `json.dumps` if that fails.
 """
 
@@ -97,7 +97,7 @@ def _encoder() -> "Any":
         else:
             import _json  # noqa: F401  # what json.encoder imports beside `re`
 
-            from zodyssey.gate.lean import load
+            from zodyssey.core.lean import load
 
             _encoder_module = load("json.encoder", ("re",), register=False)
     return _encoder_module

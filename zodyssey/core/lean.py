@@ -31,7 +31,7 @@ and the state encoder in a fresh interpreter to hold this to account.
 
 import sys
 
-from zodyssey.record import Fields  # loaded before any stand-in (see `load`)
+from zodyssey.core.records import Fields  # loaded before any stand-in (see `load`)
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ bullets directly under todo rows of the comment-stripped document: a `Files:`
 inside an HTML comment, a fence, front matter or prose grants nothing.
 """
 
-from zodyssey.record import Fields
+from zodyssey.core.records import Fields
 
 # The line shapes below are matched with string methods, not `re`: the gate
 # hook parses the plan on every write it judges, and importing `re` (with

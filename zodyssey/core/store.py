@@ -15,17 +15,11 @@ import fcntl
 import os
 import time
 
-from zodyssey.atomicfile import write_atomic
-from zodyssey.errors import EXIT_USAGE, ZodysseyError
-from zodyssey.runstate import (
-    PLANS,
-    REVIEWS,
-    STATE,
-    TERMINAL_PHASES,
-    VERIFY,
-    is_slug,
-)
-from zodyssey.runstate import ZCODE as ZCODE  # the audit reads store.ZCODE
+from zodyssey.core.atomic import write_atomic
+from zodyssey.core.exits import EXIT_USAGE
+from zodyssey.core.vocabulary import PLANS, REVIEWS, STATE, TERMINAL_PHASES, VERIFY, is_slug
+from zodyssey.core.vocabulary import ZCODE as ZCODE  # the audit reads store.ZCODE
+from zodyssey.errors import ZodysseyError
 
 # The gate hook imports this module on every write decision: no typing,
 # contextlib or datetime at runtime (they cost milliseconds per tool call).
@@ -132,7 +126,7 @@ def read_json(path: "StrPath") -> "Any":
         raise StateError(f"cannot read {path}: {exc.strerror}") from exc
     except UnicodeDecodeError as exc:
         raise StateError(f"{path} is not UTF-8 text") from exc
-    from zodyssey.gate.jsontext import loads  # json.loads without importing json
+    from zodyssey.core.jsontext import loads  # json.loads without importing json
 
     try:
         return loads(text)
@@ -145,7 +139,7 @@ def read_json(path: "StrPath") -> "Any":
 
 
 def dump_json(value: "Any") -> str:
-    from zodyssey.gate.jsontext import dumps  # json.dumps without importing json
+    from zodyssey.core.jsontext import dumps  # json.dumps without importing json
 
     return dumps(value, indent=2, ensure_ascii=False) + "\n"
 
@@ -168,7 +162,7 @@ def update_json(path: "StrPath", mutate: "Callable[[Any], T]", default: "Callabl
 
 def append_jsonl(path: "StrPath", record: "dict[str, Any]") -> None:
     """Append one JSON line under the lock (rewritten atomically, never torn)."""
-    from zodyssey.gate.jsontext import dumps  # json.dumps without importing json
+    from zodyssey.core.jsontext import dumps  # json.dumps without importing json
 
     with file_lock(path):
         try:

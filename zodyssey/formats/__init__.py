@@ -40,7 +40,7 @@ def write_report(text: str, output: str | None) -> None:
         sys.stdout.write(text)
         sys.stdout.flush()
         return
-    from zodyssey.atomicfile import write_atomic
+    from zodyssey.core.atomic import write_atomic
 
     try:
         write_atomic(output, text)

@@ -8,8 +8,8 @@ a read-only shell command never parses the plan.
 
 import os
 
+from zodyssey.core.records import Fields
 from zodyssey.gate.paths import Layout, resolve, within, written
-from zodyssey.record import Fields
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
@@ -106,7 +106,7 @@ def plan_view(path: str, text: bytes | None, root: str, error: str | None = None
     """Scope of a plan text, with every declared path resolved against the root."""
     if text is None:
         return PlanView(path, None, error or "the plan is unreadable", None)
-    from zodyssey.runs.plan import parse_plan, plan_sha256
+    from zodyssey.core.plan import parse_plan, plan_sha256
 
     sha = plan_sha256(text)
     try:
@@ -210,7 +210,7 @@ class RunContext:
 
 
 def load_plan(layout: "Layout", slug: str, state: "dict[str, Any]") -> "PlanView":
-    from zodyssey.runstate import plan_location
+    from zodyssey.core.vocabulary import plan_location
 
     try:
         raw = plan_location(state, layout.root, slug)
@@ -232,7 +232,7 @@ def load_plan(layout: "Layout", slug: str, state: "dict[str, Any]") -> "PlanView
 def load_inflight(layout: "Layout", slug: str) -> "list[dict[str, Any]]":
     import json  # only once a dispatch ledger exists
 
-    from zodyssey.runstate import inflight_file
+    from zodyssey.core.vocabulary import inflight_file
 
     path = inflight_file(layout.root, slug)
     try:

@@ -8,7 +8,7 @@ paid on every tool call of every agent.
 
 import os
 
-from zodyssey.runstate import STATE, TERMINAL_PHASES, is_slug
+from zodyssey.core.vocabulary import STATE, TERMINAL_PHASES, is_slug
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ class Discovery:
 
 def read_states(root: str, files: list[tuple[str, str]]) -> "Discovery":
     """Parse each state file; one that cannot be read yields the reason instead."""
-    from zodyssey.gate.jsontext import loads  # json.loads without importing json
+    from zodyssey.core.jsontext import loads  # json.loads without importing json
 
     runs: list[tuple[str, dict[str, Any] | str]] = []
     for slug, path in files:

@@ -1,7 +1,7 @@
 """Carry out what an allowed call takes: dispatch slots, the review nonce,
 file locks and the ungated-shell record.
 
-All writes go through `zodyssey.runs.store` (fcntl lock, re-read, atomic
+All writes go through `zodyssey.core.store` (fcntl lock, re-read, atomic
 replace). Each effect re-checks its condition under the lock, because the
 policy decided on a snapshot and another hook process may have run since:
 that is what makes "50 simultaneous dispatches against cap 4 admit 4" hold.
@@ -9,6 +9,7 @@ that is what makes "50 simultaneous dispatches against cap 4 admit 4" hold.
 
 import os
 
+from zodyssey.core import store
 from zodyssey.gate.context import RunContext
 from zodyssey.gate.policy import (
     DISPATCH_TTL_SECONDS,
@@ -17,7 +18,6 @@ from zodyssey.gate.policy import (
     parse_time,
     same_session,
 )
-from zodyssey.runs import store
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:  # the hook works on path strings: no typing or pathlib at run time

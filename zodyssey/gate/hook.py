@@ -7,7 +7,7 @@ This module is on the hot path of every tool call an agent makes, so it
 imports nothing at the top that the interpreter has not already loaded (`os`,
 `sys`): no `typing`, no `__future__` (annotations naming `typing` are strings
 for the type checker), no `json` (payloads and state files go through
-`zodyssey.gate.jsontext`); the shell parser, the plan parser and the state
+`zodyssey.core.jsontext`); the shell parser, the plan parser and the state
 store are imported when a decision needs them.
 
 Failure rules: outside a run the hook never blocks (exit 0, no output,
@@ -106,7 +106,7 @@ def _payload_dirs(payload: "Any") -> "list[str]":
 
 
 def _load_payload(raw: bytes) -> "tuple[Any, str | None]":
-    from zodyssey.gate.jsontext import loads
+    from zodyssey.core.jsontext import loads
 
     try:
         payload = loads(raw)
@@ -237,7 +237,7 @@ def main(argv: list[str]) -> int:
 
 def _maybe_in_run(raw: bytes) -> bool:
     """After an unexpected error before discovery finished: could a run exist?"""
-    from zodyssey.runstate import STATE
+    from zodyssey.core.vocabulary import STATE
 
     candidates = [os.environ.get(n) for n in PROJECT_ENV] + [os.getcwd()]
     payload, _ = _load_payload(raw)

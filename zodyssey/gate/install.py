@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from zodyssey.atomicfile import write_atomic
+from zodyssey.core.atomic import write_atomic
 from zodyssey.errors import UsageError
 
 CLAUDE_TIMEOUT_SECONDS = 30

@@ -8,7 +8,7 @@ does not exist yet). Everything is compared as absolute real paths.
 
 import os
 
-from zodyssey.runstate import BOOKKEEPING_DIRS, STATE_DIRS
+from zodyssey.core.vocabulary import BOOKKEEPING_DIRS, STATE_DIRS
 
 # Hook configuration files: the installed gate, never writable during a run.
 # The same names count in the repository and in the user's home directory

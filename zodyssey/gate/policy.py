@@ -19,6 +19,16 @@ are returned as `effects`; the hook re-checks them under the state lock.
 
 import os
 
+from zodyssey.core.records import Fields
+from zodyssey.core.vocabulary import (
+    BLOCKED,
+    DEFAULT_MAX_ROUNDS,
+    EXECUTING_PHASES,
+    HALTED_PHASES,
+    STATE_DIRS,
+    TEST_FROZEN_PHASES,
+    utc_seconds,
+)
 from zodyssey.gate import shell
 from zodyssey.gate.paths import PathTooLong, is_test_file, relative, resolve, within, written
 from zodyssey.gate.toolcall import (
@@ -32,16 +42,6 @@ from zodyssey.gate.toolcall import (
     Target,
     ToolCall,
 )
-from zodyssey.record import Fields
-from zodyssey.runstate import (
-    BLOCKED,
-    DEFAULT_MAX_ROUNDS,
-    EXECUTING_PHASES,
-    HALTED_PHASES,
-    STATE_DIRS,
-    TEST_FROZEN_PHASES,
-    utc_seconds,
-)
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 MAX_PATH = 4095  # PATH_MAX less its NUL: a longer path is not one the system resolves
 MAX_INPUT = 1 << 20  # characters of strings a non-native call may hold
 MAX_STRINGS = 1 << 14  # strings (and keys) a non-native call may hold
-LOCK_TTL_SECONDS = 30 * 60  # mirrors zodyssey.runs.store.LOCK_TTL_SECONDS
+LOCK_TTL_SECONDS = 30 * 60  # mirrors zodyssey.core.store.LOCK_TTL_SECONDS
 DISPATCH_TTL_SECONDS = 2 * 60 * 60  # a ledger entry whose post-tool never came expires
 EXECUTOR_PHASES = EXECUTING_PHASES
 ASK_THE_USER = "ask the user to run it in their own terminal"
@@ -287,8 +287,8 @@ def _joined(path: str, cwd: str, home: str) -> str:
 def _phase_of(slug: str, root: str, ctx: "RunContext") -> str | None:
     if slug == ctx.slug and root == ctx.root:
         return ctx.phase
-    from zodyssey.gate.jsontext import loads
-    from zodyssey.runstate import is_slug, state_file
+    from zodyssey.core.jsontext import loads
+    from zodyssey.core.vocabulary import is_slug, state_file
 
     if not is_slug(slug):
         return None
@@ -333,7 +333,7 @@ _state_anywhere = _run_state_anywhere
 
 def _config_file(path: str, ctx: "RunContext") -> str | None:
     """The configuration file (at the repository root) `path` is, or holds."""
-    from zodyssey.runstate import CONFIG_FILES
+    from zodyssey.core.vocabulary import CONFIG_FILES
 
     lowered = path.lower()
     for name in CONFIG_FILES:
@@ -694,9 +694,9 @@ def _reviewer_refused(ctx: "RunContext", agent: str) -> "Decision | None":
 
 def _lint(ctx: "RunContext", text: bytes) -> list[str]:
     """What `zodyssey run lint` would say about the plan text (loaded only for a reviewer dispatch)."""
+    from zodyssey.core.plan import parse_plan
     from zodyssey.runs.checks import load_checks, test_command
     from zodyssey.runs.lint import lint_plan
-    from zodyssey.runs.plan import parse_plan
 
     try:
         plan = parse_plan(text.decode("utf-8"))

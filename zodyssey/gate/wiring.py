@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zodyssey.errors import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, UsageError
+from zodyssey.core.exits import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+from zodyssey.errors import UsageError
 from zodyssey.findings import Case, Finding, Report
 
 HATCH = "ZODYSSEY_UNGATE_BASH"
@@ -514,7 +515,7 @@ def declare_harness(root: Path, harness: str) -> str:
     Edits the configuration file as text (comments and layout kept) and writes
     it atomically; the result is read back and must hold the new list.
     """
-    from zodyssey.atomicfile import write_atomic
+    from zodyssey.core.atomic import write_atomic
 
     declared, _ = declared_harnesses(root)
     if harness in declared:

@@ -6,7 +6,7 @@ call inside a run is more than a plain read; standard library `os` only.
 
 import os
 
-from zodyssey.runstate import STATE
+from zodyssey.core.vocabulary import STATE
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:

@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from zodyssey.errors import EXIT_USAGE, ZodysseyError
-from zodyssey.runs.plan import Plan, parse_plan, plan_sha256
-from zodyssey.runs.store import RunStore, StateError, now_iso
-from zodyssey.runstate import PHASES, plan_location
+from zodyssey.core.exits import EXIT_USAGE
+from zodyssey.core.plan import Plan, parse_plan, plan_sha256
+from zodyssey.core.store import RunStore, StateError, now_iso
+from zodyssey.core.vocabulary import PHASES, plan_location
+from zodyssey.errors import ZodysseyError
 
 # Fields the commands read as objects or lists: a state file edited by hand (or
 # by an agent) into another shape is an unreadable state (exit 2), not a crash.

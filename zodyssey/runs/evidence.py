@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zodyssey.atomicfile import write_atomic
-from zodyssey.runs.plan import Criterion, Todo
-from zodyssey.runs.store import StateError, file_lock, verify_dir
-from zodyssey.runstate import GENESIS_HASH
+from zodyssey.core.atomic import write_atomic
+from zodyssey.core.plan import Criterion, Todo
+from zodyssey.core.store import StateError, file_lock, verify_dir
+from zodyssey.core.vocabulary import GENESIS_HASH
 
 OUTPUT_STORE_LIMIT = 1024 * 1024  # full output kept when a stream is at most this many bytes
 TAIL_BYTES = 4096

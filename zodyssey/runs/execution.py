@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from zodyssey.runs.store import now_iso
+from zodyssey.core.store import now_iso
 
 DEFAULT_TIMEOUT_S = 600.0
 

@@ -9,8 +9,26 @@ from pathlib import Path
 from typing import Any
 
 from zodyssey import __version__
-from zodyssey.atomicfile import write_atomic
-from zodyssey.errors import EXIT_REFUSED_STATE, UsageError
+from zodyssey.core.atomic import write_atomic
+from zodyssey.core.exits import EXIT_REFUSED_STATE
+from zodyssey.core.store import (
+    RunStore,
+    StateError,
+    now_iso,
+    plan_path,
+    read_json,
+    reviews_dir,
+    verify_dir,
+    zcode_dir,
+)
+from zodyssey.core.vocabulary import (
+    EXECUTING_PHASES,
+    GATE_CONFIG,
+    GENESIS_HASH,
+    HALTED_PHASES,
+    TERMINAL_PHASES,
+)
+from zodyssey.errors import UsageError
 from zodyssey.runs import evidence as chain
 from zodyssey.runs.checks import load_checks
 from zodyssey.runs.context import LoadedPlan, RunContext, RunRefused, gate_entry
@@ -21,24 +39,7 @@ from zodyssey.runs.preconditions import (
     require_bound_plan,
     stamp_override,
 )
-from zodyssey.runs.store import (
-    RunStore,
-    StateError,
-    now_iso,
-    plan_path,
-    read_json,
-    reviews_dir,
-    verify_dir,
-    zcode_dir,
-)
 from zodyssey.runs.verification import run_quality_checks
-from zodyssey.runstate import (
-    EXECUTING_PHASES,
-    GATE_CONFIG,
-    GENESIS_HASH,
-    HALTED_PHASES,
-    TERMINAL_PHASES,
-)
 
 TODO_STATUSES = ("pending", "in_flight", "done", "failed", "blocked")
 PLAN_TEMPLATE = """\
@@ -57,7 +58,7 @@ PLAN_TEMPLATE = """\
 
 
 def _gate_config(root: Path) -> dict[str, str]:
-    """The configuration the gate will judge this run by (see runstate.GATE_CONFIG)."""
+    """The configuration the gate will judge this run by (see core.vocabulary.GATE_CONFIG)."""
     from zodyssey.config import config_digest
 
     digest, source = config_digest(root)
@@ -141,7 +142,7 @@ def cmd_start(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot read --plan {args.plan}: {exc}") from exc
     title = args.title
     if not title and text is not None:
-        from zodyssey.runs.plan import parse_plan
+        from zodyssey.core.plan import parse_plan
 
         title = parse_plan(text).title
     title = title or ctx.slug
@@ -478,7 +479,7 @@ def _age(stamp: object, now: float) -> str:
 def cmd_list(args: argparse.Namespace) -> int:
     import time
 
-    from zodyssey.runs.store import list_runs
+    from zodyssey.core.store import list_runs
 
     root = Path(args.repo or ".").resolve()
     if not root.is_dir():

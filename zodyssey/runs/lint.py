@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from zodyssey.runs.plan import Plan
+from zodyssey.core.plan import Plan
 
 # A criterion that hands verification to a person cannot be executed, so it cannot be evidence.
 _DELEGATES = re.compile(

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from zodyssey.runstate import GENESIS_HASH
+from zodyssey.core.vocabulary import GENESIS_HASH
 
 # The genesis `prev` of an evidence chain: the first record points at no record.
 

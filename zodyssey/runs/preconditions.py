@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from zodyssey.errors import EXIT_REFUSED_STATE
+from zodyssey.core.exits import EXIT_REFUSED_STATE
+from zodyssey.core.store import now_iso
+from zodyssey.core.vocabulary import HALTED_PHASES
 from zodyssey.runs import evidence as chain
 from zodyssey.runs.context import LoadedPlan, RunContext
-from zodyssey.runs.store import now_iso
-from zodyssey.runstate import HALTED_PHASES
 
 
 def require_bound_plan(ctx: RunContext, state: dict[str, Any], command: str) -> LoadedPlan:

@@ -16,13 +16,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zodyssey.atomicfile import write_atomic
-from zodyssey.errors import EXIT_LINT, EXIT_REFUSED_STATE, UsageError, ZodysseyError
+from zodyssey.core.atomic import write_atomic
+from zodyssey.core.exits import EXIT_LINT, EXIT_REFUSED_STATE
+from zodyssey.core.store import dump_json, now_iso, reviews_dir
+from zodyssey.core.vocabulary import BLOCKED, HALTED_PHASES
+from zodyssey.errors import UsageError, ZodysseyError
 from zodyssey.runs.checks import load_checks, test_command
 from zodyssey.runs.context import RunContext, RunRefused, gate_entry
 from zodyssey.runs.lint import lint_plan
-from zodyssey.runs.store import dump_json, now_iso, reviews_dir
-from zodyssey.runstate import BLOCKED, HALTED_PHASES
 
 _VERDICT_LINE = re.compile(r"^\s*\**VERDICT\**\s*:\s*\**\s*(OKAY|REJECT)\s*\**\s*$")
 _VERDICT_ANY = re.compile(r"^\s*\**VERDICT\**\s*:", re.IGNORECASE)

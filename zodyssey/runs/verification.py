@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from zodyssey.config import load_config
-from zodyssey.errors import EXIT_REFUSED, EXIT_REFUSED_STATE, UsageError
+from zodyssey.core.exits import EXIT_REFUSED, EXIT_REFUSED_STATE
+from zodyssey.core.plan import Criterion, Todo
+from zodyssey.errors import UsageError
 from zodyssey.runs import evidence as chain
 from zodyssey.runs.checks import QualityCheck, load_checks
 from zodyssey.runs.context import RunContext, gate_entry
 from zodyssey.runs.execution import DEFAULT_TIMEOUT_S, Execution, execute
-from zodyssey.runs.plan import Criterion, Todo
 from zodyssey.runs.preconditions import (
     check_chain,
     note_evidence_head,

@@ -54,7 +54,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args:
         print("usage: python -m zodyssey.schemas.export [--check]", file=sys.stderr)
         return 2
-    from zodyssey.atomicfile import write_atomic
+    from zodyssey.core.atomic import write_atomic
 
     for name, text in exported().items():
         write_atomic(HERE / name, text)

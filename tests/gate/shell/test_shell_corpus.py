@@ -11,14 +11,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.helpers import REPO_ROOT as REPO
-from tests.helpers import find_shared_corpus, shared_corpus
 from zodyssey.gate.shell import classify, classify_parsed
 
-CORPUS = find_shared_corpus("bash-public.jsonl")
+# The public corpus lives in the repository (tests/data/), so the tests need no folder beside it.
+CORPUS = REPO / "tests" / "data" / "bash-public.jsonl"
 
 
 def _corpus() -> list[dict[str, object]]:
-    if CORPUS is None:
+    if not CORPUS.is_file():
         return []
     return [json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()]
 
@@ -32,23 +32,27 @@ def _check(record: dict[str, object], expected: dict[str, object]) -> None:
         assert record["targets"] == expected["targets"], (expected["command"], record)
 
 
-# Without the corpus one placeholder case stands in: it skips (fails in CI) saying why.
+def test_corpus_is_in_the_repository() -> None:
+    assert CORPUS.is_file(), CORPUS
+    assert len(CASES) >= 20, len(CASES)
+    assert all({"command", "class"} <= set(case) for case in CASES)
+
+
+# Without the corpus one placeholder case stands in, and fails saying so.
 @pytest.mark.parametrize(
     "case", CASES or [None], ids=[str(c["command"])[:40] for c in CASES] or ["no-corpus"]
 )
 def test_corpus_through_classifier(case: dict[str, object] | None) -> None:
-    shared_corpus("bash-public.jsonl")
-    assert case is not None
+    assert case is not None, f"corpus missing: {CORPUS}"
     _check(classify(str(case["command"])).as_record(), case)
     _check(classify_parsed(str(case["command"])).as_record(), case)
 
 
 def test_corpus_through_cli() -> None:
-    corpus = shared_corpus("bash-public.jsonl")
-    assert CASES, corpus
+    assert CASES, CORPUS
     result = subprocess.run(
         [sys.executable, "-m", "zodyssey", "gate", "classify", "--jsonl"],
-        input=corpus.read_text(),
+        input=CORPUS.read_text(),
         capture_output=True,
         text=True,
         check=True,

@@ -25,7 +25,7 @@ from typing import Any, TextIO
 from zodyssey.anchors.history.trace import Trace, TraceRun, trace_citations
 from zodyssey.anchors.model import Citation, make_key
 from zodyssey.config import Config
-from zodyssey.errors import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS
+from zodyssey.core.exits import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS
 from zodyssey.findings import Case, Finding, Report
 
 # JSON payload version of both modes (documented in docs/citation-history.md).

@@ -6,8 +6,8 @@ the first of `workspace_roots`. A block is
 with exit 2.
 """
 
+from zodyssey.core.jsontext import loads
 from zodyssey.gate.harness import Reply
-from zodyssey.gate.jsontext import loads
 from zodyssey.gate.toolcall import ToolCall, build_call
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import

@@ -1,14 +1,14 @@
 """The classifier's records: tuples with named fields, written out by hand.
 
 A `typing.NamedTuple` would cost `typing` plus a class built through `exec`
-on every hook run. `Record` (`zodyssey.record`) gives every record what a
+on every hook run. `Record` (`zodyssey.core.records`) gives every record what a
 NamedTuple has (`_fields`, `_asdict`, `_replace`, a readable repr); each
 subclass lists its fields, a typed `__new__` and typed accessors. (`Target`, the record the gate
 shares with the other tool kinds, lives in `zodyssey.gate.toolcall`.)
 """
 
+from zodyssey.core.records import Record
 from zodyssey.gate.toolcall import Target
-from zodyssey.record import Record
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:

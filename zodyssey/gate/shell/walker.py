@@ -51,7 +51,7 @@ def parser() -> "Any":
 def _binding(package: str) -> "Any":
     """The compiled module `package._binding`, loaded without the package's
     `__init__` and without the standard modules the gate never uses
-    (`zodyssey.gate.lean`). Any surprise falls back to the ordinary import."""
+    (`zodyssey.core.lean`). Any surprise falls back to the ordinary import."""
     import sys
 
     name = package + "._binding"
@@ -59,7 +59,7 @@ def _binding(package: str) -> "Any":
     if module is not None:
         return module
     try:
-        from zodyssey.gate.lean import load
+        from zodyssey.core.lean import load
 
         return load(name, ("re", "collections", "enum"))
     except Exception:
