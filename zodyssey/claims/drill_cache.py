@@ -165,7 +165,7 @@ def render_cache(entries: dict[str, CachedClaim]) -> str:
 
 def write_cache(path: Path, entries: dict[str, CachedClaim]) -> bool:
     """Write when the content changes; True when written."""
-    from zodyssey.atomicfile import write_atomic
+    from zodyssey.core.atomic import write_atomic
 
     text = render_cache(entries)
     try:

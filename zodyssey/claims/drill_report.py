@@ -28,7 +28,8 @@ from zodyssey.claims.drill_cache import (
     read_cache,
     write_cache,
 )
-from zodyssey.errors import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS, UsageError
+from zodyssey.core.exits import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS
+from zodyssey.errors import UsageError
 from zodyssey.findings import Case, Finding, Report
 
 RULES = {
