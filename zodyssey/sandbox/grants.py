@@ -34,13 +34,8 @@ nothing (tests are frozen).
 
 import os
 
+from zodyssey.core.vocabulary import BLOCKED, CONFIG_FILES, TEST_FROZEN_PHASES, ZCODE
 from zodyssey.gate.paths import Layout, is_test_file, relative, within
-from zodyssey.runstate import (
-    BLOCKED,
-    CONFIG_FILES,
-    TEST_FROZEN_PHASES,
-    ZCODE,
-)
 from zodyssey.sandbox import landlock as ll
 
 TYPE_CHECKING = False

@@ -62,8 +62,8 @@ def _parse(argv: "list[str]") -> "tuple[str, str | None, bool, list[str]]":
 
 def find_run(slug: str, repo: str | None) -> "tuple[str, dict[str, object]]":
     """(repository root, state) of active run `slug`, found from --repo or the cwd."""
+    from zodyssey.core.vocabulary import is_active, is_slug, state_file
     from zodyssey.gate.discovery import locate_all, read_states
-    from zodyssey.runstate import is_active, is_slug, state_file
 
     if not is_slug(slug):
         raise SandboxRefused(f"--run needs a run slug (^[a-z0-9][a-z0-9-]*$), got {slug!r}")
