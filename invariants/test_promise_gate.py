@@ -99,6 +99,10 @@ def test_no_product_edit_before_okay(lab: Any, verdict: str | None) -> None:
         outcome = lab.hook(repo, payload)
         assert outcome.blocked, (verdict, payload["tool_name"], outcome)
         assert outcome.stderr.strip() or outcome.stdout.strip(), "a block must say why"
+        # Blocked BECAUSE of the review, not by a later layer (the drill of
+        # `review-gate` removes the review check: plan-tamper would still block).
+        reason = outcome.stderr + outcome.stdout
+        assert "is product code" in reason and "OKAY from the reviewer" in reason, reason
 
 
 @pytest.mark.claim("review-gate")

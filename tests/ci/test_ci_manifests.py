@@ -253,7 +253,7 @@ def test_pending_flag_shim_still_rejects_unknown_flags() -> None:
 
 def test_pre_commit_hooks_manifest() -> None:
     hooks = {hook["id"]: hook for hook in load_yaml(PRE_COMMIT)}
-    assert set(hooks) == {"check-anchors", "zodyssey-claims"}
+    assert set(hooks) == {"check-anchors", "zodyssey-claims", "zodyssey-claims-drill"}
     for hook in hooks.values():
         assert hook["language"] == "python"
         assert hook["pass_filenames"] is False

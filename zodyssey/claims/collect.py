@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -25,6 +26,29 @@ COLLECT_TIMEOUT_S = 300
 class Collection:
     links: list[LinkedTest] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)  # node ids pytest could not collect
+    causes: dict[str, str] = field(default_factory=dict)  # node id -> why, from pytest's output
+
+
+# pytest's heading of one collection error: `____ ERROR collecting tests/test_x.py ____`.
+_ERROR_HEADING = re.compile(r"^_+ ERROR collecting (.+?) _+$")
+
+
+def collection_causes(output: str) -> dict[str, str]:
+    """Why each module could not be collected: the first `E   ` line of its section."""
+    causes: dict[str, str] = {}
+    current: str | None = None
+    for line in output.splitlines():
+        heading = _ERROR_HEADING.match(line.strip())
+        if heading:
+            current = heading.group(1)
+            continue
+        if current is None or current in causes:
+            continue
+        if line.startswith("E   "):
+            causes[current] = line[4:].strip()
+        elif line.startswith(("=", "_")):
+            current = None
+    return causes
 
 
 def collect_links(root: Path, paths: list[str]) -> Collection:
@@ -76,6 +100,8 @@ def collect_links(root: Path, paths: list[str]) -> Collection:
             )
         data = json.loads(export.read_text(encoding="utf-8"))
     result = Collection(errors=[str(e) for e in data.get("collect_errors", [])])
+    causes = collection_causes(done.stdout)
+    result.causes = {e: causes[e] for e in result.errors if e in causes}
     for link in data.get("links", []):
         result.links.append(
             LinkedTest(

@@ -30,7 +30,7 @@ from pathlib import Path
 
 # Bumped when the set of breaks or their meaning changes: cached results made by
 # another engine are re-drilled.
-ENGINE = "drill-1"
+ENGINE = "drill-2"
 
 _SYMBOL = re.compile(r"^(?P<path>[^:\s]+\.py)::(?P<symbol>[A-Za-z_][A-Za-z0-9_.]*)$")
 _LINES = re.compile(r"^(?P<path>[^:\s]+):(?P<start>[0-9]+)(?:-(?P<end>[0-9]+))?$")
@@ -277,13 +277,17 @@ def _callee(expr: ast.expr | None) -> str:
 
 
 def _guard_statements(node: ast.If) -> list[ast.stmt]:
-    """The statements that make an `if` a guard: raise, or return/call of a block-like name."""
+    """The statements that make an `if` a guard: a raise, a return or call of a block-like
+    name, or the return that ends its block (an early exit)."""
     out: list[ast.stmt] = []
     for stmt in node.body:
         if isinstance(stmt, ast.Raise) or (
             isinstance(stmt, ast.Return | ast.Expr) and _GUARD_NAME.search(_callee(stmt.value))
         ):
             out.append(stmt)
+    last = node.body[-1]
+    if isinstance(last, ast.Return) and last not in out:
+        out.append(last)
     return out
 
 

@@ -86,6 +86,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="FILE",
         help="write the claims coverage matrix and findings as JSON",
     )
+    group.addoption(
+        "--claims-drill",
+        action="store_true",
+        default=False,
+        help="after the session, drill every claim that names code (`zodyssey claims drill`, "
+        "from its cache); a drill that does not pass fails the session",
+    )
     # Used by `zodyssey claims check` with --collect-only; not for people.
     group.addoption("--claims-export", default=None, help=argparse.SUPPRESS)
 
@@ -93,6 +100,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_HELP)
     config.pluginmanager.register(ClaimsRecorder(config), "zodyssey-claims-recorder")
+    if config.getoption("claims_drill", False):
+        from zodyssey.claims.drill_plugin import register
+
+        register(config)
 
 
 def claim_ids(item: pytest.Item) -> tuple[str, ...]:

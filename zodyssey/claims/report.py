@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -76,19 +76,35 @@ def load_state(root: Path, ledger: str | None, tests: list[str] | None) -> Claim
 
 def check_report(state: ClaimsState) -> tuple[Report, int]:
     findings = compare(state.claims, state.collection.links, state.ledger, state.ledger_rel)
+    causes = state.collection.causes
     for nodeid in state.collection.errors:
+        cause = f": {causes[nodeid]}" if nodeid in causes else ""
         findings.append(
             Finding(
                 "claims",
                 "collection-error",
                 "warning",
-                f"pytest could not collect {nodeid}; tests in it cannot defend a claim",
+                f"pytest could not collect {nodeid}{cause}; tests in it cannot defend a claim",
                 nodeid.partition("::")[0] or None,
                 None,
+                {"cause": causes[nodeid]} if nodeid in causes else {},
             )
         )
+    findings = [_with_cause(f, causes) for f in findings]
     code = _exit_code(findings, state.claims, state.config)
     return _report(state, findings, code), code
+
+
+def _with_cause(finding: Finding, causes: dict[str, str]) -> Finding:
+    """A missing test whose module could not be collected says why."""
+    test = finding.extra.get("test")
+    if finding.rule != "missing-test" or not isinstance(test, str):
+        return finding
+    cause = causes.get(test.partition("::")[0])
+    if cause is None:
+        return finding
+    message = f"{finding.message} (its module could not be collected: {cause})"
+    return replace(finding, message=message, extra={**finding.extra, "cause": cause})
 
 
 def _exit_code(findings: list[Finding], claims: ClaimSet, config: Config) -> int:

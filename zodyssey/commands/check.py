@@ -28,8 +28,10 @@ EPILOG = """\
 exit codes (the worst of the parts, in this order):
   2  a part could not run: bad arguments, unreadable configuration, lock, ledger
      or harness configuration
-  9  problems found (citations, claims or gate wiring)
-  4  nothing discovered (zero citations or zero claims)
+  9  problems found (citations, claims, gate wiring, or with --drill a break that
+     survived)
+  4  nothing discovered (zero citations or zero claims; with --drill, a break not
+     judged or no claim naming code)
   0  every part clean
 
 The claims part is static (documents + collected tests + ledger); whether the
@@ -69,6 +71,12 @@ def register(sub: Any) -> None:
     )
     parser.add_argument(
         "-o", "--output", default=None, metavar="FILE", help="write the report to FILE"
+    )
+    parser.add_argument(
+        "--drill",
+        action="store_true",
+        help="also run the claims drill (`zodyssey claims drill`), from its cache where the "
+        "claims' code and tests are unchanged",
     )
     parser.set_defaults(handler=run)
 
@@ -129,6 +137,20 @@ def _gate(root: Path, fmt: str, colour: bool | None) -> tuple[int, str, str]:
     if not declared and not report.findings:
         note = "zodyssey check: gate wiring: no harness declared; skipped\n"
         return code, "" if fmt == "text" else render(report, fmt, colour=colour), note
+    return code, render(report, fmt, colour=colour), ""
+
+
+def _drill(root: Path, fmt: str, colour: bool | None) -> tuple[int, str, str]:
+    import os
+
+    from zodyssey.claims.drill_report import Options, run_drill
+    from zodyssey.errors import ZodysseyError
+    from zodyssey.formats import render
+
+    try:
+        report, code = run_drill(root, Options(ids=[], jobs=os.cpu_count() or 1))
+    except ZodysseyError as exc:
+        return exc.exit_code, "", f"zodyssey claims drill: error: {exc.message}\n"
     return code, render(report, fmt, colour=colour), ""
 
 
@@ -198,6 +220,8 @@ def run(args: argparse.Namespace) -> int:
         "claims": _claims(root, args.format, colour),
         "gate": _gate(root, args.format, colour),
     }
+    if args.drill:
+        parts["drill"] = _drill(root, args.format, colour)
     code = worst([c for c, _, _ in parts.values()])
     for name, (part_code, _, err) in parts.items():
         if err:

@@ -1,0 +1,126 @@
+"""Benchmark of `zodyssey claims drill` on this repository (`python bench/bench_drill.py`).
+
+Works on a scratch copy of this work tree (never on the tree itself):
+
+- cold:    every claim that names code drilled from an empty cache;
+- cached:  the same after one claim's code changed (a comment added inside its
+           span): only that claim is drilled again. Target: cached <= 10% of cold;
+- per break: one claim drilled with one job, its time divided by its runs (the
+           unbroken run plus one per break), against one plain `pytest` run of the
+           same tests in the same copy. Target: <= 1.5x.
+
+Figures are ratios against baselines measured in the same run. `--claim ID` picks
+the claim of the per-break figure (default: the first that names code);
+`--quick` skips the cold/cached pair.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from zodyssey.claims.drill import make_copy  # noqa: E402
+
+
+def drill(root: Path, *args: str) -> tuple[float, dict[str, object]]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    env["PYTHONPATH"] = str(root)
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "zodyssey", "claims", "drill", "--json", *args],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    seconds = time.perf_counter() - started
+    if done.returncode not in (0, 4, 9):
+        raise SystemExit(f"drill failed (exit {done.returncode}): {done.stderr[-2000:]}")
+    return seconds, json.loads(done.stdout)
+
+
+def plain_run(root: Path, tests: list[str]) -> float:
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    env["PYTHONPATH"] = str(root)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *tests],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        check=False,
+    )
+    return time.perf_counter() - started
+
+
+def touch_span(root: Path, spec: str) -> None:
+    """A comment inside the first line of the spec's span: its content changes, not its code."""
+    from zodyssey.claims.drill_breaks import resolve
+
+    span = resolve(root, spec)[0]
+    path = root / span.path
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    at = max(span.start - 1, 0)
+    lines[at] = lines[at].rstrip("\n") + "  # bench: touched\n"
+    path.write_text("".join(lines), encoding="utf-8")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="only the per-break figure")
+    parser.add_argument("--claim", default=None, help="claim of the per-break figure")
+    parser.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-drill-") as tmp:
+        root = Path(tmp) / "repo"
+        make_copy(REPO, root)
+        cache = str(Path(tmp) / "cache.json")
+        ok = True
+        first: dict[str, object] | None = None
+        if not args.quick:
+            cold, first = drill(root, "--cache", cache, "-j", str(args.jobs))
+            claims = [c for c in first["claims"] if c["code"]]  # type: ignore[union-attr,index]
+            print(f"cold: {len(claims)} claim(s) naming code drilled in {cold:.1f} s")
+            touch_span(root, claims[0]["code"][0])
+            cached, again = drill(root, "--cache", cache, "-j", str(args.jobs))
+            redrilled = [c["id"] for c in again["claims"] if c["code"] and not c["cached"]]  # type: ignore[union-attr,index]
+            ratio = cached / cold
+            ok &= ratio <= 0.10
+            print(
+                f"cached (one claim's code changed, re-drilled: {', '.join(redrilled)}): "
+                f"{cached:.1f} s = {ratio:.1%} of cold (target <= 10%)"
+            )
+        pick = args.claim
+        if pick is None:
+            if first is None:
+                _, first = drill(root, "--no-cache", "-j", str(args.jobs))
+            pick = next(c["id"] for c in first["claims"] if c["code"])  # type: ignore[union-attr,index]
+        whole, one = drill(root, pick, "--no-cache", "-j", "1")
+        [row] = one["claims"]  # type: ignore[misc]
+        runs = len(row["breaks"]) + 1
+        plain = min(plain_run(root, row["tests"]) for _ in range(3))
+        per_break = whole / runs
+        ratio = per_break / plain
+        ok &= ratio <= 1.5
+        print(
+            f"per break ({pick}, {runs - 1} break(s) + the unbroken run, one job): "
+            f"{per_break:.2f} s against a plain run of its {len(row['tests'])} test(s) "
+            f"{plain:.2f} s = {ratio:.2f}x (target <= 1.5x)"
+        )
+    print("bench_drill: " + ("ok" if ok else "TARGET MISSED"))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
