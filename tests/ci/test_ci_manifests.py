@@ -29,7 +29,12 @@ NOX_EXAMPLE = REPO / "ci" / "noxfile_example.py"
 PACKAGED_WORKFLOW = REPO / "zodyssey" / "templates" / "github-workflow.yml"
 
 # Values substituted for shell variables before a command line is parsed.
-SHELL_VALUES = {"RUN_SLUG": "demo-run", "ZODYSSEY_RUN_SLUG": "demo-run", "ZODYSSEY_ARGS": ""}
+SHELL_VALUES = {
+    "RUN_SLUG": "demo-run",
+    "ZODYSSEY_RUN_SLUG": "demo-run",
+    "ZODYSSEY_ARGS": "",
+    "ZODYSSEY_DRILL": "--drill",
+}
 
 
 def load_yaml(path: Path) -> Any:
