@@ -27,6 +27,18 @@ def quick(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def clients(session: nox.Session) -> None:
+    """The gate in the real Claude Code, Gemini CLI and Codex CLI (tests/clients/).
+
+    Installs the clients pinned in tests/clients/versions.toml from npm into
+    $ZODYSSEY_CLIENTS_CACHE (default ~/.cache/zodyssey/clients), reused when present.
+    """
+    session.install("-e", ".[test]")
+    pytest = ["python", "-m", "pytest", "-q", "-m", "clients", "-n", "2", "--dist", "loadgroup"]
+    session.run(*pytest, "tests/clients", *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def anchors(session: nox.Session) -> None:
     """The citation lock of this repository (`check-anchors`)."""
     session.install("-e", ".")
