@@ -17,7 +17,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from zodyssey.atomicfile import write_atomic
+from zodyssey.core.atomic import write_atomic
 
 VERSIONS = Path(__file__).with_name("versions.toml")
 NPM_TIMEOUT = 600

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.helpers import REPO_ROOT, commit, make_repo, plan, run_zodyssey
-from zodyssey.atomicfile import write_atomic
+from zodyssey.core.atomic import write_atomic
 
 SLUG = "demo"
 PLAN = plan(
