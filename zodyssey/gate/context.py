@@ -161,6 +161,7 @@ class RunContext:
         ungated: bool = False,
         cap: int = DEFAULT_CAP,
         exists: "Callable[[str], bool]" = os.path.lexists,
+        sandboxed: bool = False,
     ) -> None:
         self.layout = layout
         self.root = layout.root
@@ -174,6 +175,9 @@ class RunContext:
         self.ungated = ungated
         self.cap = cap
         self.exists = exists
+        # The shell call will run under the Landlock write sandbox (zodyssey/sandbox/):
+        # what it writes without naming is contained by the kernel, not guessed.
+        self.sandboxed = sandboxed
 
     @property
     def phase(self) -> str:

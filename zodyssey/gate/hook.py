@@ -219,7 +219,7 @@ def main(argv: list[str]) -> int:
                 harness_name, f"cannot read the hook payload: {payload_error}", slug
             )
         call = adapter.to_call(payload)
-        return _pre_tool(runs, call, adapter, (payload, start) if in_repo else None)
+        return _pre_tool(runs, call, adapter, (payload, start) if in_repo else None, payload)
     except BaseException as exc:  # fail closed inside a run, stay open outside
         if isinstance(exc, KeyboardInterrupt | SystemExit) and not in_run:
             return 0
@@ -257,7 +257,9 @@ def _maybe_in_run(raw: bytes) -> bool:
     return False
 
 
-def _contexts(runs: "list[tuple[str, list[tuple[str, Any]]]]") -> "list[Any]":
+def _contexts(
+    runs: "list[tuple[str, list[tuple[str, Any]]]]", sandboxed: bool = False
+) -> "list[Any]":
     import time
 
     from zodyssey.gate.context import (
@@ -290,6 +292,7 @@ def _contexts(runs: "list[tuple[str, list[tuple[str, Any]]]]") -> "list[Any]":
                     home=home,
                     ungated=ungated,
                     cap=cap,
+                    sandboxed=sandboxed,
                 )
             )
     return contexts
@@ -306,11 +309,52 @@ def _memo(cache: "list[Any]", load: "Any", *args: "Any") -> "Any":
     return cache[0]
 
 
+def _sandbox_wrap(
+    runs: "list[tuple[str, list[tuple[str, Any]]]]",
+    call: "Any",
+    adapter: "Any",
+    payload: "Any",
+    is_write: bool,
+) -> "tuple[str, str, str] | None":
+    """(permission decision, slug, root) when this shell call is to run wrapped in
+    the write sandbox (docs/gate.md, "Enforcement"); None: it runs as it is."""
+    if call.kind != "shell" or call.error is not None or not isinstance(payload, dict):
+        return None
+    active = [(root, pair) for root, pairs in runs for pair in pairs]
+    if len(active) != 1 or os.environ.get("ZODYSSEY_UNGATE_BASH", "") == "1":
+        return None  # one run's grants; several runs keep the parser's judgement
+    root, (slug, state) = active[0]
+    recorded = state.get("sandbox") if isinstance(state, dict) else None
+    abi = recorded.get("landlock_abi") if isinstance(recorded, dict) else None
+    if not isinstance(abi, int) or isinstance(abi, bool) or abi < 1:
+        return None  # run start found no Landlock (or another tool started the run)
+    from zodyssey.sandbox.wrap import wants_wrap
+
+    decision = wants_wrap(getattr(adapter, "name", ""), payload, call.command, is_write)
+    return None if decision is None else (decision, slug, root)
+
+
+def _wrapped_reply(call: "Any", payload: "Any", wrap: "tuple[str, str, str]") -> int:
+    from zodyssey.sandbox.wrap import claude_reply, wrapped
+
+    decision, slug, root = wrap
+    tool_input = payload.get("tool_input")
+    tool_input = tool_input if isinstance(tool_input, dict) else {}
+    reason = (
+        f"zodyssey gate (run {slug}): runs under the run's write sandbox (`zodyssey sandbox`); "
+        "a write the run does not allow now fails with EACCES"
+    )
+    sys.stdout.write(claude_reply(tool_input, wrapped(call.command, slug, root), decision, reason))
+    sys.stdout.flush()
+    return 0
+
+
 def _pre_tool(
     runs: "list[tuple[str, list[tuple[str, Any]]]]",
     call: "Any",
     adapter: "Any",
     reach: "tuple[Any, str] | None" = None,
+    payload: "Any" = None,
 ) -> int:
     from zodyssey.gate.toolcall import MAX_SHELL_COMMAND  # loaded already by the adapter
 
@@ -328,7 +372,9 @@ def _pre_tool(
             from zodyssey.gate.shell import classify
 
             if not classify(call.command).is_write:
-                return 0
+                wrap = _sandbox_wrap(runs, call, adapter, payload, False)
+                return 0 if wrap is None else _wrapped_reply(call, payload, wrap)
+    wrap = _sandbox_wrap(runs, call, adapter, payload, True)
     if reach is not None and call.kind != "dispatch":
         # (a dispatch is the project's own: its slot is released by post-tool,
         # which only sees the project's runs)
@@ -339,22 +385,21 @@ def _pre_tool(
             return _write(adapter.block(unreadable, runs[0][1][0][0]))
     from zodyssey.gate.policy import decide
 
-    contexts = _contexts(runs)
+    contexts = _contexts(runs, sandboxed=wrap is not None)
     decisions = []
     for ctx in contexts:
         decision = decide(call, ctx)
         if not decision.allow:
             return _write(adapter.block(decision.reason, ctx.slug))
         decisions.append((ctx, decision))
-    if not any(d.effects for _, d in decisions):
-        return 0
-    from zodyssey.gate.effects import apply
+    if any(d.effects for _, d in decisions):
+        from zodyssey.gate.effects import apply
 
-    for ctx, decision in decisions:
-        applied = apply(decision, ctx)
-        if not applied.allow:
-            return _write(adapter.block(applied.reason, ctx.slug))
-    return 0
+        for ctx, decision in decisions:
+            applied = apply(decision, ctx)
+            if not applied.allow:
+                return _write(adapter.block(applied.reason, ctx.slug))
+    return 0 if wrap is None else _wrapped_reply(call, payload, wrap)
 
 
 def _post_tool(

@@ -233,6 +233,12 @@ def _shell_gated(call: "ToolCall", ctx: "RunContext", analysis: "shell.Analysis"
         snippet = part.text if len(part.text) <= 120 else part.text[:117] + "..."
         if ctx.phase == BLOCKED:
             return _blocked_run(ctx, f"`{snippet}` can write ({part.why})")
+        if ctx.sandboxed and ctx.verdict == "OKAY":
+            # After OKAY the kernel holds it to what the run allows now
+            # (zodyssey/sandbox/grants.py: declared paths, bookkeeping, caches); the
+            # files it does name are still judged here, to explain early.
+            targets = (*analysis.targets, *analysis.linked)
+            return _targets(call, ctx, targets) if targets else ALLOW
         if ctx.verdict != "OKAY":
             return _block(
                 "review-gate",

@@ -155,6 +155,10 @@ def cmd_start(args: argparse.Namespace) -> int:
     state = new_state(ctx.root, ctx.slug, title, target_plan)
     if args.max_rounds is not None:
         state["review"]["max_rounds"] = args.max_rounds
+    from zodyssey.sandbox.landlock import abi_version, sandbox_status
+
+    # The gate wraps shell calls in the sandbox only for runs that recorded it here.
+    state["sandbox"] = {"landlock_abi": abi_version()}
     gate_entry(state, "start", "allow", subject=ctx.slug, reason="run created")
     try:
         ctx.store.create(state)
@@ -164,8 +168,6 @@ def cmd_start(args: argparse.Namespace) -> int:
     print(f"started run {ctx.slug!r} (phase plan); plan: {target_plan}")
     if archived:
         print(f"the previous run {ctx.slug!r} was archived to {archived}")
-    from zodyssey.sandbox.landlock import sandbox_status
-
     print(sandbox_status())
     return 0
 

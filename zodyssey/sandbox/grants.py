@@ -142,36 +142,46 @@ def git_dirs(root: str) -> list[str]:
 
 
 def _ignored_dirs(root: str) -> list[str]:
-    """Existing top-level directories of the work tree that git ignores."""
-    try:
-        names = [
-            e.name
-            for e in os.scandir(root)
-            if e.is_dir(follow_symlinks=False) and e.name not in (".git", ZCODE)
-        ]
-    except OSError:
-        return []
-    if not names:
-        return []
-    import subprocess
-
-    try:
-        done = subprocess.run(
-            ["git", "check-ignore", "-z", "--stdin"],
-            cwd=root,
-            input=("\0".join(n + "/" for n in names) + "\0").encode("utf-8", "surrogateescape"),
-            capture_output=True,
-            timeout=30,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return []
-    if done.returncode not in (0, 1):
-        return []
-    return [
-        os.path.join(root, name.rstrip("/"))
-        for name in done.stdout.decode("utf-8", "surrogateescape").split("\0")
-        if name
-    ]
+    """Top-level directories the root `.gitignore` (or `.git/info/exclude`) names
+    exactly (`node_modules/`, `/target`, `.pytest_cache`): no globs, no
+    negations, no git process. One written with a trailing `/` is made (empty)
+    when missing. A tracked file inside one is still seen by the post-call
+    check (git status lists it when it changes)."""
+    names: list[str] = []
+    negated: set[str] = set()
+    dirs_only: set[str] = set()  # `build/`: git ignores a directory of that name only
+    for source in (os.path.join(root, ".gitignore"), os.path.join(root, ".git", "info", "exclude")):
+        try:
+            with open(source, encoding="utf-8", errors="replace") as handle:
+                lines = handle.read(1 << 20).splitlines()
+        except OSError:
+            continue
+        for raw in lines:
+            line = raw.strip()
+            if not line or line.startswith("#"):
+                continue
+            negate = line.startswith("!")
+            name = line[1:] if negate else line
+            name = name.strip("/") if name.count("/") <= 2 else ""
+            if not name or "/" in name or any(c in name for c in "*?[\\"):
+                continue
+            if negate:
+                negated.add(name)
+            else:
+                names.append(name)
+                if line.endswith("/"):
+                    dirs_only.add(name)
+    out = []
+    for name in dict.fromkeys(names):
+        if name in negated or name in (".git", ZCODE, ".", ".."):
+            continue
+        path = os.path.join(root, name)
+        if name in dirs_only and not os.path.lexists(path):
+            # made empty now, so that a first build (`cargo test` -> target/) can write it
+            _makedirs(path)
+        if os.path.isdir(path) and not os.path.islink(path):
+            out.append(path)
+    return out
 
 
 def _private_temp() -> str | None:

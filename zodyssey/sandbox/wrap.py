@@ -1,0 +1,100 @@
+"""Wrapping an allowed shell call in the sandbox, for harnesses that let a hook
+rewrite the call (Claude Code's PreToolUse `updatedInput`).
+
+The rewritten command is
+
+    'PYTHON' -S -P '.../zodyssey/gate/hook_entry.py' sandbox --run SLUG --repo 'ROOT' -- bash -c 'ORIGINAL'
+
+with ORIGINAL byte for byte inside single quotes, so the person reading the
+call (or a permission prompt) sees what runs. Claude Code applies
+`updatedInput` only together with a permission decision (`allow` or `ask`;
+checked in its 2.1 binary), so:
+
+* `permission_mode` `bypassPermissions` (nothing would prompt anyway): every
+  allowed shell call is wrapped, with `allow`;
+* any other mode: only calls the classifier takes to write are wrapped, with
+  `ask`, so the user confirms the wrapped command (those calls prompt in these
+  modes unless the user allowed them by a rule); read-only calls run as they
+  are, and the post-call check is their backstop.
+
+Hot path: no `json` (the reply is encoded with `_json`'s C string encoder,
+which `zodyssey.gate.jsontext` has loaded already), no `shlex`, no `typing`.
+"""
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+WRAP_HARNESSES = ("claude-code",)
+MARK = " sandbox --run "  # in every wrapped command, after the entry script
+ENTRY = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "gate", "hook_entry.py"
+)
+
+
+def quote(text: str) -> str:
+    """`text` as one shell word in single quotes (a `'` as `'"'"'`)."""
+    return "'" + text.replace("'", "'\"'\"'") + "'"
+
+
+def wrapped(command: str, slug: str, root: str) -> str:
+    return (
+        f"{quote(sys.executable)} -S -P {quote(ENTRY)}{MARK}{slug} --repo {quote(root)} "
+        f"-- bash -c {quote(command)}"
+    )
+
+
+def is_wrapped(command: str) -> bool:
+    return MARK in command and "hook_entry.py" in command
+
+
+def wants_wrap(harness: str, payload: "Any", command: str, is_write: bool) -> str | None:
+    """The permission decision to wrap with (`allow`/`ask`), or None: not wrapped."""
+    if harness not in WRAP_HARNESSES or not command.strip() or is_wrapped(command):
+        return None
+    if "zodyssey" in command:
+        # `zodyssey run ...` writes run state: it cannot run in the sandbox,
+        # and the classifier's trusted-command rules judge it (unwrapped).
+        return None
+    mode = payload.get("permission_mode") if isinstance(payload, dict) else None
+    if mode == "bypassPermissions":
+        return "allow"
+    return "ask" if is_write else None
+
+
+def _encode(value: "Any") -> str:
+    from _json import encode_basestring_ascii
+
+    if isinstance(value, str):
+        return str(encode_basestring_ascii(value))
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if value is None:
+        return "null"
+    if isinstance(value, int | float):
+        return repr(value) if isinstance(value, int) else float.__repr__(value)
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{_encode(str(k))}:{_encode(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(_encode(v) for v in value) + "]"
+    raise TypeError(f"cannot encode {type(value).__name__}")
+
+
+def claude_reply(tool_input: "dict[str, Any]", command: str, decision: str, reason: str) -> str:
+    """The PreToolUse reply that runs `command` in place of the call's own."""
+    updated = dict(tool_input)
+    updated["command"] = command
+    body = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": decision,
+            "permissionDecisionReason": reason,
+            "updatedInput": updated,
+        }
+    }
+    return _encode(body) + "\n"
