@@ -80,3 +80,29 @@ def test_pytest_claims_drill_after_the_session(tmp_path: Path) -> None:
     weak = _pytest(root)
     assert weak.returncode == 1, weak.stdout + weak.stderr
     assert "survived" in weak.stdout and "1 passed" in weak.stdout
+
+
+def test_progress_bar_only_on_a_terminal(tmp_path: Path) -> None:
+    import os
+    import pty
+
+    root = repo(tmp_path)
+    master, slave = pty.openpty()
+    argv = [sys.executable, "-m", "zodyssey", "claims", "drill", "--no-cache", "-j", "1"]
+    proc = subprocess.Popen(argv, cwd=root, env=clean_env(), stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the terminal closed: the drill ended
+            break
+        if not chunk:
+            break
+        seen += chunk
+    out, _ = proc.communicate(timeout=300)
+    os.close(master)
+    assert proc.returncode == 0, out
+    assert b"drill [" in seen and b"2/2 breaks: 2 killed" in seen, seen
+    piped = subprocess.run(argv, cwd=root, env=clean_env(), capture_output=True, timeout=300)
+    assert b"drill [" not in piped.stderr and b"drilled       doubles" in piped.stdout

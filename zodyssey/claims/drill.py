@@ -16,6 +16,7 @@ every break of the claim is not judged.
 
 from __future__ import annotations
 
+import itertools
 import os
 import queue
 import shutil
@@ -231,7 +232,10 @@ class Runner:
         paths = [str(copy / "src")] if (copy / "src").is_dir() else []
         paths += [str(copy), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])]
         env["PYTHONPATH"] = os.pathsep.join(paths)
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        # Bytecode is cached, but only in the scratch directory (never beside any
+        # source, the user's tree included): the runs of one copy share it.
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        env["PYTHONPYCACHEPREFIX"] = str(self.work / "pycache")
         env[DRILL_ENV] = "1"
         if env.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
             argv[3:3] = ["-p", "zodyssey.claims.plugin"]
@@ -487,17 +491,27 @@ def _baseline(scratch: Scratch, runner: Runner, result: ClaimResult, timeout: fl
         result.baseline = runner.run(copy, result.target.tests, timeout or 900.0)
 
 
+_MTIME_SHIFTS = itertools.count(7, 7)  # seconds; one value per break ever run here
+
+
 def _one_break(
     scratch: Scratch, runner: Runner, brk: Break, tests: list[str], timeout: float
 ) -> Outcome:
     with scratch.copy() as copy:
         path = copy / brk.path
         original = path.read_bytes()
+        before = path.stat()
         try:
             path.write_bytes(brk.source)
+            # A modification time no other version of the file has: a cached .pyc
+            # (checked by mtime and size) can never pass for the broken module, nor
+            # the broken one's for the original once its own mtime is back.
+            shift = next(_MTIME_SHIFTS) * 1_000_000_000
+            os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + shift))
             outcome = runner.run(copy, tests, timeout)
         finally:
             path.write_bytes(original)
+            os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     if outcome.status == PASSED:
         return Outcome(SURVIVED, tests=outcome.tests, seconds=outcome.seconds)
     return outcome

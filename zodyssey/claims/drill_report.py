@@ -135,12 +135,19 @@ def run_drill(root: Path, options: Options) -> tuple[Report, int]:
         results[result.target.claim.id] = result
     ordered = [results[t.claim.id] for t in targets]
     if options.write and (options.use_cache or options.cache):
-        entries = {cid: e for cid, e in cached.items() if cid in claims.claims}
+        # Kept: what this run did not look at, of claims that still exist; dropped:
+        # a claim that names no (existing) code any more.
+        looked = {t.claim.id for t in targets}
+        entries = {
+            cid: e
+            for cid, e in cached.items()
+            if cid in claims.claims and (cid not in looked or cid in keys)
+        }
         for result in ordered:
             key = keys.get(result.target.claim.id)
             if key is not None and result.complete and not result.cached:
                 entries[result.target.claim.id] = entry_of(result, key)
-        if entries:
+        if entries or cached:
             write_cache(path, entries)
     return build_report(root, ordered)
 
