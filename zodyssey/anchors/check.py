@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zodyssey.anchors.discover import Discovery
+from zodyssey.anchors.discover import Discovery, LeftOut
 from zodyssey.anchors.files import FileIndex
 from zodyssey.anchors.fingerprint import Evidence, TargetFile, is_contentless
 from zodyssey.anchors.gitbase import GitBase
@@ -40,6 +40,7 @@ KIND_ORDER = (
     "ambiguous",
     "unlocked",
     "unreadable",
+    "unscanned",
     "stale",
 )
 
@@ -58,6 +59,8 @@ KIND_HELP = {
     "unlocked": "a valid citation with no entry in the lock",
     "unreadable": "the cited file exists but cannot be read",
     "stale": "a lock entry that no citation uses any more",
+    "unscanned": "a pinned citation still written in a document the scan leaves out "
+    "(hidden folder, `exclude`, outside `documents`): include it or remove the citation",
 }
 
 
@@ -100,6 +103,7 @@ class CheckResult:
     stale_written: dict[str, str] = field(default_factory=dict)
     # Problems of citations a JavaScript lock could not have pinned (see set_aside_unseen).
     notes: list[Problem] = field(default_factory=list)
+    left_out: LeftOut | None = None  # documents that exist but were not scanned
 
     def by_kind(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -638,29 +642,76 @@ def find_stale_writing(result: CheckResult, discovery: Discovery, root: Path) ->
     """
     if not result.stale:
         return
+    documents = list(discovery.documents) + list(discovery.skipped)
+    _find_written(result.stale, documents, root, result.stale_written)
+
+
+def _find_written(keys: list[str], documents: list[str], root: Path, out: dict[str, str]) -> None:
+    """For each key, the first `doc:line` of `documents` that writes it (into `out`)."""
     wanted: dict[str, str] = {}
-    for key in result.stale:
+    for key in keys:
         path, _, numbers = key.rpartition(":")
         wanted[key] = path.rsplit("/", 1)[-1] + ":" + numbers
-    documents = list(discovery.documents) + list(discovery.skipped)
+    result_written = out
     for doc in documents:
         try:
             text = (root / doc).read_text(encoding="utf-8", errors="replace")
         except OSError:
             continue
         for key, needle in wanted.items():
-            if key in result.stale_written:
+            if key in result_written:
                 continue
             at = text.find(needle)
             while at >= 0:
                 after = at + len(needle)
                 if after >= len(text) or not text[after].isdigit():
                     line = text.count("\n", 0, at) + 1
-                    result.stale_written[key] = f"{doc}:{line}"
+                    result_written[key] = f"{doc}:{line}"
                     break
                 at = text.find(needle, at + 1)
-        if len(result.stale_written) == len(wanted):
+        if len(result_written) == len(wanted):
             return
+
+
+def find_unscanned(result: CheckResult, left_out: LeftOut, root: Path) -> None:
+    """A stale pin still written in a document the scan leaves out is a failure, not stale.
+
+    Changing `documents` or `exclude`, renaming `guide.md` to `guide.markdown`
+    or moving it into a hidden folder would otherwise turn its pins into
+    "stale" notes and pass: a citation a reader still reads, no longer checked.
+    Each such key becomes an `unscanned` problem naming the document and why
+    it is not read, with how to include it.
+    """
+    result.left_out = left_out
+    if not result.stale:
+        return
+    why = dict(left_out.by_rule)
+    documents = [d for d, _ in left_out.by_rule] + left_out.unmatched
+    if not documents:
+        return
+    written: dict[str, str] = {}
+    _find_written(result.stale, documents, root, written)
+    for key, where in written.items():
+        doc, _, line = where.rpartition(":")
+        reason = {
+            "hidden": "it is in a hidden folder",
+            "excluded": "`exclude` in [tool.zodyssey] leaves it out",
+        }.get(why.get(doc, ""), "it does not match `documents` in [tool.zodyssey]")
+        result.problems.append(
+            Problem(
+                "unscanned",
+                key,
+                key,
+                [Site(doc, int(line))],
+                f"pinned, and still written at {where}, which is not scanned ({reason}): "
+                f'check it by adding it to [tool.zodyssey.anchors] include = ["{doc}"], or '
+                "remove the citation there and run `check-anchors --update`",
+                target=key.rpartition(":")[0],
+            )
+        )
+    result.stale = [k for k in result.stale if k not in written]
+    for key in written:
+        result.stale_written.pop(key, None)
 
 
 def set_aside_unseen(result: CheckResult, discovery: Discovery, root: Path) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from zodyssey import git
 from zodyssey.anchors import grammar
 from zodyssey.anchors.files import ExcludeRules, FileIndex, walk_files
 from zodyssey.anchors.fingerprint import JS_WHITESPACE
@@ -49,6 +50,8 @@ class Discovery:
     _js_seen: dict[Site, set[tuple[str, int, int]]] = field(default_factory=dict)
     index: FileIndex = field(default_factory=lambda: FileIndex([]))
     past: GitPast | None = None  # what git remembers of files gone (see past.py)
+    # Folders a rule left out of the walk: (path, "hidden" | "excluded").
+    left_out_dirs: list[tuple[str, str]] = field(default_factory=list)
 
     def js_visible(self, root: Path, citation: Citation) -> bool:
         """Did the JavaScript checker discover this very citation (and so could pin it)?
@@ -252,9 +255,9 @@ JS_DOCUMENTS = ["**/*.md"]
 JS_WINDOWS = {"CHANGELOG.md": "top-section"}
 
 
-def js_files(root: Path) -> list[str]:
+def js_files(root: Path, unreadable: list[str] | None = None) -> list[str]:
     """The files the JavaScript checker walked: its skip list, no hidden entries."""
-    files = walk_files(root, ExcludeRules(JS_SKIP_NAMES))
+    files = walk_files(root, ExcludeRules(JS_SKIP_NAMES), unreadable)
     return [f for f in files if not f[f.rfind("/") + 1 :].startswith(".")]
 
 
@@ -268,43 +271,66 @@ def discover(root: Path, config: Config, *, lock: LockFile | None = None) -> Dis
     `venv/`) would let us pass what it fails.
     """
     anchors_table = config.section("anchors")
-    include_hidden = anchors_table.get("include_hidden", [])
-    if not isinstance(include_hidden, list):
-        include_hidden = []
+    include_hidden = _strings(anchors_table, "include_hidden")
+    include = _strings(anchors_table, "include")
+    unreadable: list[str] = []
+    left_out: list[tuple[str, str]] = []
     if lock is not None and lock.exists and lock.legacy:
         from dataclasses import replace
 
         config = replace(config, documents=list(JS_DOCUMENTS), windows=dict(JS_WINDOWS))
-        files = js_files(root)
+        files = js_files(root, unreadable)
     else:
-        rules = ExcludeRules(config.exclude, [str(h) for h in include_hidden])
-        files = walk_files(root, rules)
+        rules = ExcludeRules(config.exclude, include_hidden, include)
+        files = walk_files(root, rules, unreadable)
+        left_out = rules.left_out
     index = FileIndex(files)
     past = GitPast(root)
-    result = Discovery(index=index, past=past)
+    result = Discovery(index=index, past=past, left_out_dirs=left_out)
     pinned_paths = lock_paths(lock)
     documents = select_documents(files, config.documents)
     parts = min(worker_count(), max(1, len(documents) // PARALLEL_MIN_DOCUMENTS))
     if parts > 1:
         index.prepare()  # build the suffix table once, before the children inherit it
 
-    def work(part: int, count: int) -> tuple[list[str], list[str], list[Any], dict[str, int]]:
+    def work(
+        part: int, count: int
+    ) -> tuple[list[str], list[str], list[Any], dict[str, int], list[str]]:
         lo, hi = len(documents) * part // count, len(documents) * (part + 1) // count
         found: list[Citation] = []
         js_lines: dict[str, int] = {}
         accept = _Acceptor(index, pinned_paths, past)
+        failed: list[str] = []
         scanned, skipped = _scan_documents(
-            root, config, index, documents[lo:hi], found, js_lines, accept
+            root, config, index, documents[lo:hi], found, js_lines, accept, failed
         )
         # Children send plain tuples: rebuilding is cheaper than pickling dataclasses.
-        return scanned, skipped, found if part == 0 else [_row(c) for c in found], js_lines
+        rows = found if part == 0 else [_row(c) for c in found]
+        return scanned, skipped, rows, js_lines, failed
 
-    for part, (scanned, skipped, found, js_lines) in enumerate(split_run(work, parts)):
+    for part, (scanned, skipped, found, js_lines, failed) in enumerate(split_run(work, parts)):
         result.documents.extend(scanned)
         result.skipped.extend(skipped)
         result.js_lines.update(js_lines)
         result.citations.extend(found if part == 0 else _from_rows(found))
+        unreadable.extend(failed)
+    if unreadable:
+        shown = ", ".join(unreadable[:5]) + (
+            f" and {len(unreadable) - 5} more" if len(unreadable) > 5 else ""
+        )
+        raise UsageError(
+            f"cannot read {shown}: a document or folder that cannot be read would pass every "
+            "citation in it unchecked; make it readable to this user, or leave it out with "
+            "`exclude` in [tool.zodyssey]"
+        )
     return result
+
+
+def _strings(table: dict[str, Any], name: str) -> list[str]:
+    value = table.get(name, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise UsageError(f"[tool.zodyssey.anchors] {name} must be a list of strings")
+    return list(value)
 
 
 def _row(c: Citation) -> tuple[Any, ...]:
@@ -342,6 +368,7 @@ def _scan_documents(
     out: list[Citation],
     js_lines: dict[str, int],
     accept: _Acceptor,
+    failed: list[str],
 ) -> tuple[list[str], list[str]]:
     scanned: list[str] = []
     skipped: list[str] = []
@@ -349,7 +376,8 @@ def _scan_documents(
     for doc in documents:
         try:
             text = (root / doc).read_bytes().decode("utf-8", errors="surrogateescape")
-        except OSError:
+        except OSError as exc:
+            failed.append(f"{doc} ({exc.strerror})")
             continue
         lines = text.split("\n")
         structure: DocStructure | None = None
@@ -451,3 +479,83 @@ def _resolve(ref: grammar.RawRef, site: Site, index: FileIndex) -> Citation:
         candidates=found.candidates,
         path_span=ref.path_span,
     )
+
+
+# Extensions of files a reader takes for documents, whatever `documents` says: a pin
+# still written in one that is no longer scanned (`guide.md` renamed `guide.markdown`)
+# must not vanish unseen.
+DOCUMENT_EXTENSIONS = (".md", ".markdown", ".mdown", ".mkd", ".mdx", ".rst", ".adoc")
+
+
+@dataclass
+class LeftOut:
+    """Documents that exist but are not scanned, and why (see `left_out_documents`)."""
+
+    by_rule: list[tuple[str, str]] = field(default_factory=list)  # (doc, hidden|excluded)
+    unmatched: list[str] = field(default_factory=list)  # document-like, not in `documents`
+    folders: list[tuple[str, str]] = field(default_factory=list)  # without git: folders only
+    counted: bool = True  # False: no git, so `by_rule` is unknown and `folders` stands in
+
+    def summary(self) -> str:
+        """One line: how many were left out by rule and how to include them ('' if none)."""
+        if self.counted:
+            if not self.by_rule:
+                return ""
+            hidden = sorted({_top_folder(d) for d, why in self.by_rule if why == "hidden"})
+            excluded = sum(1 for _, why in self.by_rule if why == "excluded")
+            parts = []
+            if hidden:
+                count = sum(1 for _, why in self.by_rule if why == "hidden")
+                parts.append(f"{count} in hidden folders ({', '.join(hidden[:3])})")
+            if excluded:
+                parts.append(f"{excluded} excluded by `exclude`")
+            example = (hidden or [_top_folder(d) for d, _ in self.by_rule])[0]
+            return (
+                f"{len(self.by_rule)} document(s) left out by rule: {'; '.join(parts)}; to check "
+                f'their citations, add them to [tool.zodyssey.anchors] include = ["{example}"]'
+            )
+        hidden = [f for f, why in self.folders if why == "hidden"]
+        if not hidden:
+            return ""
+        return (
+            f"hidden folders not walked: {', '.join(hidden[:5])}; to check documents in them, "
+            f'add them to [tool.zodyssey.anchors] include = ["{hidden[0]}"]'
+        )
+
+
+def _top_folder(doc: str) -> str:
+    """The outermost hidden (or, failing that, first) folder of a path."""
+    parts = doc.split("/")[:-1]
+    for i, part in enumerate(parts):
+        if part.startswith(".") and part not in _JS_HIDDEN_WALKED:
+            return "/".join(parts[: i + 1])
+    return "/".join(parts[:1]) or doc
+
+
+def left_out_documents(root: Path, config: Config, discovery: Discovery) -> LeftOut:
+    """Documents in the tree (tracked, or untracked and not ignored) the scan did not read.
+
+    `by_rule`: they match `documents` but a hidden folder or `exclude` left them
+    out; `unmatched`: document-like names (`guide.markdown`) outside `documents`.
+    Asked of git (`git ls-files`), so what a repository ignores never counts;
+    without git only the left-out folders are known.
+    """
+    listed = git.output(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    if listed is None:
+        return LeftOut(folders=list(discovery.left_out_dirs), counted=False)
+    seen = set(discovery.documents) | set(discovery.skipped)
+    hidden_ok = set(_JS_HIDDEN_WALKED) | set(_strings(config.section("anchors"), "include_hidden"))
+    files = sorted(
+        {f for f in listed.decode("utf-8", "surrogateescape").split("\0") if f and f not in seen}
+    )
+    out = LeftOut()
+    matched = set(select_documents(files, config.documents))
+    for doc in files:
+        if doc in matched:
+            hidden = any(p.startswith(".") and p not in hidden_ok for p in doc.split("/")[:-1])
+            out.by_rule.append((doc, "hidden" if hidden else "excluded"))
+        elif doc.lower().endswith(DOCUMENT_EXTENSIONS) and not doc.rsplit("/", 1)[-1].startswith(
+            "."
+        ):
+            out.unmatched.append(doc)
+    return out

@@ -41,9 +41,20 @@ class Resolution:
 
 class ExcludeRules:
     """config.exclude: bare names (globs allowed) match any path component's
-    name; entries with a `/` match the repo-relative path of a directory or file."""
+    name; entries with a `/` match the repo-relative path of a directory or file.
 
-    def __init__(self, patterns: Iterable[str], include_hidden: Iterable[str] = ()) -> None:
+    `include` ([tool.zodyssey.anchors] include) names repository paths (a folder,
+    or a glob) walked although a rule would leave them out: a hidden folder such
+    as `.planning`, or an excluded one. Every folder a rule leaves out is recorded
+    in `left_out` (path, "hidden" or "excluded"), so a summary can say so.
+    """
+
+    def __init__(
+        self,
+        patterns: Iterable[str],
+        include_hidden: Iterable[str] = (),
+        include: Iterable[str] = (),
+    ) -> None:
         names: list[str] = []
         paths: list[str] = []
         for raw in patterns:
@@ -57,11 +68,34 @@ class ExcludeRules:
         path_globs = [fnmatch.translate(p) for p in paths]
         self.path_glob = re.compile("|".join(path_globs)) if path_globs else None
         self.hidden_allowed = set(HIDDEN_ALLOWED) | set(include_hidden)
+        # The literal folder each include entry starts with (up to its first wildcard).
+        self.included: list[str] = []
+        for raw in include:
+            entry = raw.strip()
+            entry = (entry[2:] if entry.startswith("./") else entry).strip("/")
+            cut = min((entry.find(c) for c in "*?[" if c in entry), default=len(entry))
+            literal = entry[:cut]
+            if cut < len(entry):  # a glob: the folders before its first wildcard
+                literal = literal.rsplit("/", 1)[0] if "/" in literal else ""
+            if literal:
+                self.included.append(literal + "/")
+        self.left_out: list[tuple[str, str]] = []
+
+    def _included(self, rel: str) -> bool:
+        """`rel` (a folder) lies on the way to, or inside, an included path."""
+        folder = rel + "/"
+        return any(folder.startswith(i) or i.startswith(folder) for i in self.included)
 
     def skip_dir(self, name: str, rel: str) -> bool:
+        if self.included and self._included(rel):
+            return False
         if name.startswith(".") and name not in self.hidden_allowed:
+            self.left_out.append((rel, "hidden"))
             return True
-        return self.skip_entry(name, rel)
+        if self.skip_entry(name, rel):
+            self.left_out.append((rel, "excluded"))
+            return True
+        return False
 
     def skip_entry(self, name: str, rel: str) -> bool:
         if name in self.plain_names:
@@ -71,15 +105,22 @@ class ExcludeRules:
         return self.path_glob is not None and self.path_glob.match(rel) is not None
 
 
-def walk_files(root: Path, rules: ExcludeRules) -> list[str]:
-    """Every regular file under root (symlinks are not followed), POSIX-relative."""
+def walk_files(root: Path, rules: ExcludeRules, unreadable: list[str] | None = None) -> list[str]:
+    """Every regular file under root (symlinks are not followed), POSIX-relative.
+
+    A folder that cannot be listed is recorded in `unreadable` (its path, `.`
+    for the root) when the caller asks: skipping it silently would pass every
+    citation inside it unchecked.
+    """
     out: list[str] = []
     stack: list[tuple[str, str]] = [(str(root), "")]
     while stack:
         directory, prefix = stack.pop()
         try:
             entries = list(os.scandir(directory))
-        except OSError:
+        except OSError as exc:
+            if unreadable is not None:
+                unreadable.append(f"{prefix.rstrip('/') or '.'}/ ({exc.strerror})")
             continue
         for entry in entries:
             name = entry.name

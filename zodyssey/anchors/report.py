@@ -20,6 +20,8 @@ JSON payload schema (version 1; stable, documented in docs/citation-lock.md):
         "citedAs": str, "where": str      # the JS checker's names, for old consumers
       }],
       "stale": [key, ...],   # only with --strict or --update
+      "left_out": {"documents": [doc], "why": {doc: "hidden|excluded"}, "counted": bool,
+                   "folders": [dir], "summary": str},  # documents a rule left out
       "notes": [problem, ...]  # only under a JavaScript checker's lock: problems of
                              # citations it could not see (same shape; not failures)
     }
@@ -164,6 +166,14 @@ def build_report(
     }
     if strict or mode == "update":
         payload["stale"] = result.stale
+    if result.left_out is not None:
+        payload["left_out"] = {
+            "documents": [d for d, _ in result.left_out.by_rule],
+            "why": dict(result.left_out.by_rule),
+            "counted": result.left_out.counted,
+            "folders": [f for f, _ in result.left_out.folders],
+            "summary": result.left_out.summary(),
+        }
     if result.notes:
         payload["notes"] = [problem_payload(p) for p in result.notes]
         for note in result.notes:

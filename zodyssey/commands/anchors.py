@@ -52,6 +52,8 @@ problem kinds:
   ambiguous        several files match the cited path
   unlocked         a valid citation not in the lock (run --update)
   unreadable       the cited file cannot be read
+  unscanned        a pin still written in a document the scan leaves out (hidden folder,
+                   exclude, outside documents): include it or remove the citation
   stale            a lock entry nothing cites (with --strict, and reported by --update)
 
 history verdicts (--history):
@@ -62,8 +64,8 @@ history verdicts (--history):
 
 exit codes:
   0  clean (or: lock written, everything pinned)
-  2  bad arguments, unreadable configuration, malformed lock, an ignore-begin without
-     ignore-end (the message says how to recover)
+  2  bad arguments, unreadable configuration, a document or folder that cannot be read,
+     malformed lock, an ignore-begin without ignore-end (the message says how to recover)
   4  zero citations discovered: an empty check is a failure, not a pass
      (--history: every citation unknown, nothing proven)
   9  problems found (or: --update could not pin some citations)
@@ -269,9 +271,16 @@ def _check(
     *,
     pinning: bool = False,
 ) -> CheckResult:
-    from zodyssey.anchors.check import Checker, find_stale_writing, set_aside_unseen
+    from zodyssey.anchors.check import (
+        Checker,
+        find_stale_writing,
+        find_unscanned,
+        set_aside_unseen,
+    )
+    from zodyssey.anchors.discover import left_out_documents
 
     result = Checker(root, config, discovery, lock, lock_path=lock_path, pinning=pinning).run()
+    find_unscanned(result, left_out_documents(root, config, discovery), root)
     find_stale_writing(result, discovery, root)
     # --update writes our lock, which pins every dialect: there, every problem counts.
     if lock.legacy and not pinning:
@@ -345,9 +354,11 @@ def _summary(
 
 
 def _notes_summary(result: CheckResult) -> str:
+    left = result.left_out.summary() if result.left_out is not None else ""
+    left = f"\n({left})" if left else ""
     if not result.notes:
-        return ""
-    return (
+        return left
+    return left + (
         f"\n({len(result.notes)} citation(s) the JavaScript checker could not see (other "
         "extensions, Markdown links, blob URLs, documents it skipped) are not in its lock; "
         "reported as notes, not failures. `check-anchors --update` writes our lock, which "
