@@ -139,3 +139,60 @@ def test_citations_never_cross_lines(path: str, n: int, newline: str) -> None:
     text = f"{path}{newline}:{n}"
     refs = [r for part in text.split("\n") for r in scan_line(part, accept_all)]
     assert refs == []
+
+
+def _bare_reference(line: str) -> list[tuple[str, int, int]]:
+    """Bare continuations bound the slow, obvious way: every anchor looked at for every one.
+
+    An independent statement of the rule the bisection in scan_line implements
+    (issue 23 item 9: 16,000 continuations on one line took 16.5 s).
+    """
+    import re
+
+    from zodyssey.anchors import grammar
+
+    refs = scan_line(line, lambda token: True)
+    anchors: list[tuple[int, int, str]] = []
+    pos = 0
+    while (m := grammar.PATH_FORM.search(line, pos)) is not None:
+        end = m.end()
+        while (c := grammar.CHAIN_ELEMENT.match(line, end)) is not None:
+            end = c.end()
+        anchors.append((m.start(), end, m.group(1)))
+        pos = end
+    out = [(r.cited, r.start, r.end) for r in refs if r.dialect in ("path", "chain")]
+    for bare in re.finditer(grammar.BARE, line):
+        where = bare.start()
+        if any(s <= where < e for s, e, _ in anchors):
+            continue
+        earlier = [cited for s, _, cited in anchors if s < where]
+        if earlier:
+            a = int(bare.group(1))
+            b = int(bare.group(2)) if bare.group(2) else a
+            out.append((earlier[-1], a, b))
+    return out
+
+
+pieces = st.lists(
+    st.sampled_from(
+        ["a.py:3", "b/c.go:7-9", " and ", ":12", " :4-5", ", 6", "/:8", "x", " ", "12:30", "-"]
+    ),
+    max_size=25,
+)
+
+
+@given(pieces)
+def test_bare_continuations_bind_as_the_plain_rule_says(parts: list[str]) -> None:
+    line = "".join(parts)
+    refs = scan_line(line, lambda token: True)
+    wanted = set(_bare_reference(line))
+    assert wanted <= {(r.cited, r.start, r.end) for r in refs}
+    assert {(r.cited, r.start, r.end) for r in refs if r.dialect == "bare"} <= wanted
+
+
+def test_many_continuations_on_one_line_are_all_bound() -> None:
+    line = " ".join(f"src/a.py:{i} and :{i + 1}" for i in range(1, 3001))
+    refs = scan_line(line, lambda token: True)
+    assert len(refs) == 6000
+    assert all(r.cited == "src/a.py" for r in refs)
+    assert [r.start for r in refs if r.dialect == "bare"] == list(range(2, 3002))

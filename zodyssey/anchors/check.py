@@ -20,7 +20,7 @@ from pathlib import Path
 
 from zodyssey.anchors.discover import Discovery, LeftOut
 from zodyssey.anchors.files import FileIndex
-from zodyssey.anchors.fingerprint import Evidence, TargetFile, is_contentless
+from zodyssey.anchors.fingerprint import NEAR, Evidence, TargetFile, is_contentless
 from zodyssey.anchors.gitbase import GitBase
 from zodyssey.anchors.lock import LockFile
 from zodyssey.anchors.model import Citation, Site, make_key
@@ -238,6 +238,7 @@ class Checker:
             if problem is not None:
                 problems.append(problem)
         problems = [self._follow_shift(p, placed) for p in problems]
+        problems = self._uniform_shifts(problems, outcomes, items)
         cited = {k for k in groups if not k.startswith("?")}
         # A citation of a renamed or deleted file keeps its old key: still cited, never stale.
         cited |= {p.key for p in problems if not p.key.startswith("?")}
@@ -337,16 +338,17 @@ class Checker:
             return moved
         detail = "the cited lines changed"
         old_lines = self.lock.spans.get(key)
+        quoted = a  # the line quoted: the first that changed, when the lock knows which
         if old_lines and len(old_lines) == b - a + 1:
-            changed = [
-                str(a + i) for i, h in enumerate(target.line_hashes(a, b)) if h != old_lines[i]
-            ]
+            changed = [a + i for i, h in enumerate(target.line_hashes(a, b)) if h != old_lines[i]]
             if changed:
-                detail += f" (line{'s' if len(changed) > 1 else ''} {', '.join(changed)})"
-        now = printable(target.lines[a - 1].strip()[:160])
+                quoted = changed[0]
+                numbers = ", ".join(map(str, changed))
+                detail += f" (line{'s' if len(changed) > 1 else ''} {numbers})"
+        now = printable(target.lines[quoted - 1].strip()[:160])
         return problem(
             "drift",
-            f"{detail}; line {a} now reads: {now}" + _possibly(path, hints, b - a + 1),
+            f"{detail}; line {quoted} now reads: {now}" + _possibly(path, hints, b - a + 1),
             target=path,
             lines=lines_ref,
             now_reads=now,
@@ -454,6 +456,85 @@ class Checker:
             shifted=True,
         )
         return moved or problem
+
+    def _uniform_shifts(
+        self,
+        problems: list[Problem],
+        outcomes: list[Outcome],
+        items: list[tuple[str, list[Citation]]],
+    ) -> list[Problem]:
+        """Pins without evidence that all shifted by one offset, each found once: `moved`.
+
+        A JavaScript checker's lock stores no evidence, and in a shallow clone (or
+        without git) no earlier version of the file can stand in, so every pin of a
+        file below an inserted line would be drift. When two or more mismatched
+        pins of a file are each found exactly once in the whole file, all at the
+        same offset, and the file's pins keep their order (those matching in place
+        all on one side of the shifted ones), the lines only shifted: that is
+        certain, as certain as neighbour evidence (docs/citation-lock.md).
+        """
+        candidates: dict[str, list[Problem]] = {}
+        for problem in problems:
+            if (
+                problem.kind in ("drift", "out-of-range", "contentless")
+                and problem.evidence is None
+                and problem.target is not None
+                and problem.lines is not None
+                and problem.citations
+                and problem.citations[0].resolved == problem.target
+                and problem.key in self.lock.citations
+                and problem.key not in self.lock.evidence
+            ):
+                candidates.setdefault(problem.target, []).append(problem)
+        if not candidates:
+            return problems
+        in_place: dict[str, list[int]] = {}
+        for position, outcome, pin, _span, _evidence in outcomes:
+            members = items[position][1]
+            path = members[0].resolved
+            if outcome is None and pin is not None and path in candidates:
+                in_place.setdefault(path, []).append(members[0].start)
+        changed: dict[int, Problem] = {}
+        for path, group in candidates.items():
+            if len(group) < 2:
+                continue
+            target = self.target(path)
+            offsets: set[int] = set()
+            places: list[int] = []
+            for problem in group:
+                assert problem.lines is not None
+                a, b = problem.lines
+                pinned = self.lock.citations[problem.key]
+                found = target.find_nearby(pinned, b - a + 1, a, reach=NEAR[-1])
+                found = [f for f in found if f != a]
+                if len(found) != 1 or target.occurrences(found[0], found[0] + b - a) != found:
+                    break
+                offsets.add(found[0] - a)
+                places.append(found[0])
+            else:
+                if len(offsets) != 1:
+                    continue
+                starts = [p.lines[0] for p in group if p.lines is not None]
+                still = in_place.get(path, [])
+                if still and not (max(still) < min(starts) or min(still) > max(starts)):
+                    continue  # pins in place among the shifted ones: not one shift
+                for problem, start in zip(group, places, strict=True):
+                    assert problem.lines is not None
+                    moved = self._moved(
+                        problem.key,
+                        problem.citations[0],
+                        problem.citations,
+                        problem.sites,
+                        path,
+                        path,
+                        start,
+                        problem.lines[1] - problem.lines[0] + 1,
+                        target,
+                        shifted=True,
+                    )
+                    if moved is not None:
+                        changed[id(problem)] = moved
+        return [changed.get(id(p), p) for p in problems]
 
     def _moved(
         self,

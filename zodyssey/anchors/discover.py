@@ -215,6 +215,12 @@ class _Acceptor:
             return self.index.resolve(token, self.doc, basename_step=False).path is not None
         return verdict
 
+    def names_a_gone_file(self, token: str) -> bool:
+        """`token` names exactly (path or `/`-suffix) a file the lock pins or git knew."""
+        if self.lock_index is not None and strict_names(self.lock_index, token):
+            return True
+        return self.past is not None and bool(self.past.strictly_named(token))
+
     def _decide(self, token: str) -> bool:
         if js_grammar_accepts(token):
             return True  # the JS checker's grammar: a citation even when unresolved
@@ -437,10 +443,11 @@ def _scan_document(
             ref = _link_ref(link.target, link.fragment, link.column, link.fragment_column)
             if ref is not None:
                 per_line.setdefault(link.line, []).append(ref)
+    gone = getattr(accept, "names_a_gone_file", None)
     for number in sorted(per_line):
         site = Site(doc, number + 1)
         for ref in per_line[number]:
-            out.append(_resolve(ref, site, index))
+            out.append(_resolve(ref, site, index, gone))
 
 
 def _link_ref(
@@ -458,13 +465,27 @@ def _link_ref(
     return grammar.RawRef(target, a, b, ranged, "link", spans, path_span)
 
 
-def _resolve(ref: grammar.RawRef, site: Site, index: FileIndex) -> Citation:
+def _resolve(
+    ref: grammar.RawRef,
+    site: Site,
+    index: FileIndex,
+    names_a_gone_file: Callable[[str], bool] | None = None,
+) -> Citation:
     if ref.dialect == "link":
         found = index.resolve_link(unquote(ref.cited), site.doc)
     elif ref.dialect == "blob":
         found = index.resolve_link("/" + ref.cited, site.doc)
     else:
         found = index.resolve(ref.cited, site.doc)
+        if (
+            found.path is not None
+            and names_a_gone_file is not None
+            and found.path.rsplit("/", 1)[-1] != ref.cited.rsplit("/", 1)[-1]
+            and names_a_gone_file(ref.cited)
+        ):
+            # Only the loose basename step matched (`a.py` -> `src/data.py`), while the
+            # lock or git names a file `a.py` that is gone: the citation is of that one.
+            found = type(found)(None)
     key = make_key(found.path, ref.start, ref.end, ref.ranged) if found.path else None
     return Citation(
         cited=ref.cited,

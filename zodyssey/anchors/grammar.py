@@ -19,6 +19,7 @@ discover.py), so Go, Rust or TSX repositories work too.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -103,6 +104,9 @@ def scan_line(line: str, accept: Callable[[str], bool]) -> list[RawRef]:
         pos = end
     if not anchors:
         return out
+    # Anchors are found left to right and never overlap: the one before a bare
+    # continuation is found by bisection, so a line of many citations stays linear.
+    starts = [start for start, _, _, _ in anchors]
     pos = 0
     while True:
         bare = BARE.search(line, pos)
@@ -110,14 +114,14 @@ def scan_line(line: str, accept: Callable[[str], bool]) -> list[RawRef]:
             break
         where = bare.start()
         pos = bare.end()
-        if any(start <= where < end for start, end, _, _ in anchors):
+        before = bisect_right(starts, where) - 1
+        if before >= 0 and where < anchors[before][1]:
             continue  # already read as a chain element
-        antecedent = None
-        for start, _end, cited, path_span in anchors:
-            if start < where:
-                antecedent = (cited, path_span)
-        if antecedent is None:
+        if before >= 0 and starts[before] == where:
+            before -= 1
+        if before < 0:
             continue
+        antecedent = (anchors[before][2], anchors[before][3])
         a, b, ranged, spans = _numbers(bare, 1)
         out.append(RawRef(antecedent[0], a, b, ranged, "bare", spans, antecedent[1]))
         pos = _chain(line, bare.end(), antecedent[0], antecedent[1], out)

@@ -21,6 +21,8 @@ indented, with a trailing newline, atomically (temp file, fsync, rename).
 from __future__ import annotations
 
 import json
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,11 +99,25 @@ def read_lock(path: str | Path) -> LockFile:
     """Read a lock; a missing file is an empty lock, a malformed one a UsageError (exit 2)."""
     target = Path(path)
     try:
+        info = target.stat()  # follows a symlink: a linked lock is read (and written) through
+    except FileNotFoundError:
+        return LockFile()
+    except OSError as exc:
+        raise UsageError(f"cannot read lock {target}: {exc.strerror}") from exc
+    if stat.S_ISDIR(info.st_mode):
+        raise UsageError(
+            f"lock {target} is a directory, not a file; move it away, then {_recover(target)}"
+        )
+    if not stat.S_ISREG(info.st_mode):
+        # A FIFO would block the check forever, a device would feed it anything.
+        raise UsageError(
+            f"lock {target} is not a regular file (a pipe, socket or device); "
+            f"remove it, then {_recover(target)}"
+        )
+    try:
         raw = target.read_bytes()
     except FileNotFoundError:
         return LockFile()
-    except IsADirectoryError as exc:
-        raise UsageError(f"lock {target} is a directory, not a file") from exc
     except OSError as exc:
         raise UsageError(f"cannot read lock {target}: {exc.strerror}") from exc
     try:
@@ -116,13 +132,12 @@ def read_lock(path: str | Path) -> LockFile:
     if not isinstance(data, dict):
         raise UsageError(f"lock {target} is not a JSON object; {_recover(target)}")
     citations = data.get("citations", {})
-    if citations is None:
-        citations = {}
     if not isinstance(citations, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in citations.items()
     ):
         raise UsageError(
-            f"lock {target}: `citations` must map citation keys to hash strings; {_recover(target)}"
+            f"lock {target}: `citations` must map citation keys to hash strings (it is "
+            f"{type(citations).__name__ if citations is not None else 'null'}); {_recover(target)}"
         )
     exempt = data.get("exempt", [])
     if exempt is None:
@@ -156,4 +171,40 @@ def read_lock(path: str | Path) -> LockFile:
 
 
 def write_lock(path: str | Path, lock: LockFile) -> None:
-    write_atomic(path, lock.to_json())
+    """Write atomically; a symlinked lock is written through to its target.
+
+    Replacing the link with a regular file would leave the shared target (the
+    lock other checkouts or tools read) stale while this one looks updated.
+    """
+    write_atomic(os.path.realpath(path), lock.to_json())
+
+
+def check_foreign_rewrite(path: str | Path, lock: LockFile) -> None:
+    """Refuse a lock of ours that another tool rewrote since the last commit (exit 2).
+
+    The JavaScript checker's `--update` keeps only its own keys: our `format`,
+    `spans` and `evidence` go, and the lock then reads as a JavaScript one,
+    under which citations it could not see are notes, not failures; later
+    edits would pass. A lock that is ours at HEAD and foreign in the work tree
+    is that case. Committing the rewrite makes it deliberate (no error then).
+    """
+    if not lock.exists or not lock.legacy:
+        return
+    from zodyssey import git
+
+    target = Path(os.path.realpath(path))
+    committed = git.output(target.parent, "show", f"HEAD:./{target.name}")
+    if committed is None:
+        return
+    try:
+        data = json.loads(committed.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+        return
+    if isinstance(data, dict) and _written_by_us(data):
+        raise UsageError(
+            f"lock {path} is zodyssey's at HEAD but has lost its fields (`format`, `spans`, "
+            "`evidence`) in the work tree: another tool's --update (the JavaScript checker's?) "
+            "rewrote it, and read as that tool's lock it would pass citations that tool cannot "
+            f"see. Restore it (git checkout -- {path}) and re-pin with `check-anchors --update`; "
+            "to hand the lock to the other tool on purpose, commit it as it is"
+        )

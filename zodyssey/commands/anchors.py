@@ -235,7 +235,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from zodyssey.anchors.discover import discover
-    from zodyssey.anchors.lock import read_lock
+    from zodyssey.anchors.lock import check_foreign_rewrite, read_lock
     from zodyssey.config import load_config
 
     fmt = _validate(args)
@@ -245,6 +245,7 @@ def _run(args: argparse.Namespace) -> int:
     config = load_config(root)
     lock_path = _lock_path(args, root, config)
     lock = read_lock(lock_path)
+    check_foreign_rewrite(lock_path, lock)
     discovery = discover(root, config, lock=lock)
     if not discovery.citations:
         raise ZodysseyError(
