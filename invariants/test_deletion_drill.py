@@ -421,6 +421,7 @@ REPO = Path(__file__).resolve().parent.parent
 def test_ci_drills_every_readme_claim_that_names_code() -> None:
     """CI runs the drill after `zodyssey check`, and the committed cache holds a drilled
     verdict for each README claim that names code (the hand drills' three among them)."""
+    from zodyssey.claims.drill import code_specs
     from zodyssey.claims.markers import parse_document
 
     steps = [
@@ -432,9 +433,11 @@ def test_ci_drills_every_readme_claim_that_names_code() -> None:
         i for i, s in enumerate(steps) if s.startswith("zodyssey claims drill")
     )
     named = {
-        c.id for c in parse_document((REPO / "README.md").read_text(), "README.md").claims if c.code
+        c.id
+        for c in parse_document((REPO / "README.md").read_text(), "README.md").claims
+        if code_specs(c, REPO)
     }
-    assert {"bash-gate", "review-gate", "gate-wiring-checked"} <= named
+    assert {"bash-gate", "review-gate", "gate-wiring-checked", "plan-tamper"} <= named
     cache = json.loads((REPO / "invariants/claims.drill.json").read_text())["claims"]
     for claim_id in named:
         assert cache[claim_id]["status"] == "drilled", claim_id
