@@ -46,7 +46,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         item.add_marker(pytest.mark.clients)
         # One worker runs a client's sessions of one module: they share module fixtures.
         callspec = getattr(item, "callspec", None)
-        name = callspec.params.get("client_name") if callspec is not None else None
+        params = callspec.params if callspec is not None else {}
+        name = params.get("client_name") or params.get("reviewed")
         item.add_marker(pytest.mark.xdist_group(f"{Path(str(item.fspath)).stem}:{name}"))
 
 
@@ -79,3 +80,18 @@ def client_name(request: pytest.FixtureRequest) -> str:
 @pytest.fixture(scope="module")
 def client(client_name: str) -> Client:
     return installed(client_name)
+
+
+@pytest.fixture(scope="module")
+def codex() -> Client:
+    return installed("codex")
+
+
+@pytest.fixture(scope="module")
+def gemini() -> Client:
+    return installed("gemini")
+
+
+@pytest.fixture(scope="module")
+def claude() -> Client:
+    return installed("claude-code")

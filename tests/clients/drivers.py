@@ -21,7 +21,7 @@ import select
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -133,17 +133,18 @@ class Client:
             env.update(CODEX_HOME=str(home / ".codex"), RUST_LOG="error")
         return env
 
-    def argv(self, prompt: str) -> list[str]:
+    def argv(self, prompt: str, extra: Sequence[str] = ()) -> list[str]:
         binary = str(self.binary())
         if self.name == "claude-code":
-            return [binary, "-p", prompt, "--dangerously-skip-permissions"]
+            return [binary, "-p", prompt, "--dangerously-skip-permissions", *extra]
         if self.name == "gemini":
-            return [binary, "-p", prompt, "--yolo"]
+            return [binary, "-p", prompt, "--yolo", *extra]
         return [
             binary,
             "exec",
             "--dangerously-bypass-approvals-and-sandbox",
             "--skip-git-repo-check",
+            *extra,
             prompt,
         ]
 
@@ -155,28 +156,30 @@ class Client:
         log: Path,
         *,
         trust: bool = True,
+        trust_hooks: bool | None = None,
         record: bool = True,
+        hooks: Sequence[UserHook] = (),
     ) -> None:
-        """The client's user configuration in `home`: model server, no telemetry, the recorder."""
-        pre = f"{sys.executable} -S {RECORDER} {log} pre-tool"
-        post = f"{sys.executable} -S {RECORDER} {log} post-tool"
+        """The client's user configuration in `home`: model server, no telemetry, user hooks.
+
+        `trust` trusts the repository (Gemini's trusted folders, Codex's
+        project trust); `trust_hooks` (Codex; default: as `trust`) trusts every
+        hook Codex lists. The user hooks are the recorder (with `record`) and
+        `hooks`, each `(event, command, timeout in seconds)`.
+        """
+        wanted = list(hooks)
+        if record:
+            wanted += [
+                ("pre", f"{sys.executable} -S {RECORDER} {log} pre-tool", 30.0),
+                ("post", f"{sys.executable} -S {RECORDER} {log} post-tool", 30.0),
+            ]
         if self.name == "claude-code":
-            settings: dict[str, Any] = {}
-            if record:
-                settings["hooks"] = {
-                    "PreToolUse": [
-                        {
-                            "matcher": "*",
-                            "hooks": [{"type": "command", "command": pre, "timeout": 30}],
-                        }
-                    ],
-                    "PostToolUse": [
-                        {
-                            "matcher": "*",
-                            "hooks": [{"type": "command", "command": post, "timeout": 30}],
-                        }
-                    ],
-                }
+            if record:  # when a subagent starts and ends, and what Claude Code says then
+                wanted += [
+                    (event, f"{sys.executable} -S {RECORDER} {log} {event}", 30.0)
+                    for event in ("SubagentStart", "SubagentStop")
+                ]
+            settings: dict[str, Any] = {"hooks": grouped(wanted, "PreToolUse", "PostToolUse", "*")}
             write_json(home / ".claude" / "settings.json", settings)
         elif self.name == "gemini":
             settings = {
@@ -184,22 +187,8 @@ class Client:
                 "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
                 "privacy": {"usageStatisticsEnabled": False},
                 "telemetry": {"enabled": False},
+                "hooks": grouped(wanted, "BeforeTool", "AfterTool", ".*", scale=1000),
             }
-            if record:
-                settings["hooks"] = {
-                    "BeforeTool": [
-                        {
-                            "matcher": ".*",
-                            "hooks": [{"type": "command", "command": pre, "timeout": 30000}],
-                        }
-                    ],
-                    "AfterTool": [
-                        {
-                            "matcher": ".*",
-                            "hooks": [{"type": "command", "command": post, "timeout": 30000}],
-                        }
-                    ],
-                }
             write_json(home / ".gemini" / "settings.json", settings)
             trusted = {str(repo.resolve()): "TRUST_FOLDER"} if trust else {}
             write_json(home / ".gemini" / "trustedFolders.json", trusted)
@@ -223,28 +212,29 @@ class Client:
                     f"[projects.{json.dumps(str(repo.resolve()))}]",
                     'trust_level = "trusted"',
                 ]
-            (codex_home).mkdir(parents=True, exist_ok=True)
+            codex_home.mkdir(parents=True, exist_ok=True)
             (codex_home / "config.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
-            if record:
-                hooks = {
-                    "hooks": {
-                        "PreToolUse": [
-                            {
-                                "matcher": "*",
-                                "hooks": [{"type": "command", "command": pre, "timeout": 30}],
-                            }
-                        ],
-                        "PostToolUse": [
-                            {
-                                "matcher": "*",
-                                "hooks": [{"type": "command", "command": post, "timeout": 30}],
-                            }
-                        ],
-                    }
-                }
-                write_json(codex_home / "hooks.json", hooks)
-            if trust:
+            write_json(
+                codex_home / "hooks.json",
+                {"hooks": grouped(wanted, "PreToolUse", "PostToolUse", "*")},
+            )
+            if trust if trust_hooks is None else trust_hooks:
                 trust_codex_hooks(self, home, repo)
+
+
+UserHook = tuple[str, str, float]
+
+
+def grouped(
+    hooks: Sequence[UserHook], pre: str, post: str, matcher: str, *, scale: int = 1
+) -> dict[str, Any]:
+    """Claude-style `{event: [{matcher, hooks: [...]}]}`; timeouts in seconds times `scale`."""
+    table: dict[str, Any] = {}
+    for event, command, timeout in hooks:
+        key = {"pre": pre, "post": post}.get(event, event)
+        entry = {"type": "command", "command": command, "timeout": int(timeout * scale)}
+        table.setdefault(key, []).append({"matcher": matcher, "hooks": [entry]})
+    return table
 
 
 def make_client(name: str) -> Client:
@@ -411,9 +401,14 @@ def run_client(
     *,
     prompt: str = "Carry out the task.",
     trust: bool = True,
+    trust_hooks: bool | None = None,
+    hooks: Sequence[UserHook] = (),
     before: Callable[[Path, ModelServer], None] | None = None,
     timeout: float = CLIENT_TIMEOUT,
     max_requests: int = 60,
+    extra_args: Sequence[str] = (),
+    env: dict[str, str] | None = None,
+    check: bool = True,
 ) -> Result:
     """Run `client` once in `repo` against a fresh model server playing `script`."""
     home.mkdir(parents=True, exist_ok=True)
@@ -422,16 +417,16 @@ def run_client(
         client.api, script, max_requests=max_requests, time_limit=timeout + 30
     ).start()
     try:
-        client.configure(home, repo, server, log, trust=trust)
+        client.configure(home, repo, server, log, trust=trust, trust_hooks=trust_hooks, hooks=hooks)
         if before is not None:
             before(home, server)
-        argv = client.argv(prompt)
+        argv = client.argv(prompt, extra_args)
         started = time.monotonic()
         try:
             proc = subprocess.run(
                 argv,
                 cwd=repo,
-                env=client.env(home, server),
+                env={**client.env(home, server), **(env or {})},
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 text=True,
@@ -452,6 +447,8 @@ def run_client(
             json.loads(line) for line in log.read_text(encoding="utf-8").splitlines() if line
         ]
     result = Result(client, repo, home, server, proc, seconds, log, records)
+    if check:
+        assert proc.returncode == 0, result.describe()
     assert server.overflow == 0, f"the model server's request bound was hit: {result.describe()}"
     assert not server.timed_out, f"the model server's time limit was hit: {result.describe()}"
     return result

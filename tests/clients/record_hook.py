@@ -10,6 +10,16 @@ import json
 import os
 import sys
 
+# The variables that tell the hook where it runs; nothing else of the environment is kept.
+KEPT = (
+    "CLAUDE_PROJECT_DIR",
+    "GEMINI_PROJECT_DIR",
+    "GEMINI_CWD",
+    "ZCODE_PROJECT_DIR",
+    "CURSOR_PROJECT_DIR",
+    "CODEX_HOME",
+)
+
 
 def main() -> int:
     log, event = sys.argv[1], sys.argv[2]
@@ -18,11 +28,7 @@ def main() -> int:
         payload = json.loads(raw)
     except ValueError:
         payload = raw
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k.endswith("PROJECT_DIR") or k.startswith(("CLAUDE_", "GEMINI_", "CODEX_"))
-    }
+    env = {k: v for k, v in os.environ.items() if k in KEPT}
     line = json.dumps({"event": event, "payload": payload, "env": env}, ensure_ascii=False)
     with open(log, "a", encoding="utf-8") as out:
         out.write(line + "\n")

@@ -150,6 +150,35 @@ def save_payloads(
     return path
 
 
+def save_records(
+    *,
+    label: str,
+    harness: str,
+    scenario: str,
+    records: Sequence[dict[str, Any]],
+    repo: Path,
+    home: Path,
+) -> Path | None:
+    """Every hook record of a session (all events, in order), when $ZODYSSEY_RECORD_PAYLOADS=1:
+    the shapes of sessions whose decisions depend on the order of calls (a review), kept as
+    data for adapter tests; the replay test feeds only `calls`."""
+    if os.environ.get(RECORD_ENV) != "1":
+        return None
+    swaps = swaps_for(repo, home)
+    document = {
+        "label": label,
+        "harness": harness,
+        "scenario": scenario,
+        "run": "plan",
+        "calls": [],
+        "post": [],
+        "records": [_generic(dict(r), swaps) for r in records],
+    }
+    path = fixture_path(label, scenario)
+    write_atomic(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    return path
+
+
 def load_fixtures() -> list[tuple[Path, dict[str, Any]]]:
     found = []
     for path in sorted(PAYLOADS.glob("*/*.json")):

@@ -8,6 +8,7 @@ server's record of every request (the tool results the client sent back).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -168,3 +169,11 @@ def test_after_okay_model_shown_the_scope_reason(after_okay: Result, target: str
     reasons = blocked(after_okay, target)
     assert reasons, after_okay.describe()
     assert all("not in the plan" in r or "scope" in r for r in reasons), reasons
+
+
+def test_plan_phase_blocked_calls_get_no_post_tool_event(plan_phase: Result) -> None:
+    """The post-tool event comes for the calls that ran (the two reads), never for a blocked one
+    (the recorder is wired for every tool)."""
+    ran = [json.dumps(p["tool_input"]) for p in plan_phase.post_payloads()]
+    assert len(ran) == 2, plan_phase.describe()
+    assert not any("GREETING = 'hello'" in r or "src/new.py" in r or "sed -i" in r for r in ran)
