@@ -14,6 +14,7 @@ on the real shapes without npm.
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -59,6 +60,19 @@ def run_installed(command: str, payload: Any, env: dict[str, str], cwd: Path) ->
         timeout=60,
         check=False,
     )
+
+
+def assert_allowed(done: Any, payload: dict[str, Any]) -> None:
+    """Exit 0 and silent, or (a shell call in a run) the call wrapped in the run's sandbox:
+    an allow document whose `updatedInput` still holds the original command."""
+    assert (done.returncode, done.stderr) == (0, ""), (done.returncode, done.stdout, done.stderr)
+    if not done.stdout:
+        return
+    reply = json.loads(done.stdout)["hookSpecificOutput"]
+    assert reply["permissionDecision"] == "allow", reply
+    command = payload["tool_input"]["command"]
+    assert "sandbox --run demo" in reply["updatedInput"]["command"], reply
+    assert shlex.quote(command) in reply["updatedInput"]["command"], reply
 
 
 _REPOS: dict[tuple[str, str], Path] = {}
@@ -119,7 +133,7 @@ def test_recorded_pre_tool_payload_gets_its_decision(
         assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
         assert "zodyssey gate (run demo)" in done.stderr
     else:
-        assert (done.returncode, done.stdout, done.stderr) == (0, "", "")
+        assert_allowed(done, payload)
 
 
 @pytest.mark.parametrize(
