@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 from zodyssey import __version__
-from zodyssey.core.exits import EXIT_USAGE
+from zodyssey.core.exits import MEANINGS, Exit
 from zodyssey.errors import ZodysseyError
 
 # Not `typing.TYPE_CHECKING`: `zodyssey hook pre-tool` must not pay for `typing`,
@@ -36,23 +36,16 @@ COMMANDS: dict[str, str] = {
     "sandbox": "zodyssey.commands.sandbox",
 }
 
-EPILOG = """\
-exit codes (shared by every command):
-  0   success
-  1   audit: findings fail the run
-  2   bad arguments, unreadable configuration, lock or state
-  3   audit: run artifacts missing or unreadable
-  4   nothing discovered (zero citations or zero claims)
-  6   plan lint problems
-  9   citation or claim problems found
-  10  refused: a criterion would re-run on a work tree identical to its last failure
-  11  refused: the run state does not allow this step
-
+EPILOG = (
+    "exit codes (shared by every command):\n"
+    + "".join(f"  {code:<3} {meaning}\n" for code, meaning in MEANINGS)
+    + """
 examples:
   zodyssey check                 citations and claims, as CI runs them
   check-anchors --update         re-baseline the citation lock deliberately
   zodyssey audit my-run --format html -o report.html
 """
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -64,7 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
         def error(self, message: str) -> Any:
             # argparse exits 2 on bad arguments already; keep one clear line and the usage.
             self.print_usage(sys.stderr)
-            self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+            self.exit(Exit.USAGE, f"{self.prog}: error: {message}\n")
 
     parser = _Parser(
         prog="zodyssey",
@@ -99,7 +92,7 @@ def _run(argv: Sequence[str]) -> int:
     handler: Callable[[argparse.Namespace], int] | None = getattr(namespace, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)
-        return EXIT_USAGE
+        return Exit.USAGE
     return handler(namespace)
 
 

@@ -1,12 +1,12 @@
 """Errors a user can cause, each carrying the exit code the CLI returns for it."""
 
-from zodyssey.core.exits import EXIT_USAGE
+from zodyssey.core.exits import Exit
 
 
 class ZodysseyError(Exception):
     """A failure with a message meant for the user and a documented exit code."""
 
-    exit_code = EXIT_USAGE
+    exit_code = Exit.USAGE
 
     def __init__(self, message: str, exit_code: int | None = None) -> None:
         super().__init__(message)
@@ -21,4 +21,4 @@ class ZodysseyError(Exception):
 class UsageError(ZodysseyError):
     """Bad arguments or unreadable configuration (exit 2)."""
 
-    exit_code = EXIT_USAGE
+    exit_code = Exit.USAGE

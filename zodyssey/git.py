@@ -29,14 +29,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from zodyssey.core.exits import EXIT_USAGE
+from zodyssey.core.exits import Exit
 from zodyssey.errors import ZodysseyError
 
 
 class GitError(ZodysseyError):
     """A git command failed; the message names the subcommand and git's reason."""
 
-    exit_code = EXIT_USAGE
+    exit_code = Exit.USAGE
 
 
 class GitUnavailable(GitError):

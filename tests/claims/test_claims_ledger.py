@@ -16,7 +16,7 @@ from zodyssey.claims.ledger import (
 )
 from zodyssey.claims.markers import parse_document
 from zodyssey.claims.model import ClaimSet, LinkedTest
-from zodyssey.core.exits import EXIT_USAGE
+from zodyssey.core.exits import Exit
 from zodyssey.errors import UsageError
 
 DOC = "Gate blocks tee. <!-- claim: bash-gate -->\n\nZero fails. <!-- claim: zero-fails -->\n"
@@ -149,7 +149,7 @@ def test_malformed_ledger_is_a_usage_error(tmp_path: Path, content: str) -> None
     path.write_text(content)
     with pytest.raises(UsageError) as info:
         read_ledger(path)
-    assert info.value.exit_code == EXIT_USAGE
+    assert info.value.exit_code == Exit.USAGE
     assert str(path) in info.value.message
 
 

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from tests.helpers import make_repo, run_zodyssey
-from zodyssey.core.exits import EXIT_USAGE
+from zodyssey.core.exits import Exit
 from zodyssey.core.store import StateError, validate_slug
 from zodyssey.core.vocabulary import SLUG_PATTERN, is_slug
 
@@ -32,5 +32,5 @@ def test_run_start_refuses_a_slug_with_a_trailing_newline(tmp_path):
         "# P\n## Todos\n- [ ] 1. A\n  - Files: [`a.py`]\n  - Acceptance criteria:\n    - `true`\n"
     )
     done = run_zodyssey("run", "start", "demo\n", "--plan", str(plan), cwd=root)
-    assert done.returncode == EXIT_USAGE, done.stdout + done.stderr
+    assert done.returncode == Exit.USAGE, done.stdout + done.stderr
     assert not (root / ".zcode" / "state" / "demo\n.json").exists()

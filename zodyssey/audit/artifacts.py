@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from zodyssey.core.exits import EXIT_MISSING
+from zodyssey.core.exits import Exit
 from zodyssey.errors import ZodysseyError
 
 # Larger than any honest artifact; protects the audit from a file meant to exhaust memory.
@@ -24,7 +24,7 @@ MAX_ARTIFACT_BYTES = 64 * 1024 * 1024
 class ArtifactMissing(ZodysseyError):
     """A run artifact the audit cannot do without is missing or unreadable (exit 3)."""
 
-    exit_code = EXIT_MISSING
+    exit_code = Exit.MISSING
 
 
 def read_bytes(path: Path) -> tuple[bytes | None, str | None]:

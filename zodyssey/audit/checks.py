@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from zodyssey.audit.model import AuditedRun, CriterionRecord, ReviewRound, clip, short_hash
 from zodyssey.core.plan import Plan, parse_plan
+from zodyssey.core.vocabulary import COMPLETED_PHASES
 from zodyssey.findings import Finding, Severity
 
 TOOL = "audit"
@@ -247,9 +248,6 @@ def _criteria(outcome: AuditOutcome, emit: _Emitter) -> None:
         )
 
 
-TERMINAL_DONE = ("done", "audited")
-
-
 def _completion(outcome: AuditOutcome, emit: _Emitter) -> None:
     """A run that has not finished, or that says it has while a plan todo is open."""
     run, plan = outcome.run, outcome.plan
@@ -265,7 +263,7 @@ def _completion(outcome: AuditOutcome, emit: _Emitter) -> None:
         f" and {len(open_todos) - 20} more" if len(open_todos) > 20 else ""
     )
     phase = run.phase or "unknown"
-    if phase in TERMINAL_DONE:
+    if phase in COMPLETED_PHASES:
         if open_todos:
             emit(
                 "done-with-open-todos",
@@ -644,7 +642,7 @@ def _final_wave(run: AuditedRun, emit: _Emitter) -> None:
     checklist, F4 scope review, F5 routing): it must have passed, unwaived."""
     final = run.final
     if final is None:
-        if run.source == "js-pipeline" and run.phase in TERMINAL_DONE:
+        if run.source == "js-pipeline" and run.phase in COMPLETED_PHASES:
             emit(
                 "final-wave-missing",
                 "error",

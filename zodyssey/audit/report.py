@@ -12,13 +12,13 @@ from typing import Any
 
 from zodyssey.audit.checks import RULES, TOOL, AuditOutcome, CriterionResult
 from zodyssey.audit.model import AuditedRun, clip
+from zodyssey.core.exits import VERDICT_CODES
 from zodyssey.findings import Case, Report
 
 PAYLOAD_SCHEMA = "zodyssey-audit/1"
 
 
 VERDICT_WORDS = {"passed": "passed", "failed": "FAILED", "empty": "found NOTHING TO JUDGE"}
-EXIT_CODES = {"passed": 0, "failed": 1, "empty": 4}
 
 
 def _counts(outcome: AuditOutcome) -> dict[str, int]:
@@ -115,7 +115,7 @@ def payload(outcome: AuditOutcome, counts: dict[str, int], summary: str) -> dict
         "tool": TOOL,
         "ok": outcome.verdict == "passed",
         "verdict": outcome.verdict,
-        "exit_code": EXIT_CODES[outcome.verdict],
+        "exit_code": VERDICT_CODES[outcome.verdict],
         "strict": outcome.strict,
         "require_complete": outcome.require_complete,
         "summary": summary,

@@ -28,7 +28,7 @@ from zodyssey.claims.drill_cache import (
     read_cache,
     write_cache,
 )
-from zodyssey.core.exits import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS
+from zodyssey.core.exits import Exit
 from zodyssey.errors import UsageError
 from zodyssey.findings import Case, Finding, Report
 
@@ -176,10 +176,10 @@ def _collected(root: Path, config: Any) -> dict[str, list[str]]:
 def _exit_code(results: list[ClaimResult]) -> int:
     statuses = [r.status for r in results]
     if any(s in (SURVIVED, "bad-code") for s in statuses):
-        return EXIT_PROBLEMS
+        return Exit.PROBLEMS
     if NOT_JUDGED in statuses or "drilled" not in statuses:
-        return EXIT_EMPTY
-    return EXIT_OK
+        return Exit.EMPTY
+    return Exit.OK
 
 
 def build_report(root: Path, results: list[ClaimResult]) -> tuple[Report, int]:
@@ -320,7 +320,7 @@ def build_report(root: Path, results: list[ClaimResult]) -> tuple[Report, int]:
     payload = {
         "tool": "drill",
         "version": 1,
-        "ok": code == EXIT_OK,
+        "ok": code == Exit.OK,
         "exit_code": code,
         "root": str(root),
         "counts": counts,

@@ -20,7 +20,7 @@ from zodyssey.claims.verdict import (
     union,
 )
 from zodyssey.config import Config, load_config
-from zodyssey.core.exits import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS
+from zodyssey.core.exits import Exit
 from zodyssey.errors import UsageError
 from zodyssey.findings import Case, Finding, Report
 
@@ -123,7 +123,7 @@ def _exit_code(findings: list[Finding], claims: ClaimSet, config: Config) -> int
             )
         )
     errors = [f for f in findings if f.severity == "error" and f.rule != "no-claims"]
-    return EXIT_PROBLEMS if errors else EXIT_EMPTY if empty else EXIT_OK
+    return Exit.PROBLEMS if errors else Exit.EMPTY if empty else Exit.OK
 
 
 def read_results(paths: list[str], errors: list[tuple[str, str]] | None = None) -> list[TestRun]:
@@ -258,7 +258,7 @@ def _report(state: ClaimsState, findings: list[Finding], code: int) -> Report:
     payload = {
         "tool": "claims",
         "version": 1,
-        "ok": code == EXIT_OK,
+        "ok": code == Exit.OK,
         "exit_code": code,
         "root": str(state.root),
         "ledger": state.ledger_rel,

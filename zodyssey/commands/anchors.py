@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from zodyssey.core.exits import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS
+from zodyssey.core.exits import Exit
 from zodyssey.errors import UsageError, ZodysseyError
 
 if TYPE_CHECKING:
@@ -252,7 +252,7 @@ def _run(args: argparse.Namespace) -> int:
             f"zero citations discovered under {root} ({len(discovery.documents)} document(s) "
             "scanned): an empty check is a failure, not a pass; check `documents` and "
             "`exclude` in [tool.zodyssey]",
-            EXIT_EMPTY,
+            Exit.EMPTY,
         )
     if args.history or args.from_history:
         return _run_history(args, root, config, discovery, lock_path, fmt)
@@ -395,7 +395,7 @@ def _run_check(
     summary += _notes_summary(result)
     report = build_report(result, mode="check", strict=args.strict, summary=summary, fmt=fmt)
     _render(report, fmt, args.output)
-    return EXIT_PROBLEMS if count else EXIT_OK
+    return Exit.PROBLEMS if count else Exit.OK
 
 
 def _run_update(
@@ -481,7 +481,7 @@ def _run_update(
     # Dropped stale entries are reported, but they are the point of --update, not a failure.
     report.findings += [_note(p.key, p.detail) for p in stale_problems]
     _render(report, fmt, args.output)
-    return EXIT_PROBLEMS if refused else EXIT_OK
+    return Exit.PROBLEMS if refused else Exit.OK
 
 
 def _note(key: str, detail: str) -> Any:
@@ -529,7 +529,7 @@ def _run_fix(
         print(summary, file=sys.stderr)
         # The same exit as --fix would give with nothing rewritten: --strict counts stale too.
         stale = len(result.stale) if args.strict else 0
-        return EXIT_PROBLEMS if result.problems or stale else EXIT_OK
+        return Exit.PROBLEMS if result.problems or stale else Exit.OK
     repinned_docs = 0
     if moved:
         # Re-pin from what the documents cite now: a move whose text could not be
@@ -600,7 +600,7 @@ def _run_fix(
         count = max(count, 1)
     report = build_report(result, mode="fix", strict=args.strict, summary=summary, fmt=fmt)
     _render(report, fmt, args.output)
-    return EXIT_PROBLEMS if count else EXIT_OK
+    return Exit.PROBLEMS if count else Exit.OK
 
 
 def _rewrite_count(applied: list[Citation], moved: list[Any]) -> str:

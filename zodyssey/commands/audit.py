@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from zodyssey.core.exits import EXIT_EMPTY, EXIT_FINDINGS, EXIT_OK
+from zodyssey.core.exits import VERDICT_CODES, Exit
 from zodyssey.errors import ZodysseyError
 
 FORMATS = ("text", "json", "markdown", "html", "junit", "sarif", "github")
@@ -94,4 +94,4 @@ def run(args: argparse.Namespace) -> int:
 
 def exit_code(verdict: str) -> int:
     """The exit code of an audit verdict (`AuditOutcome.verdict`)."""
-    return {"passed": EXIT_OK, "empty": EXIT_EMPTY}.get(verdict, EXIT_FINDINGS)
+    return VERDICT_CODES.get(verdict, Exit.FAILED)

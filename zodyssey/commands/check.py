@@ -18,11 +18,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from zodyssey.core.exits import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+from zodyssey.core.exits import Exit
 
 FORMATS = ("text", "json", "github", "sarif", "junit", "markdown")
 # Lower index = worse. Codes outside this list mean a part crashed; they count as 2.
-PRECEDENCE = (EXIT_USAGE, EXIT_PROBLEMS, EXIT_EMPTY, EXIT_OK)
+PRECEDENCE = (Exit.USAGE, Exit.PROBLEMS, Exit.EMPTY, Exit.OK)
 
 EPILOG = """\
 exit codes (the worst of the parts, in this order):
@@ -84,7 +84,7 @@ def register(sub: Any) -> None:
 def worst(codes: list[int]) -> int:
     """The combined exit code: 2 > 9 > 4 > 0; an unexpected code (a crash) counts as 2."""
     ranks = [PRECEDENCE.index(c) if c in PRECEDENCE else 0 for c in codes]
-    return PRECEDENCE[min(ranks)] if ranks else EXIT_OK
+    return PRECEDENCE[min(ranks)] if ranks else Exit.OK
 
 
 def _anchors(root: Path, fmt: str) -> tuple[int, str, str]:
@@ -156,7 +156,7 @@ def _drill(root: Path, fmt: str, colour: bool | None) -> tuple[int, str, str]:
 
 def _combine(fmt: str, parts: dict[str, tuple[int, str, str]], code: int) -> str:
     if fmt == "json":
-        document: dict[str, Any] = {"tool": "check", "ok": code == EXIT_OK, "exit_code": code}
+        document: dict[str, Any] = {"tool": "check", "ok": code == Exit.OK, "exit_code": code}
         for name, (part_code, out, err) in parts.items():
             try:
                 report: Any = json.loads(out) if out.strip() else None

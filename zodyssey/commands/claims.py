@@ -159,10 +159,10 @@ def register(sub: Any) -> None:
 
 def _no_verb(parser: argparse.ArgumentParser) -> Any:
     def handler(args: argparse.Namespace) -> int:
-        from zodyssey.core.exits import EXIT_USAGE
+        from zodyssey.core.exits import Exit
 
         parser.print_help(sys.stderr)
-        return EXIT_USAGE
+        return Exit.USAGE
 
     return handler
 
@@ -197,7 +197,7 @@ def run_test(args: argparse.Namespace) -> int:
     from zodyssey.claims.markers import collect_claims
     from zodyssey.claims.report import test_paths
     from zodyssey.config import load_config
-    from zodyssey.core.exits import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+    from zodyssey.core.exits import Exit
     from zodyssey.errors import UsageError
 
     root = Path(args.root).resolve()
@@ -208,7 +208,7 @@ def run_test(args: argparse.Namespace) -> int:
     claims = collect_claims(root, config)
     if ledger is None and not claims.occurrences and not claims.marker_problems:
         print("zodyssey claims test: claims not in use (no ledger, no claim marker); skipped")
-        return EXIT_OK
+        return Exit.OK
     extra = list(args.pytest_args or [])
     if extra and extra[0] == "--":
         extra = extra[1:]
@@ -223,17 +223,17 @@ def run_test(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise UsageError(f"cannot run pytest: {exc}") from exc
     if done.returncode == 0:
-        return EXIT_OK
+        return Exit.OK
     if done.returncode == 1:
-        return EXIT_PROBLEMS
+        return Exit.PROBLEMS
     print(f"zodyssey claims test: pytest ended with exit {done.returncode}", file=sys.stderr)
-    return EXIT_USAGE
+    return Exit.USAGE
 
 
 def run_update(args: argparse.Namespace) -> int:
     from zodyssey.claims.ledger import build_ledger, describe_changes, marker_findings, write_ledger
     from zodyssey.claims.report import load_state
-    from zodyssey.core.exits import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS
+    from zodyssey.core.exits import Exit
 
     state = load_state(Path(args.root).resolve(), args.ledger, args.tests)
     blocking = marker_findings(state.claims)
@@ -245,13 +245,13 @@ def run_update(args: argparse.Namespace) -> int:
         print(
             "claims update: refused; fix the markers above first (nothing written)", file=sys.stderr
         )
-        return EXIT_PROBLEMS
+        return Exit.PROBLEMS
     if not state.claims.claims:
         print(
             "claims update: no claim markers found; nothing written (an empty ledger proves nothing)",
             file=sys.stderr,
         )
-        return EXIT_EMPTY
+        return Exit.EMPTY
     new = build_ledger(state.claims, state.collection.links)
     changes = describe_changes(state.ledger, new)
     path = Path(state.ledger_rel)
@@ -281,7 +281,7 @@ def run_update(args: argparse.Namespace) -> int:
                     f"claims update: test {link.nodeid} names unknown claim `{claim_id}`",
                     file=sys.stderr,
                 )
-    return EXIT_OK
+    return Exit.OK
 
 
 DRILL_DESCRIPTION = """\

@@ -12,6 +12,7 @@ import json
 import sys
 from typing import Any
 
+from zodyssey.core.exits import Exit
 from zodyssey.errors import UsageError
 
 EPILOG = """\
@@ -77,7 +78,7 @@ def _line(record: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> int:
     if getattr(args, "gate_command", None) != "classify":
         print("usage: zodyssey gate classify [--jsonl] [COMMAND ...]", file=sys.stderr)
-        return 2
+        return Exit.USAGE
     from zodyssey.gate.shell import classify
 
     read_only = [entry.split() for entry in args.read_only if entry.split()]
@@ -118,4 +119,4 @@ def run(args: argparse.Namespace) -> int:
                 answer = {"line": number, "error": error}
             out.write(_line(answer))
         out.flush()
-    return 2 if bad else 0
+    return Exit.USAGE if bad else Exit.OK

@@ -11,7 +11,8 @@ import importlib
 from typing import Any
 
 from zodyssey import docs_url
-from zodyssey.core.vocabulary import PHASES
+from zodyssey.core.exits import Exit
+from zodyssey.core.vocabulary import PHASES, TODO_STATUSES
 
 EPILOG = f"""\
 exit codes:
@@ -100,7 +101,7 @@ def register(sub: Any) -> None:
 
     todo = add("todo", "Set a todo's status; done needs passing evidence for every criterion.")
     todo.add_argument("todo", metavar="TODO")
-    todo.add_argument("status", choices=("pending", "in_flight", "done", "failed", "blocked"))
+    todo.add_argument("status", choices=TODO_STATUSES)
     todo.add_argument("--force-done", action="store_true", help="done without full evidence")
     todo.add_argument("--reason", help="why (required with --force-done)")
     todo.add_argument("--owner", help="agent/session taking the todo (with in_flight)")
@@ -150,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
     if name is None:
         print("usage: zodyssey run {start,lint,review,verify,todo,window,phase,status,list} ...")
         print("see `zodyssey run --help`")
-        return 2
+        return Exit.USAGE
     module_name, handler_name = HANDLERS[name]
     handler = getattr(importlib.import_module(module_name), handler_name)
     result: int = handler(args)
@@ -158,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from zodyssey.core.exits import EXIT_LINT
+    from zodyssey.core.exits import Exit
     from zodyssey.runs.checks import load_checks, test_command
     from zodyssey.runs.context import RunContext
     from zodyssey.runs.lint import lint_plan
@@ -169,7 +170,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     for problem in problems:
         print(f"{loaded.path}: {problem.render()}")
     if problems:
-        return EXIT_LINT
+        return Exit.LINT
     todos = [t for t in loaded.plan.todos if not t.final]
     criteria = sum(len(t.criteria) for t in loaded.plan.todos)
     print(f"plan ok: {len(todos)} todos, {criteria} acceptance criteria")

@@ -16,7 +16,7 @@ import os
 import time
 
 from zodyssey.core.atomic import write_atomic
-from zodyssey.core.exits import EXIT_USAGE
+from zodyssey.core.exits import Exit
 from zodyssey.core.vocabulary import PLANS, REVIEWS, STATE, TERMINAL_PHASES, VERIFY, is_slug
 from zodyssey.core.vocabulary import ZCODE as ZCODE  # the audit reads store.ZCODE
 from zodyssey.errors import ZodysseyError
@@ -39,7 +39,7 @@ LOCK_TTL_SECONDS = 30 * 60
 class StateError(ZodysseyError):
     """Run state that cannot be read or written (exit 2 unless told otherwise)."""
 
-    exit_code = EXIT_USAGE
+    exit_code = Exit.USAGE
 
 
 def now_iso() -> str:
@@ -247,7 +247,7 @@ class RunStore:
                     raise StateError(
                         f"run {self.slug!r} is already active (phase {phase}); "
                         "finish or abandon it first",
-                        exit_code=11,
+                        exit_code=Exit.REFUSED_STATE,
                     )
             current_keys = list(current.keys()) if isinstance(current, dict) else []
             for key in current_keys:

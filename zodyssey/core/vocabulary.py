@@ -15,6 +15,10 @@ Phases (docs/runs.md explains each):
 
 import os
 
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+if TYPE_CHECKING:
+    from typing import Any
+
 ZCODE = ".zcode"
 STATE = ".zcode/state"
 PLANS = ".zcode/plans"
@@ -50,6 +54,36 @@ EXECUTING_PHASES = frozenset({"execute", "verify", "final", "remediate"})
 # Test files are frozen while the acceptance criteria are being checked.
 TEST_FROZEN_PHASES = frozenset({"verify", "final"})
 DEFAULT_MAX_ROUNDS = 3
+# Phases a run reaches by finishing its work (the audit judges their claim).
+COMPLETED_PHASES = frozenset({"done", "audited"})
+
+# The moves of `zodyssey run phase`, as data: what a move to each phase needs.
+#   reason    a --reason (or --note) saying why
+#   only_from the phases the run may come from (absent: any)
+#   not_from  phases the run may not come from
+#   plan      the plan bound by an OKAY review; from a halted phase the run
+#             goes back through review first (leaving it drops the verdict)
+#   complete  every plan todo done and every blocking check passed; --force
+#             (with --reason) overrides these, and only these
+#   person    only a person makes this move (the gate refuses the agent's)
+PHASE_MOVES: "dict[str, dict[str, Any]]" = {
+    "plan": {},
+    "consult": {},
+    "review": {},
+    "execute": {"plan": True},
+    "verify": {"plan": True},
+    "final": {"plan": True},
+    "remediate": {"plan": True},
+    "done": {"plan": True, "complete": True},
+    "audited": {"only_from": frozenset({"done"}), "person": True},
+    "abandoned": {"reason": True, "not_from": COMPLETED_PHASES, "person": True},
+    "blocked": {"reason": True, "not_from": COMPLETED_PHASES, "person": True},
+}
+PERSON_PHASES = frozenset(phase for phase, move in PHASE_MOVES.items() if move.get("person"))
+
+TODO_STATUSES = ("pending", "in_flight", "done", "failed", "blocked")
+# A todo is `blocked` by a person; the agent's `zodyssey run todo` sets the others.
+AGENT_TODO_STATUSES = frozenset(TODO_STATUSES) - {"blocked"}
 
 # The configuration that decides what the gate allows (`[tool.zodyssey]`).
 # During a run it is gate state: no tool writes these files (at the root),
@@ -75,6 +109,24 @@ def is_slug(name: str) -> bool:
 def is_active(phase: object) -> bool:
     """A state whose phase is not terminal is guarded (blocked included; unknown too)."""
     return phase not in TERMINAL_PHASES
+
+
+def move_refusal(current: object, target: str, run: str = "the run") -> str | None:
+    """Why the phases alone forbid `run` moving from phase `current` to `target`
+    (None: not forbidden by them; the plan and completion rules come after)."""
+    move = PHASE_MOVES[target]
+    only_from = move.get("only_from")
+    if only_from is not None and current not in only_from:
+        return f"only a {' or '.join(sorted(only_from))} run can become {target} (phase {current})"
+    not_from = move.get("not_from")
+    if not_from is not None and current in not_from:
+        return f"{run} is {current}; it cannot become {target}"
+    if move.get("plan") and current in HALTED_PHASES and target not in HALTED_PHASES:
+        return (
+            f"leaving terminal phase {current} invalidates the verdict: move to review "
+            f"and record a new verdict before {target}"
+        )
+    return None
 
 
 def state_file(root: str, slug: str) -> str:

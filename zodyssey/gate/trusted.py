@@ -27,6 +27,8 @@ abbreviation of a person-only option counts as that option):
 import os
 import sys
 
+from zodyssey.core.vocabulary import AGENT_TODO_STATUSES, PERSON_PHASES
+
 READ = "read"
 AGENT = "agent"
 PERSON = "person"
@@ -63,8 +65,6 @@ _OPTIONS: dict[str, dict[str, bool]] = {
     "status": {**_COMMON, "--json": False},
 }
 _READ_SUBCOMMANDS = frozenset({"status", "lint", "list"})
-_AGENT_TODO = frozenset({"pending", "in_flight", "done", "failed"})
-_PERSON_PHASES = frozenset({"abandoned", "blocked", "audited"})
 
 
 def _person(why: str) -> "tuple[str, str, int]":
@@ -147,14 +147,14 @@ def judge(words: "list[str | None]") -> "tuple[str, str, int]":
         status = positionals[2] if len(positionals) > 2 else ""
         if status == "blocked":
             return _person("todo ... blocked")
-        if status not in _AGENT_TODO:
+        if status not in AGENT_TODO_STATUSES:
             return UNKNOWN, f"zodyssey run todo status {status!r} is not one it knows", -1
         return AGENT, "", -1
     if sub == "phase":
         if "--force" in options:
             return _person("phase --force")
         target = positionals[1] if len(positionals) > 1 else ""
-        if target in _PERSON_PHASES:
+        if target in PERSON_PHASES:
             return _person(f"phase {target}")
         return AGENT, "", -1
     if sub == "window":

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zodyssey.core.exits import EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE
+from zodyssey.core.exits import Exit
 from zodyssey.errors import UsageError
 from zodyssey.findings import Case, Finding, Report
 
@@ -463,7 +463,7 @@ def wiring_report(root: Path) -> tuple[Report, int]:
     """
     wiring = check_wiring(root)
     errors = [f for f in wiring.findings if f.severity == "error"]
-    code = EXIT_USAGE if wiring.unreadable else EXIT_PROBLEMS if errors else EXIT_OK
+    code = Exit.USAGE if wiring.unreadable else Exit.PROBLEMS if errors else Exit.OK
     cases: list[Case] = []
     for harness in wiring.declared:
         problems = [f.message for f in errors if f.extra.get("harness") == harness]
@@ -486,7 +486,7 @@ def wiring_report(root: Path) -> tuple[Report, int]:
     payload = {
         "tool": "gate",
         "version": 1,
-        "ok": code == EXIT_OK,
+        "ok": code == Exit.OK,
         "exit_code": code,
         "root": str(root),
         "declared": wiring.declared,

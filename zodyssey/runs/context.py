@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
-from zodyssey.core.exits import EXIT_USAGE
+from zodyssey.core.exits import Exit
 from zodyssey.core.plan import Plan, parse_plan, plan_sha256
 from zodyssey.core.store import RunStore, StateError, now_iso
 from zodyssey.core.vocabulary import PHASES, plan_location
@@ -88,7 +88,7 @@ class RunContext:
     def open(cls, repo: str | None, slug: str) -> RunContext:
         root = Path(repo or ".").resolve()
         if not root.is_dir():
-            raise ZodysseyError(f"--repo {repo}: not a directory", EXIT_USAGE)
+            raise ZodysseyError(f"--repo {repo}: not a directory", Exit.USAGE)
         return cls(root, RunStore(root, slug))
 
     @property

@@ -10,7 +10,7 @@ from typing import Any
 
 from zodyssey import __version__
 from zodyssey.core.atomic import write_atomic
-from zodyssey.core.exits import EXIT_REFUSED_STATE
+from zodyssey.core.exits import Exit
 from zodyssey.core.store import (
     RunStore,
     StateError,
@@ -22,11 +22,12 @@ from zodyssey.core.store import (
     zcode_dir,
 )
 from zodyssey.core.vocabulary import (
-    EXECUTING_PHASES,
     GATE_CONFIG,
     GENESIS_HASH,
     HALTED_PHASES,
+    PHASE_MOVES,
     TERMINAL_PHASES,
+    move_refusal,
 )
 from zodyssey.errors import UsageError
 from zodyssey.runs import evidence as chain
@@ -41,7 +42,6 @@ from zodyssey.runs.preconditions import (
 )
 from zodyssey.runs.verification import run_quality_checks
 
-TODO_STATUSES = ("pending", "in_flight", "done", "failed", "blocked")
 PLAN_TEMPLATE = """\
 # {title}
 
@@ -212,7 +212,7 @@ def cmd_todo(args: argparse.Namespace) -> int:
                 "todo",
                 f"todo {todo.id} cannot be done: {'; '.join(gaps)}; "
                 f"run `zodyssey run verify {ctx.slug} {todo.id}`",
-                EXIT_REFUSED_STATE,
+                Exit.REFUSED_STATE,
                 subject=todo.id,
             )
         if args.force_done:
@@ -223,7 +223,7 @@ def cmd_todo(args: argparse.Namespace) -> int:
     def mutate(current: dict[str, Any]) -> list[str]:
         if current.get("phase") in HALTED_PHASES:
             raise RunRefused(
-                f"run {ctx.slug!r} became {current.get('phase')} meanwhile", EXIT_REFUSED_STATE
+                f"run {ctx.slug!r} became {current.get('phase')} meanwhile", Exit.REFUSED_STATE
             )
         todos = current.setdefault("todos", {})
         entry = todos.setdefault(todo.id, {"status": "pending", "attempts": 0})
@@ -266,6 +266,51 @@ def cmd_todo(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- phase
 
 
+def _check_move(ctx: RunContext, args: argparse.Namespace, current: object, reason: str) -> None:
+    """The rules of `PHASE_MOVES` that need nothing but the phases and the arguments."""
+    target: str = args.phase
+    move = PHASE_MOVES[target]
+    if move.get("reason") and not reason:
+        raise UsageError(f"moving to {target} needs --reason (or --note) saying why")
+    if args.force and not move.get("complete"):
+        raise UsageError("--force only overrides the preconditions of `done`")
+    refusal = move_refusal(current, target, run=f"run {ctx.slug!r}")
+    if refusal is not None:
+        ctx.refuse("phase", refusal, Exit.REFUSED_STATE, subject=target)
+
+
+def _incomplete(
+    ctx: RunContext, args: argparse.Namespace, state: dict[str, Any], loaded: LoadedPlan
+) -> list[str]:
+    """A `complete` move: what is not complete (refused unless --force overrides it)."""
+    target: str = args.phase
+    overrides: list[str] = []
+    todos = state.get("todos") or {}
+    undone = [t.id for t in loaded.plan.todos if (todos.get(t.id) or {}).get("status") != "done"]
+    if undone:
+        if not args.force:
+            ctx.refuse(
+                "phase",
+                f"run {ctx.slug!r} cannot be done: todos not done: {', '.join(undone)}",
+                Exit.REFUSED_STATE,
+                subject=target,
+            )
+        overrides.append(f"todos not done: {', '.join(undone)}")
+    results = run_quality_checks(ctx, load_checks(ctx.root), loaded.sha256, todo=None, stage="done")
+    check_failures = [r.name for r in results if r.blocking_failure]
+    if check_failures:
+        if not args.force:
+            ctx.refuse(
+                "phase",
+                f"run {ctx.slug!r} cannot be done: blocking quality checks failed: "
+                f"{', '.join(check_failures)}",
+                Exit.REFUSED_STATE,
+                subject=target,
+            )
+        overrides.append(f"blocking checks failed: {', '.join(check_failures)}")
+    return overrides
+
+
 def cmd_phase(args: argparse.Namespace) -> int:
     ctx = RunContext.open(args.repo, args.slug)
     target: str = args.phase
@@ -277,67 +322,10 @@ def cmd_phase(args: argparse.Namespace) -> int:
     if current == target:
         print(f"run {ctx.slug!r} is already in phase {target}")
         return 0
-    if target in ("abandoned", "blocked") and not reason:
-        raise UsageError(f"moving to {target} needs --reason (or --note) saying why")
-    if args.force and target != "done":
-        raise UsageError("--force only overrides the preconditions of `done`")
-    leaving_terminal = current in HALTED_PHASES and target not in HALTED_PHASES
-    if target == "audited" and current != "done":
-        ctx.refuse(
-            "phase",
-            f"only a done run can become audited (phase {current})",
-            EXIT_REFUSED_STATE,
-            subject=target,
-        )
-    if current in ("done", "audited") and target in ("abandoned", "blocked"):
-        ctx.refuse(
-            "phase",
-            f"run {ctx.slug!r} is {current}; it cannot become {target}",
-            EXIT_REFUSED_STATE,
-            subject=target,
-        )
-    loaded: LoadedPlan | None = None
-    if target in EXECUTING_PHASES or target == "done":
-        if leaving_terminal:
-            ctx.refuse(
-                "phase",
-                f"leaving terminal phase {current} invalidates the verdict: move to review "
-                "and record a new verdict before {target}".replace("{target}", target),
-                EXIT_REFUSED_STATE,
-                subject=target,
-            )
-        loaded = require_bound_plan(ctx, state, "phase")
-    overrides: list[str] = []
-    check_failures: list[str] = []
-    if target == "done":
-        assert loaded is not None
-        todos = state.get("todos") or {}
-        undone = [
-            t.id for t in loaded.plan.todos if (todos.get(t.id) or {}).get("status") != "done"
-        ]
-        if undone:
-            if not args.force:
-                ctx.refuse(
-                    "phase",
-                    f"run {ctx.slug!r} cannot be done: todos not done: {', '.join(undone)}",
-                    EXIT_REFUSED_STATE,
-                    subject=target,
-                )
-            overrides.append(f"todos not done: {', '.join(undone)}")
-        results = run_quality_checks(
-            ctx, load_checks(ctx.root), loaded.sha256, todo=None, stage="done"
-        )
-        check_failures = [r.name for r in results if r.blocking_failure]
-        if check_failures:
-            if not args.force:
-                ctx.refuse(
-                    "phase",
-                    f"run {ctx.slug!r} cannot be done: blocking quality checks failed: "
-                    f"{', '.join(check_failures)}",
-                    EXIT_REFUSED_STATE,
-                    subject=target,
-                )
-            overrides.append(f"blocking checks failed: {', '.join(check_failures)}")
+    _check_move(ctx, args, current, reason)
+    move = PHASE_MOVES[target]
+    loaded = require_bound_plan(ctx, state, "phase") if move.get("plan") else None
+    overrides = _incomplete(ctx, args, state, loaded) if loaded and move.get("complete") else []
     override_record: dict[str, Any] | None = None
     if overrides:
         override_record = stamp_override(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from zodyssey.core.exits import EXIT_REFUSED_STATE
+from zodyssey.core.exits import Exit
 from zodyssey.core.store import now_iso
 from zodyssey.core.vocabulary import HALTED_PHASES
 from zodyssey.runs import evidence as chain
@@ -25,7 +25,7 @@ def require_bound_plan(ctx: RunContext, state: dict[str, Any], command: str) -> 
             f"run {ctx.slug!r} has no OKAY review verdict (verdict {review.get('verdict')}, "
             f"round {review.get('round', 0)}/{review.get('max_rounds', 3)}); "
             f"record one with `zodyssey run review {ctx.slug} ...` first",
-            EXIT_REFUSED_STATE,
+            Exit.REFUSED_STATE,
         )
     loaded = ctx.load_plan(state)
     bound = review.get("plan_sha256")
@@ -34,7 +34,7 @@ def require_bound_plan(ctx: RunContext, state: dict[str, Any], command: str) -> 
             command,
             f"the plan changed since review said OKAY (bound {str(bound)[:12]}, "
             f"on disk {loaded.sha256[:12]}); restore it or review the new plan",
-            EXIT_REFUSED_STATE,
+            Exit.REFUSED_STATE,
         )
     return loaded
 
@@ -49,7 +49,7 @@ def require_active(ctx: RunContext, state: dict[str, Any], command: str) -> None
             "--by NAME` in their own terminal)"
             if phase == "blocked"
             else f"run {ctx.slug!r} is in terminal phase {phase}; nothing more can be recorded for it",
-            EXIT_REFUSED_STATE,
+            Exit.REFUSED_STATE,
         )
 
 
@@ -105,6 +105,6 @@ def check_chain(ctx: RunContext, state: dict[str, Any], command: str) -> list[di
             command,
             f"the evidence chain {path} is broken: {problems[0].message}"
             + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""),
-            EXIT_REFUSED_STATE,
+            Exit.REFUSED_STATE,
         )
     return result.records

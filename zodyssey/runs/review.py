@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from zodyssey.core.atomic import write_atomic
-from zodyssey.core.exits import EXIT_LINT, EXIT_REFUSED_STATE
+from zodyssey.core.exits import Exit
 from zodyssey.core.store import dump_json, now_iso, reviews_dir
 from zodyssey.core.vocabulary import BLOCKED, HALTED_PHASES
 from zodyssey.errors import UsageError, ZodysseyError
@@ -145,7 +145,7 @@ def _refuse_halted(ctx: RunContext, phase: Any, human: bool) -> None:
                 if phase == "blocked"
                 else "start a new run to review again"
             ),
-            EXIT_REFUSED_STATE,
+            Exit.REFUSED_STATE,
         )
 
 
@@ -160,7 +160,7 @@ def _agent_nonce(
             f"review round {round_now}/{max_rounds} was the last one; the run is "
             f"blocked: ask the user (`zodyssey run review {slug} --human "
             "OKAY|REJECT --by NAME`)",
-            EXIT_REFUSED_STATE,
+            Exit.REFUSED_STATE,
         )
     nonce = parsed.nonce
     pending, pending_info = _pending_nonce(review)
@@ -168,7 +168,7 @@ def _agent_nonce(
         raise RunRefused(
             "the review artifact carries no nonce: the reviewer must echo the nonce "
             "the gate minted when it was dispatched",
-            EXIT_REFUSED_STATE,
+            Exit.REFUSED_STATE,
         )
     consumed = review.get("consumed_nonces") or {}
     if nonce in consumed:
@@ -177,19 +177,19 @@ def _agent_nonce(
             f"nonce {nonce[:12]} was already used in round "
             f"{used.get('round') if isinstance(used, dict) else '?'}; a review nonce is "
             "good for one verdict: dispatch the reviewer again",
-            EXIT_REFUSED_STATE,
+            Exit.REFUSED_STATE,
         )
     if pending is None:
         raise RunRefused(
             "no reviewer dispatch is pending: the gate mints a nonce when the reviewer "
             "agent is dispatched, and the artifact must carry it",
-            EXIT_REFUSED_STATE,
+            Exit.REFUSED_STATE,
         )
     if nonce != pending:
         raise RunRefused(
             f"the artifact's nonce {nonce[:12]} is not the one minted for the pending "
             f"reviewer dispatch ({pending[:12]})",
-            EXIT_REFUSED_STATE,
+            Exit.REFUSED_STATE,
         )
     return nonce, pending_info
 
@@ -363,7 +363,7 @@ def cmd_review(args: argparse.Namespace) -> int:
         ctx.refuse(
             "review",
             f"OKAY refused: the plan has {len(problems)} lint problem(s) (listed above)",
-            EXIT_LINT,
+            Exit.LINT,
         )
 
     outcome: dict[str, Any] = {}
@@ -409,7 +409,7 @@ def cmd_review(args: argparse.Namespace) -> int:
     if outcome["refused"]:
         for problem in problems:
             print(problem.render())
-        code = EXIT_LINT if problems else EXIT_REFUSED_STATE
+        code = Exit.LINT if problems else Exit.REFUSED_STATE
         raise ZodysseyError(
             f"the reviewer's OKAY was not accepted ({outcome['refused']}); the round is "
             "recorded as REJECT: fix the plan and dispatch the reviewer again",

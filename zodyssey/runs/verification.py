@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from zodyssey.config import load_config
-from zodyssey.core.exits import EXIT_REFUSED, EXIT_REFUSED_STATE
+from zodyssey.core.exits import Exit
 from zodyssey.core.plan import Criterion, Todo
 from zodyssey.errors import UsageError
 from zodyssey.runs import evidence as chain
@@ -28,8 +28,6 @@ from zodyssey.runs.preconditions import (
     require_bound_plan,
 )
 from zodyssey.runs.worktree import snapshot
-
-EXIT_FAILED = 1  # a criterion or a blocking quality check failed
 
 
 @dataclass
@@ -278,7 +276,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             )
     if not selected and not checks:
         ctx.refuse(
-            "verify", f"todo {todo.id} declares no acceptance criteria to run", EXIT_REFUSED_STATE
+            "verify", f"todo {todo.id} declares no acceptance criteria to run", Exit.REFUSED_STATE
         )
     for criterion in selected:
         if not criterion.command:
@@ -286,7 +284,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 "verify",
                 f"criterion {criterion.index} of todo {todo.id} has no backticked command: "
                 "the plan cannot be verified as written",
-                EXIT_REFUSED_STATE,
+                Exit.REFUSED_STATE,
                 subject=f"{todo.id}#{criterion.index}",
             )
     records = check_chain(ctx, state, "verify")
@@ -308,7 +306,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                     "declares so the criterion can pass (its last output: "
                     f"{_output_where(ctx.root, ctx.slug, last)}), or ask the user to re-plan "
                     "if the criterion itself is wrong",
-                    EXIT_REFUSED,
+                    Exit.REFUSED,
                     subject=f"{todo.id}#{criterion.index}",
                 )
     done: list[dict[str, Any]] = []
@@ -351,6 +349,6 @@ def cmd_verify(args: argparse.Namespace) -> int:
         if blocking:
             parts.append(f"blocking checks failed: {', '.join(blocking)}")
         print(f"verify todo {todo.id}: FAILED ({'; '.join(parts)})")
-        return EXIT_FAILED
+        return Exit.FAILED
     print(f"verify todo {todo.id}: passed")
     return 0

@@ -12,6 +12,7 @@ import argparse
 import shlex
 from typing import Any
 
+from zodyssey.core.exits import Exit
 from zodyssey.errors import UsageError
 from zodyssey.runs import evidence as chain
 from zodyssey.runs.context import RunContext, gate_entry
@@ -19,9 +20,6 @@ from zodyssey.runs.execution import execute
 from zodyssey.runs.preconditions import note_evidence_head
 from zodyssey.runs.verification import configured_timeout, execution_fields
 from zodyssey.runs.worktree import changed_paths, read_only_violation, snapshot
-
-EXIT_WINDOW_FAILED = 1
-
 
 USAGE = "zodyssey run window [--repo DIR] SLUG --label L [--timeout S] -- CMD..."
 
@@ -126,5 +124,5 @@ def cmd_window(args: argparse.Namespace) -> int:
         reason = after.get("error") or before.get("error")
         print(f"  git state could not be read ({reason}): the window is not verified")
     if violation is not False or not run.passed:
-        return EXIT_WINDOW_FAILED
+        return Exit.FAILED
     return 0

@@ -25,7 +25,7 @@ from typing import Any, TextIO
 from zodyssey.anchors.history.trace import Trace, TraceRun, trace_citations
 from zodyssey.anchors.model import Citation, make_key
 from zodyssey.config import Config
-from zodyssey.core.exits import EXIT_EMPTY, EXIT_OK, EXIT_PROBLEMS
+from zodyssey.core.exits import Exit
 from zodyssey.findings import Case, Finding, Report
 
 # JSON payload version of both modes (documented in docs/citation-history.md).
@@ -91,13 +91,13 @@ def history_report(
     if repinned:
         report.summary += f"; re-pinned {repinned} lock entr{'y' if repinned == 1 else 'ies'}"
     if not selected:
-        return report, EXIT_EMPTY
+        return report, Exit.EMPTY
     unknown = [t for t in run.traces if t.kind == "unknown"]
     if unknown and len(unknown) == len(run.traces):
         report.summary += "\nnothing proven: every citation is unknown. " + _causes(unknown)
         if report.payload is not None:
             report.payload["ok"] = False
-        return report, EXIT_EMPTY
+        return report, Exit.EMPTY
     failing = [t for t in run.traces if t.kind in PROBLEM_KINDS and id(t) not in rewritten]
     if unknown and not allow_unknown:
         report.summary += (
@@ -107,8 +107,8 @@ def history_report(
         )
         if report.payload is not None:
             report.payload["ok"] = False
-        return report, EXIT_PROBLEMS
-    return report, EXIT_PROBLEMS if failing else EXIT_OK
+        return report, Exit.PROBLEMS
+    return report, Exit.PROBLEMS if failing else Exit.OK
 
 
 def _causes(unknown: list[Trace]) -> str:
@@ -434,9 +434,9 @@ def seed_lock_from_history(
         write_lock(lock_path, lock)
     report = _seed_report(run, pins, skipped, dropped, lock_path, written=bool(selected))
     if not selected:
-        return report, EXIT_EMPTY
+        return report, Exit.EMPTY
     # Like --update: a lock is written, but problem citations left unpinned fail.
-    return report, EXIT_PROBLEMS if skipped else EXIT_OK
+    return report, Exit.PROBLEMS if skipped else Exit.OK
 
 
 def _seed_evidence(root: Path, run: TraceRun, pins: dict[str, _Pin]) -> dict[str, str]:
