@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from zodyssey.core import paths
 from zodyssey.core.atomic import write_atomic
 from zodyssey.runs import evidence as chain
 
@@ -66,7 +67,7 @@ def main() -> None:
         for n in range(50):
             chain.append_record(root, "bench", record(n))
         append_50 = time.perf_counter() - start
-        path = chain.evidence_path(root, "bench")
+        path = paths.evidence_path(root, "bench")
         path.write_text(
             chain.dump_records(chain.link_records(record(n) for n in range(RECORDS))),
             encoding="utf-8",

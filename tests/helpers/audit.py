@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any, Self
 
 from tests.helpers import REPO_ROOT, plan, run_zodyssey
-from zodyssey.runs.evidence import append_record, capture_output, evidence_path
+from zodyssey.core.paths import evidence_path
+from zodyssey.runs.evidence import append_record, capture_output
 
 PLAN = plan(
     "Add a greeting",

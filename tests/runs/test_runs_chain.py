@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.helpers.runs import Repo
+from zodyssey.core import paths
 from zodyssey.core.vocabulary import GENESIS_HASH
 from zodyssey.runs import evidence as chain
 
@@ -42,7 +43,7 @@ def test_appended_chain_is_intact(tmp_path: Path) -> None:
     assert [r["seq"] for r in records] == [1, 2, 3, 4]
     assert records[0]["prev"] == GENESIS_HASH
     assert records[1]["prev"] == records[0]["hash"]
-    read = chain.read_evidence(chain.evidence_path(tmp_path, "demo"))
+    read = chain.read_evidence(paths.evidence_path(tmp_path, "demo"))
     assert read.records == records
     assert (
         chain.verify_chain(read.records, expected_count=4, expected_head=records[-1]["hash"]) == []
@@ -90,7 +91,7 @@ def test_truncated_tail_shows_against_the_state_head(tmp_path: Path) -> None:
 
 def test_damaged_line_is_a_problem_not_an_exception(tmp_path: Path) -> None:
     build_chain(tmp_path, 2)
-    path = chain.evidence_path(tmp_path, "demo")
+    path = paths.evidence_path(tmp_path, "demo")
     path.write_text(path.read_text() + "{half a record\n[]\n", encoding="utf-8")
     read = chain.read_evidence(path)
     assert len(read.records) == 2
@@ -140,7 +141,7 @@ def test_cli_refuses_done_on_a_broken_chain(approved: Repo) -> None:
     repo = approved
     repo.write("greeting.txt", "hello\n")
     assert repo.run("verify", "demo", "1").code == 0
-    path = chain.evidence_path(repo.root, "demo")
+    path = paths.evidence_path(repo.root, "demo")
     lines = path.read_text(encoding="utf-8").splitlines()
     record = json.loads(lines[0])
     record["exit_code"] = 0
@@ -159,7 +160,7 @@ def test_status_reports_a_cut_chain(approved: Repo, cut: str) -> None:
     repo = approved
     repo.write("greeting.txt", "hello\n")
     assert repo.run("verify", "demo", "1").code == 0
-    path = chain.evidence_path(repo.root, "demo")
+    path = paths.evidence_path(repo.root, "demo")
     lines = path.read_text(encoding="utf-8").splitlines()
     kept = lines[1:] if cut == "delete-first" else lines[:-1]
     path.write_text("\n".join(kept) + "\n", encoding="utf-8")
@@ -173,5 +174,5 @@ def test_link_records_matches_append_record(tmp_path: Path) -> None:
     appended = build_chain(tmp_path, 3)
     bare = [{k: v for k, v in r.items() if k not in ("seq", "prev", "hash")} for r in appended]
     assert chain.link_records(bare) == appended
-    path = chain.evidence_path(tmp_path, "demo")
+    path = paths.evidence_path(tmp_path, "demo")
     assert chain.dump_records(appended) == path.read_text(encoding="utf-8")

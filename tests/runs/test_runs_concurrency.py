@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 from tests.helpers.runs import Repo
+from zodyssey.core import paths
 from zodyssey.runs import evidence as chain
 
 WORKERS = 8
@@ -73,7 +74,7 @@ def test_parallel_verifies_extend_one_intact_chain(repo: Repo) -> None:
     setup_run(repo)
     results = race(repo, [["verify", "demo", str(n)] for n in range(1, WORKERS + 1)])
     assert all(r.returncode == 0 for r in results), [r.stderr for r in results]
-    read = chain.read_evidence(chain.evidence_path(repo.root, "demo"))
+    read = chain.read_evidence(paths.evidence_path(repo.root, "demo"))
     state = repo.state()
     assert len(read.records) == WORKERS
     assert (

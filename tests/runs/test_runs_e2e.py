@@ -13,6 +13,7 @@ import pytest
 
 from tests.helpers.gate import run_hook
 from tests.helpers.runs import Repo
+from zodyssey.core import paths
 from zodyssey.runs import evidence as chain
 from zodyssey.runs.models import EvidenceRecord, ReviewArtifact, RunState
 
@@ -144,7 +145,7 @@ def test_whole_run(started: Repo, with_gate: bool) -> None:
     assert ("review", "allow") in decisions
     assert ("phase", "allow") in decisions
 
-    read = chain.read_evidence(chain.evidence_path(repo.root, "demo"))
+    read = chain.read_evidence(paths.evidence_path(repo.root, "demo"))
     assert not read.problems
     assert (
         chain.verify_chain(
@@ -182,7 +183,7 @@ def test_failing_criterion_output_is_recorded_and_stored(approved: Repo) -> None
     verify = repo.run("verify", "demo", "1")
     assert verify.code == 1
     assert "criterion 2: FAIL" in verify.out
-    record = chain.read_evidence(chain.evidence_path(repo.root, "demo")).records[-1]
+    record = chain.read_evidence(paths.evidence_path(repo.root, "demo")).records[-1]
     assert record["exit_code"] == 1 and record["passed"] is False
     state = repo.state()
     assert state["acceptance"]["1"]["pass"] is False
@@ -205,6 +206,6 @@ def test_timeout_kills_the_criterion(approved: Repo) -> None:
     verify = repo.run("verify", "demo", "1", "--criterion", "1")
     assert verify.code == 1
     assert "check slow: FAIL (blocks)" in verify.out
-    record = chain.read_evidence(chain.evidence_path(repo.root, "demo")).records[-1]
+    record = chain.read_evidence(paths.evidence_path(repo.root, "demo")).records[-1]
     assert record["kind"] == "check" and record["timed_out"] is True
     assert record["exit_code"] is None and record["duration_s"] < 10

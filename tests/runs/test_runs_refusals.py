@@ -9,6 +9,7 @@ import pytest
 
 from tests.helpers import run_zodyssey
 from tests.helpers.runs import PLAN, Repo, Result
+from zodyssey.core import paths
 from zodyssey.core.plan import plan_sha256
 from zodyssey.core.store import RunStore
 from zodyssey.runs import evidence as chain
@@ -283,7 +284,7 @@ def test_force_done_needs_a_reason_and_is_stamped(approved: Repo) -> None:
     assert todo["forced"] is True and todo["forced_reason"] == "CI box has no network"
     assert last_gate(repo)["decision"] == "override"
     assert last_gate(repo)["override_reason"] == "CI box has no network"
-    record = chain.read_evidence(chain.evidence_path(repo.root, "demo")).records[-1]
+    record = chain.read_evidence(paths.evidence_path(repo.root, "demo")).records[-1]
     assert record["kind"] == "override" and record["reason"] == "CI box has no network"
     assert state["evidence"]["head"] == record["hash"]
 

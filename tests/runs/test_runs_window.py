@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.runs import Repo, make_repo
+from zodyssey.core import paths
 from zodyssey.runs import evidence as chain
 from zodyssey.runs.worktree import read_only_violation, snapshot
 
@@ -15,7 +16,7 @@ from zodyssey.runs.worktree import read_only_violation, snapshot
 def window(repo: Repo, script: str, label: str = "audit") -> tuple[int, dict[str, Any]]:
     result = repo.run("window", "demo", "--label", label, "--", "sh", "-c", script)
     assert "Traceback" not in result.text
-    record = chain.read_evidence(chain.evidence_path(repo.root, "demo")).records[-1]
+    record = chain.read_evidence(paths.evidence_path(repo.root, "demo")).records[-1]
     assert record["kind"] == "window" and record["label"] == label
     return result.code, record
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from zodyssey.audit.artifacts import ArtifactMissing, as_dict, as_str, read_required_json
 from zodyssey.audit.model import AuditedRun
-from zodyssey.core import store
-from zodyssey.core.vocabulary import is_slug
+from zodyssey.core import paths
+from zodyssey.core.vocabulary import STATE, is_slug
 from zodyssey.errors import UsageError
 
 
@@ -22,11 +22,7 @@ def locate(target: str, repo: str | None) -> tuple[Path, str, Path]:
         if root is None:
             # .zcode/state/<slug>.json: the repository is three levels up.
             parents = state_file.resolve().parents
-            inferred = (
-                len(parents) >= 3
-                and parents[0].name == "state"
-                and (parents[1].name == store.ZCODE)
-            )
+            inferred = len(parents) >= 3 and parents[1].name + "/" + parents[0].name == STATE
             root = parents[2] if inferred else Path.cwd()
         slug = state_file.name.removesuffix(".json")
         if not is_slug(slug):
@@ -35,12 +31,12 @@ def locate(target: str, repo: str | None) -> tuple[Path, str, Path]:
     if not is_slug(target):
         raise UsageError(f"invalid run slug {target!r}: use lowercase letters, digits and '-'")
     root = root or Path.cwd()
-    return root, target, store.state_path(root, target)
+    return root, target, paths.state_path(root, target)
 
 
 def load_run(target: str, repo: str | None) -> AuditedRun:
     root, slug, state_file = locate(target, repo)
-    if not state_file.exists() and not store.zcode_dir(root).is_dir():
+    if not state_file.exists() and not paths.zcode_dir(root).is_dir():
         raise ArtifactMissing(f"run state {state_file} does not exist (no .zcode/ under {root})")
     state = read_required_json(state_file, "run state")
     named = as_str(as_dict(state).get("slug"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +18,13 @@ from zodyssey.audit.artifacts import (
 )
 from zodyssey.audit.model import AuditedRun, ConsumedNonce, ReviewRound, UngatedCall, clip
 from zodyssey.audit.validation import validate
-from zodyssey.core import store
+from zodyssey.core import paths
+from zodyssey.core.store import jsonl_values
 
 
 def load_plan(run: AuditedRun, root: Path, recorded: Any) -> None:
     """Find and read the plan; a run without a readable plan cannot be audited (exit 3)."""
-    default = store.plan_path(root, run.slug)
+    default = paths.plan_path(root, run.slug)
     candidates: list[Path] = []
     if isinstance(recorded, str) and recorded and "\x00" not in recorded:
         path = Path(recorded)
@@ -58,7 +58,7 @@ def review_artifact_path(root: Path, slug: str, number: int, recorded: Any) -> P
         path = path if path.is_absolute() else root / path
         if inside(path, root):
             return path
-    return store.reviews_dir(root) / f"{slug}-r{number}.json"
+    return paths.reviews_dir(root) / f"{slug}-r{number}.json"
 
 
 def read_review_artifact(
@@ -96,7 +96,7 @@ def read_review_artifact(
 
 def load_ungated(run: AuditedRun, root: Path) -> None:
     """`.zcode/state/<slug>.ungated.jsonl`: one line per shell call the gate let through."""
-    path = store.ungated_path(root, run.slug)
+    path = paths.ungated_path(root, run.slug)
     where = display_path(path, root)
     data, reason = read_bytes(path)
     if data is None:
@@ -104,12 +104,8 @@ def load_ungated(run: AuditedRun, root: Path) -> None:
             run.problem("schema-violation", f"cannot read the ungated-call log: {reason}", where)
         return
     text = data.decode("utf-8", errors="replace")
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except (json.JSONDecodeError, RecursionError):
+    for number, line, value, error in jsonl_values(text):
+        if error is not None:
             run.problem(
                 "schema-violation", "line is not valid JSON", where, line=number, json_path="$"
             )

@@ -41,7 +41,7 @@ from zodyssey.audit.model import (
     short_hash,
 )
 from zodyssey.audit.validation import validate
-from zodyssey.core import store
+from zodyssey.core import paths
 
 NOT_VERIFIABLE = (
     "evidence is not hash-chained: an edited, deleted or reordered verify record cannot be detected",
@@ -160,7 +160,7 @@ def _load_review(run: AuditedRun, root: Path, doc: dict[str, Any]) -> None:
 
 
 def _load_criteria(run: AuditedRun, root: Path, doc: dict[str, Any]) -> None:
-    verify_dir = store.verify_dir(root, run.slug)
+    verify_dir = paths.verify_dir(root, run.slug)
     missing_executed = 0
     history = as_list(as_dict(doc.get("verify")).get("history"))
     state_where = run.state_path
@@ -294,7 +294,7 @@ def _load_windows(run: AuditedRun, doc: dict[str, Any], where: str) -> None:
 def _load_final(run: AuditedRun, root: Path, doc: dict[str, Any]) -> None:
     """`state.final` (written by record-final-wave.mjs) and its `final-wave.json`."""
     raw = doc.get("final")
-    path = store.verify_dir(root, run.slug) / "final-wave.json"
+    path = paths.verify_dir(root, run.slug) / "final-wave.json"
     artifact, reason = read_optional_json(path)
     if raw is None and reason is not None:
         return  # no final wave was ever recorded

@@ -41,6 +41,7 @@ from zodyssey.audit.model import (
     clip,
 )
 from zodyssey.audit.validation import MAX_VIOLATIONS
+from zodyssey.core.paths import evidence_path
 
 _FORCED_TODO = re.compile(r"^todo (\S+) done$")
 
@@ -53,7 +54,6 @@ MAX_EVIDENCE_BYTES = 256 * 1024 * 1024
 
 def is_ours(state: Any, root: Path, slug: str) -> bool:
     """A run we wrote: marked by its creator, or carrying our evidence lanes or log."""
-    from zodyssey.runs.evidence import evidence_path
 
     doc = as_dict(state)
     created = as_str(doc.get("created_by")) or ""
@@ -180,7 +180,7 @@ def _load_review(run: AuditedRun, root: Path, doc: dict[str, Any]) -> None:
 
 
 def _load_evidence(run: AuditedRun, root: Path, doc: dict[str, Any]) -> list[dict[str, Any]]:
-    from zodyssey.runs.evidence import evidence_path, read_evidence, verify_chain
+    from zodyssey.runs.evidence import read_evidence, verify_chain
     from zodyssey.runs.models import EvidenceRecord
 
     path = evidence_path(root, run.slug)
@@ -290,7 +290,7 @@ def _is_hex64(value: str) -> bool:
 
 def _where(run: AuditedRun, record: dict[str, Any]) -> str:
     line = as_int(record.get("_line"))
-    base = f".zcode/verify/{run.slug}/evidence.jsonl"
+    base = evidence_path("", run.slug)  # relative to the repository
     return f"{base}:{line}" if line else base
 
 

@@ -7,8 +7,9 @@ killed writer leaves the old or the new file, never a torn one.
 
 Standard library only: the gate hook uses it on its hot path (dispatch
 ledger, review nonce, file locks, ungated-shell log). Paths may be `str` or
-`Path`: the path helpers answer in the type they are given, so the hook
-works on strings and never imports `pathlib` (nor `json` to read).
+`Path` (the helpers of `zodyssey.core.paths` answer in the type they are
+given), so the hook works on strings and never imports `pathlib` (nor `json`
+to read).
 """
 
 import fcntl
@@ -17,20 +18,19 @@ import time
 
 from zodyssey.core.atomic import write_atomic
 from zodyssey.core.exits import Exit
-from zodyssey.core.vocabulary import PLANS, REVIEWS, STATE, TERMINAL_PHASES, VERIFY, is_slug
-from zodyssey.core.vocabulary import ZCODE as ZCODE  # the audit reads store.ZCODE
+from zodyssey.core.paths import state_path
+from zodyssey.core.vocabulary import STATE, TERMINAL_PHASES, is_slug
 from zodyssey.errors import ZodysseyError
 
 # The gate hook imports this module on every write decision: no typing,
 # contextlib or datetime at runtime (they cost milliseconds per tool call).
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
     from pathlib import Path
     from typing import Any, TypeVar
 
     T = TypeVar("T")
-    P = TypeVar("P", str, Path)  # a helper answers in the path type it was given
     StrPath = str | os.PathLike[str]
 
 LOCK_TTL_SECONDS = 30 * 60
@@ -53,40 +53,6 @@ def validate_slug(slug: str) -> str:
     if not is_slug(slug):
         raise StateError(f"invalid run slug {slug!r}: use lowercase letters, digits and '-'")
     return slug
-
-
-def _join(root: "P", *parts: str) -> "P":
-    if isinstance(root, str):
-        return os.path.join(root, *parts)
-    return root.joinpath(*parts)
-
-
-def zcode_dir(root: "P") -> "P":
-    return _join(root, ZCODE)
-
-
-def state_path(root: "P", slug: str) -> "P":
-    return _join(root, STATE, f"{slug}.json")
-
-
-def inflight_path(root: "P", slug: str) -> "P":
-    return _join(root, STATE, f"{slug}.inflight.json")
-
-
-def ungated_path(root: "P", slug: str) -> "P":
-    return _join(root, STATE, f"{slug}.ungated.jsonl")
-
-
-def plan_path(root: "P", slug: str) -> "P":
-    return _join(root, PLANS, f"{slug}.md")
-
-
-def reviews_dir(root: "P") -> "P":
-    return _join(root, REVIEWS)
-
-
-def verify_dir(root: "P", slug: str) -> "P":
-    return _join(root, VERIFY, slug)
 
 
 class file_lock:  # lower case: used as `with file_lock(path):`, like a function
@@ -176,22 +142,34 @@ def append_jsonl(path: "StrPath", record: "dict[str, Any]") -> None:
         write_atomic(path, existing + line.encode("utf-8"))
 
 
-def read_jsonl(path: "StrPath") -> "list[Any]":
-    import json
+def jsonl_values(text: str) -> "Iterator[tuple[int, str, Any, ValueError | RecursionError | None]]":
+    """The one JSONL reader: (line number, line, value, error) for every line
+    of `text` that is not blank; value None and the error when it is not JSON.
+    Callers decide what a bad line costs (the store raises, the evidence and
+    the audit report it and go on)."""
+    import json  # only callers off the hook's path read JSONL
 
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, line, json.loads(line), None
+        except (ValueError, RecursionError) as exc:
+            yield number, line, None, exc
+
+
+def read_jsonl(path: "StrPath") -> "list[Any]":
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
     except FileNotFoundError:
         return []
     out: list[Any] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            out.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise StateError(f"{path}:{number} is not valid JSON ({exc.msg})") from exc
+    for number, _line, value, error in jsonl_values(text):
+        if error is not None:
+            message = getattr(error, "msg", str(error))
+            raise StateError(f"{path}:{number} is not valid JSON ({message})") from error
+        out.append(value)
     return out
 
 

@@ -13,8 +13,6 @@ Phases (docs/runs.md explains each):
 - TERMINAL (`done`, `audited`, `abandoned`): the run is over, the gate is off.
 """
 
-import os
-
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
     from typing import Any
@@ -127,38 +125,6 @@ def move_refusal(current: object, target: str, run: str = "the run") -> str | No
             f"and record a new verdict before {target}"
         )
     return None
-
-
-def state_file(root: str, slug: str) -> str:
-    return os.path.join(root, STATE, slug + ".json")
-
-
-def inflight_file(root: str, slug: str) -> str:
-    return os.path.join(root, STATE, slug + ".inflight.json")
-
-
-def ungated_file(root: str, slug: str) -> str:
-    return os.path.join(root, STATE, slug + ".ungated.jsonl")
-
-
-def default_plan(root: str, slug: str) -> str:
-    return os.path.join(root, PLANS, slug + ".md")
-
-
-def plan_location(state: dict, root: str, slug: str) -> str:  # type: ignore[type-arg]
-    """The plan_path rule, the same for the gate, `zodyssey run` and the audit.
-
-    A missing or empty `plan_path` means the default `.zcode/plans/<slug>.md`;
-    a relative one is relative to the repository root. Anything but a string
-    raises ValueError. Whether it lies inside the repository is the caller's
-    check (after resolving symlinks).
-    """
-    raw = state.get("plan_path")
-    if raw is None or raw == "":
-        return default_plan(root, slug)
-    if not isinstance(raw, str):
-        raise ValueError("plan_path in the run state is not a string")
-    return raw if os.path.isabs(raw) else os.path.join(root, raw)
 
 
 def utc_seconds(value: str) -> float | None:

@@ -214,7 +214,7 @@ class RunContext:
 
 
 def load_plan(layout: "Layout", slug: str, state: "dict[str, Any]") -> "PlanView":
-    from zodyssey.core.vocabulary import plan_location
+    from zodyssey.core.paths import plan_location
 
     try:
         raw = plan_location(state, layout.root, slug)
@@ -236,9 +236,9 @@ def load_plan(layout: "Layout", slug: str, state: "dict[str, Any]") -> "PlanView
 def load_inflight(layout: "Layout", slug: str) -> "list[dict[str, Any]]":
     import json  # only once a dispatch ledger exists
 
-    from zodyssey.core.vocabulary import inflight_file
+    from zodyssey.core.paths import inflight_path
 
-    path = inflight_file(layout.root, slug)
+    path = inflight_path(layout.root, slug)
     try:
         with open(path, encoding="utf-8") as handle:
             value = json.load(handle)

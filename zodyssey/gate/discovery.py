@@ -99,12 +99,12 @@ def read_states(root: str, files: list[tuple[str, str]]) -> "Discovery":
             runs.append(
                 (
                     slug,
-                    f"run state .zcode/state/{name} is unreadable ({exc.__class__.__name__}: {exc})",
+                    f"run state {STATE}/{name} is unreadable ({exc.__class__.__name__}: {exc})",
                 )
             )
             continue
         if not isinstance(value, dict):
-            runs.append((slug, f"run state .zcode/state/{name} does not hold a JSON object"))
+            runs.append((slug, f"run state {STATE}/{name} does not hold a JSON object"))
             continue
         runs.append((slug, value))
     return Discovery(root, runs)

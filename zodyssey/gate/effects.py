@@ -9,7 +9,7 @@ that is what makes "50 simultaneous dispatches against cap 4 admit 4" hold.
 
 import os
 
-from zodyssey.core import store
+from zodyssey.core import paths, store
 from zodyssey.gate.context import RunContext
 from zodyssey.gate.policy import (
     DISPATCH_TTL_SECONDS,
@@ -45,7 +45,7 @@ def apply(decision: "Decision", ctx: "RunContext") -> "Decision":
             elif effect.kind == "ungated":
                 record = dict(effect.data)
                 record["at"] = store.now_iso()
-                store.append_jsonl(store.ungated_path(root, ctx.slug), record)
+                store.append_jsonl(paths.ungated_path(root, ctx.slug), record)
             else:
                 raise Refused(f"unknown effect {effect.kind}")
     except Refused as exc:
@@ -85,7 +85,7 @@ def _take_slot(root: str, ctx: "RunContext", tool_use_id: str) -> str:
         live.append({"id": slot_id, "at": store.now_iso()})
         ledger[:] = live
 
-    store.update_json(store.inflight_path(root, ctx.slug), reserve, list)
+    store.update_json(paths.inflight_path(root, ctx.slug), reserve, list)
     return slot_id
 
 
@@ -95,7 +95,7 @@ def release_slot(root: "str | os.PathLike[str]", slug: str, tool_use_id: str) ->
     An `anon-KEY` id (a dispatch whose harness sent no tool_use_id) releases
     the oldest entry taken under that key: the same agent and prompt.
     """
-    path = store.inflight_path(os.fspath(root), slug)
+    path = paths.inflight_path(os.fspath(root), slug)
     if not os.path.exists(path):
         return False
 

@@ -25,6 +25,7 @@ from zodyssey.core.vocabulary import (
     DEFAULT_MAX_ROUNDS,
     EXECUTING_PHASES,
     HALTED_PHASES,
+    PLANS,
     STATE_DIRS,
     TEST_FROZEN_PHASES,
     utc_seconds,
@@ -294,12 +295,13 @@ def _phase_of(slug: str, root: str, ctx: "RunContext") -> str | None:
     if slug == ctx.slug and root == ctx.root:
         return ctx.phase
     from zodyssey.core.jsontext import loads
-    from zodyssey.core.vocabulary import is_slug, state_file
+    from zodyssey.core.paths import state_path
+    from zodyssey.core.vocabulary import is_slug
 
     if not is_slug(slug):
         return None
     try:
-        with open(state_file(root, slug), encoding="utf-8") as handle:
+        with open(state_path(root, slug), encoding="utf-8") as handle:
             state = loads(handle.read())
     except (OSError, ValueError):
         return None
@@ -413,7 +415,7 @@ def _review_gate(ctx: "RunContext", shown: str) -> "Decision":
     return _block(
         "review-gate",
         f"writing {shown} is product code and {_verdict_text(ctx)}; finish the plan in "
-        f".zcode/plans/{ctx.slug}.md and get an OKAY from the reviewer ({settings_reviewer}) first",
+        f"{PLANS}/{ctx.slug}.md and get an OKAY from the reviewer ({settings_reviewer}) first",
     )
 
 

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from zodyssey.core.exits import Exit
+from zodyssey.core.paths import plan_location
 from zodyssey.core.plan import Plan, parse_plan, plan_sha256
 from zodyssey.core.store import RunStore, StateError, now_iso
-from zodyssey.core.vocabulary import PHASES, plan_location
+from zodyssey.core.vocabulary import PHASES
 from zodyssey.errors import ZodysseyError
 
 # Fields the commands read as objects or lists: a state file edited by hand (or

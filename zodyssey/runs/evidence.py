@@ -21,16 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from zodyssey.core.atomic import write_atomic
+from zodyssey.core.paths import evidence_path, verify_dir
 from zodyssey.core.plan import Criterion, Todo
-from zodyssey.core.store import StateError, file_lock, verify_dir
+from zodyssey.core.store import StateError, file_lock, jsonl_values
 from zodyssey.core.vocabulary import GENESIS_HASH
 
 OUTPUT_STORE_LIMIT = 1024 * 1024  # full output kept when a stream is at most this many bytes
 TAIL_BYTES = 4096
-
-
-def evidence_path(root: Path, slug: str) -> Path:
-    return verify_dir(root, slug) / "evidence.jsonl"
 
 
 def output_dir(root: Path, slug: str) -> Path:
@@ -156,13 +153,11 @@ def read_evidence(path: Path) -> ReadResult:
     except (OSError, UnicodeDecodeError) as exc:
         result.problems.append(ChainProblem(0, None, f"cannot read {path}: {exc}"))
         return result
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except (ValueError, RecursionError) as exc:
-            result.problems.append(ChainProblem(number, None, f"line {number} is not JSON ({exc})"))
+    for number, _line, value, error in jsonl_values(text):
+        if error is not None:
+            result.problems.append(
+                ChainProblem(number, None, f"line {number} is not JSON ({error})")
+            )
             continue
         if not isinstance(value, dict):
             result.problems.append(ChainProblem(number, None, f"line {number} is not an object"))

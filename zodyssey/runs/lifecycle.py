@@ -9,18 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from zodyssey import __version__
+from zodyssey.core import paths
 from zodyssey.core.atomic import write_atomic
 from zodyssey.core.exits import Exit
-from zodyssey.core.store import (
-    RunStore,
-    StateError,
-    now_iso,
-    plan_path,
-    read_json,
-    reviews_dir,
-    verify_dir,
-    zcode_dir,
-)
+from zodyssey.core.paths import archive_dir, plan_path, reviews_dir, verify_dir
+from zodyssey.core.store import RunStore, StateError, now_iso, read_json
 from zodyssey.core.vocabulary import (
     GATE_CONFIG,
     GENESIS_HASH,
@@ -102,7 +95,7 @@ def new_state(root: Path, slug: str, title: str, plan_file: Path) -> dict[str, A
         "evidence": {
             "count": 0,
             "head": GENESIS_HASH,
-            "path": str(chain.evidence_path(root, slug)),
+            "path": str(paths.evidence_path(root, slug)),
         },
         "created_by": f"zodyssey {__version__}",
     }
@@ -120,7 +113,7 @@ def _archive_previous(root: Path, slug: str) -> Path | None:
     if isinstance(old, dict) and old.get("phase") not in TERMINAL_PHASES:
         return None  # active: create() refuses it with the proper message
     stamp = str(old.get("started_at", "unknown") if isinstance(old, dict) else "unknown")
-    target = zcode_dir(root) / "archive" / f"{slug}-{stamp.replace(':', '')}"
+    target = archive_dir(root) / f"{slug}-{stamp.replace(':', '')}"
     target.mkdir(parents=True, exist_ok=True)
     shutil.copy2(store.path, target / f"{slug}.json")
     evidence_dir = verify_dir(root, slug)
@@ -380,7 +373,7 @@ def cmd_phase(args: argparse.Namespace) -> int:
 
 
 def summarize(ctx: RunContext, state: dict[str, Any]) -> dict[str, Any]:
-    result = chain.read_evidence(chain.evidence_path(ctx.root, ctx.slug))
+    result = chain.read_evidence(paths.evidence_path(ctx.root, ctx.slug))
     head = state.get("evidence") or {}
     problems = list(result.problems) + chain.verify_chain(
         result.records,

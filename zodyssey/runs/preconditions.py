@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from zodyssey.core import paths
 from zodyssey.core.exits import Exit
 from zodyssey.core.store import now_iso
 from zodyssey.core.vocabulary import HALTED_PHASES
@@ -88,7 +89,7 @@ def note_evidence_head(state: dict[str, Any], record: dict[str, Any]) -> None:
 
 
 def check_chain(ctx: RunContext, state: dict[str, Any], command: str) -> list[dict[str, Any]]:
-    path = chain.evidence_path(ctx.root, ctx.slug)
+    path = paths.evidence_path(ctx.root, ctx.slug)
     result = chain.read_evidence(path)
     problems = list(result.problems) + chain.verify_chain(result.records, lines=result.lines)
     head = state.get("evidence")

@@ -18,7 +18,8 @@ from typing import Any
 
 from zodyssey.core.atomic import write_atomic
 from zodyssey.core.exits import Exit
-from zodyssey.core.store import dump_json, now_iso, reviews_dir
+from zodyssey.core.paths import reviews_dir
+from zodyssey.core.store import dump_json, now_iso
 from zodyssey.core.vocabulary import BLOCKED, HALTED_PHASES
 from zodyssey.errors import UsageError, ZodysseyError
 from zodyssey.runs.checks import load_checks, test_command

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from zodyssey.config import load_config
+from zodyssey.core import paths
 from zodyssey.core.exits import Exit
 from zodyssey.core.plan import Criterion, Todo
 from zodyssey.errors import UsageError
@@ -310,7 +311,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
                     subject=f"{todo.id}#{criterion.index}",
                 )
     done: list[dict[str, Any]] = []
-    path = chain.evidence_path(ctx.root, ctx.slug)
+    path = paths.evidence_path(ctx.root, ctx.slug)
     for criterion in selected:
         assert criterion.command is not None
         record = record_execution(

@@ -62,14 +62,15 @@ def _parse(argv: "list[str]") -> "tuple[str, str | None, bool, list[str]]":
 
 def find_run(slug: str, repo: str | None) -> "tuple[str, dict[str, object]]":
     """(repository root, state) of active run `slug`, found from --repo or the cwd."""
-    from zodyssey.core.vocabulary import is_active, is_slug, state_file
+    from zodyssey.core.paths import state_path
+    from zodyssey.core.vocabulary import is_active, is_slug
     from zodyssey.gate.discovery import locate_all, read_states
 
     if not is_slug(slug):
         raise SandboxRefused(f"--run needs a run slug (^[a-z0-9][a-z0-9-]*$), got {slug!r}")
     roots, _ = locate_all(repo or os.getcwd())
     for root in reversed(roots):  # the repository's own run first
-        path = state_file(root, slug)
+        path = state_path(root, slug)
         if not os.path.exists(path):
             continue
         found = read_states(root, [(slug, path)]).runs

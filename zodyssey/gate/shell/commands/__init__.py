@@ -16,12 +16,33 @@ the registrations agree).
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
+    from typing import Any, Protocol
 
-    from zodyssey.gate.shell.records import Arg
-    from zodyssey.gate.shell.simple import Commands
+    from zodyssey.gate.shell.records import Arg, Part, Target
 
-    Handler = Callable[[Commands, str, list[Arg], "str | None"], "str | None"]
+    class Walker(Protocol):
+        """What a handler may use of the walker (`simple.Commands` is one): the
+        families depend on this, never on `simple`, so imports point one way."""
+
+        parts: list[Part]
+        functions: dict[str, tuple[Any, str | None]]
+        safe_vars: set[str]
+        physical: bool
+        cdpath: bool
+
+        def __init__(self, read_only: tuple[tuple[str, ...], ...]) -> None: ...
+        def read(self, text: str) -> None: ...
+        def unknown(self, text: str, why: str, targets: Sequence[Target] = ()) -> None: ...
+        def write(
+            self, text: str, cwd: str | None, paths: Sequence[Arg], why: str, append: bool = False
+        ) -> None: ...
+        def nested(
+            self, text: str, args: list[Arg], cwd: str | None, extra_unknown: bool = False
+        ) -> str | None: ...
+        def reparse(self, text: str, code: str | None, cwd: str | None) -> None: ...
+
+    Handler = Callable[[Walker, str, list[Arg], "str | None"], "str | None"]
 
 HANDLERS: "dict[str, Handler]" = {}
 

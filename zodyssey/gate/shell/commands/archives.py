@@ -5,7 +5,7 @@ from zodyssey.gate.shell.records import Arg
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
-    from zodyssey.gate.shell.simple import Commands
+    from zodyssey.gate.shell.commands import Walker
 
 
 # -- archives and package managers: their query forms only read
@@ -45,7 +45,7 @@ _TAR_LIST_OPTIONS = frozenset(
 
 
 @handles("tar", "gtar", "bsdtar")
-def _tar(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _tar(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     values = [a.value for a in args]
     if any(v is None for v in values):
         w.unknown(text, "tar with a non-static argument")
@@ -93,7 +93,7 @@ def _tar(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | 
 
 
 @handles("unzip")
-def _unzip(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _unzip(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     """unzip extracts, except in its listing, testing and printing modes, given
     as the first option (-l -Z -t -z list or test, -p and -c print members;
     -v lists only as the first letter: later it makes extraction verbose)."""

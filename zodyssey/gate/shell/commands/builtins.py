@@ -11,14 +11,14 @@ from zodyssey.gate.shell.words import (
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
-    from zodyssey.gate.shell.simple import Commands
+    from zodyssey.gate.shell.commands import Walker
 
 
 # -- navigation
 
 
 @handles("cd", "pushd")
-def _cd(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _cd(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     w.read(text)
     options = [a.value for a in args if (a.value or "").startswith("-") and a.value != "-"]
     operands = [a for a in args if not (a.value or "").startswith("-") or a.value == "-"]
@@ -50,7 +50,7 @@ def _cd(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | N
 
 
 @handles("popd")
-def _popd(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _popd(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     w.read(text)
     return None
 
@@ -59,7 +59,7 @@ def _popd(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str |
 
 
 @handles("export", "declare", "typeset", "local", "readonly")
-def _declare(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _declare(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     for arg in args:
         value = arg.value
         if value is None:
@@ -86,7 +86,7 @@ def _declare(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> st
 
 
 @handles("read", "mapfile", "readarray", "getopts", "wait")
-def _sets_variables(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _sets_variables(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     """These store input in variables: named one of the risky ones, they change what runs."""
     for arg in args:
         value = arg.value
@@ -100,7 +100,7 @@ def _sets_variables(w: "Commands", text: str, args: "list[Arg]", cwd: str | None
 
 
 @handles("let")
-def _let(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _let(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     import re  # lazily: the hot path (plain words) needs no regex
 
     for arg in args:
@@ -124,7 +124,7 @@ def _let(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | 
 
 
 @handles("printf")
-def _printf(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _printf(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     for k, arg in enumerate(args[:-1]):
         if arg.value == "-v":
             name = args[k + 1].value
@@ -137,7 +137,7 @@ def _printf(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str
 
 
 @handles("set")
-def _set(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _set(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     # Shell options change no files; `-P` makes later `cd` follow symlinks.
     values = [a.value or "" for a in args]
     if any(v.startswith(("-", "+")) and not v.startswith("--") and "P" in v for v in values) or (
@@ -149,7 +149,7 @@ def _set(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | 
 
 
 @handles("unset")
-def _unset(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _unset(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     for arg in args:
         if arg.value is not None:
             w.functions.pop(arg.value, None)  # the name means the command again
@@ -158,7 +158,7 @@ def _unset(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str 
 
 
 @handles("trap")
-def _trap(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _trap(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     operands = [a for a in args if a.value not in ("--",)]
     if not operands or operands[0].value in ("-l", "-p"):
         w.read(text)
@@ -172,7 +172,7 @@ def _trap(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str |
 
 
 @handles("alias")
-def _alias(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _alias(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     if all(a.value is not None and "=" not in a.value for a in args):
         w.read(text)  # lists aliases
     else:
@@ -181,7 +181,7 @@ def _alias(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str 
 
 
 @handles("history")
-def _history(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _history(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     if all(a.value is not None and a.value.isdigit() for a in args):
         w.read(text)
     else:
@@ -190,7 +190,7 @@ def _history(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> st
 
 
 @handles("shopt")
-def _shopt(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _shopt(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     if any(a.value is None or a.value.startswith(("-s", "-u", "-o")) for a in args):
         w.unknown(text, "shell options can change how later words expand")
     else:
@@ -199,7 +199,7 @@ def _shopt(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str 
 
 
 @handles("eval")
-def _eval(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _eval(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     if any(a.value is None for a in args):
         w.unknown(text, "eval of a non-static string")
         return cwd
@@ -208,7 +208,7 @@ def _eval(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str |
 
 
 @handles("source", ".")
-def _source(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _source(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     w.unknown(text, "runs another script in this shell")
     return cwd
 
@@ -217,7 +217,7 @@ def _source(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str
 
 
 @handles("hash")
-def _hash(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _hash(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     """`hash` lists, forgets or looks up remembered programs; `-p PATH NAME`
     makes NAME run PATH."""
     if any(a.value is None or (a.value.startswith("-") and "p" in a.value) for a in args):

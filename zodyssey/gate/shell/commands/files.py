@@ -12,8 +12,7 @@ TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime im
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from zodyssey.gate.shell.commands import Handler
-    from zodyssey.gate.shell.simple import Commands
+    from zodyssey.gate.shell.commands import Handler, Walker
 
 
 # -- write-capable tools with parseable targets
@@ -42,7 +41,7 @@ def _copy_like(kind: str) -> "Handler":
     short = {"cp": "tS", "mv": "tS", "install": "tSmogf", "ln": "tS"}[kind]
     long_values = ("--target-directory", "--suffix", "--mode", "--owner", "--group")
 
-    def handler(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+    def handler(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
         options, operands = split_options(args, short, long_values)
         directories = option_values(options, "-t", "--target-directory")
         if kind == "install" and has_option(options, "--strip-program"):
@@ -167,7 +166,7 @@ def _every_operand(
 ) -> "Handler":
     long_set = tuple(long_values)
 
-    def handler(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+    def handler(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
         options, operands = split_options(args, short, long_set)
         if skip_first and not any(name == "--reference" for name, _ in options):
             operands = operands[1:]
@@ -199,7 +198,7 @@ _CHMOD_MODE = r"^[ugoa]*[-+=][rwxXstugo]*([,][ugoa]*[-+=][rwxXstugo]*)*$|^[0-7]{
 
 
 @handles("chmod")
-def _chmod(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _chmod(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     import re  # lazily: the hot path (plain words) needs no regex
 
     mode_seen = any((a.value or "").startswith("--reference") for a in args)
@@ -224,7 +223,7 @@ def _chmod(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str 
 
 
 @handles("tee")
-def _tee(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _tee(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, operands = split_options(args, "", ())
     append = has_option(options, "-a", "--append")
     if not operands:
@@ -235,7 +234,7 @@ def _tee(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | 
 
 
 @handles("dd")
-def _dd(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _dd(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     outputs: list[Arg] = []
     for arg in args:
         if arg.value is None:
@@ -253,7 +252,7 @@ def _dd(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | N
 @handles(
     "vi", "vim", "nvim", "view", "nano", "pico", "emacs", "ed", "ex", "micro", "joe", "kak", "hx"
 )
-def _editor(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _editor(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     if [a.value for a in args] == ["--version"]:
         w.read(text)
         return cwd

@@ -5,7 +5,7 @@ from zodyssey.gate.shell.records import Arg
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
-    from zodyssey.gate.shell.simple import Commands
+    from zodyssey.gate.shell.commands import Walker
 
 
 # -- find
@@ -16,7 +16,7 @@ _FIND_FILE_ACTIONS = ("-fprint", "-fprint0", "-fprintf", "-fls")
 
 
 @handles("find")
-def _find(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _find(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     i = 0
     wrote = False
     while i < len(args):

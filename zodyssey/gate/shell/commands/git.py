@@ -10,7 +10,7 @@ from zodyssey.gate.shell.words import (
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
-    from zodyssey.gate.shell.simple import Commands
+    from zodyssey.gate.shell.commands import Walker
 
 
 # -- git
@@ -58,7 +58,7 @@ _GIT_READ = frozenset(
 
 
 @handles("git")
-def _git(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _git(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     i = 0
     here = cwd
     work_tree = ""  # --work-tree=DIR: paths may be taken from DIR's top

@@ -7,7 +7,7 @@ from zodyssey.gate.shell.words import has_option, option_values, split_options
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
-    from zodyssey.gate.shell.simple import Commands
+    from zodyssey.gate.shell.commands import Walker
 
 
 def _shorts(args: "list[Arg]") -> str:
@@ -22,7 +22,7 @@ def _shorts(args: "list[Arg]") -> str:
 _STDOUT_LONG = frozenset(["--stdout", "--to-stdout", "--list", "--test"])
 
 
-def _compressor(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _compressor(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     """gzip/xz/bzip2/zstd/lz4 write next to their input unless told to write
     to stdout (-c), list (-l) or test (-t); zstd's -o names its output."""
     if any(a.value is None for a in args):
@@ -74,7 +74,7 @@ _DOCKER_GROUPS = {
 
 
 @handles("docker", "podman")
-def _docker(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _docker(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     values = [a.value for a in args]
     if values in (["--version"], ["-v"]):
         w.read(text)
@@ -95,7 +95,7 @@ def _docker(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str
 
 
 @handles("yq")
-def _yq(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _yq(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     """yq prints unless told to edit in place (-i) or split into files (-s)."""
     options, _ = split_options(
         args,
@@ -119,7 +119,7 @@ def _yq(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | N
 
 
 @handles("man")
-def _man(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _man(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, _ = split_options(
         args,
         "MSLmeREPHCpTXr",
@@ -149,7 +149,7 @@ def _man(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | 
 
 
 @handles("mktemp")
-def _mktemp(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _mktemp(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, _ = split_options(args, "pt", ("--tmpdir", "--suffix"))
     if has_option(options, "-u", "--dry-run"):
         w.read(text)  # prints a name, creates nothing
@@ -159,7 +159,7 @@ def _mktemp(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str
 
 
 @handles("ar")
-def _ar(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _ar(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     """`ar t` lists and `ar p` prints members; every other operation writes."""
     first = args[0].value if args else None
     letters = (first or "").lstrip("-")

@@ -8,15 +8,14 @@ from zodyssey.gate.shell.tables import (
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
-    from zodyssey.gate.shell.commands import Handler
-    from zodyssey.gate.shell.simple import Commands
+    from zodyssey.gate.shell.commands import Handler, Walker
 
 
 # -- code strings
 
 
 @handles("bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "busybox")
-def _shell(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _shell(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     i = 0
     while i < len(args):
         value = args[i].value
@@ -45,7 +44,7 @@ def _shell(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str 
 def _interpreter_named(name: str) -> "Handler":
     queries = VERSION_QUERY.get(name, ())
 
-    def handler(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+    def handler(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
         if len(args) == 1 and args[0].value in queries:
             w.read(text)
             return cwd
@@ -59,7 +58,7 @@ def _interpreter_named(name: str) -> "Handler":
     return handler
 
 
-def _interpreter(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _interpreter(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     values = [a.value for a in args]
     in_place: list[Arg] = []
     if any(

@@ -10,7 +10,7 @@ from zodyssey.gate.shell.words import (
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
-    from zodyssey.gate.shell.simple import Commands
+    from zodyssey.gate.shell.commands import Walker
 
 
 _CURL_FILE_OPTIONS = (
@@ -42,7 +42,7 @@ _CURL_UNBOUNDED = (
 
 
 @handles("curl")
-def _curl(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _curl(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, _ = split_options(
         args,
         "oDcHdXuAebFmwxTrCYyzEKQtU",
@@ -96,7 +96,7 @@ def _curl(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str |
 
 
 @handles("wget")
-def _wget(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _wget(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, _ = split_options(
         args,
         "OoaPeUtTwQ",

@@ -15,11 +15,11 @@ TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime im
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from zodyssey.gate.shell.simple import Commands
+    from zodyssey.gate.shell.commands import Walker
 
 
 def _handler(name: str, judge: "Callable[[list[str]], bool]") -> None:
-    def handler(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+    def handler(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
         if any(a.value is None for a in args):
             w.unknown(text, f"{name} with a non-static argument")
         elif judge([a.value or "" for a in args]):
@@ -61,7 +61,7 @@ _PIP_SUBREADS = {
 }
 
 
-def _pip(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _pip(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     logs: list[Arg] = []
     words: list[str] = []
     k = 0

@@ -5,7 +5,7 @@ from zodyssey.gate.shell.records import Arg
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
-    from zodyssey.gate.shell.simple import Commands
+    from zodyssey.gate.shell.commands import Walker
 
 
 _SED_SIMPLE = set("pPdDnNgGhHxz=lFqQ{}!")
@@ -133,7 +133,7 @@ def _sed_script_writes(script: str) -> bool:
 
 
 @handles("sed", "gsed")
-def _sed(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _sed(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     in_place = False
     suffix = ""  # -iSUF / --in-place=SUF: the original is kept as a backup
     scripts: list[str | None] = []
@@ -235,7 +235,7 @@ def _awk_program_writes(program: str) -> bool:
 
 
 @handles("awk", "gawk", "mawk", "nawk")
-def _awk(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _awk(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     i = 0
     program: str | None = None
     while i < len(args):

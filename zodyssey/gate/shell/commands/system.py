@@ -6,11 +6,11 @@ from zodyssey.gate.shell.words import has_option, split_options
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
-    from zodyssey.gate.shell.simple import Commands
+    from zodyssey.gate.shell.commands import Walker
 
 
 @handles("date")
-def _date(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _date(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, _ = split_options(
         args, "dfrs", ("--date", "--file", "--reference", "--set"), short_optional="I"
     )
@@ -22,7 +22,7 @@ def _date(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str |
 
 
 @handles("file")
-def _file(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _file(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, _ = split_options(
         args, "efFmP", ("--exclude", "--files-from", "--separator", "--magic-file", "--parameter")
     )
@@ -34,7 +34,7 @@ def _file(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str |
 
 
 @handles("hostname")
-def _hostname(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _hostname(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, operands = split_options(args, "F", ("--file",))
     if operands or has_option(options, "-F", "--file", "-b", "--boot"):
         w.unknown(text, "hostname NAME changes the host name")
@@ -44,7 +44,7 @@ def _hostname(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> s
 
 
 @handles("crontab")
-def _crontab(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _crontab(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     if [a.value for a in args] == ["-l"]:
         w.read(text)
     else:

@@ -10,14 +10,14 @@ from zodyssey.gate.shell.words import (
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
-    from zodyssey.gate.shell.simple import Commands
+    from zodyssey.gate.shell.commands import Walker
 
 
 # -- read-only tools with writing options
 
 
 @handles("sort")
-def _sort(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _sort(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, _ = split_options(
         args,
         "okStT",
@@ -47,7 +47,7 @@ def _sort(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str |
 
 
 @handles("shuf")
-def _shuf(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _shuf(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, _ = split_options(
         args, "oni", ("--output", "--head-count", "--input-range", "--random-source")
     )
@@ -60,7 +60,7 @@ def _shuf(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str |
 
 
 @handles("uniq")
-def _uniq(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _uniq(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     _, operands = split_options(
         # --group[=M] and --all-repeated[=M] take their value only attached
         args,
@@ -75,7 +75,7 @@ def _uniq(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str |
 
 
 @handles("xxd")
-def _xxd(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _xxd(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     _, operands = split_options(args, "cglnosC", ("-cols", "-len", "-seek", "-name"))
     if len(operands) >= 2:
         w.write(text, cwd, operands[1:2], "xxd writes its second operand")
@@ -85,7 +85,7 @@ def _xxd(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | 
 
 
 @handles("rg")
-def _rg(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _rg(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     if any(
         a.value is not None
         and (
@@ -101,7 +101,7 @@ def _rg(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | N
 
 
 @handles("tree")
-def _tree(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _tree(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, _ = split_options(
         args, "oLPIH", ("--filelimit", "--timefmt", "--charset", "--sort", "--fromfile")
     )

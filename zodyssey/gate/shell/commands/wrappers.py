@@ -16,8 +16,7 @@ TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime im
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from zodyssey.gate.shell.commands import Handler
-    from zodyssey.gate.shell.simple import Commands
+    from zodyssey.gate.shell.commands import Handler, Walker
 
 
 # -- wrappers
@@ -31,7 +30,7 @@ def _after_options(
 
 
 @handles("env")
-def _env(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _env(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     i = 0
     while i < len(args):
         value = args[i].value
@@ -83,7 +82,7 @@ def _wrapper(
 ) -> "Handler":
     long_set = tuple(long_values)
 
-    def handler(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+    def handler(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
         operands = _after_options(args, with_value, long_set) or []
         for arg in operands[:skip_operands]:
             if arg.value is None:
@@ -108,7 +107,7 @@ HANDLERS["exec"] = _wrapper("a", ())
 
 
 @handles("time")
-def _time(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _time(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, operands = split_options(args, "fo", ("--format", "--output"), stop_at_operand=True)
     output = option_values(options, "-o", "--output")
     if output:
@@ -120,7 +119,7 @@ def _time(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str |
 
 
 @handles("command")
-def _command(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _command(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     options, operands = split_options(args, "", (), stop_at_operand=True)
     if has_option(options, "-v", "-V"):
         w.read(text)
@@ -129,13 +128,13 @@ def _command(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> st
 
 
 @handles("sudo", "doas", "su", "runuser", "pkexec")
-def _sudo(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _sudo(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     w.unknown(text, "runs with other privileges")
     return cwd
 
 
 @handles("xargs")
-def _xargs(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _xargs(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     # GNU xargs: -e, -i, -l and --eof, --replace, --max-lines take their value
     # only attached (`-eEND`, `--eof=END`): `xargs -e rm` runs `rm`.
     options, operands = split_options(

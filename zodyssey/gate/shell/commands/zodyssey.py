@@ -12,7 +12,7 @@ from zodyssey.gate.shell.records import Arg, Part
 
 TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
 if TYPE_CHECKING:
-    from zodyssey.gate.shell.simple import Commands
+    from zodyssey.gate.shell.commands import Walker
 
 
 def runs_zodyssey(args: "list[Arg]") -> bool:
@@ -21,7 +21,7 @@ def runs_zodyssey(args: "list[Arg]") -> bool:
 
 
 def judge(
-    w: "Commands", text: str, args: "list[Arg]", cwd: str | None, program: str = ""
+    w: "Walker", text: str, args: "list[Arg]", cwd: str | None, program: str = ""
 ) -> str | None:
     """Record `zodyssey ARGS` (`program`: the path it was run by, "" for a bare name)."""
     from zodyssey.gate import trusted
@@ -41,5 +41,5 @@ def judge(
 
 
 @handles("zodyssey")
-def _zodyssey(w: "Commands", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+def _zodyssey(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     return judge(w, text, args, cwd)

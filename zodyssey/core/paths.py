@@ -1,0 +1,83 @@
+"""Where run state lives: the one family of `.zcode/` path helpers.
+
+Every helper answers in the type it is given: a `str` root gives a `str` (the
+gate hook works on strings and never imports `pathlib`), a `Path` root gives a
+`Path`. The names of the directories are `zodyssey.core.vocabulary`'s.
+"""
+
+import os
+
+from zodyssey.core.vocabulary import ARCHIVE, PLANS, REVIEWS, STATE, VERIFY, ZCODE
+
+TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import TypeVar
+
+    P = TypeVar("P", str, Path)  # a helper answers in the path type it was given
+
+
+def _join(root: "P", *parts: str) -> "P":
+    if isinstance(root, str):
+        return os.path.join(root, *parts)
+    return root.joinpath(*parts)
+
+
+def zcode_dir(root: "P") -> "P":
+    return _join(root, ZCODE)
+
+
+def state_dir(root: "P") -> "P":
+    return _join(root, STATE)
+
+
+def state_path(root: "P", slug: str) -> "P":
+    return _join(root, STATE, f"{slug}.json")
+
+
+def inflight_path(root: "P", slug: str) -> "P":
+    """The gate's in-flight ledger of reviewer dispatches."""
+    return _join(root, STATE, f"{slug}.inflight.json")
+
+
+def ungated_path(root: "P", slug: str) -> "P":
+    """The log of shell commands the gate let through unjudged (the hatch)."""
+    return _join(root, STATE, f"{slug}.ungated.jsonl")
+
+
+def plan_path(root: "P", slug: str) -> "P":
+    """The default plan of a run (`plan_location` says where its plan is)."""
+    return _join(root, PLANS, f"{slug}.md")
+
+
+def reviews_dir(root: "P") -> "P":
+    return _join(root, REVIEWS)
+
+
+def verify_dir(root: "P", slug: str) -> "P":
+    return _join(root, VERIFY, slug)
+
+
+def evidence_path(root: "P", slug: str) -> "P":
+    """The run's hash-chained evidence (`""` as root: the path relative to the repository)."""
+    return _join(root, VERIFY, slug, "evidence.jsonl")
+
+
+def archive_dir(root: "P") -> "P":
+    return _join(root, ARCHIVE)
+
+
+def plan_location(state: dict, root: str, slug: str) -> str:  # type: ignore[type-arg]
+    """The plan_path rule, the same for the gate, `zodyssey run` and the audit.
+
+    A missing or empty `plan_path` means the default `.zcode/plans/<slug>.md`;
+    a relative one is relative to the repository root. Anything but a string
+    raises ValueError. Whether it lies inside the repository is the caller's
+    check (after resolving symlinks).
+    """
+    raw = state.get("plan_path")
+    if raw is None or raw == "":
+        return plan_path(root, slug)
+    if not isinstance(raw, str):
+        raise ValueError("plan_path in the run state is not a string")
+    return raw if os.path.isabs(raw) else os.path.join(root, raw)
