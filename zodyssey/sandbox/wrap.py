@@ -18,7 +18,7 @@ checked in its 2.1 binary), so:
   are, and the post-call check is their backstop.
 
 Hot path: no `json` (the reply is encoded with `_json`'s C string encoder,
-which `zodyssey.gate.jsontext` has loaded already), no `shlex`, no `typing`.
+which `zodyssey.core.jsontext` has loaded already), no `shlex`, no `typing`.
 """
 
 import os
