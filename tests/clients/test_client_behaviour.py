@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.clients.drivers import Client, Result, codex_hooks, run_client, trust_codex_hooks
-from tests.clients.modelserver import Script, turn
+from tests.clients.modelserver import Call, Script, turn
 from tests.clients.scenarios import make_user_repo, start_run
 from tests.helpers import commit, run_zodyssey
 
@@ -339,3 +339,15 @@ def test_user_settings_can_switch_the_project_hooks_off(client: Client, tmp_path
     result = run_client(client, repo, tmp_path / "home", script, before=switch_off)
     assert result.text("src/app.py") == "GREETING = 'hello'\n", result.describe()
     assert not any("zodyssey" in o for o in result.outputs())
+
+
+def test_codex_workdir_reaches_the_hook_as_cwd(codex: Client, tmp_path: Path) -> None:
+    """`exec_command {cmd, workdir}`: the hook gets `Bash {command}` with the payload's `cwd`
+    set to the workdir (the key itself is dropped), and the command runs there."""
+    repo = make_user_repo(tmp_path, [])
+    call = Call("exec_command", {"cmd": "echo x > w.txt", "workdir": "src"})
+    result = run_client(codex, repo, tmp_path / "home", Script([turn(call)]))
+    (payload,) = result.pre_payloads()
+    assert payload["tool_input"] == {"command": "echo x > w.txt"}, payload
+    assert payload["cwd"] == str(repo / "src"), payload
+    assert result.text("src/w.txt") == "x\n" and result.text("w.txt") is None
