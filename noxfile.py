@@ -53,12 +53,24 @@ def invariants(session: nox.Session) -> None:
     session.run("zodyssey", "claims", "check")
 
 
+COMPLEXITY_CHECKED = (
+    "zodyssey/core",
+    "zodyssey/gate/shell",
+    "zodyssey/gate/toolcall.py",
+    "zodyssey/runs/lifecycle.py",
+    "zodyssey/runs/verification.py",
+)
+
+
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff check and ruff format --check."""
+    """ruff check and ruff format --check; no function above complexity 25 where it holds."""
     session.install("-e", ".[test]")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    # McCabe complexity (ruff's C901, max-complexity in pyproject.toml), on the
+    # modules brought under the bar; the list grows as others are.
+    session.run("ruff", "check", "--select", "C901", *COMPLEXITY_CHECKED)
 
 
 @nox.session(python=PYTHON)

@@ -18,7 +18,7 @@ json's own encoder module (`json/encoder.py`, loaded without the package
 `json.dumps` if that fails.
 """
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

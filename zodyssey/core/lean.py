@@ -33,7 +33,7 @@ import sys
 
 from zodyssey.core.records import Fields  # loaded before any stand-in (see `load`)
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any

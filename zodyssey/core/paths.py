@@ -9,7 +9,7 @@ import os
 
 from zodyssey.core.vocabulary import ARCHIVE, PLANS, REVIEWS, STATE, VERIFY, ZCODE
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import TypeVar

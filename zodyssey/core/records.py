@@ -15,7 +15,7 @@ Instances are plain tuples underneath: they compare, hash, unpack, index and
 copy like the NamedTuples they replace.
 """
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Self, dataclass_transform
 else:

@@ -22,9 +22,7 @@ from zodyssey.core.paths import state_path
 from zodyssey.core.vocabulary import STATE, TERMINAL_PHASES, is_slug
 from zodyssey.errors import ZodysseyError
 
-# The gate hook imports this module on every write decision: no typing,
-# contextlib or datetime at runtime (they cost milliseconds per tool call).
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from pathlib import Path

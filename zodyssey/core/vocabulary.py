@@ -13,7 +13,7 @@ Phases (docs/runs.md explains each):
 - TERMINAL (`done`, `audited`, `abandoned`): the run is over, the gate is off.
 """
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

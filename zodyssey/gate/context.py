@@ -11,7 +11,7 @@ import os
 from zodyssey.core.records import Fields
 from zodyssey.gate.paths import Layout, resolve, within, written
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any

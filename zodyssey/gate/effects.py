@@ -19,7 +19,7 @@ from zodyssey.gate.policy import (
     same_session,
 )
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the hook works on path strings: no typing or pathlib at run time
     from collections.abc import Sequence
     from typing import Any

@@ -44,7 +44,7 @@ from zodyssey.gate.toolcall import (
     ToolCall,
 )
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

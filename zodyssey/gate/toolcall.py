@@ -4,7 +4,7 @@ Harness adapters map their payloads onto the names and shapes below; the
 policy sees nothing harness-specific. Standard library only (hot path).
 """
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
@@ -425,6 +425,144 @@ def _agent_name(tool_name: str, tool_input: "dict[str, Any]") -> tuple[str, str 
     return next(iter(filled.values()), ""), None
 
 
+def _text(value: "Any") -> str:
+    """A payload id as text ("" when absent)."""
+    value = value or ""
+    return value if isinstance(value, str) else str(value)
+
+
+class _Call:
+    """What every call built from one payload shares; `make` builds one kind."""
+
+    __slots__ = ("cwd", "harness", "owner", "session", "tool_input", "tool_name", "tool_use_id")
+
+    def __init__(
+        self, harness: str, tool_name: str, tool_input: "dict[str, Any]", cwd: str | None
+    ) -> None:
+        self.harness, self.tool_name, self.tool_input, self.cwd = (
+            harness,
+            tool_name,
+            tool_input,
+            cwd,
+        )
+        self.owner = self.session = self.tool_use_id = ""
+
+    def make(self, kind: str, **fields: "Any") -> "ToolCall":
+        fields.setdefault("cwd", self.cwd)
+        return ToolCall(
+            self.harness,
+            self.tool_name,
+            kind,
+            owner=self.owner,
+            session=self.session,
+            tool_use_id=self.tool_use_id,
+            **fields,
+        )
+
+
+def _shell_call(c: _Call) -> "ToolCall":
+    tool_name, tool_input = c.tool_name, c.tool_input
+    command_keys, dir_keys = SHELL_KEYS.get(c.harness, (COMMAND_KEYS, DIR_KEYS))
+    for keys, what in ((COMMAND_KEYS, "command"), (DIR_KEYS, "directory")):
+        present = [k for k in keys if tool_input.get(k) is not None]
+        if len(present) > 1:
+            return c.make(
+                SHELL,
+                error=f"{tool_name} input has two {what} keys ({', '.join(present)}); "
+                "which one the harness runs cannot be told",
+            )
+    workdir = next((tool_input[k] for k in dir_keys if tool_input.get(k) is not None), None)
+    if workdir is not None and not isinstance(workdir, str):
+        return c.make(SHELL, error=f"the directory of {tool_name} is not a string")
+    if workdir:
+        c.cwd = workdir if c.cwd is None or workdir.startswith("/") else f"{c.cwd}/{workdir}"
+    argv = tool_input.get("command")
+    if (
+        isinstance(argv, list)
+        and len(argv) == 2
+        and argv[0] in ("apply_patch", "applypatch")
+        and isinstance(argv[1], str)
+    ):
+        # Codex runs the argv ["apply_patch", PATCH] as its patch tool, not
+        # as a program: judge the files in the patch like apply_patch's.
+        return c.make(PATCH, targets=tuple(Target(p) for p in patch_targets(argv[1])))
+    command = _shell_command(tool_input, command_keys)
+    if command is None:
+        return c.make(SHELL, error=f"{tool_name} call without a command string")
+    return c.make(SHELL, command=command)
+
+
+def _patch_call(c: _Call) -> "ToolCall":
+    tool_input = c.tool_input
+    text = next(
+        (
+            tool_input[k]
+            for k in ("command", "input", "patch", "patch_text")
+            if isinstance(tool_input.get(k), str)
+        ),
+        None,
+    )
+    if text is None:
+        # Some harnesses send the patch as an argv list: ["apply_patch", "<patch>"]
+        cmd = tool_input.get("command")
+        if isinstance(cmd, list):
+            text = "\n".join(c for c in cmd if isinstance(c, str))
+    return c.make(PATCH, targets=tuple(Target(p) for p in patch_targets(text or "")))
+
+
+def _edit_call(c: _Call) -> "ToolCall":
+    edit_targets = _edit_targets(c.tool_name, c.tool_input)
+    if isinstance(edit_targets, str):
+        return c.make(EDIT, error=edit_targets)
+    return c.make(EDIT, targets=edit_targets)
+
+
+def _dispatch_call(c: _Call) -> "ToolCall":
+    agent, problem = _agent_name(c.tool_name, c.tool_input)
+    if problem is not None:
+        return c.make(DISPATCH, error=problem)
+    prompt = c.tool_input.get("prompt") or ""
+    strings: list[str] = []
+    _strings(c.tool_input, strings)
+    return c.make(
+        DISPATCH,
+        subagent_type=agent if isinstance(agent, str) else str(agent),
+        prompt="\n".join(strings)
+        if not isinstance(prompt, str)
+        else prompt + "\n" + "\n".join(strings),
+    )
+
+
+def _read_call(c: _Call) -> "ToolCall":
+    return c.make(READ)
+
+
+def _other_call(c: _Call) -> "ToolCall":
+    strings: list[str] = []
+    _strings(c.tool_input, strings)
+    return c.make(OTHER, strings=tuple(strings))
+
+
+def _kind(tool_name: str, tool_input: "dict[str, Any]") -> str:
+    for kind, names in ((SHELL, SHELL_TOOLS), (PATCH, PATCH_TOOLS), (EDIT, EDIT_TOOLS)):
+        if tool_name in names:
+            return kind
+    if tool_name in DISPATCH_TOOLS or _dispatch_like(tool_name, tool_input):
+        return DISPATCH
+    return READ if tool_name in READ_TOOLS else OTHER
+
+
+# kind -> how a call of that kind is read from its tool_input
+_BUILDERS = {
+    SHELL: _shell_call,
+    PATCH: _patch_call,
+    EDIT: _edit_call,
+    DISPATCH: _dispatch_call,
+    READ: _read_call,
+    OTHER: _other_call,
+}
+
+
 def build_call(
     harness: str,
     tool_name: "Any",
@@ -435,195 +573,20 @@ def build_call(
     """Normalise one call; anything malformed yields a call carrying `error`."""
     raw_cwd = cwd if cwd is not None else payload.get("cwd")
     call_cwd = raw_cwd if isinstance(raw_cwd, str) and raw_cwd else None
-    owner = (
-        payload.get("agent_id") or payload.get("session_id") or payload.get("conversation_id") or ""
+    owner = _text(
+        payload.get("agent_id") or payload.get("session_id") or payload.get("conversation_id")
     )
-    owner = owner if isinstance(owner, str) else str(owner)
-    session = payload.get("session_id") or payload.get("conversation_id") or ""
-    session = session if isinstance(session, str) else str(session)
-    tool_use_id = payload.get("tool_use_id") or ""
-    tool_use_id = tool_use_id if isinstance(tool_use_id, str) else str(tool_use_id)
+    session = _text(payload.get("session_id") or payload.get("conversation_id"))
     if not isinstance(tool_name, str) or not tool_name:
-        return ToolCall(
-            harness,
-            "",
-            OTHER,
-            call_cwd,
-            owner=owner,
-            session=session,
-            error="the payload names no tool",
-        )
+        error = "the payload names no tool"
+        return ToolCall(harness, "", OTHER, call_cwd, owner=owner, session=session, error=error)
+    if tool_input is None:
+        tool_input = {}
     if not isinstance(tool_input, dict):
-        if tool_input is None:
-            tool_input = {}
-        else:
-            return ToolCall(
-                harness,
-                tool_name,
-                OTHER,
-                call_cwd,
-                owner=owner,
-                session=session,
-                error=f"tool_input of {tool_name} is not an object",
-            )
-    if tool_name in SHELL_TOOLS:
-
-        def shell_refused(error: str) -> ToolCall:
-            return ToolCall(
-                harness,
-                tool_name,
-                SHELL,
-                call_cwd,
-                owner=owner,
-                session=session,
-                tool_use_id=tool_use_id,
-                error=error,
-            )
-
-        command_keys, dir_keys = SHELL_KEYS.get(harness, (COMMAND_KEYS, DIR_KEYS))
-        for keys, what in ((COMMAND_KEYS, "command"), (DIR_KEYS, "directory")):
-            present = [k for k in keys if tool_input.get(k) is not None]
-            if len(present) > 1:
-                return shell_refused(
-                    f"{tool_name} input has two {what} keys ({', '.join(present)}); "
-                    "which one the harness runs cannot be told"
-                )
-        workdir = next((tool_input[k] for k in dir_keys if tool_input.get(k) is not None), None)
-        if workdir is not None and not isinstance(workdir, str):
-            return shell_refused(f"the directory of {tool_name} is not a string")
-        if isinstance(workdir, str) and workdir:
-            call_cwd = (
-                workdir if call_cwd is None or workdir.startswith("/") else f"{call_cwd}/{workdir}"
-            )
-        argv = tool_input.get("command")
-        if (
-            isinstance(argv, list)
-            and len(argv) == 2
-            and argv[0] in ("apply_patch", "applypatch")
-            and isinstance(argv[1], str)
-        ):
-            # Codex runs the argv ["apply_patch", PATCH] as its patch tool, not
-            # as a program: judge the files in the patch like apply_patch's.
-            return ToolCall(
-                harness,
-                tool_name,
-                PATCH,
-                targets=tuple(Target(p) for p in patch_targets(argv[1])),
-                cwd=call_cwd,
-                owner=owner,
-                session=session,
-                tool_use_id=tool_use_id,
-            )
-        command = _shell_command(tool_input, command_keys)
-        if command is None:
-            # (the directory as joined above: the closure reads call_cwd now)
-            return shell_refused(f"{tool_name} call without a command string")
+        error = f"tool_input of {tool_name} is not an object"
         return ToolCall(
-            harness,
-            tool_name,
-            SHELL,
-            command=command,
-            cwd=call_cwd,
-            owner=owner,
-            session=session,
-            tool_use_id=tool_use_id,
+            harness, tool_name, OTHER, call_cwd, owner=owner, session=session, error=error
         )
-    if tool_name in PATCH_TOOLS:
-        text = next(
-            (
-                tool_input[k]
-                for k in ("command", "input", "patch", "patch_text")
-                if isinstance(tool_input.get(k), str)
-            ),
-            None,
-        )
-        if text is None:
-            # Some harnesses send the patch as an argv list: ["apply_patch", "<patch>"]
-            cmd = tool_input.get("command")
-            if isinstance(cmd, list):
-                text = "\n".join(c for c in cmd if isinstance(c, str))
-        targets = tuple(Target(p) for p in patch_targets(text or ""))
-        return ToolCall(
-            harness,
-            tool_name,
-            PATCH,
-            targets=targets,
-            cwd=call_cwd,
-            owner=owner,
-            session=session,
-            tool_use_id=tool_use_id,
-        )
-    if tool_name in EDIT_TOOLS:
-        edit_targets = _edit_targets(tool_name, tool_input)
-        if isinstance(edit_targets, str):
-            return ToolCall(
-                harness,
-                tool_name,
-                EDIT,
-                call_cwd,
-                owner=owner,
-                session=session,
-                tool_use_id=tool_use_id,
-                error=edit_targets,
-            )
-        return ToolCall(
-            harness,
-            tool_name,
-            EDIT,
-            targets=edit_targets,
-            cwd=call_cwd,
-            owner=owner,
-            session=session,
-            tool_use_id=tool_use_id,
-        )
-    if tool_name in DISPATCH_TOOLS or _dispatch_like(tool_name, tool_input):
-        agent, problem = _agent_name(tool_name, tool_input)
-        if problem is not None:
-            return ToolCall(
-                harness,
-                tool_name,
-                DISPATCH,
-                call_cwd,
-                owner=owner,
-                session=session,
-                tool_use_id=tool_use_id,
-                error=problem,
-            )
-        prompt = tool_input.get("prompt") or ""
-        strings: list[str] = []
-        _strings(tool_input, strings)
-        return ToolCall(
-            harness,
-            tool_name,
-            DISPATCH,
-            subagent_type=agent if isinstance(agent, str) else str(agent),
-            prompt="\n".join(strings)
-            if not isinstance(prompt, str)
-            else prompt + "\n" + "\n".join(strings),
-            cwd=call_cwd,
-            owner=owner,
-            session=session,
-            tool_use_id=tool_use_id,
-        )
-    if tool_name in READ_TOOLS:
-        return ToolCall(
-            harness,
-            tool_name,
-            READ,
-            cwd=call_cwd,
-            owner=owner,
-            session=session,
-            tool_use_id=tool_use_id,
-        )
-    strings = []
-    _strings(tool_input, strings)
-    return ToolCall(
-        harness,
-        tool_name,
-        OTHER,
-        strings=tuple(strings),
-        cwd=call_cwd,
-        owner=owner,
-        session=session,
-        tool_use_id=tool_use_id,
-    )
+    c = _Call(harness, tool_name, tool_input, call_cwd)
+    c.owner, c.session, c.tool_use_id = owner, session, _text(payload.get("tool_use_id"))
+    return _BUILDERS[_kind(tool_name, tool_input)](c)

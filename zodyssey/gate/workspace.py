@@ -8,7 +8,7 @@ import os
 
 from zodyssey.core.vocabulary import STATE
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

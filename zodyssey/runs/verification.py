@@ -254,27 +254,22 @@ def failure_excerpt(root: Path, slug: str, record: dict[str, Any]) -> list[str]:
     return shown
 
 
-def cmd_verify(args: argparse.Namespace) -> int:
-    ctx = RunContext.open(args.repo, args.slug)
-    if args.timeout is not None and args.timeout <= 0:
-        raise UsageError("--timeout must be a positive number of seconds")
-    checks = load_checks(ctx.root)
-    timeout_s = args.timeout or configured_timeout(ctx.root)
-    state = ctx.state()
-    require_active(ctx, state, "verify")
-    loaded = require_bound_plan(ctx, state, "verify")
-    todo = loaded.plan.todo(args.todo)
-    if todo is None:
-        known = ", ".join(t.id for t in loaded.plan.todos) or "none"
-        raise UsageError(f"the plan has no todo {args.todo!r} (todos: {known})")
-    selected: list[Criterion] = list(todo.criteria)
-    if args.criterion is not None:
-        selected = [c for c in todo.criteria if c.index == args.criterion]
-        if not selected:
-            raise UsageError(
-                f"todo {todo.id} has {len(todo.criteria)} acceptance criteria; "
-                f"there is no criterion {args.criterion}"
-            )
+def _selected(args: argparse.Namespace, todo: Todo) -> list[Criterion]:
+    """The criteria `run verify` runs: all of the todo's, or the one `--criterion` names."""
+    if args.criterion is None:
+        return list(todo.criteria)
+    selected = [c for c in todo.criteria if c.index == args.criterion]
+    if not selected:
+        raise UsageError(
+            f"todo {todo.id} has {len(todo.criteria)} acceptance criteria; "
+            f"there is no criterion {args.criterion}"
+        )
+    return selected
+
+
+def _refuse_unrunnable(
+    ctx: RunContext, todo: Todo, selected: list[Criterion], checks: list[QualityCheck]
+) -> None:
     if not selected and not checks:
         ctx.refuse(
             "verify", f"todo {todo.id} declares no acceptance criteria to run", Exit.REFUSED_STATE
@@ -288,30 +283,49 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 Exit.REFUSED_STATE,
                 subject=f"{todo.id}#{criterion.index}",
             )
-    records = check_chain(ctx, state, "verify")
-    # Stall check before running anything: a failure on this exact tree is already known.
-    current = snapshot(ctx.root)
-    if current["ok"]:
-        for criterion in selected:
-            last = chain.latest_criterion_record(records, todo.id, criterion, loaded.sha256)
-            if (
-                last is not None
-                and not chain.record_passed(last)
-                and current["fingerprint"] in (last.get("tree_before"), last.get("tree_after"))
-            ):
-                ctx.refuse(
-                    "verify",
-                    f"not re-running criterion {criterion.index} of todo {todo.id}: the work "
-                    f"tree is byte-identical to its last failure (record seq {last.get('seq')}, "
-                    f"fingerprint {current['fingerprint'][:12]}); change a file the plan "
-                    "declares so the criterion can pass (its last output: "
-                    f"{_output_where(ctx.root, ctx.slug, last)}), or ask the user to re-plan "
-                    "if the criterion itself is wrong",
-                    Exit.REFUSED,
-                    subject=f"{todo.id}#{criterion.index}",
-                )
+
+
+def _refuse_stalled(
+    ctx: RunContext,
+    todo: Todo,
+    selected: list[Criterion],
+    records: list[dict[str, Any]],
+    plan_sha: str,
+    current: dict[str, Any],
+) -> None:
+    """Before running anything: a failure on this exact tree is already known."""
+    if not current["ok"]:
+        return
+    for criterion in selected:
+        last = chain.latest_criterion_record(records, todo.id, criterion, plan_sha)
+        if (
+            last is not None
+            and not chain.record_passed(last)
+            and current["fingerprint"] in (last.get("tree_before"), last.get("tree_after"))
+        ):
+            ctx.refuse(
+                "verify",
+                f"not re-running criterion {criterion.index} of todo {todo.id}: the work "
+                f"tree is byte-identical to its last failure (record seq {last.get('seq')}, "
+                f"fingerprint {current['fingerprint'][:12]}); change a file the plan "
+                "declares so the criterion can pass (its last output: "
+                f"{_output_where(ctx.root, ctx.slug, last)}), or ask the user to re-plan "
+                "if the criterion itself is wrong",
+                Exit.REFUSED,
+                subject=f"{todo.id}#{criterion.index}",
+            )
+
+
+def _run_criteria(
+    ctx: RunContext,
+    todo: Todo,
+    selected: list[Criterion],
+    timeout_s: float,
+    plan_sha: str,
+    current: dict[str, Any],
+) -> list[dict[str, Any]]:
+    """Run each criterion once, recording evidence and printing its outcome."""
     done: list[dict[str, Any]] = []
-    path = paths.evidence_path(ctx.root, ctx.slug)
     for criterion in selected:
         assert criterion.command is not None
         record = record_execution(
@@ -319,7 +333,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
             kind="criterion",
             command=criterion.command,
             timeout_s=timeout_s,
-            plan_sha=loaded.sha256,
+            plan_sha=plan_sha,
             extra={
                 "todo": todo.id,
                 "criterion_index": criterion.index,
@@ -338,6 +352,29 @@ def cmd_verify(args: argparse.Namespace) -> int:
         if not record["passed"]:
             for line in failure_excerpt(ctx.root, ctx.slug, record):
                 print(line)
+    return done
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    ctx = RunContext.open(args.repo, args.slug)
+    if args.timeout is not None and args.timeout <= 0:
+        raise UsageError("--timeout must be a positive number of seconds")
+    checks = load_checks(ctx.root)
+    timeout_s = args.timeout or configured_timeout(ctx.root)
+    state = ctx.state()
+    require_active(ctx, state, "verify")
+    loaded = require_bound_plan(ctx, state, "verify")
+    todo = loaded.plan.todo(args.todo)
+    if todo is None:
+        known = ", ".join(t.id for t in loaded.plan.todos) or "none"
+        raise UsageError(f"the plan has no todo {args.todo!r} (todos: {known})")
+    selected = _selected(args, todo)
+    _refuse_unrunnable(ctx, todo, selected, checks)
+    records = check_chain(ctx, state, "verify")
+    current = snapshot(ctx.root)
+    _refuse_stalled(ctx, todo, selected, records, loaded.sha256, current)
+    done = _run_criteria(ctx, todo, selected, timeout_s, loaded.sha256, current)
+    path = paths.evidence_path(ctx.root, ctx.slug)
     if done:
         ctx.store.update(lambda state: _update_summaries(state, todo, done, path))
     results = run_quality_checks(ctx, checks, loaded.sha256, todo=todo.id, stage="verify")

@@ -33,7 +33,7 @@ from zodyssey.gate.shell.records import Analysis, Arg, Part, Target
 from zodyssey.gate.shell.simple import Commands, NeedsParser, TooLarge, through_links
 from zodyssey.gate.shell.words import plain_words
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 

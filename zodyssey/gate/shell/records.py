@@ -10,7 +10,7 @@ shares with the other tool kinds, lives in `zodyssey.gate.toolcall`.)
 from zodyssey.core.records import Record
 from zodyssey.gate.toolcall import Target
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 

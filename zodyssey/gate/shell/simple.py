@@ -23,7 +23,7 @@ from zodyssey.gate.shell.tables import (
 )
 from zodyssey.gate.shell.words import join_path
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
@@ -134,37 +134,19 @@ class Commands:
         if "/" in name:
             base = name.rsplit("/", 1)[1]
             if not any(name == prefix + base for prefix in SYSTEM_BIN):
-                if base == "zodyssey" or base.startswith("python"):
-                    from zodyssey.gate.shell.commands import zodyssey
-
-                    program = join_path(cwd, name)
-                    # The policy checks that `program` is the installed zodyssey.
-                    if program is not None and base == "zodyssey":
-                        return zodyssey.judge(self, text, args, cwd, program)
-                    if program is not None and zodyssey.runs_zodyssey(args):
-                        return zodyssey.judge(self, text, args[2:], cwd, program)
-                self.unknown(text, f"runs the program {name}")
-                return cwd
+                return self._program(text, name, base, args, cwd)
             name = base
         if name.startswith("python") and name[6:].replace(".", "").isdigit():
             name = "python3"
         function = self.functions.get(name_arg.value or "") if functions else None
         if function is not None and name == name_arg.value:
             return self.call(text, name, function[0], cwd)
-        words = [name, *[a.value for a in args]]
-        for entry in self.read_only:
-            if len(words) >= len(entry) and all(w == e for w, e in zip(words, entry, strict=False)):
-                self.read(text)
-                return cwd
-        if name in NAME_BUILTINS and name == name_arg.value:
-            values = [a.value or "" for a in args]
-            if name == "printf":
-                values = [v for k, v in enumerate(values) if k and values[k - 1] == "-v"]
-            if any("[" in v and _search(EVALUATED_SUBSCRIPT, v) for v in values) or (
-                name in ("mapfile", "readarray") and any(v.startswith("-C") for v in values)
-            ):
-                self.unknown(text, f"{name} evaluates a subscript or callback it is given")
-                return cwd
+        if self._configured_read_only(name, args):
+            self.read(text)
+            return cwd
+        if name in NAME_BUILTINS and name == name_arg.value and _evaluates(name, args):
+            self.unknown(text, f"{name} evaluates a subscript or callback it is given")
+            return cwd
         handler = handler_for(name)
         if handler is not None:
             abbreviated = abbreviated_option(name, args)
@@ -172,14 +154,37 @@ class Commands:
                 self.unknown(text, f"{name} {abbreviated} abbreviates an option that matters")
                 return cwd
             return handler(self, text, args, cwd)
-        if name in READ_ONLY:
-            self.read(text)
-            return cwd
-        if name in VERSION_QUERY and len(args) == 1 and args[0].value in VERSION_QUERY[name]:
+        if name in READ_ONLY or (
+            name in VERSION_QUERY and len(args) == 1 and args[0].value in VERSION_QUERY[name]
+        ):
             self.read(text)
             return cwd
         self.unknown(text, f"{name} is not on the read-only allowlist")
         return cwd
+
+    def _program(
+        self, text: str, name: str, base: str, args: "list[Arg]", cwd: str | None
+    ) -> str | None:
+        """A command named by a path outside the system directories."""
+        if base == "zodyssey" or base.startswith("python"):
+            from zodyssey.gate.shell.commands import zodyssey
+
+            program = join_path(cwd, name)
+            # The policy checks that `program` is the installed zodyssey.
+            if program is not None and base == "zodyssey":
+                return zodyssey.judge(self, text, args, cwd, program)
+            if program is not None and zodyssey.runs_zodyssey(args):
+                return zodyssey.judge(self, text, args[2:], cwd, program)
+        self.unknown(text, f"runs the program {name}")
+        return cwd
+
+    def _configured_read_only(self, name: str, args: "list[Arg]") -> bool:
+        """The command line starts with one of the configured read-only commands."""
+        words = [name, *[a.value for a in args]]
+        return any(
+            len(words) >= len(entry) and all(w == e for w, e in zip(words, entry, strict=False))
+            for entry in self.read_only
+        )
 
     def nested(
         self, text: str, args: "list[Arg]", cwd: str | None, extra_unknown: bool = False
@@ -212,6 +217,17 @@ class Commands:
 
     def call(self, text: str, name: str, definition: "Any", cwd: str | None) -> str | None:
         raise NeedsParser(text)  # functions exist only in a walked script
+
+
+def _evaluates(name: str, args: "list[Arg]") -> bool:
+    """A builtin given a subscript it evaluates (`printf -v`'s name, any other
+    argument) or a callback (`mapfile -C`)."""
+    values = [a.value or "" for a in args]
+    if name == "printf":
+        values = [v for k, v in enumerate(values) if k and values[k - 1] == "-v"]
+    return any("[" in v and _search(EVALUATED_SUBSCRIPT, v) for v in values) or (
+        name in ("mapfile", "readarray") and any(v.startswith("-C") for v in values)
+    )
 
 
 def abbreviated_option(name: str, args: "Sequence[Arg]") -> str | None:

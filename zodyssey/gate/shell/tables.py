@@ -1,6 +1,6 @@
 """Tables of the classifier: allowlists, risky variables, node kinds."""
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     pass
 

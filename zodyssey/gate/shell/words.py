@@ -7,7 +7,7 @@ words that need it import `re`, keeping a plain read call free of it.
 from zodyssey.gate.shell.records import Arg
 from zodyssey.gate.shell.tables import AMBIGUOUS
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
     from typing import Any

@@ -14,7 +14,7 @@ handler without importing the other families (a test checks that the map and
 the registrations agree).
 """
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any, Protocol

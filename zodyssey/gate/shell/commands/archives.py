@@ -3,7 +3,7 @@
 from zodyssey.gate.shell.commands import handles
 from zodyssey.gate.shell.records import Arg
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from zodyssey.gate.shell.commands import Walker
 
@@ -44,48 +44,52 @@ _TAR_LIST_OPTIONS = frozenset(
 )
 
 
-@handles("tar", "gtar", "bsdtar")
-def _tar(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
-    values = [a.value for a in args]
-    if any(v is None for v in values):
-        w.unknown(text, "tar with a non-static argument")
-        return cwd
-    words = [v for v in values if v is not None]
+_TAR_LONG_MODES = frozenset(
+    [
+        "--list",
+        "--extract",
+        "--get",
+        "--create",
+        "--append",
+        "--update",
+        "--delete",
+        "--concatenate",
+    ]
+)
+
+
+def _tar_reads(words: "list[str]") -> bool:
+    """tar only lists (or extracts to stdout), with options known to be inert."""
     first = words[0] if words else ""
     # old style `tar tzf x.tgz`: the first word is a bundle of letters without a dash
     letters = first if first and not first.startswith("-") else ""
     short = "".join(v[1:] for v in words if v.startswith("-") and not v.startswith("--"))
     modes = set(letters + short) & set("txcruA")
-    long_modes = {
-        v
-        for v in words
-        if v
-        in (
-            "--list",
-            "--extract",
-            "--get",
-            "--create",
-            "--append",
-            "--update",
-            "--delete",
-            "--concatenate",
-        )
-    }
+    long_modes = {v for v in words if v in _TAR_LONG_MODES}
     listing = (modes == {"t"} and not long_modes) or (not modes and long_modes == {"--list"})
     # extracting to stdout (-xO, --to-stdout) writes no file
     to_stdout = "O" in letters + short or "--to-stdout" in words
     extracting = (modes == {"x"} and not long_modes) or (
         not modes and long_modes in ({"--extract"}, {"--get"})
     )
-    listing = listing or (extracting and to_stdout)
+    if not (listing or (extracting and to_stdout)):
+        return False
     # A listing still runs programs through options such as --to-command,
     # --checkpoint-action=exec=, -I or -F (and GNU accepts any unambiguous
     # abbreviation of them), so only options known to be inert keep it read-only.
     inert = _TAR_LIST_LETTERS + ("x" if extracting and to_stdout else "")
-    risky = bool(set(letters + short) - set(inert)) or any(
+    return not set(letters + short) - set(inert) and not any(
         v.startswith("--") and v.split("=", 1)[0] not in _TAR_LIST_OPTIONS for v in words
     )
-    if listing and not risky:
+
+
+@handles("tar", "gtar", "bsdtar")
+def _tar(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+    values = [a.value for a in args]
+    if any(v is None for v in values):
+        w.unknown(text, "tar with a non-static argument")
+        return cwd
+    if _tar_reads([v for v in values if v is not None]):
         w.read(text)
     else:
         w.unknown(text, "tar writes files it does not name")

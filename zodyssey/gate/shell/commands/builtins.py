@@ -9,7 +9,7 @@ from zodyssey.gate.shell.words import (
     join_path,
 )
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from zodyssey.gate.shell.commands import Walker
 

@@ -3,7 +3,7 @@
 from zodyssey.gate.shell.commands import handles
 from zodyssey.gate.shell.records import Arg
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from zodyssey.gate.shell.commands import Walker
 

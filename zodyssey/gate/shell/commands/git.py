@@ -8,7 +8,7 @@ from zodyssey.gate.shell.words import (
     split_options,
 )
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from zodyssey.gate.shell.commands import Walker
 
@@ -57,218 +57,280 @@ _GIT_READ = frozenset(
 )
 
 
-@handles("git")
-def _git(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+# git's own options that take no value and change nothing that matters here
+_GIT_FLAGS = frozenset(
+    [
+        "--no-pager",
+        "-P",
+        "--paginate",
+        "-p",
+        "--no-replace-objects",
+        "--literal-pathspecs",
+        "--glob-pathspecs",
+        "--noglob-pathspecs",
+        "--icase-pathspecs",
+        "--no-optional-locks",
+        "--bare",
+    ]
+)
+
+
+def _options(
+    w: "Walker", text: str, args: "list[Arg]", cwd: str | None
+) -> "tuple[int, str | None, str] | None":
+    """git's options before the subcommand: (index of the subcommand, the
+    directory git works in, the --work-tree or ""), or None once decided."""
     i = 0
     here = cwd
     work_tree = ""  # --work-tree=DIR: paths may be taken from DIR's top
     while i < len(args):
         value = args[i].value
+        following = args[i + 1].value if i + 1 < len(args) else None
         if value is None:
             w.unknown(text, "git with a non-static argument")
-            return cwd
-        if value == "-C":
-            new = args[i + 1].value if i + 1 < len(args) else None
-            here = join_path(here, new) if new is not None else None
-            i += 2
-        elif value in (
-            "--no-pager",
-            "-P",
-            "--paginate",
-            "-p",
-            "--no-replace-objects",
-            "--literal-pathspecs",
-            "--glob-pathspecs",
-            "--noglob-pathspecs",
-            "--icase-pathspecs",
-            "--no-optional-locks",
-            "--bare",
-        ) or value.startswith("--namespace="):
+            return None
+        if value in _GIT_FLAGS or value.startswith("--namespace="):
             i += 1
+        elif value == "-C":
+            here = join_path(here, following) if following is not None else None
+            i += 2
         elif value == "--namespace":
             i += 2
         elif value == "--work-tree" or value.startswith("--work-tree="):
-            given = value[len("--work-tree=") :] if "=" in value else None
-            if given is None:
-                given = args[i + 1].value if i + 1 < len(args) else None
-                i += 1
+            given = value[len("--work-tree=") :] if "=" in value else following
             if not given:
                 w.unknown(text, "git --work-tree without a static directory")
-                return cwd
+                return None
             work_tree = given
-            i += 1
+            i += 1 if "=" in value else 2
         elif value == "-c":
-            setting = args[i + 1].value if i + 1 < len(args) else None
-            if setting is None or not _inert_setting(setting):
-                w.unknown(text, f"git -c {setting or ''} can change what git runs")
-                return cwd
+            if following is None or not _inert_setting(following):
+                w.unknown(text, f"git -c {following or ''} can change what git runs")
+                return None
             i += 2
         elif value in ("--version", "--help"):
             w.read(text)
-            return cwd
+            return None
         elif value.startswith("-"):
             w.unknown(text, f"git option {value} can change what git runs")
-            return cwd
+            return None
         else:
             break
+    return i, here, work_tree
+
+
+class _Git:
+    """One `git SUB ...` being judged: what every subcommand rule needs."""
+
+    __slots__ = ("here", "rest", "sub", "text", "values", "w", "work_tree")
+
+    def __init__(
+        self, w: "Walker", text: str, here: str | None, work_tree: str, args: "list[Arg]"
+    ) -> None:
+        self.w, self.text, self.here, self.work_tree = w, text, here, work_tree
+        self.sub = args[0].value or ""
+        self.rest = args[1:]
+        self.values = [a.value for a in self.rest]
+
+    def read(self) -> None:
+        self.w.read(self.text)
+
+    def unknown(self, why: str) -> None:
+        self.w.unknown(self.text, why)
+
+    def put(self, paths: "list[Arg]", why: str) -> None:
+        """Paths are taken from the current directory inside the work tree, and
+        from the work tree's top when the current directory is outside it."""
+        self.w.write(self.text, self.here, paths, why)
+        if self.work_tree:
+            self.w.write(self.text, join_path(self.here, self.work_tree), paths, why)
+
+
+@handles("git")
+def _git(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+    found = _options(w, text, args, cwd)
+    if found is None:
+        return cwd
+    i, here, work_tree = found
     if i >= len(args):
         w.read(text)
         return cwd
-    sub = args[i].value or ""
-    rest = args[i + 1 :]
-    values = [a.value for a in rest]
-
-    def put(paths: "list[Arg]", why: str) -> None:
-        """Paths are taken from the current directory inside the work tree, and
-        from the work tree's top when the current directory is outside it."""
-        w.write(text, here, paths, why)
-        if work_tree:
-            w.write(text, join_path(here, work_tree), paths, why)
-
-    if sub == "help" and any(v in ("-w", "--web") for v in values):
-        w.unknown(text, "git help --web runs a browser")
-        return cwd
-    if sub == "grep" and _grep_runs_pager(values):
-        w.unknown(text, "git grep -O runs a pager on every file it finds")
-        return cwd
-    if any(
-        v is not None
-        and (
-            v == "--ext-diff"
-            or v == "--output"
-            or v.startswith("--output=")
-            or (v == "-O" and sub != "grep")  # (grep: see _grep_runs_pager)
-            or v == "--open-files-in-pager"
-            or v.startswith("--open-files-in-pager")
-        )
-        for v in values
-    ):
-        outputs = []
-        for k, v in enumerate(values):
-            if v is not None and v.startswith("--output="):
-                outputs.append(Arg(v.split("=", 1)[1]))
-            elif v == "--output":
-                outputs.append(rest[k + 1] if k + 1 < len(rest) else Arg(None))
-        if outputs and not any(
-            v in ("--ext-diff", "-O") or (v or "").startswith("--open-files") for v in values
-        ):
-            w.write(text, here, outputs, f"git {sub} --output writes a file")
+    g = _Git(w, text, here, work_tree, args[i:])
+    if not _runs_a_program(g):
+        rule = _SUBCOMMANDS.get(g.sub)
+        if rule is None:
+            g.unknown(f"git {g.sub} is not a read-only git command")
         else:
-            w.unknown(text, f"git {sub} runs an external program")
-        return cwd
+            rule(g)
+    return cwd
+
+
+def _runs_a_program(g: _Git) -> bool:
+    """Options that make any subcommand run a program or write a file: True once decided."""
+    if g.sub == "help" and any(v in ("-w", "--web") for v in g.values):
+        g.unknown("git help --web runs a browser")
+        return True
+    if g.sub == "grep" and _grep_runs_pager(g.values):
+        g.unknown("git grep -O runs a pager on every file it finds")
+        return True
+    if any(v is not None and _output_option(v, g.sub) for v in g.values):
+        _output(g)
+        return True
     if any(
         v is not None
         and (v.startswith(("--upload-pack", "--receive-pack", "--exec=")) or v == "--lost-found")
-        for v in values
-    ) or (sub == "ls-remote" and any(v == "-u" or (v or "").startswith("-u") for v in values)):
-        w.unknown(text, f"git {sub} is told to run a program or write objects")
-        return cwd
-    if sub in _GIT_READ:
-        w.read(text)
-        return cwd
-    if sub == "branch":
-        listing = {
-            "-a",
-            "--all",
-            "-r",
-            "--remotes",
-            "-l",
-            "--list",
-            "-v",
-            "-vv",
-            "--verbose",
-            "--show-current",
-            "--no-color",
-            "--color",
-            "--column",
-            "--no-column",
-        }
-        takes = {
-            "--contains",
-            "--no-contains",
-            "--merged",
-            "--no-merged",
-            "--points-at",
-            "--sort",
-            "--format",
-        }
-        positional = False
-        list_mode = False
-        k = 0
-        while k < len(values):
-            v = values[k]
-            if v is None:
-                positional = True
-            elif v in ("-l", "--list"):
-                list_mode = True
-            elif v in takes:
-                k += 1
-            elif v.startswith(tuple(t + "=" for t in takes)) or v in listing:
-                pass
-            elif v.startswith("-"):
-                w.unknown(text, f"git branch {v} changes branches")
-                return cwd
-            else:
-                positional = True
+        for v in g.values
+    ) or (g.sub == "ls-remote" and any((v or "").startswith("-u") for v in g.values)):
+        g.unknown(f"git {g.sub} is told to run a program or write objects")
+        return True
+    return False
+
+
+def _output_option(v: str, sub: str) -> bool:
+    return (
+        v in ("--ext-diff", "--output")
+        or v.startswith(("--output=", "--open-files-in-pager"))
+        or (v == "-O" and sub != "grep")  # (grep: see _grep_runs_pager)
+    )
+
+
+def _output(g: _Git) -> None:
+    """`--output FILE` writes FILE; --ext-diff, -O and a pager run a program."""
+    outputs = []
+    for k, v in enumerate(g.values):
+        if v is not None and v.startswith("--output="):
+            outputs.append(Arg(v.split("=", 1)[1]))
+        elif v == "--output":
+            outputs.append(g.rest[k + 1] if k + 1 < len(g.rest) else Arg(None))
+    if outputs and not any(
+        v in ("--ext-diff", "-O") or (v or "").startswith("--open-files") for v in g.values
+    ):
+        g.w.write(g.text, g.here, outputs, f"git {g.sub} --output writes a file")
+    else:
+        g.unknown(f"git {g.sub} runs an external program")
+
+
+_BRANCH_LISTING = frozenset(
+    [
+        "-a",
+        "--all",
+        "-r",
+        "--remotes",
+        "-l",
+        "--list",
+        "-v",
+        "-vv",
+        "--verbose",
+        "--show-current",
+        "--no-color",
+        "--color",
+        "--column",
+        "--no-column",
+    ]
+)
+_BRANCH_TAKES = (
+    "--contains",
+    "--no-contains",
+    "--merged",
+    "--no-merged",
+    "--points-at",
+    "--sort",
+    "--format",
+)
+_BRANCH_TAKES_JOINED = tuple(t + "=" for t in _BRANCH_TAKES)
+
+
+def _branch(g: _Git) -> None:
+    """`git branch` lists, unless it is given a name (without --list) or an option that changes."""
+    positional = False
+    list_mode = False
+    k = 0
+    while k < len(g.values):
+        v = g.values[k]
+        if v is None:
+            positional = True
+        elif v in ("-l", "--list"):
+            list_mode = True
+        elif v in _BRANCH_TAKES:
             k += 1
-        if positional and not list_mode:
-            w.unknown(text, "git branch NAME creates a branch")
+        elif v.startswith(_BRANCH_TAKES_JOINED) or v in _BRANCH_LISTING:
+            pass
+        elif v.startswith("-"):
+            g.unknown(f"git branch {v} changes branches")
+            return
         else:
-            w.read(text)
-        return cwd
-    if sub == "remote":
-        if (
-            not values
-            or values in (["-v"], ["--verbose"])
-            or (values and values[0] in ("show", "get-url"))
-        ):
-            w.read(text)
-        else:
-            w.unknown(text, "git remote changes remotes")
-        return cwd
-    reader = _READ_FORMS.get(sub)
-    if reader is not None:
-        if all(v is not None for v in values) and reader([v or "" for v in values]):
-            w.read(text)
-        else:
-            w.unknown(text, f"git {sub} in this form changes the repository or its settings")
-        return cwd
-    if sub in ("stash", "worktree", "reflog", "notes"):
+            positional = True
+        k += 1
+    if positional and not list_mode:
+        g.unknown("git branch NAME creates a branch")
+    else:
+        g.read()
+
+
+def _remote(g: _Git) -> None:
+    values = g.values
+    if not values or values in (["-v"], ["--verbose"]) or values[0] in ("show", "get-url"):
+        g.read()
+    else:
+        g.unknown("git remote changes remotes")
+
+
+def _read_form(g: _Git) -> None:
+    """The subcommands of `_READ_FORMS`: read-only in the forms their reader accepts."""
+    reader = _READ_FORMS[g.sub]
+    if all(v is not None for v in g.values) and reader([v or "" for v in g.values]):
+        g.read()
+    else:
+        g.unknown(f"git {g.sub} in this form changes the repository or its settings")
+
+
+def _listing(g: _Git) -> None:
+    """stash, worktree, notes: `list`/`show` read; reflog reads unless it expires or deletes."""
+    values = g.values
+    if g.sub == "reflog":
         words = [v for v in values if v is not None and not v.startswith("-")]
-        if (
-            sub == "reflog"
-            and all(v is not None for v in values)
-            and not (words and words[0] in ("expire", "delete"))
-        ) or (values and values[0] in ("list", "show") and sub != "reflog"):
-            w.read(text)
-        else:
-            w.unknown(text, f"git {sub} changes the repository")
-        return cwd
-    if sub in ("checkout", "restore"):
-        options, operands = split_options(
-            rest,
-            "sbB" if sub == "checkout" else "s",
-            ("--source", "--conflict", "--pathspec-from-file"),
+        reads = all(v is not None for v in values) and not (
+            words and words[0] in ("expire", "delete")
         )
-        if "--" in [a.value for a in rest]:
-            after = rest[[a.value for a in rest].index("--") + 1 :]
-            if after and sub == "checkout" and not has_option(options, "-b", "-B", "--orphan"):
-                put(after, f"git {sub} overwrites files")
-                return cwd
-        if sub == "restore" and operands and not has_option(options, "--pathspec-from-file"):
-            put(operands, "git restore overwrites files")
-            return cwd
-        w.unknown(text, f"git {sub} changes the work tree")
-        return cwd
-    if sub in ("rm", "add", "mv"):
-        options, operands = split_options(rest, "", ("--pathspec-from-file", "--chmod"))
-        if has_option(options, "--pathspec-from-file") or not operands:
-            w.unknown(text, f"git {sub} without explicit paths")
-        else:
-            put(operands, f"git {sub} changes files")
-        return cwd
-    w.unknown(text, f"git {sub} is not a read-only git command")
-    return cwd
+    else:
+        reads = bool(values) and values[0] in ("list", "show")
+    if reads:
+        g.read()
+    else:
+        g.unknown(f"git {g.sub} changes the repository")
+
+
+def _checkout(g: _Git) -> None:
+    """checkout/restore: the files after `--` (or restore's operands) are overwritten."""
+    sub, rest = g.sub, g.rest
+    options, operands = split_options(
+        rest,
+        "sbB" if sub == "checkout" else "s",
+        ("--source", "--conflict", "--pathspec-from-file"),
+    )
+    words = [a.value for a in rest]
+    if "--" in words:
+        after = rest[words.index("--") + 1 :]
+        if after and sub == "checkout" and not has_option(options, "-b", "-B", "--orphan"):
+            g.put(after, f"git {sub} overwrites files")
+            return
+    if sub == "restore" and operands and not has_option(options, "--pathspec-from-file"):
+        g.put(operands, "git restore overwrites files")
+        return
+    g.unknown(f"git {sub} changes the work tree")
+
+
+def _named(g: _Git) -> None:
+    """rm, add, mv: change the paths they name."""
+    options, operands = split_options(g.rest, "", ("--pathspec-from-file", "--chmod"))
+    if has_option(options, "--pathspec-from-file") or not operands:
+        g.unknown(f"git {g.sub} without explicit paths")
+    else:
+        g.put(operands, f"git {g.sub} changes files")
+
+
+def _read(g: _Git) -> None:
+    g.read()
 
 
 # `git -c KEY=VALUE` settings that change only how output looks
@@ -499,4 +561,16 @@ _READ_FORMS = {
     "tag": _tag_reads,
     "submodule": _submodule_reads,
     "apply": _apply_reads,
+}
+
+
+# subcommand -> its rule (a subcommand not here is not read-only)
+_SUBCOMMANDS = {
+    **dict.fromkeys(_GIT_READ, _read),
+    **dict.fromkeys(_READ_FORMS, _read_form),
+    "branch": _branch,
+    "remote": _remote,
+    **dict.fromkeys(("stash", "worktree", "reflog", "notes"), _listing),
+    **dict.fromkeys(("checkout", "restore"), _checkout),
+    **dict.fromkeys(("rm", "add", "mv"), _named),
 }

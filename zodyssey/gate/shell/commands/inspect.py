@@ -5,7 +5,7 @@ from zodyssey.gate.shell.commands import handles, register
 from zodyssey.gate.shell.records import Arg
 from zodyssey.gate.shell.words import has_option, option_values, split_options
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from zodyssey.gate.shell.commands import Walker
 

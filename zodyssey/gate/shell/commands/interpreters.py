@@ -6,7 +6,7 @@ from zodyssey.gate.shell.tables import (
     VERSION_QUERY,
 )
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from zodyssey.gate.shell.commands import Handler, Walker
 

@@ -11,7 +11,7 @@ every pip command writes its `--log FILE`.
 from zodyssey.gate.shell.commands import register
 from zodyssey.gate.shell.records import Arg
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
 

@@ -3,7 +3,7 @@
 from zodyssey.gate.shell.commands import handles
 from zodyssey.gate.shell.records import Arg
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from zodyssey.gate.shell.commands import Walker
 
@@ -21,108 +21,11 @@ def _sed_script_writes(script: str) -> bool:
     Every reading is followed from the positions where they part (each
     position once), so the work stays linear and needs no recursion.
     """
-    n = len(script)
-
-    # the next newline; the next `;` or newline; the next blank, `;` or newline
-    # (one pass from the end, so each look-up is constant time)
-    next_nl, next_semi, next_blank = [n] * (n + 1), [n] * (n + 1), [n] * (n + 1)
-    nl = semi = blank = n
-    for k in range(n - 1, -1, -1):
-        ch = script[k]
-        if ch == "\n":
-            nl = semi = blank = k
-        elif ch == ";":
-            semi = blank = k
-        elif ch in " \t":
-            blank = k
-        next_nl[k], next_semi[k], next_blank[k] = nl, semi, blank
-
-    def eol(k: int) -> int:
-        return next_nl[min(k, n)]
-
-    text_ends: dict[int, int] = {}
-
-    def text_end(k: int) -> int:
-        """End of `a`/`i`/`c` text from k: lines ending in a backslash go on."""
-        seen: list[int] = []
-        end = eol(k)
-        while end not in text_ends and end < n and end > 0 and script[end - 1] == "\\":
-            seen.append(end)
-            end = eol(end + 1)
-        result = text_ends.get(end, end)
-        for position in seen:
-            text_ends[position] = result
-        return result
-
-    def scan(i: int) -> bool | list[int]:
-        """True when a write is found before the readings part, else the
-        positions where each reading goes on (none at the end)."""
-        while i < n:
-            ch = script[i]
-            if ch in " \t\n;":
-                i += 1
-                continue
-            if ch == "#":
-                i = eol(i)
-                continue
-            # addresses
-            if ch.isdigit() or ch in "$,~+":
-                i += 1
-                continue
-            if ch == "/" or (ch == "\\" and i + 1 < n):
-                delim = "/" if ch == "/" else script[i + 1]
-                i += 1 if ch == "/" else 2
-                while i < n and script[i] != delim:
-                    i += 2 if script[i] == "\\" else 1
-                i += 1
-                while i < n and script[i] in "IM":
-                    i += 1
-                continue
-            if ch in ("s", "y"):
-                if i + 1 >= n:
-                    return True
-                delim = script[i + 1]
-                if delim in "\n\\":
-                    return True
-                i += 2
-                for _ in range(2):
-                    while i < n and script[i] != delim:
-                        i += 2 if script[i] == "\\" else 1
-                    i += 1
-                if ch == "s":
-                    while i < n and script[i] not in ";\n}":
-                        if script[i] in "we":
-                            return True
-                        i += 1
-                continue
-            if ch in "aic":
-                # one line of text, or more while a line ends in a backslash
-                k = i + 1
-                while k < n and script[k] in " \t":
-                    k += 1
-                if script[k : k + 2] == "\\\n":  # `a\` then the text on the next lines
-                    return [text_end(k + 2)]
-                return [eol(i), text_end(i)]
-            if ch in ":btT":
-                k = i + 1
-                while k < n and script[k] in " \t":
-                    k += 1
-                return [next_blank[k], next_semi[k], eol(k)]
-            if ch in "rRvL":
-                k = i + 1
-                return [next_semi[k], eol(k)]
-            if ch in "wWe":
-                return True
-            if ch in _SED_SIMPLE:
-                i += 1
-                continue
-            return True  # an unknown sed command: assume the worst
-        return []
-
+    reader = _SedScript(script)
     pending = [0]
     seen = {0}
     while pending:
-        found = scan(pending.pop())
+        found = reader.scan(pending.pop())
         if found is True:
             return True
         for position in found or ():
@@ -132,56 +35,188 @@ def _sed_script_writes(script: str) -> bool:
     return False
 
 
+class _SedScript:
+    """One sed script, with constant-time look-ups of where a reading ends."""
+
+    def __init__(self, script: str) -> None:
+        self.script = script
+        self.n = n = len(script)
+        # the next newline; the next `;` or newline; the next blank, `;` or newline
+        # (one pass from the end, so each look-up is constant time)
+        self.next_nl, self.next_semi, self.next_blank = [n] * (n + 1), [n] * (n + 1), [n] * (n + 1)
+        nl = semi = blank = n
+        for k in range(n - 1, -1, -1):
+            ch = script[k]
+            if ch == "\n":
+                nl = semi = blank = k
+            elif ch == ";":
+                semi = blank = k
+            elif ch in " \t":
+                blank = k
+            self.next_nl[k], self.next_semi[k], self.next_blank[k] = nl, semi, blank
+        self.text_ends: dict[int, int] = {}
+
+    def eol(self, k: int) -> int:
+        return self.next_nl[min(k, self.n)]
+
+    def text_end(self, k: int) -> int:
+        """End of `a`/`i`/`c` text from k: lines ending in a backslash go on."""
+        script, n, text_ends = self.script, self.n, self.text_ends
+        seen: list[int] = []
+        end = self.eol(k)
+        while end not in text_ends and end < n and end > 0 and script[end - 1] == "\\":
+            seen.append(end)
+            end = self.eol(end + 1)
+        result = text_ends.get(end, end)
+        for position in seen:
+            text_ends[position] = result
+        return result
+
+    def _past_blanks(self, k: int) -> int:
+        while k < self.n and self.script[k] in " \t":
+            k += 1
+        return k
+
+    def _past_delimited(self, i: int, delim: str) -> int:
+        """Past the next unescaped `delim` from i."""
+        script, n = self.script, self.n
+        while i < n and script[i] != delim:
+            i += 2 if script[i] == "\\" else 1
+        return i + 1
+
+    def _regex_address(self, i: int) -> int:
+        """Past `/RE/` or `\\cREc` and its I/M flags."""
+        script, n = self.script, self.n
+        ch = script[i]
+        delim = "/" if ch == "/" else script[i + 1]
+        i = self._past_delimited(i + (1 if ch == "/" else 2), delim)
+        while i < n and script[i] in "IM":
+            i += 1
+        return i
+
+    def _substitution(self, i: int) -> "int | bool":
+        """Past `s/A/B/FLAGS` or `y/A/B/`; True when it can write or run (flags w, e)."""
+        script, n = self.script, self.n
+        ch = script[i]
+        if i + 1 >= n or script[i + 1] in "\n\\":
+            return True
+        delim = script[i + 1]
+        i = self._past_delimited(self._past_delimited(i + 2, delim), delim)
+        if ch == "s":
+            while i < n and script[i] not in ";\n}":
+                if script[i] in "we":
+                    return True
+                i += 1
+        return i
+
+    def _parting(self, i: int) -> "bool | list[int]":
+        """A command after which readings part: the positions where each goes on."""
+        ch = self.script[i]
+        if ch in "aic":
+            # one line of text, or more while a line ends in a backslash
+            k = self._past_blanks(i + 1)
+            if self.script[k : k + 2] == "\\\n":  # `a\` then the text on the next lines
+                return [self.text_end(k + 2)]
+            return [self.eol(i), self.text_end(i)]
+        if ch in ":btT":
+            k = self._past_blanks(i + 1)
+            return [self.next_blank[k], self.next_semi[k], self.eol(k)]
+        k = i + 1  # rRvL
+        return [self.next_semi[k], self.eol(k)]
+
+    def scan(self, i: int) -> "bool | list[int]":
+        """True when a write is found before the readings part, else the
+        positions where each reading goes on (none at the end)."""
+        script, n = self.script, self.n
+        while i < n:
+            ch = script[i]
+            if ch in " \t\n;" or ch.isdigit() or ch in "$,~+":  # blanks, numeric addresses
+                i += 1
+            elif ch == "#":
+                i = self.eol(i)
+            elif ch == "/" or (ch == "\\" and i + 1 < n):
+                i = self._regex_address(i)
+            elif ch in ("s", "y"):
+                after = self._substitution(i)
+                if after is True:
+                    return True
+                i = int(after)
+            elif ch in "aic:btTrRvL":
+                return self._parting(i)
+            elif ch in _SED_SIMPLE:
+                i += 1
+            else:
+                return True  # w, W, e, or an unknown sed command: assume the worst
+        return []
+
+
+class _SedArgs:
+    """sed's words read as sed reads them: its scripts (None: from a file or not
+    static), whether and with which backup suffix it edits in place, its files."""
+
+    __slots__ = ("args", "i", "in_place", "operands", "scripts", "suffix")
+
+    def __init__(self, args: "list[Arg]") -> None:
+        self.args = args
+        self.i = 0
+        self.in_place = False
+        self.suffix = ""  # -iSUF / --in-place=SUF: the original is kept as a backup
+        self.scripts: list[str | None] = []
+        self.operands: list[Arg] = []
+        only_operands = False
+        while self.i < len(args):
+            arg = args[self.i]
+            value = arg.value
+            self.i += 1
+            if only_operands or value is None or not value.startswith("-") or value == "-":
+                self.operands.append(arg)
+            elif value == "--":
+                only_operands = True
+            elif value.startswith("--"):
+                self._long(value)
+            else:
+                self._short(value)
+
+    def _next(self) -> str | None:
+        """The next word, taken as the value of an option."""
+        value = self.args[self.i].value if self.i < len(self.args) else None
+        self.i += 1
+        return value
+
+    def _long(self, value: str) -> None:
+        name, eq, attached = value.partition("=")
+        if name == "--in-place":
+            self.in_place = True
+            self.suffix = attached
+        elif name == "--expression":
+            self.scripts.append(attached if eq else self._next())
+        elif name == "--file":
+            self.scripts.append(None)
+            self.i += 0 if eq else 1
+        elif name == "--line-length":
+            self.i += 0 if eq else 1
+
+    def _short(self, value: str) -> None:
+        for j in range(1, len(value)):
+            flag = value[j]
+            rest = value[j + 1 :]
+            if flag == "i":
+                self.in_place = True
+                self.suffix = rest  # the rest is a backup suffix
+                return
+            if flag in "ef":
+                script = rest if rest else self._next()
+                self.scripts.append(script if flag == "e" else None)
+                return
+            if flag == "l":
+                self.i += 0 if rest else 1
+                return
+
+
 @handles("sed", "gsed")
 def _sed(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
-    in_place = False
-    suffix = ""  # -iSUF / --in-place=SUF: the original is kept as a backup
-    scripts: list[str | None] = []
-    operands: list[Arg] = []
-    i = 0
-    only_operands = False
-    while i < len(args):
-        arg = args[i]
-        value = arg.value
-        i += 1
-        if only_operands or value is None or not value.startswith("-") or value == "-":
-            operands.append(arg)
-            continue
-        if value == "--":
-            only_operands = True
-        elif value.startswith("--"):
-            name, eq, attached = value.partition("=")
-            if name == "--in-place":
-                in_place = True
-                suffix = attached
-            elif name == "--expression":
-                scripts.append(attached if eq else (args[i].value if i < len(args) else None))
-                i += 0 if eq else 1
-            elif name == "--file":
-                scripts.append(None)
-                i += 0 if eq else 1
-            elif name in ("--line-length",):
-                i += 0 if eq else 1
-        else:
-            j = 1
-            while j < len(value):
-                flag = value[j]
-                if flag == "i":
-                    in_place = True
-                    suffix = value[j + 1 :]
-                    break  # the rest is a backup suffix
-                if flag in "ef":
-                    rest = value[j + 1 :]
-                    script = rest if rest else (args[i].value if i < len(args) else None)
-                    if not rest:
-                        i += 1
-                    scripts.append(script if flag == "e" else None)
-                    break
-                if flag == "l":
-                    if not value[j + 1 :]:
-                        i += 1
-                    break
-                j += 1
+    parsed = _SedArgs(args)
+    scripts, operands = parsed.scripts, parsed.operands
     if not scripts and operands:
         scripts.append(operands[0].value)
         operands = operands[1:]
@@ -191,8 +226,10 @@ def _sed(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | No
     ):
         w.unknown(text, "the sed script can write files or run commands")
         return cwd
-    if in_place:
-        w.write(text, cwd, [*operands, *_backups(operands, suffix)], "sed -i rewrites its files")
+    if parsed.in_place:
+        w.write(
+            text, cwd, [*operands, *_backups(operands, parsed.suffix)], "sed -i rewrites its files"
+        )
         return cwd
     w.read(text)
     return cwd

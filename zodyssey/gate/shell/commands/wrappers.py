@@ -12,7 +12,7 @@ from zodyssey.gate.shell.words import (
     split_options,
 )
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
 

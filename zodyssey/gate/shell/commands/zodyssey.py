@@ -10,7 +10,7 @@ like any other command.
 from zodyssey.gate.shell.commands import handles
 from zodyssey.gate.shell.records import Arg, Part
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from zodyssey.gate.shell.commands import Walker
 
