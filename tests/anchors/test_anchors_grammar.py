@@ -158,7 +158,7 @@ def _bare_reference(line: str) -> list[tuple[str, int, int]]:
         end = m.end()
         while (c := grammar.CHAIN_ELEMENT.match(line, end)) is not None:
             end = c.end()
-        anchors.append((m.start(), end, m.group(1)))
+        anchors.append((m.start(), end, m.group(2)))  # group 1: an opening backtick
         pos = end
     out = [(r.cited, r.start, r.end) for r in refs if r.dialect in ("path", "chain")]
     for bare in re.finditer(grammar.BARE, line):

@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from zodyssey import git
-from zodyssey.anchors import grammar
+from zodyssey.anchors import forms, grammar
 from zodyssey.anchors.files import ExcludeRules, FileIndex, walk_files
 from zodyssey.anchors.fingerprint import JS_WHITESPACE
 from zodyssey.anchors.lock import LockFile
@@ -47,7 +47,7 @@ class Discovery:
     # Per scanned document: how many leading lines the JavaScript checker read (see js_visible).
     js_lines: dict[str, int] = field(default_factory=dict)
     _js_doc_lines: dict[str, list[str]] = field(default_factory=dict)
-    _js_seen: dict[Site, set[tuple[str, int, int]]] = field(default_factory=dict)
+    _js_seen: dict[Site, set[tuple[str, int, int, bool]]] = field(default_factory=dict)
     index: FileIndex = field(default_factory=lambda: FileIndex([]))
     past: GitPast | None = None  # what git remembers of files gone (see past.py)
     # Folders a rule left out of the walk: (path, "hidden" | "excluded").
@@ -71,9 +71,12 @@ class Discovery:
                 lines = read_document(root, citation.site.doc) or []
                 self._js_doc_lines[citation.site.doc] = lines
             line = lines[citation.site.line - 1] if citation.site.line <= len(lines) else ""
-            seen = {(r.cited, r.start, r.end) for r in grammar.scan_line(line, js_grammar_accepts)}
+            seen = {
+                (r.cited, r.start, r.end, r.ranged)
+                for r in grammar.scan_line(line, js_grammar_accepts, js=True)
+            }
             self._js_seen[citation.site] = seen
-        return (citation.cited, citation.start, citation.end) in seen
+        return (citation.cited, citation.start, citation.end, citation.ranged) in seen
 
 
 def js_grammar_accepts(token: str) -> bool:
@@ -428,11 +431,17 @@ def _scan_document(
         line = lines[number]
         refs: list[grammar.RawRef] = []
         if number not in ignored:
-            refs = grammar.scan_line(line, accept)
+            refs = forms.scan(line, accept)
             if "/blob/" in line:
                 refs.extend(remotes.scan_line(line, index))
             if structure is not None and structure.comments and refs:
-                refs = [r for r in refs if not structure.in_comment(offset + r.number_spans[0][0])]
+                refs = [
+                    r
+                    for r in refs
+                    if not structure.in_comment(
+                        offset + (r.number_spans[0][0] if r.number_spans else 0)
+                    )
+                ]
         if refs:
             per_line[number] = refs
         offset += len(line) + 1

@@ -214,6 +214,11 @@ class FileIndex:
         return result
 
     def resolve(self, cited: str, doc: str, *, basename_step: bool = True) -> Resolution:
+        if cited.startswith(("./", "../")):
+            # Written relative to the document: that place only, never a suffix guess.
+            joined = posixpath.normpath(posixpath.join(posixpath.dirname(doc), cited))
+            inside = not joined.startswith("../") and joined not in (".", "..")
+            return Resolution(joined if inside and joined in self.file_set else None)
         if cited in self.file_set:
             return Resolution(cited)
         cut = doc.rfind("/")

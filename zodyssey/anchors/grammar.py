@@ -26,11 +26,32 @@ from dataclasses import dataclass
 from zodyssey.anchors.fingerprint import JS_WHITESPACE
 
 _S = "[" + re.escape(JS_WHITESPACE) + "]*"
-_RANGE = f"(?:{_S}[-\u2013]{_S}([0-9]+))?"
+# The JavaScript checker's forms, exactly: what its lock can hold (js=True below).
+_JS_RANGE = f"(?:{_S}[-\u2013]{_S}([0-9]+))?"
 # ASCII only, like JavaScript's \w: `é.py:3` cites `.py`-less text exactly as the JS tool does.
-PATH_FORM = re.compile(r"(?<![A-Za-z0-9_/.\-])(\.?[A-Za-z0-9_][A-Za-z0-9_./\-]*):([0-9]+)" + _RANGE)
-CHAIN_ELEMENT = re.compile(f"{_S}[,/]{_S}:?{_S}([0-9]+){_RANGE}")
-BARE = re.compile(r"(?<![A-Za-z0-9_.\-]):([0-9]+)" + _RANGE)
+JS_PATH_FORM = re.compile(
+    r"(?<![A-Za-z0-9_/.\-])(\.?[A-Za-z0-9_][A-Za-z0-9_./\-]*):([0-9]+)" + _JS_RANGE
+)
+JS_CHAIN_ELEMENT = re.compile(f"{_S}[,/]{_S}:?{_S}([0-9]+){_JS_RANGE}")
+JS_BARE = re.compile(r"(?<![A-Za-z0-9_.\-]):([0-9]+)" + _JS_RANGE)
+
+# Ours read what a reader reads as a citation too (docs/citation-lock.md, the table):
+# - a range with any dash a reader writes (hyphen, en/em/figure dash, minus sign) or `..`,
+#   pinned whole, never only its first line;
+# - a number written `L5` (`src/a.py:L5-L7`);
+# - a path relative to the document (`./src/a.py`, `../src/a.py`);
+# - bracketed route segments (`app/[id]/page.ts`, `app/(shop)/page.ts`);
+# - a path in a code span with the numbers after it (`` `src/a.py`:5 ``).
+DASHES = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
+_RANGE = f"(?:{_S}(?:[{DASHES}]|\\.\\.){_S}L?([0-9]+))?"
+_SEGMENT = r"(?:\[[A-Za-z0-9_.\-]+\]|\([A-Za-z0-9_.\-]+\))"
+_TOKEN = (
+    r"(?:\.\.?/)*\.?[A-Za-z0-9_]"
+    r"(?:[A-Za-z0-9_./\-]|(?<=/)" + _SEGMENT + r"(?=/))*"
+)
+PATH_FORM = re.compile(r"(?<![A-Za-z0-9_/.\-])(`)?(" + _TOKEN + r")(?(1)`|):L?([0-9]+)" + _RANGE)
+CHAIN_ELEMENT = re.compile(f"{_S}[,/]{_S}:?{_S}L?([0-9]+){_RANGE}")
+BARE = re.compile(r"(?<![A-Za-z0-9_.\-]):L?([0-9]+)" + _RANGE)
 # A GitHub-style blob URL with a line fragment; the caller checks the host/owner/repo.
 BLOB_URL = re.compile(
     r"https?://([A-Za-z0-9.\-]+(?::[0-9]+)?)/([A-Za-z0-9_.\-]+)/([A-Za-z0-9_.\-]+)"
@@ -40,7 +61,7 @@ BLOB_URL = re.compile(
 # The line fragment of a Markdown link target: #L10, #L10-L20 (GitHub), #L10-20.
 LINK_FRAGMENT = re.compile(r"L([0-9]+)(?:C[0-9]+)?(?:-L?([0-9]+)(?:C[0-9]+)?)?")
 # Cheap pre-filters: a line without these cannot hold a citation of that kind.
-HAS_NUMBER_AFTER_COLON = re.compile(r":[0-9]")
+HAS_NUMBER_AFTER_COLON = re.compile(r":L?[0-9]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,9 +91,16 @@ def _numbers(
     return a, b, b != 0, tuple(spans)
 
 
-def _chain(line: str, pos: int, cited: str, path_span: tuple[int, int], out: list[RawRef]) -> int:
+def _chain(
+    line: str,
+    pos: int,
+    cited: str,
+    path_span: tuple[int, int],
+    out: list[RawRef],
+    chain: re.Pattern[str] = CHAIN_ELEMENT,
+) -> int:
     while True:
-        element = CHAIN_ELEMENT.match(line, pos)
+        element = chain.match(line, pos)
         if element is None:
             return pos
         a, b, ranged, spans = _numbers(element, 1)
@@ -80,26 +108,35 @@ def _chain(line: str, pos: int, cited: str, path_span: tuple[int, int], out: lis
         pos = element.end()
 
 
-def scan_line(line: str, accept: Callable[[str], bool]) -> list[RawRef]:
-    """Every path-form citation of one line, with chains and bare continuations."""
+def scan_line(line: str, accept: Callable[[str], bool], *, js: bool = False) -> list[RawRef]:
+    """Every path-form citation of one line, with chains and bare continuations.
+
+    `js`: only the JavaScript checker's forms (what its lock can pin). This is
+    the one place the line forms are read; links and blob URLs come from
+    structure.py, forms.py and remote.py.
+    """
     out: list[RawRef] = []
     if ":" not in line or HAS_NUMBER_AFTER_COLON.search(line) is None:
         return out
+    path_form, chain, bare_form = (
+        (JS_PATH_FORM, JS_CHAIN_ELEMENT, JS_BARE) if js else (PATH_FORM, CHAIN_ELEMENT, BARE)
+    )
+    token = 1 if js else 2  # ours has the optional opening backtick as group 1
     anchors: list[tuple[int, int, str, tuple[int, int]]] = []  # start, end, cited, path span
     pos = 0
     while True:
-        match = PATH_FORM.search(line, pos)
+        match = path_form.search(line, pos)
         if match is None:
             break
-        cited = match.group(1)
+        cited = match.group(token)
         if not accept(cited):
             # Resume right after the colon: digits there may begin a token of their own.
-            pos = match.end(1) + 1
+            pos = line.index(":", match.end(token)) + 1
             continue
-        path_span = match.span(1)
-        a, b, ranged, spans = _numbers(match, 2)
+        path_span = match.span(token)
+        a, b, ranged, spans = _numbers(match, token + 1)
         out.append(RawRef(cited, a, b, ranged, "path", spans, path_span))
-        end = _chain(line, match.end(), cited, path_span, out)
+        end = _chain(line, match.end(), cited, path_span, out, chain)
         anchors.append((match.start(), end, cited, path_span))
         pos = end
     if not anchors:
@@ -109,7 +146,7 @@ def scan_line(line: str, accept: Callable[[str], bool]) -> list[RawRef]:
     starts = [start for start, _, _, _ in anchors]
     pos = 0
     while True:
-        bare = BARE.search(line, pos)
+        bare = bare_form.search(line, pos)
         if bare is None:
             break
         where = bare.start()
@@ -124,7 +161,7 @@ def scan_line(line: str, accept: Callable[[str], bool]) -> list[RawRef]:
         antecedent = (anchors[before][2], anchors[before][3])
         a, b, ranged, spans = _numbers(bare, 1)
         out.append(RawRef(antecedent[0], a, b, ranged, "bare", spans, antecedent[1]))
-        pos = _chain(line, bare.end(), antecedent[0], antecedent[1], out)
+        pos = _chain(line, bare.end(), antecedent[0], antecedent[1], out, chain)
     return out
 
 

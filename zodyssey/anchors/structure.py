@@ -137,6 +137,11 @@ def analyse(text: str, lines: list[str]) -> DocStructure:
     tokens = parser.parse(text, env)
     marks: list[tuple[int, int, str]] = []  # absolute start, end, kind of marker comments
     link_cursor: dict[str, int] = {}
+    # A reference definition with a line fragment (`[two]: ../a.py#L5`) is used by a
+    # paragraph that need not hold `#L` itself (`[x][two]`): parse those paragraphs too.
+    fragment_refs = any(
+        "#L" in str(ref.get("href", "")) for ref in env.get("references", {}).values()
+    )
     for token in tokens:
         if token.map is None:
             continue
@@ -150,7 +155,7 @@ def analyse(text: str, lines: list[str]) -> DocStructure:
                     marks.append((match.start(), match.end(), kind))
         elif token.type == "inline":
             raw = text[lo:hi]
-            if "<!--" not in raw and "#L" not in raw:
+            if "<!--" not in raw and "#L" not in raw and not (fragment_refs and "]" in raw):
                 continue
             children: list[Any] = []
             inline_parser.inline.parse(token.content, inline_parser, env, children)

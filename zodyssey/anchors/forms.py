@@ -1,0 +1,82 @@
+"""Every citation form of one line, in one place (discovery calls `scan`).
+
+- path forms, chains and bare continuations: grammar.scan_line;
+- line-fragment links outside Markdown's syntax: an HTML anchor
+  (`<a href="../src/a.py#L5">`), a reStructuredText link
+  (`` `two <../src/a.py#L5>`_ ``) and an AsciiDoc link
+  (`link:../src/a.py#L5[two]`), resolved relative to the document like a
+  Markdown link (dialect `link`);
+- a line holding zero-width characters or HTML entities (`&#58;`, `&ndash;`)
+  is read as a reader sees it: those characters removed, entities decoded.
+  Its citations are then discovered and checked, but carry no columns, so
+  `--fix` never rewrites text it did not read verbatim (they stay problems).
+
+Markdown links and blob URLs come from structure.py and remote.py, which need
+the whole document or the remotes. A new form (a symbol citation, say) is one
+more scanner here, returning `grammar.RawRef`s.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable
+
+from zodyssey.anchors import grammar
+
+_FRAGMENT_LINKS = (
+    re.compile(r"""<a\s[^>]*?href\s*=\s*["']([^"'#\s<>]+)#(L[0-9][^"'\s<>]*)["']""", re.I),
+    re.compile(r"`[^`<]*<([^>#\s`]+)#(L[0-9][^>\s`]*)>`__?"),
+    re.compile(r"(?<![A-Za-z0-9_])link:([^\s#]+?)#(L[0-9][^\[\s]*)\["),
+)
+# Invisible in a rendered document, so a reader sees the citation without them.
+ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\u00ad]")
+_ENTITY = re.compile(r"&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);")
+
+
+def scan(line: str, accept: Callable[[str], bool]) -> list[grammar.RawRef]:
+    """Every citation of `line` that is not a Markdown link or a blob URL."""
+    refs = grammar.scan_line(line, accept)
+    if "#L" in line:
+        refs.extend(fragment_links(line))
+    if ("&" in line or not line.isascii()) and (ZERO_WIDTH.search(line) or _ENTITY.search(line)):
+        # What the reader sees decides; a raw reading it does not confirm (`a.py:3` of
+        # `a.py:3&ndash;6`) is half a citation and is dropped.
+        raw = {(r.cited, r.start, r.end, r.ranged): r for r in refs}
+        plain = html.unescape(ZERO_WIDTH.sub("", line))
+        refs = []
+        for ref in grammar.scan_line(plain, accept) + fragment_links(plain):
+            same = raw.get((ref.cited, ref.start, ref.end, ref.ranged))
+            # Columns of the decoded text are not the document's: no rewriting then.
+            refs.append(
+                same
+                if same is not None
+                else grammar.RawRef(
+                    ref.cited, ref.start, ref.end, ref.ranged, ref.dialect, (), (-1, -1)
+                )
+            )
+    return refs
+
+
+def fragment_links(line: str) -> list[grammar.RawRef]:
+    """HTML, reStructuredText and AsciiDoc links whose target has a `#L` fragment."""
+    out: list[grammar.RawRef] = []
+    for pattern in _FRAGMENT_LINKS:
+        for match in pattern.finditer(line):
+            parsed = grammar.parse_fragment(match.group(2))
+            if parsed is None:
+                continue
+            a, b, ranged, spans = parsed
+            offset = match.start(2)
+            out.append(
+                grammar.RawRef(
+                    match.group(1),
+                    a,
+                    b,
+                    ranged,
+                    "link",
+                    tuple((offset + s, offset + e) for s, e in spans),
+                    match.span(1),
+                )
+            )
+    return out
