@@ -420,10 +420,35 @@ def _review_gate(ctx: "RunContext", shown: str) -> "Decision":
 
 
 def _targets(call: "ToolCall", ctx: "RunContext", targets: "tuple[Target, ...]") -> "Decision":
+    """The rules for writing `targets`, in order; the first that blocks decides."""
+    resolved = _resolved(call, ctx, targets)
+    # 1. run state and gate
+    for path, _ in resolved:
+        blocked = _protected(path, ctx)
+        if blocked:
+            return blocked
+    # 2. bookkeeping
+    product = _bookkeeping(ctx, resolved)
+    if isinstance(product, Decision):
+        return product
+    if not product:
+        return ALLOW
+    # 3.-6. product code
+    for rule in _PRODUCT_RULES:
+        decision = rule(ctx, product)
+        if decision is not None:
+            return decision
+    # 7. file locks
+    return _locks(call, ctx, product)
+
+
+def _resolved(
+    call: "ToolCall", ctx: "RunContext", targets: "tuple[Target, ...]"
+) -> "list[tuple[str, Target]]":
+    """Each target twice: where the system writes (links resolved) and the name
+    the call gives (its last part kept), so a link in scope cannot reach an
+    undeclared file, nor a declared file reach run state."""
     cwd = call.cwd or ctx.root
-    # Each target is judged twice: where the system writes (links resolved) and
-    # the name the call gives (its last part kept), so a link in scope cannot
-    # reach an undeclared file, nor a declared file reach run state.
     resolved: list[tuple[str, Target]] = []
     for t in targets:
         real = resolve(t.path, cwd, ctx.home)
@@ -431,14 +456,13 @@ def _targets(call: "ToolCall", ctx: "RunContext", targets: "tuple[Target, ...]")
         named = written(t.path, cwd, ctx.home)
         if named != real:
             resolved.append((named, t))
+    return resolved
+
+
+def _bookkeeping(ctx: "RunContext", resolved: "list[tuple[str, Target]]") -> "Decision | list[str]":
+    """The plan (frozen after OKAY) and the notepads (append-only); what is left is product code."""
     layout = ctx.layout
     okay = ctx.verdict == "OKAY"
-    # 1. run state and gate
-    for path, _ in resolved:
-        blocked = _protected(path, ctx)
-        if blocked:
-            return blocked
-    # 2. bookkeeping
     product: list[str] = []
     plan_path: str | None = None
     for path, target in resolved:
@@ -463,32 +487,51 @@ def _targets(call: "ToolCall", ctx: "RunContext", targets: "tuple[Target, ...]")
                 f"{layout.show(path)} is a notepad: append to it (>> or an Edit that keeps the "
                 "old text), do not overwrite or delete it",
             )
-    if not product:
-        return ALLOW
+    return product
+
+
+def _hard_link_rule(ctx: "RunContext", product: "list[str]") -> "Decision | None":
     linked = _hard_linked(product)
-    if linked is not None:
-        return _block(
-            "hard-link",
-            f"{layout.show(linked)} has more than one hard link: a write to it also writes "
-            "the other names, which the gate cannot judge; remove the extra link first",
-        )
-    # A blocked run is closed whatever its verdict says.
-    if ctx.phase == BLOCKED:
-        return _blocked_run(ctx, f"writing {layout.show(product[0])} is product code")
-    # 3. tests frozen in verify/final
-    if ctx.phase in TEST_FROZEN_PHASES:
-        for path in product:
-            rel = relative(path, ctx.root)
-            if rel is not None and is_test_file(rel):
-                return _block(
-                    "tests-frozen",
-                    f"{rel} is a test file and tests are frozen in phase {ctx.phase}; "
-                    "a failing criterion is fixed in product code, or the run goes back to remediate",
-                )
-    # 4. review gate
-    if not okay:
-        return _review_gate(ctx, layout.show(product[0]))
-    # 5. plan tamper
+    if linked is None:
+        return None
+    return _block(
+        "hard-link",
+        f"{ctx.layout.show(linked)} has more than one hard link: a write to it also writes "
+        "the other names, which the gate cannot judge; remove the extra link first",
+    )
+
+
+def _blocked_rule(ctx: "RunContext", product: "list[str]") -> "Decision | None":
+    """A blocked run is closed whatever its verdict says."""
+    if ctx.phase != BLOCKED:
+        return None
+    return _blocked_run(ctx, f"writing {ctx.layout.show(product[0])} is product code")
+
+
+def _frozen_tests_rule(ctx: "RunContext", product: "list[str]") -> "Decision | None":
+    """3. tests frozen in verify/final"""
+    if ctx.phase not in TEST_FROZEN_PHASES:
+        return None
+    for path in product:
+        rel = relative(path, ctx.root)
+        if rel is not None and is_test_file(rel):
+            return _block(
+                "tests-frozen",
+                f"{rel} is a test file and tests are frozen in phase {ctx.phase}; "
+                "a failing criterion is fixed in product code, or the run goes back to remediate",
+            )
+    return None
+
+
+def _review_rule(ctx: "RunContext", product: "list[str]") -> "Decision | None":
+    """4. review gate"""
+    if ctx.verdict == "OKAY":
+        return None
+    return _review_gate(ctx, ctx.layout.show(product[0]))
+
+
+def _plan_tamper_rule(ctx: "RunContext", product: "list[str]") -> "Decision | None":
+    """5. plan tamper: the plan must be the one the review bound."""
     plan = ctx.plan()
     expected = ctx.review.get("plan_sha256")
     if plan.text is None:
@@ -500,25 +543,46 @@ def _targets(call: "ToolCall", ctx: "RunContext", targets: "tuple[Target, ...]")
     if plan.sha256 != expected:
         return _block(
             "plan-tamper",
-            f"the plan {layout.show(plan.path)} changed after review: expected sha256 "
+            f"the plan {ctx.layout.show(plan.path)} changed after review: expected sha256 "
             f"{expected[:12]}, actual {(plan.sha256 or '')[:12]}; restore the reviewed plan or "
             "send it back to review",
         )
-    # 6. scope
+    return None
+
+
+def _scope_rule(ctx: "RunContext", product: "list[str]") -> "Decision | None":
+    """6. scope"""
+    plan = ctx.plan()
     if plan.error:
         return _block("scope", f"{plan.error}; nothing is in scope")
     outside = [p for p in product if not _in_scope(p, plan.files, plan.dirs, ctx.root)]
-    if outside:
-        shown = ", ".join(layout.show(p) for p in outside[:5])
-        return _block(
-            "scope",
-            f"{shown} {'is' if len(outside) == 1 else 'are'} outside the plan's scope; only files "
-            "listed under a todo's Files: (or inside a listed dir/) may be written",
-        )
-    # 7. file locks
-    # A call that names no owner (no agent_id, session_id or conversation_id)
-    # is held back by every live lock but takes none: a lock held by nobody
-    # in particular would block every identified owner for 30 minutes.
+    if not outside:
+        return None
+    shown = ", ".join(ctx.layout.show(p) for p in outside[:5])
+    return _block(
+        "scope",
+        f"{shown} {'is' if len(outside) == 1 else 'are'} outside the plan's scope; only files "
+        "listed under a todo's Files: (or inside a listed dir/) may be written",
+    )
+
+
+# The rules for product code after the bookkeeping, in order.
+_PRODUCT_RULES = (
+    _hard_link_rule,
+    _blocked_rule,
+    _frozen_tests_rule,
+    _review_rule,
+    _plan_tamper_rule,
+    _scope_rule,
+)
+
+
+def _locks(call: "ToolCall", ctx: "RunContext", product: "list[str]") -> "Decision":
+    """7. file locks.
+
+    A call that names no owner (no agent_id, session_id or conversation_id)
+    is held back by every live lock but takes none: a lock held by nobody
+    in particular would block every identified owner for 30 minutes."""
     owner = call.owner
     locks = ctx.state.get("file_locks")
     locks = locks if isinstance(locks, dict) else {}
@@ -789,8 +853,6 @@ def _non_native(call: "ToolCall", ctx: "RunContext") -> "Decision":
     """MCP and unknown tools: a known read-only tool reads anything; any other is
     taken to write every repository path its input names (whole string values),
     and none of its words may reach run state, the gate or the frozen plan."""
-    import re
-
     if len(call.strings) > MAX_STRINGS:
         return _too_large(f"{call.tool_name} input holds {len(call.strings)} strings")
     total = sum(len(text) for text in call.strings)
@@ -799,52 +861,78 @@ def _non_native(call: "ToolCall", ctx: "RunContext") -> "Decision":
     if read_only_tool(call.tool_name, ctx.settings().read_only_tools):
         return ALLOW
     cwd = call.cwd or ctx.root
-    layout = ctx.layout
     frozen_plan = ctx.plan().path if ctx.verdict == "OKAY" else None
     targets: list[Target] = []
     for text in call.strings:
-        lowered = text.lower()
-        for marker in STATE_DIRS:
-            if marker in lowered:
-                return _block(
-                    "run-state",
-                    f"{call.tool_name} input mentions run state ({marker}); no tool but `zodyssey run` touches it",
-                )
-        whole = text.strip()
-        candidates: list[str] = []
-        if _path_like(whole, cwd):
-            if len(whole) > MAX_PATH:
-                return _too_large(f"a path of {len(whole)} characters, over {MAX_PATH}")
-            candidates.append(whole)
-        for token in re.findall(_PATH_TOKEN, text):
-            if len(token) > MAX_PATH:
-                return _too_large(f"a path of {len(token)} characters, over {MAX_PATH}")
-            if token != whole and ("/" in token or token.startswith((".", "~"))):
-                candidates.append(token)
-        for candidate in candidates:
-            path = resolve(candidate, cwd, ctx.home)
-            where = _points_into(path, layout.state_dirs, ctx.root) or _state_anywhere(path)
-            if where is not None:
-                return _block(
-                    "run-state",
-                    f"{call.tool_name} input points at run state ({layout.show(path)}, "
-                    f"{layout.show(where)}/)",
-                )
-            where = _points_into(path, layout.gate_paths, ctx.root)
-            if where is not None:
-                return _block(
-                    "gate-itself",
-                    f"{call.tool_name} input points at the installed gate ({layout.show(path)})",
-                )
-            if frozen_plan and _points_into(path, (frozen_plan,), ctx.root):
-                return _block(
-                    "plan-frozen",
-                    f"{call.tool_name} input points at the frozen plan ({layout.show(path)})",
-                )
-        if candidates and candidates[0] == whole:
-            lexical = _lexical(whole, cwd, ctx.home)
-            if within(resolve(whole, cwd, ctx.home), ctx.root) or within(lexical, ctx.root):
-                targets.append(Target(whole))
+        found = _string_reaches(call, ctx, text, cwd, frozen_plan)
+        if isinstance(found, Decision):
+            return found
+        if found is not None:
+            targets.append(found)
     if not targets:
         return ALLOW
     return _targets(call, ctx, tuple(targets))
+
+
+def _candidates(text: str, cwd: str) -> "list[str] | Decision":
+    """The paths one string of a tool's input may name: the whole string when it
+    looks like a path (first), then each path-like word in it."""
+    import re
+
+    whole = text.strip()
+    candidates: list[str] = []
+    if _path_like(whole, cwd):
+        if len(whole) > MAX_PATH:
+            return _too_large(f"a path of {len(whole)} characters, over {MAX_PATH}")
+        candidates.append(whole)
+    for token in re.findall(_PATH_TOKEN, text):
+        if len(token) > MAX_PATH:
+            return _too_large(f"a path of {len(token)} characters, over {MAX_PATH}")
+        if token != whole and ("/" in token or token.startswith((".", "~"))):
+            candidates.append(token)
+    return candidates
+
+
+def _string_reaches(
+    call: "ToolCall", ctx: "RunContext", text: str, cwd: str, frozen_plan: str | None
+) -> "Decision | Target | None":
+    """One string of a non-native tool's input: a block when it reaches run state,
+    the gate or the frozen plan; the Target it writes when the whole string is a
+    repository path; else None."""
+    lowered = text.lower()
+    for marker in STATE_DIRS:
+        if marker in lowered:
+            return _block(
+                "run-state",
+                f"{call.tool_name} input mentions run state ({marker}); no tool but `zodyssey run` touches it",
+            )
+    candidates = _candidates(text, cwd)
+    if isinstance(candidates, Decision):
+        return candidates
+    layout = ctx.layout
+    for candidate in candidates:
+        path = resolve(candidate, cwd, ctx.home)
+        where = _points_into(path, layout.state_dirs, ctx.root) or _state_anywhere(path)
+        if where is not None:
+            return _block(
+                "run-state",
+                f"{call.tool_name} input points at run state ({layout.show(path)}, "
+                f"{layout.show(where)}/)",
+            )
+        where = _points_into(path, layout.gate_paths, ctx.root)
+        if where is not None:
+            return _block(
+                "gate-itself",
+                f"{call.tool_name} input points at the installed gate ({layout.show(path)})",
+            )
+        if frozen_plan and _points_into(path, (frozen_plan,), ctx.root):
+            return _block(
+                "plan-frozen",
+                f"{call.tool_name} input points at the frozen plan ({layout.show(path)})",
+            )
+    whole = text.strip()
+    if candidates and candidates[0] == whole:
+        lexical = _lexical(whole, cwd, ctx.home)
+        if within(resolve(whole, cwd, ctx.home), ctx.root) or within(lexical, ctx.root):
+            return Target(whole)
+    return None
