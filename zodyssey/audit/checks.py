@@ -15,6 +15,7 @@ from zodyssey.audit.model import AuditedRun, CriterionRecord, ReviewRound, clip,
 from zodyssey.core.plan import Plan, parse_plan
 from zodyssey.core.vocabulary import COMPLETED_PHASES
 from zodyssey.findings import Finding, Severity
+from zodyssey.runs.criteria import describe, parse_criterion
 
 TOOL = "audit"
 
@@ -104,11 +105,11 @@ def _sha(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-_SPACES = re.compile(r"\s+")
-
-
 def _normal_command(text: str | None) -> str:
-    return _SPACES.sub(" ", (text or "").replace("`", "")).strip().lower()
+    """A command as compared: exactly as written, only the outer blanks (and, for a
+    criterion's whole text, its backticks) removed. Case and inner spacing count:
+    `grep -q Hello` is not `grep -q hello`."""
+    return (text or "").replace("`", "").strip()
 
 
 _AND = re.compile(r"\s*&&\s*")
@@ -325,6 +326,19 @@ def _judge(
                 )
         return result
     result.record = matching[-1]
+    if run.source == "zodyssey":
+        # The commands recorded must be the ones the criterion names, each judged as it says.
+        wanted = [step.as_dict() for step in parse_criterion(text).steps]
+        matching = [r for r in matching if _recorded_steps(r) == wanted]
+        if not matching:
+            result.status = "text-mismatch"
+            shown = "; ".join(f"`{clip(s['command'], 80)}` {describe(s['expect'])}" for s in wanted)
+            result.message = (
+                f"no record ran every command of the criterion as it states ({shown or 'none'}); "
+                f"the latest ran {clip(result.record.command, 200)!r}"
+            )
+            return result
+        result.record = matching[-1]
     if run.source == "zodyssey" and bound:
         matching = [r for r in matching if r.plan_sha256 == bound]
         if not matching:
@@ -353,6 +367,14 @@ def _judge(
     code = "timed out" if latest.timed_out else f"exit {latest.exit_code}"
     result.message = f"latest executed run {how} ({code})"
     return result
+
+
+def _recorded_steps(record: CriterionRecord) -> list[dict[str, object]]:
+    """The (command, expectation) steps a record ran; a record from before steps were
+    recorded ran its one command, judged by exit 0."""
+    if record.steps is not None:
+        return record.steps
+    return [{"command": (record.command or "").strip(), "expect": {"exit": 0}}]
 
 
 _CRITERION_RULE = {

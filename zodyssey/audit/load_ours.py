@@ -338,8 +338,24 @@ def _load_criteria(run: AuditedRun, records: list[dict[str, Any]]) -> None:
                 seq=as_int(record.get("seq")),
                 stdout_tail=clip(as_str(stdout.get("tail")) or "", 1000),
                 stderr_tail=clip(as_str(stderr.get("tail")) or "", 1000),
+                steps=_steps(record),
+                worktree_digest=as_str(record.get("worktree_digest")),
             )
         )
+
+
+def _steps(record: dict[str, Any]) -> list[dict[str, object]] | None:
+    """Each recorded step's command and expectation, as the plan's criterion states them."""
+    raw = record.get("steps")
+    if raw is None:
+        return None
+    out: list[dict[str, object]] = []
+    for step in as_list(raw):
+        entry = as_dict(step)
+        out.append(
+            {"command": as_str(entry.get("command")), "expect": as_dict(entry.get("expect"))}
+        )
+    return out
 
 
 def _override(run: AuditedRun, record: dict[str, Any]) -> None:

@@ -60,6 +60,9 @@ class CriterionRecord:
     seq: int | None = None
     stdout_tail: str | None = None
     stderr_tail: str | None = None
+    # ours: the (command, expect) of each command the record ran; None when not recorded
+    steps: list[dict[str, object]] | None = None
+    worktree_digest: str | None = None  # ours: the work tree's content digest after it ran
 
 
 @dataclass

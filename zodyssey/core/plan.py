@@ -39,6 +39,25 @@ def field_bullet(line: str) -> tuple[int, str] | None:
     return indent, body[2:].rstrip()
 
 
+def numbered_item(line: str) -> tuple[int, str] | None:
+    """An indented `1. body` (or `1) body`) -> (indent, body without trailing blanks)."""
+    body = line.lstrip()
+    indent = len(line) - len(body)
+    end = 0
+    while end < len(body) and end < 9 and body[end].isdecimal():
+        end += 1
+    if indent == 0 or end == 0 or body[end : end + 1] not in (".", ")"):
+        return None
+    if body[end + 1 : end + 2] != " ":
+        return None
+    return indent, body[end + 2 :].rstrip()
+
+
+def _command_of(text: str) -> str | None:
+    found = first_backticked(text.replace("\n", " "))
+    return found.strip() if found is not None else None
+
+
 def labelled(body: str, label: str) -> str | None:
     """The value of `Label: value` (label in any ASCII case, blanks around the colon)."""
     head = body[: len(label)]
@@ -116,6 +135,8 @@ class Plan:
     def __init__(self, title: str = "", todos: "list[Todo] | None" = None) -> None:
         self.title = title
         self.todos: list[Todo] = todos if todos is not None else []
+        # (line, message): what the grammar read but cannot take as written (plan lint)
+        self.problems: list[tuple[int, str]] = []
 
     def todo(self, todo_id: str) -> "Todo | None":
         for todo in self.todos:
@@ -216,22 +237,38 @@ def parse_plan(text: str) -> "Plan":
             continue
         if not line[0].isspace():
             # Column-0 text (a heading, prose, another list) ends the todo.
+            after_blank = number < 2 or not lines[number - 2].strip()
+            if criteria_indent is not None and not after_blank and not line.startswith("#"):
+                plan.problems.append(
+                    (
+                        number,
+                        "a line at column 0 right after an acceptance criterion ends the todo "
+                        "here: indent it to continue the criterion, or leave a blank line",
+                    )
+                )
             current = None
             criteria_indent = None
             continue
         bullet = field_bullet(line)
+        if criteria_indent is not None and bullet is None:
+            # Inside a criteria list: a numbered item is a criterion like a bulleted one,
+            # and a deeper non-bullet line continues the criterion above it.
+            bullet = numbered_item(line)
+            crits = current["criteria"]
+            assert isinstance(crits, list)
+            depth = len(line) - len(line.lstrip())
+            if bullet is None and crits and depth > criteria_indent:
+                last = crits[-1]
+                text = last.text + "\n" + line.strip()
+                crits[-1] = Criterion(last.index, text, _command_of(text), last.line)
+                continue
         if not bullet:
             continue
         indent, body = bullet
         if criteria_indent is not None and indent > criteria_indent:
             crits = current["criteria"]
             assert isinstance(crits, list)
-            found = first_backticked(body)
-            crits.append(
-                Criterion(
-                    len(crits) + 1, body, found.strip() if found is not None else None, number
-                )
-            )
+            crits.append(Criterion(len(crits) + 1, body, _command_of(body), number))
             continue
         criteria_indent = None
         files = labelled(body, "Files")

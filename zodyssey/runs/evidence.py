@@ -246,6 +246,23 @@ def latest_criterion_record(
 
 
 def record_passed(record: Mapping[str, Any]) -> bool:
+    """Whether a record's execution did what was asked of it.
+
+    A criterion record carries `steps`, one per command the criterion names,
+    each with the `expect`ation the plan states ("exits 1", "prints 0"): it
+    passed when every step did. Any other record (and a criterion record
+    without steps, from before they were recorded) passed on exit 0 with no
+    signal and no timeout.
+    """
+    steps = record.get("steps")
+    if record.get("kind") == "criterion" and steps is not None:
+        from zodyssey.runs.criteria import step_passed
+
+        return (
+            isinstance(steps, list)
+            and bool(steps)
+            and all(isinstance(step, dict) and step_passed(step) for step in steps)
+        )
     return (
         record.get("exit_code") == 0
         and not record.get("timed_out")

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass
 
 from zodyssey.core.plan import Plan
+from zodyssey.runs.criteria import parse_criterion
 
 # A criterion that hands verification to a person cannot be executed, so it cannot be evidence.
 _DELEGATES = re.compile(
@@ -38,7 +39,9 @@ def _normalize(command: str) -> str:
 
 
 def lint_plan(plan: Plan, test_command: str | None) -> list[LintProblem]:
-    problems: list[LintProblem] = []
+    problems: list[LintProblem] = [
+        LintProblem("-", line, message) for line, message in plan.problems
+    ]
     work = [todo for todo in plan.todos if not todo.final]
     if not work:
         problems.append(
@@ -83,9 +86,19 @@ def lint_plan(plan: Plan, test_command: str | None) -> list[LintProblem]:
                         criterion.index,
                     )
                 )
+            elif (spec := parse_criterion(criterion.text)).problem is not None:
+                problems.append(
+                    LintProblem(
+                        todo.id,
+                        criterion.line,
+                        f"criterion {criterion.index} cannot be judged as written: {spec.problem}",
+                        criterion.index,
+                    )
+                )
         if test_command and not todo.final and todo.criteria:
             wanted = _normalize(test_command)
-            if not any(wanted in _normalize(c.command or "") for c in todo.criteria):
+            ran = [s.command for c in todo.criteria for s in parse_criterion(c.text).steps]
+            if not any(wanted in _normalize(command) for command in ran):
                 problems.append(
                     LintProblem(
                         todo.id,

@@ -21,6 +21,7 @@ from zodyssey.errors import UsageError
 from zodyssey.runs import evidence as chain
 from zodyssey.runs.checks import QualityCheck, load_checks
 from zodyssey.runs.context import RunContext, gate_entry
+from zodyssey.runs.criteria import Step, describe, parse_criterion, step_passed
 from zodyssey.runs.execution import DEFAULT_TIMEOUT_S, Execution, execute
 from zodyssey.runs.preconditions import (
     check_chain,
@@ -28,7 +29,7 @@ from zodyssey.runs.preconditions import (
     require_active,
     require_bound_plan,
 )
-from zodyssey.runs.worktree import snapshot
+from zodyssey.runs.worktree import content_digest, snapshot
 
 
 @dataclass
@@ -101,6 +102,72 @@ def record_execution(
         **execution_fields(ctx, run, timeout_s, snap_before, snap_after),
         "plan_sha256": plan_sha,
         "passed": run.passed,
+    }
+    return chain.append_record(ctx.root, ctx.slug, record)
+
+
+def record_criterion(
+    ctx: RunContext,
+    todo: Todo,
+    criterion: Criterion,
+    steps: list[Step],
+    *,
+    timeout_s: float,
+    plan_sha: str,
+    before: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Run every command of one criterion, judge each by its expectation, append one record.
+
+    Every step runs, a failed one included, so the record shows what each
+    command did. The record's top-level exit code and output are those of the
+    first step that did not pass (else of the last step).
+    """
+    snap_before = before if before is not None else snapshot(ctx.root)
+    ran = [(step, execute(step.command, ctx.root, timeout_s)) for step in steps]
+    snap_after = snapshot(ctx.root)
+    docs: list[dict[str, Any]] = []
+    for step, run in ran:
+        doc: dict[str, Any] = {
+            "command": step.command,
+            "expect": dict(step.expect),
+            "started_at": run.started_at,
+            "finished_at": run.finished_at,
+            "duration_s": run.duration_s,
+            "exit_code": run.exit_code,
+            "signal": run.signal,
+            "timed_out": run.timed_out,
+            "stdout": chain.capture_output(ctx.root, ctx.slug, run.stdout),
+            "stderr": chain.capture_output(ctx.root, ctx.slug, run.stderr),
+        }
+        doc["passed"] = step_passed(doc)
+        docs.append(doc)
+    deciding = next((d for d in docs if not d["passed"]), docs[-1])
+    record: dict[str, Any] = {
+        "kind": "criterion",
+        "slug": ctx.slug,
+        "todo": todo.id,
+        "criterion_index": criterion.index,
+        "criterion_text": criterion.text,
+        "criterion_sha256": chain.sha256_text(criterion.text),
+        "command": "\n".join(step.command for step in steps),
+        "cwd": str(ctx.root),
+        "started_at": docs[0]["started_at"],
+        "finished_at": docs[-1]["finished_at"],
+        "duration_s": round(sum(float(d["duration_s"]) for d in docs), 6),
+        "exit_code": deciding["exit_code"],
+        "signal": deciding["signal"],
+        "timed_out": deciding["timed_out"],
+        "timeout_s": timeout_s,
+        "stdout": deciding["stdout"],
+        "stderr": deciding["stderr"],
+        "head_before": snap_before.get("head"),
+        "head_after": snap_after.get("head"),
+        "tree_before": snap_before.get("fingerprint"),
+        "tree_after": snap_after.get("fingerprint"),
+        "worktree_digest": content_digest(ctx.root),
+        "plan_sha256": plan_sha,
+        "steps": docs,
+        "passed": all(d["passed"] for d in docs),
     }
     return chain.append_record(ctx.root, ctx.slug, record)
 
@@ -275,12 +342,13 @@ def _refuse_unrunnable(
             "verify", f"todo {todo.id} declares no acceptance criteria to run", Exit.REFUSED_STATE
         )
     for criterion in selected:
-        if not criterion.command:
+        spec = parse_criterion(criterion.text)
+        if spec.problem is not None:
             ctx.refuse(
                 "verify",
-                f"criterion {criterion.index} of todo {todo.id} has no backticked command: "
-                "the plan cannot be verified as written",
-                Exit.REFUSED_STATE,
+                f"criterion {criterion.index} of todo {todo.id} (plan line {criterion.line}) "
+                f"cannot be verified as written: {spec.problem}",
+                Exit.LINT,
                 subject=f"{todo.id}#{criterion.index}",
             )
 
@@ -327,28 +395,27 @@ def _run_criteria(
     """Run each criterion once, recording evidence and printing its outcome."""
     done: list[dict[str, Any]] = []
     for criterion in selected:
-        assert criterion.command is not None
-        record = record_execution(
+        record = record_criterion(
             ctx,
-            kind="criterion",
-            command=criterion.command,
+            todo,
+            criterion,
+            parse_criterion(criterion.text).steps,
             timeout_s=timeout_s,
             plan_sha=plan_sha,
-            extra={
-                "todo": todo.id,
-                "criterion_index": criterion.index,
-                "criterion_text": criterion.text,
-                "criterion_sha256": chain.sha256_text(criterion.text),
-            },
             before=current if not done else None,
         )
         done.append(record)
         outcome = "PASS" if record["passed"] else "FAIL"
-        why = "timed out" if record["timed_out"] else f"exit {record['exit_code']}"
         print(
-            f"todo {todo.id} criterion {criterion.index}: {outcome} ({why}, "
-            f"{record['duration_s']:.2f}s, evidence seq {record['seq']}) `{criterion.command}`"
+            f"todo {todo.id} criterion {criterion.index}: {outcome} "
+            f"({record['duration_s']:.2f}s, evidence seq {record['seq']})"
         )
+        for step in record["steps"]:
+            why = "timed out" if step["timed_out"] else f"exit {step['exit_code']}"
+            if step["signal"] is not None:
+                why = f"signal {step['signal']}"
+            mark = "ok" if step["passed"] else "FAILED"
+            print(f"    `{step['command']}`: {mark} ({why}; expected: {describe(step['expect'])})")
         if not record["passed"]:
             for line in failure_excerpt(ctx.root, ctx.slug, record):
                 print(line)

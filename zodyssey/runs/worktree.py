@@ -126,3 +126,29 @@ def read_only_violation(before: dict[str, Any], after: dict[str, Any]) -> bool |
     if not before.get("ok") or not after.get("ok"):
         return None
     return before.get("fingerprint") != after.get("fingerprint")
+
+
+def content_digest(root: Path) -> str | None:
+    """sha256 over every tracked and untracked (not ignored) path under `root` and its content.
+
+    Unlike the snapshot's fingerprint it does not depend on HEAD, the branch or
+    the index: committing the work changes nothing, editing a file does. This
+    is what a criterion's result depends on (evidence-stale in the audit).
+    `.zcode/` is excluded; None outside git or when git fails.
+    """
+    from zodyssey import git
+
+    if git.toplevel(root) is None:
+        return None
+    try:
+        listed = git.run(
+            root, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", *_PATHSPEC]
+        )
+    except git.GitError:
+        return None
+    digest = hashlib.sha256()
+    names = sorted({p for p in listed.split(b"\0") if p})
+    for raw in names:
+        name = raw.decode("utf-8", errors="surrogateescape")
+        digest.update(raw + b"\0" + _content_hash(root / name).encode("ascii", "replace") + b"\n")
+    return digest.hexdigest()

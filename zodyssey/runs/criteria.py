@@ -1,0 +1,203 @@
+"""What an acceptance criterion asks for: its commands and what each must do.
+
+A criterion is prose around backticked commands (docs/runs.md, "Criteria").
+Every command it names runs, and what it states is what is judged:
+
+- `` `A` exits 0 `` / `` `A` `` : exit status 0;
+- `` `A` exits 1 `` (``exit 1``, ``exits with 1``, ``exits with code 1``,
+  ``exit status is 1``): that status;
+- `` `A` exits non-zero `` / `` `A` fails ``: any status but 0;
+- `` `A` succeeds `` / `` `A` passes ``: status 0;
+- `` `A` prints 0 `` (``outputs``, ``prints `text` ``): its standard output,
+  trailing newlines removed, is exactly that; the status is not judged;
+- `` `A` and `B` both exit 0 ``, `` `A` exits 0 and `B` exits 1 ``: an
+  expectation applies to every command named since the previous one.
+
+Prose that only describes ("and the file is the one the greeting feature
+reads") is allowed. Prose that sounds like a judgement the grammar cannot
+read (``or``, ``not``, ``returns 200``, ``contains``, a stray number...) is a
+problem: plan lint reports it (exit 6), `run verify` refuses to run it, so a
+criterion is never silently shortened to what could be parsed.
+
+Not on the gate hook's path (it parses plans without `re`); only `run lint`,
+`run verify` and the audit import this module.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+Expect = dict[str, Any]  # {"exit": 0} | {"exit": "nonzero"} | {"stdout": "text"}
+
+DEFAULT_EXPECT: Expect = {"exit": 0}
+
+
+@dataclass(frozen=True)
+class Step:
+    command: str
+    expect: Expect
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"command": self.command, "expect": dict(self.expect)}
+
+
+@dataclass
+class CriterionSpec:
+    steps: list[Step] = field(default_factory=list)
+    problem: str | None = None  # why the criterion cannot be judged as written
+
+
+_SPAN = re.compile(r"`([^`]*)`")
+_NUMBER = r"(\d+)"
+# An expectation phrase, anchored at the start of the (lower-cased, trimmed) prose.
+_EXIT_N = re.compile(
+    r"^(?:both\s+|all\s+|each\s+)?(?:must\s+|should\s+)?"
+    r"(?:exits?|exit(?:s)?\s+with|returns?\s+exit|exit\s+(?:code|status)\s+(?:is|of))"
+    r"(?:\s+(?:code|status))?\s+" + _NUMBER + r"\b"
+)
+_EXIT_CODE_IS = re.compile(r"^(?:with\s+)?exit\s+(?:code|status)\s+" + _NUMBER + r"\b")
+_NONZERO = re.compile(
+    r"^(?:both\s+|all\s+|each\s+)?(?:must\s+|should\s+)?"
+    r"(?:exits?(?:\s+with)?\s+(?:a\s+)?non-?zero(?:\s+(?:code|status))?|fails?)\b"
+)
+_SUCCEEDS = re.compile(
+    r"^(?:both\s+|all\s+|each\s+)?(?:must\s+|should\s+)?(?:succeeds?|pass(?:es)?)\b"
+)
+_PRINTS = re.compile(
+    r"^(?:both\s+|all\s+|each\s+)?(?:must\s+|should\s+)?(?:prints?|outputs?)(?:\s+exactly)?\b"
+)
+# Words that make the rest of the prose a judgement the grammar did not read.
+_JUDGEMENT = re.compile(
+    r"\b(?:exits?|exited|exiting|returns?|returned|prints?|printed|outputs?|fails?|failed|"
+    r"succeeds?|succeeded|pass(?:es|ed)?|contains?|match(?:es)?|equals?|empty|status|code|"
+    r"zero|non-?zero|errors?|or|unless|not|never|no|either|neither|nor|except|only|"
+    r"stdout|stderr|output)\b|\d|\|\||&&",
+)
+_FILLER = re.compile(r"^(?:\s|,|;|\.|and\b|then\b|both\b|all\b|each\b|also\b)+")
+
+
+def _spans(text: str) -> list[tuple[str, str]]:
+    """The criterion as ("cmd", text) / ("prose", text) pieces, in order."""
+    out: list[tuple[str, str]] = []
+    at = 0
+    for match in _SPAN.finditer(text):
+        if match.start() > at:
+            out.append(("prose", text[at : match.start()]))
+        out.append(("cmd", match.group(1)))
+        at = match.end()
+    if at < len(text):
+        out.append(("prose", text[at:]))
+    return out
+
+
+def parse_criterion(text: str) -> CriterionSpec:
+    """The steps of a criterion, or the problem that keeps it from being judged."""
+    spec = CriterionSpec()
+    if text.count("`") % 2:
+        spec.problem = "an unclosed backtick: which part is the command is ambiguous"
+        return spec
+    pieces = _spans(" ".join(text.split("\n")))
+    pending: list[str] = []
+    seen_command = False
+    i = 0
+    while i < len(pieces):
+        kind, value = pieces[i]
+        i += 1
+        if kind == "cmd":
+            if not value.strip():
+                spec.problem = "an empty code span"
+                return spec
+            pending.append(value.strip())
+            seen_command = True
+            continue
+        prose = " ".join(value.split()).lower()
+        if not seen_command:
+            # Lead-in prose ("Run", "The tests:") may describe, never judge.
+            if _JUDGEMENT.search(prose):
+                spec.problem = f"cannot judge the prose before the first command: {value.strip()!r}"
+                return spec
+            continue
+        while prose:
+            prose = _FILLER.sub("", prose)
+            if not prose:
+                break
+            expect: Expect | None = None
+            matched = _EXIT_N.match(prose) or _EXIT_CODE_IS.match(prose)
+            if matched:
+                expect = {"exit": int(matched.group(1))}
+            elif matched := _NONZERO.match(prose):
+                expect = {"exit": "nonzero"}
+            elif matched := _SUCCEEDS.match(prose):
+                expect = dict(DEFAULT_EXPECT)
+            elif matched := _PRINTS.match(prose):
+                rest = prose[matched.end() :].strip()
+                if rest:
+                    # A bare value: the first word of the original prose (case kept).
+                    original = " ".join(value.split())
+                    where = original.lower().find(rest)
+                    word = original[where:].split()[0] if where >= 0 else rest.split()[0]
+                    word = word.rstrip(",;.")
+                    expect = {"stdout": word}
+                    prose = rest[len(word) :]
+                elif i < len(pieces) and pieces[i][0] == "cmd":
+                    expect = {"stdout": pieces[i][1]}
+                    i += 1
+                    prose = ""
+                else:
+                    spec.problem = "`prints` names no value to compare the output with"
+                    return spec
+                if not pending:
+                    spec.problem = "an expectation that follows no command"
+                    return spec
+                spec.steps.extend(Step(c, expect) for c in pending)
+                pending = []
+                continue
+            if expect is None or matched is None:
+                if _JUDGEMENT.search(prose):
+                    spec.problem = (
+                        f"cannot judge {prose[:80]!r} unambiguously: state each command's "
+                        "expected result as `exits N`, `exits non-zero` or `prints VALUE`"
+                    )
+                    return spec
+                break  # descriptive prose: nothing to judge in it
+            if not pending:
+                spec.problem = f"an expectation ({prose[:40]!r}) that follows no command"
+                return spec
+            spec.steps.extend(Step(c, expect) for c in pending)
+            pending = []
+            prose = prose[matched.end() :]
+    spec.steps.extend(Step(c, dict(DEFAULT_EXPECT)) for c in pending)
+    if not spec.steps and spec.problem is None:
+        spec.problem = "no backticked command"
+    return spec
+
+
+def step_passed(step: dict[str, Any]) -> bool:
+    """Whether one recorded step did what its `expect` says (no signal, no timeout)."""
+    if step.get("timed_out") or step.get("signal") is not None:
+        return False
+    expect = step.get("expect")
+    expect = expect if isinstance(expect, dict) else DEFAULT_EXPECT
+    code = step.get("exit_code")
+    if "stdout" in expect:
+        out = step.get("stdout")
+        if not isinstance(out, dict) or not isinstance(out.get("tail"), str):
+            return False
+        size = out.get("size")
+        tail: str = out["tail"]
+        if not isinstance(size, int) or size != len(tail.encode("utf-8")):
+            return False  # the output was longer than its kept tail: not that value
+        return code is not None and tail.rstrip("\r\n") == expect["stdout"]
+    wanted = expect.get("exit", 0)
+    if wanted == "nonzero":
+        return isinstance(code, int) and not isinstance(code, bool) and code != 0
+    return isinstance(code, int) and not isinstance(code, bool) and code == wanted
+
+
+def describe(expect: Expect) -> str:
+    if "stdout" in expect:
+        return f"prints {expect['stdout']!r}"
+    wanted = expect.get("exit", 0)
+    return "exits non-zero" if wanted == "nonzero" else f"exits {wanted}"
