@@ -107,10 +107,11 @@ class Lab:
             timeout=180,
         )
 
-    def hook(self, repo: Path, payload: dict[str, Any] | str) -> Outcome:
+    def hook(self, repo: Path, payload: dict[str, Any] | str, event: str = "pre-tool") -> Outcome:
+        """The hook as Claude Code runs it (`event`: pre-tool, or post-tool after a call)."""
         stdin = payload if isinstance(payload, str) else json.dumps(payload)
         done = self.zodyssey(
-            "hook", "pre-tool", cwd=repo, stdin=stdin, env=clean_env(CLAUDE_PROJECT_DIR=str(repo))
+            "hook", event, cwd=repo, stdin=stdin, env=clean_env(CLAUDE_PROJECT_DIR=str(repo))
         )
         return Outcome(done.returncode, done.stdout, done.stderr)
 

@@ -10,6 +10,7 @@ import pytest
 
 from tests.helpers import REPO_ROOT, git, run_zodyssey
 from tests.helpers.audit import audit_cli, audit_json, rules_of
+from tests.helpers.runs import Repo
 from zodyssey.core.store import RunStore
 
 PLAN = """\
@@ -50,16 +51,12 @@ def started_run(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def reviewed(tmp_path: Path) -> Path:
-    """A git repository with run `greet` started, linted and reviewed OKAY (nonce minted)."""
+    """A git repository with run `greet` started, linted and reviewed OKAY by the reviewer
+    (dispatched and reported through the real hooks)."""
     root = started_run(tmp_path)
     zrun(root, "lint", "greet")
-    # What the gate does when it dispatches the reviewer: mint a one-use nonce.
-    RunStore(root, "greet").update(
-        lambda state: state["review"].__setitem__("pending_nonce", "nonce-0001")
-    )
-    artifact = tmp_path / "review.json"
-    artifact.write_text(json.dumps({"verdict": "OKAY", "blockers": [], "nonce": "nonce-0001"}))
-    zrun(root, "review", "greet", "--artifact", str(artifact))
+    result = Repo(root).review_by_reviewer("OKAY")
+    assert RunStore(root, "greet").read()["review"]["verdict"] == "OKAY", result.text
     return root
 
 

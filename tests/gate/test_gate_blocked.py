@@ -52,7 +52,7 @@ def test_reviewer_dispatch_refused_at_the_round_cap(root: Path) -> None:
     )
     # one round left: allowed, with the nonce
     c.state["review"]["round"] = 2
-    assert [e.kind for e in decide(dispatch(root, "momus"), c).effects] == ["slot", "nonce"]
+    assert [e.kind for e in decide(dispatch(root, "momus"), c).effects] == ["slot", "review"]
 
 
 @pytest.mark.parametrize("bad", ["3", None, 2.5, True])
@@ -80,7 +80,7 @@ def test_blocked_run_keeps_gating_through_the_hook(run_repo: Callable[..., RunRe
     task = repo.payload("Task", {"subagent_type": "momus", "prompt": "review", "description": "r"})
     result = run_hook(task, repo.root)
     assert result.returncode == 2 and "round cap" in result.stderr
-    assert repo.state()["review"].get("pending_nonce") is None
+    assert repo.state()["review"].get("pending_dispatch") is None
     state_write = repo.payload("Write", {"file_path": ".zcode/state/demo.json", "content": "{}"})
     assert run_hook(state_write, repo.root).returncode == 2
 
@@ -88,17 +88,17 @@ def test_blocked_run_keeps_gating_through_the_hook(run_repo: Callable[..., RunRe
 @pytest.mark.parametrize("agent", ["momus", "Momus", "zodyssey:momus", "odyssey:momus"])
 def test_namespaced_reviewer_is_the_reviewer(root: Path, agent: str) -> None:
     decision = decide(dispatch(root, agent), ctx(root, phase="review", verdict=None))
-    assert [e.kind for e in decision.effects] == ["slot", "nonce"], decision
+    assert [e.kind for e in decision.effects] == ["slot", "review"], decision
 
 
 @pytest.mark.parametrize("agent", ["evil:momus", "feature-dev:momus", "momus-x"])
-def test_a_lookalike_reviewer_mints_no_nonce(root: Path, agent: str) -> None:
+def test_a_lookalike_reviewer_is_no_review_dispatch(root: Path, agent: str) -> None:
     decision = decide(dispatch(root, agent), ctx(root, phase="review", verdict=None))
-    assert "nonce" not in [e.kind for e in decision.effects], decision
+    assert "review" not in [e.kind for e in decision.effects], decision
     # and at the round cap it is not capped either: it simply is not the reviewer
     capped = ctx(root, phase="review", verdict="REJECT")
     capped.state["review"]["round"] = 3
-    assert "nonce" not in [e.kind for e in decide(dispatch(root, agent), capped).effects]
+    assert "review" not in [e.kind for e in decide(dispatch(root, agent), capped).effects]
 
 
 @pytest.mark.parametrize(
@@ -125,5 +125,5 @@ def test_agent_defaults_are_configurable(root: Path) -> None:
     c = ctx(root, phase="plan", verdict=None, settings=settings)
     assert decide(dispatch(root, "team:scout"), c).allow
     blocked(decide(dispatch(root, "Explore"), c), "dispatch-phase")
-    assert [e.kind for e in decide(dispatch(root, "team:critic"), c).effects] == ["slot", "nonce"]
-    assert "nonce" not in [e.kind for e in decide(dispatch(root, "zodyssey:critic"), c).effects]
+    assert [e.kind for e in decide(dispatch(root, "team:critic"), c).effects] == ["slot", "review"]
+    assert "review" not in [e.kind for e in decide(dispatch(root, "zodyssey:critic"), c).effects]

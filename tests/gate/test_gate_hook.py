@@ -181,10 +181,10 @@ def test_unknown_harness_in_a_run_blocks(run_repo: Callable[..., RunRepo]) -> No
     assert result.returncode == 2 and "nope" in result.stderr
 
 
-# -- dispatch through the process: nonce and ledger
+# -- dispatch through the process: the pending review and the ledger
 
 
-def test_reviewer_dispatch_mints_nonce_and_post_tool_releases(
+def test_reviewer_dispatch_is_pending_and_post_tool_releases(
     run_repo: Callable[..., RunRepo],
 ) -> None:
     repo = run_repo(phase="review", verdict=None)
@@ -192,8 +192,10 @@ def test_reviewer_dispatch_mints_nonce_and_post_tool_releases(
         "Task", {"subagent_type": "momus", "prompt": "review the plan", "description": "r"}
     )
     assert run_hook(payload, repo.root).returncode == 0
-    nonce = repo.state()["review"]["pending_nonce"]
-    assert isinstance(nonce, str) and len(nonce) == 32
+    review = repo.state()["review"]
+    pending = review["pending_dispatch"]
+    assert len(pending["sha256"]) == 64 and pending["agent"] == "momus"
+    assert "toolu_1" not in json.dumps(review) and review.get("pending_nonce") is None
     ledger_path = repo.root / ".zcode" / "state" / "demo.inflight.json"
     assert [e["id"] for e in json.loads(ledger_path.read_text())] == ["toolu_1"]
     post = dict(payload, hook_event_name="PostToolUse", tool_response={"ok": True})

@@ -271,12 +271,12 @@ def test_executors_allowed_in_execute_phases(root: Path, phase: str) -> None:
     assert [e.kind for e in decision.effects] == ["slot"]
 
 
-def test_reviewer_dispatch_mints_a_nonce(root: Path) -> None:
+def test_reviewer_dispatch_is_recorded_as_pending(root: Path) -> None:
     decision = decide(dispatch(root, "momus"), ctx(root, phase="review", verdict=None))
     assert decision.allow
-    assert [e.kind for e in decision.effects] == ["slot", "nonce"]
+    assert [e.kind for e in decision.effects] == ["slot", "review"]
     custom = ctx(root, phase="review", verdict=None, settings=GateSettings(reviewer_agent="critic"))
-    assert [e.kind for e in decide(dispatch(root, "critic"), custom).effects] == ["slot", "nonce"]
+    assert [e.kind for e in decide(dispatch(root, "critic"), custom).effects] == ["slot", "review"]
 
 
 def test_dispatch_cap(root: Path) -> None:

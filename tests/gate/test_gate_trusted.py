@@ -21,7 +21,6 @@ from zodyssey.gate.shell import classify
 
 AGENT_FORMS = [
     "zodyssey run start demo --plan plan.md",
-    "zodyssey run review demo --artifact .zcode/staging/momus.json",
     "zodyssey run verify demo 1",
     "zodyssey run verify --repo . demo 1 --criterion 1",
     "zodyssey run todo demo 1 in_flight --owner a1",
@@ -46,6 +45,10 @@ READ_FORMS = [
     "zodyssey run status demo | head -5",
 ]
 PERSON_FORMS = [
+    "zodyssey run review demo --artifact .zcode/staging/momus.json",
+    "zodyssey run review demo --art .zcode/staging/momus.json",
+    "zodyssey hook post-tool",
+    "zodyssey hook pre-tool --harness gemini",
     "zodyssey run review demo --human OKAY --by alice",
     "zodyssey run review demo --hum OKAY --by alice",
     "zodyssey run review demo --human=REJECT --by=alice",

@@ -57,25 +57,94 @@ class Repo:
     def state(self, slug: str = "demo") -> dict[str, Any]:
         return RunStore(self.root, slug).read()
 
-    def mint_nonce(self, nonce: str, slug: str = "demo") -> None:
-        """What the gate hook does when it dispatches the reviewer agent."""
+    def hook(self, event: str, body: dict[str, Any], harness: str = "claude-code") -> Result:
+        """`zodyssey hook EVENT --harness H` with `body` on stdin, as the harness runs it."""
+        done = run_zodyssey(
+            "hook",
+            event,
+            "--harness",
+            harness,
+            cwd=self.root,
+            env={"CLAUDE_PROJECT_DIR": str(self.root)},
+            stdin=json.dumps(body),
+        )
+        return Result(done.returncode, done.stdout, done.stderr)
 
-        def put(state: dict[str, Any]) -> None:
-            state["review"]["pending_nonce"] = nonce
+    def dispatch_reviewer(self, tool_use_id: str = "toolu_review_1", **extra: Any) -> Result:
+        """The orchestrator dispatches the reviewer: Claude Code's PreToolUse of `Agent`.
 
-        RunStore(self.root, slug).update(put)
+        The call goes into the session's transcript as Claude Code writes it
+        (the audit cross-checks a verdict against it)."""
+        body = reviewer_payload(self.root, tool_use_id, **extra)
+        line = {
+            "type": "assistant",
+            "sessionId": body["session_id"],
+            "message": {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "tool_use",
+                        "id": tool_use_id,
+                        "name": body["tool_name"],
+                        "input": body["tool_input"],
+                    }
+                ],
+            },
+        }
+        with open(transcript_of(self.root), "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(line) + "\n")
+        return self.hook("pre-tool", body)
 
-    def artifact(self, verdict: str, nonce: str | None, name: str = "review.json") -> Path:
-        body: dict[str, Any] = {"verdict": verdict, "blockers": []}
-        if nonce is not None:
-            body["nonce"] = nonce
-        return self.write(f".zcode/staging/{name}", json.dumps(body))
+    def report_reviewer(
+        self, answer: Any, tool_use_id: str = "toolu_review_1", **extra: Any
+    ) -> Result:
+        """The harness reports the reviewer's final answer: PostToolUse of that `Agent` call."""
+        body = reviewer_payload(self.root, tool_use_id, **extra)
+        body["hook_event_name"] = "PostToolUse"
+        if isinstance(answer, str):
+            answer = {"content": [{"type": "text", "text": answer}], "status": "completed"}
+        body["tool_response"] = answer
+        return self.hook("post-tool", body)
 
-    def approve(self, slug: str = "demo", nonce: str = "nonce-ok") -> Result:
-        self.mint_nonce(nonce, slug)
-        result = self.run("review", slug, "--artifact", str(self.artifact("OKAY", nonce)))
-        assert result.code == 0, result.text
+    def review_by_reviewer(self, verdict: str, tool_use_id: str = "toolu_review_1") -> Result:
+        """A whole review round as the real reviewer gives it, through the real hooks."""
+        dispatched = self.dispatch_reviewer(tool_use_id)
+        assert dispatched.code == 0, dispatched.text
+        return self.report_reviewer(
+            f"I read the plan.\n\nVERDICT: {verdict}\nBLOCKERS:\n- none\n", tool_use_id
+        )
+
+    def approve(self, slug: str = "demo") -> Result:
+        assert slug == "demo", "the reviewer helpers drive run demo"
+        result = self.review_by_reviewer("OKAY")
+        state = self.state(slug)
+        assert state["review"]["verdict"] == "OKAY", (result.text, state["review"])
         return result
+
+
+def transcript_of(root: Path) -> Path:
+    """The harness's session transcript (outside the repository, as Claude Code keeps it)."""
+    return root.parent / f"{root.name}-transcript.jsonl"
+
+
+def reviewer_payload(root: Path, tool_use_id: str, **extra: Any) -> dict[str, Any]:
+    """Claude Code's hook payload for an `Agent` call dispatching the reviewer (momus)."""
+    body: dict[str, Any] = {
+        "session_id": "sess-orchestrator",
+        "transcript_path": str(transcript_of(root)),
+        "cwd": str(root),
+        "permission_mode": "default",
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Agent",
+        "tool_input": {
+            "subagent_type": "momus",
+            "description": "review the plan",
+            "prompt": "Review the plan in .zcode/plans/demo.md and answer with one VERDICT line.",
+        },
+        "tool_use_id": tool_use_id,
+    }
+    body.update(extra)
+    return body
 
 
 def make_repo(root: Path) -> Repo:

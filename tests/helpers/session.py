@@ -4,8 +4,8 @@ real hook process, started with the very command `zodyssey hook install` writes
 it allows carried out.
 
 Bash calls that pass the gate run in a real `bash`; Write/Edit calls that pass
-write the file; a Task call is the reviewer reading the run state for the
-nonce the hook minted. Nothing is mocked: the run commands the agent calls are
+write the file; a Task call that passes is a subagent whose final answer the
+harness reports to the post-tool hook (the reviewer's answer is its verdict). Nothing is mocked: the run commands the agent calls are
 the real `zodyssey run ...` console script.
 """
 
@@ -55,7 +55,13 @@ class Session:
         self.env["CLAUDE_PROJECT_DIR"] = str(project)
         self.env["PYTHONDONTWRITEBYTECODE"] = "1"
 
-    def hook(self, tool_name: str, tool_input: dict[str, Any], event: str = "pre-tool") -> Outcome:
+    def hook(
+        self,
+        tool_name: str,
+        tool_input: dict[str, Any],
+        event: str = "pre-tool",
+        answer: str = "done",
+    ) -> Outcome:
         self.calls += 1
         payload = hook_payload(
             tool_name,
@@ -68,7 +74,7 @@ class Session:
         )
         if event == "post-tool":
             payload["tool_use_id"] = tool_input.pop("_tool_use_id")
-            payload["tool_response"] = {"ok": True}
+            payload["tool_response"] = {"content": [{"type": "text", "text": answer}]}
         done = subprocess.run(
             shlex.split(hook_command(event, "claude-code")),
             input=json.dumps(payload),
@@ -104,13 +110,22 @@ class Session:
             target.write_text(content, encoding="utf-8")
         return outcome
 
-    def dispatch(self, agent: str, prompt: str = "review the plan") -> Outcome:
+    def dispatch(
+        self, agent: str, prompt: str = "review the plan", answer: str = "done"
+    ) -> Outcome:
+        """A Task call; when it passes, the subagent ran and answered `answer`."""
         tool_input = {"subagent_type": agent, "prompt": prompt, "description": "dispatch"}
         outcome = self.hook("Task", tool_input)
         if outcome.allowed:  # the subagent ran; the harness reports it back
             tool_use_id = f"toolu_{self.calls:04d}"
-            self.hook("Task", {**tool_input, "_tool_use_id": tool_use_id}, event="post-tool")
+            self.hook(
+                "Task", {**tool_input, "_tool_use_id": tool_use_id}, "post-tool", answer=answer
+            )
         return outcome
+
+    def review(self, verdict: str) -> Outcome:
+        """The reviewer dispatched; its answer carries the verdict."""
+        return self.dispatch("momus", answer=f"Read the plan.\nVERDICT: {verdict}\n")
 
 
 def make_project(root: Path) -> Path:
@@ -132,11 +147,3 @@ PLAN = plan(
     [("Make greet say hello", ["src/app.py"], [f"`{TEST_COMMAND}` exits 0"])],
     final=["Plan compliance audit"],
 )
-
-
-def reviewer_artifact(project: Path, slug: str, verdict: str) -> str:
-    """What the reviewer subagent writes: it reads the nonce from the run state."""
-    state = json.loads((project / ".zcode" / "state" / f"{slug}.json").read_text())
-    nonce = state["review"]["pending_nonce"]
-    assert isinstance(nonce, str) and nonce, state["review"]
-    return json.dumps({"verdict": verdict, "nonce": nonce, "blockers": []})

@@ -1,8 +1,8 @@
 """The round cap holds in the store: `blocked` is active until a person decides.
 
 Broken ways this could still pass: `run start` over a blocked run could
-archive it as finished and hand out a fresh round count; an agent's artifact
-or todo could still be recorded in `blocked`.
+archive it as finished and hand out a fresh round count; a reviewer's
+report or an agent's todo could still be recorded in `blocked`.
 """
 
 from __future__ import annotations
@@ -12,10 +12,7 @@ from tests.helpers.runs import Repo
 
 def block(started: Repo) -> None:
     for n in range(3):
-        started.mint_nonce(f"n{n}")
-        result = started.run(
-            "review", "demo", "--artifact", str(started.artifact("REJECT", f"n{n}"))
-        )
+        result = started.review_by_reviewer("REJECT", f"toolu_{n}")
         assert result.code == 0, result.text
     assert started.state()["phase"] == "blocked"
 
@@ -32,9 +29,10 @@ def test_start_over_a_blocked_run_is_refused(started: Repo) -> None:
 
 def test_agent_review_refused_in_blocked_person_decides(started: Repo) -> None:
     block(started)
-    started.mint_nonce("n9")
-    result = started.run("review", "demo", "--artifact", str(started.artifact("OKAY", "n9")))
-    assert result.code == 11 and "ask the user" in result.text
+    result = started.dispatch_reviewer("toolu_9")  # the gate refuses the reviewer in blocked
+    assert result.code == 2 and "ask the user" in result.text, result.text
+    assert started.report_reviewer("VERDICT: OKAY", "toolu_9").code == 0
+    assert started.state()["phase"] == "blocked"
     person = started.run("review", "demo", "--human", "OKAY", "--by", "alice")
     assert person.code == 0, person.text
     assert started.state()["phase"] == "execute"

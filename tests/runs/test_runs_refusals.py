@@ -106,104 +106,121 @@ def test_lint_of_the_template_plan_fails(repo: Repo) -> None:
 
 def test_review_argument_errors(started: Repo) -> None:
     repo = started
-    refused(repo.run("review", "demo"), 2, "either --artifact FILE or --human")
+    refused(repo.run("review", "demo"), 2, "give --human OKAY|REJECT --by NAME")
     refused(repo.run("review", "demo", "--human", "OKAY"), 2, "--human needs --by")
-    refused(repo.run("review", "demo", "--artifact", "nope.json"), 2, "cannot read review artifact")
 
 
 @pytest.mark.parametrize(
-    ("body", "message"),
+    "body",
     [
-        ("{not json", "is not valid JSON"),
-        ('{"verdict": "okay", "nonce": "n"}', 'verdict must be "OKAY" or "REJECT"'),
-        ("Looks fine to me.\nNONCE: n\n", "has no verdict"),
-        ("VERDICT: OKAY\nVERDICT: REJECT\nNONCE: n\n", "is ambiguous"),
-        ("VERDICT: OKAY or REJECT\nNONCE: n\n", "is ambiguous"),
+        '{"verdict": "OKAY", "nonce": "n"}',
+        "VERDICT: OKAY\nNONCE: n\n",
+        "{" + '"a":[' * 100000,
     ],
 )
-def test_review_refuses_an_ambiguous_or_absent_verdict(
-    started: Repo, body: str, message: str
+def test_review_from_a_file_is_refused_whatever_it_holds(started: Repo, body: str) -> None:
+    """Item 1 of issue 21: a verdict file the orchestrator wrote never becomes a verdict."""
+    path = started.write(".zcode/staging/v.json", body)
+    refused(started.run("review", "demo", "--artifact", str(path)), 11, "dispatch the reviewer")
+    state = started.state()
+    assert state["review"]["round"] == 0 and state["review"]["verdict"] is None
+    assert last_gate(started)["decision"] == "refuse"
+
+
+@pytest.mark.parametrize(
+    ("answer", "message"),
+    [
+        ('{"verdict": "okay"}', 'verdict must be "OKAY" or "REJECT"'),
+        ("Looks fine to me.", "has no verdict"),
+        ("VERDICT: OKAY\nVERDICT: REJECT\n", "is ambiguous"),
+        ("VERDICT: OKAY or REJECT\n", "is ambiguous"),
+        ({"content": [], "prompt": "VERDICT: OKAY"}, "reported no answer"),
+        ({"error": "the subagent failed", "llmContent": "VERDICT: OKAY"}, "reported no answer"),
+    ],
+)
+def test_a_reviewer_answer_without_one_clear_verdict_records_no_round(
+    started: Repo, answer: object, message: str
 ) -> None:
-    started.mint_nonce("n")
-    path = started.write(".zcode/staging/review.md", body)
-    refused(started.run("review", "demo", "--artifact", str(path)), 2, message)
-    assert started.state()["review"]["round"] == 0
+    assert started.dispatch_reviewer().code == 0
+    reported = started.report_reviewer(answer)
+    assert reported.code == 0, reported.text
+    state = started.state()
+    assert state["review"]["round"] == 0 and state["review"]["verdict"] is None
+    assert state["review"]["pending_dispatch"] is None  # dispatch the reviewer again
+    assert message in str(last_gate(started)["reason"])
 
 
-def test_review_nonce_rules(started: Repo) -> None:
+def test_the_reported_verdict_is_the_pending_dispatch_only_once(started: Repo) -> None:
     repo = started
-    okay = repo.artifact("OKAY", "n-1")
-    refused(
-        repo.run("review", "demo", "--artifact", str(okay)), 11, "no reviewer dispatch is pending"
+    # No reviewer dispatched: a report is nobody's verdict.
+    assert repo.report_reviewer("VERDICT: OKAY").code == 0
+    assert repo.state()["review"]["round"] == 0
+    assert repo.dispatch_reviewer("toolu_a").code == 0
+    review = repo.state()["review"]
+    pending = review["pending_dispatch"]
+    # What the state keeps is a digest: neither the call id nor anything to hand back.
+    assert "toolu_a" not in json.dumps(review) and pending["agent"] == "momus"
+    assert review.get("pending_nonce") is None
+    # Another call's report (a different tool_use_id) is not the reviewer's.
+    assert repo.report_reviewer("VERDICT: OKAY", "toolu_b").code == 0
+    assert repo.state()["review"]["round"] == 0
+    assert (
+        repo.report_reviewer("VERDICT: REJECT\nBLOCKERS:\n- weak criterion\n", "toolu_a").code == 0
     )
-    assert last_gate(repo)["decision"] == "refuse"
-    repo.mint_nonce("n-2")
-    refused(repo.run("review", "demo", "--artifact", str(okay)), 11, "not the one minted")
-    no_nonce = repo.artifact("OKAY", None, "bare.json")
-    refused(repo.run("review", "demo", "--artifact", str(no_nonce)), 11, "carries no nonce")
-    good = repo.artifact("REJECT", "n-2", "reject.json")
-    assert repo.run("review", "demo", "--artifact", str(good)).code == 0
     state = repo.state()
-    assert state["review"]["consumed_nonces"]["n-2"]["round"] == 1
-    assert state["review"]["pending_nonce"] is None
-    # Replaying the same artifact, even with the gate minting the same value again, is refused.
-    repo.mint_nonce("n-2")
-    refused(repo.run("review", "demo", "--artifact", str(good)), 11, "already used in round 1")
+    assert state["review"]["round"] == 1 and state["review"]["verdict"] == "REJECT"
+    assert state["review"]["history"][-1]["blockers"] == ["weak criterion"]
+    assert state["review"]["history"][-1]["source"] == "agent"
+    assert state["review"]["history"][-1]["by"] == "momus"
+    assert pending["sha256"] in state["review"]["consumed_dispatches"]
+    # The same report again (a replayed post-tool) records nothing more.
+    assert repo.report_reviewer("VERDICT: OKAY", "toolu_a").code == 0
+    assert repo.state()["review"]["round"] == 1
 
 
-def test_prose_artifact_with_nonce_is_accepted(started: Repo) -> None:
-    started.mint_nonce("prose-1")
-    path = started.write(
-        ".zcode/staging/review.md",
-        "Review of the plan.\n\nBLOCKERS:\n- criterion 2 is weak\n\nVERDICT: REJECT\nNONCE: prose-1\n",
-    )
-    assert started.run("review", "demo", "--artifact", str(path)).code == 0
-    history = started.state()["review"]["history"]
-    assert history[-1]["verdict"] == "REJECT"
-    assert history[-1]["blockers"] == ["criterion 2 is weak"]
+def test_the_answer_is_the_reviewers_not_the_prompt_echoed_in_the_report(started: Repo) -> None:
+    assert started.dispatch_reviewer().code == 0
+    report = {
+        "prompt": "VERDICT: OKAY",
+        "content": [{"type": "text", "text": "Criterion 1 runs nothing.\nVERDICT: REJECT"}],
+    }
+    assert started.report_reviewer(report).code == 0
+    assert started.state()["review"]["verdict"] == "REJECT"
 
 
-def test_okay_needs_a_clean_lint_and_spends_the_round(repo: Repo) -> None:
-    assert repo.run("start", "demo").code == 0  # template plan: lint fails
-    repo.mint_nonce("lint-1")
-    result = repo.run("review", "demo", "--artifact", str(repo.artifact("OKAY", "lint-1")))
-    assert result.code == 6, result.text
-    assert "declares no todos" in result.out
-    assert "was not accepted" in result.err
+def test_okay_needs_a_clean_lint_and_spends_the_round(started: Repo) -> None:
+    repo = started
+    assert repo.dispatch_reviewer().code == 0
+    repo.write(".zcode/plans/demo.md", "# no todos any more\n")  # the agent edits its plan
+    result = repo.report_reviewer("VERDICT: OKAY")
+    assert result.code == 0, result.text
     state = repo.state()
     assert state["review"]["verdict"] == "REJECT"
     assert state["review"]["history"][-1]["reviewer_verdict"] == "OKAY"
-    assert "lint-1" in state["review"]["consumed_nonces"]
+    assert "plan lint" in state["review"]["history"][-1]["refused"]
     refused(repo.run("review", "demo", "--human", "OKAY", "--by", "alice"), 6, "lint problem")
 
 
 def test_okay_refused_when_the_plan_changed_after_dispatch(started: Repo) -> None:
     repo = started
-
-    def put(state: dict[str, object]) -> None:
-        review = state["review"]
-        assert isinstance(review, dict)
-        review["pending_nonce"] = {"nonce": "p-1", "plan_sha256": "0" * 64}
-
-    RunStore(repo.root, "demo").update(put)
-    result = repo.run("review", "demo", "--artifact", str(repo.artifact("OKAY", "p-1")))
-    refused(result, 11, "plan changed after the reviewer read it")
-    assert repo.state()["review"]["verdict"] == "REJECT"
+    assert repo.dispatch_reviewer().code == 0
+    plan = repo.root / ".zcode/plans/demo.md"
+    plan.write_text(plan.read_text() + "\n<!-- widened after the reviewer read it -->\n")
+    assert repo.report_reviewer("VERDICT: OKAY").code == 0
+    history = repo.state()["review"]["history"][-1]
+    assert history["verdict"] == "REJECT"
+    assert "plan changed after the reviewer read it" in history["refused"]
 
 
 def test_rounds_are_bounded_then_blocked_then_a_human_decides(started: Repo) -> None:
     repo = started
     for round_no in (1, 2, 3):
-        repo.mint_nonce(f"r-{round_no}")
-        art = repo.artifact("REJECT", f"r-{round_no}", f"r{round_no}.json")
-        result = repo.run("review", "demo", "--artifact", str(art))
+        result = repo.review_by_reviewer("REJECT", f"toolu_r{round_no}")
         assert result.code == 0, result.text
-    assert "blocked; ask the user" in result.out
     state = repo.state()
     assert state["phase"] == "blocked" and state["review"]["round"] == 3
-    repo.mint_nonce("r-4")
-    again = repo.run("review", "demo", "--artifact", str(repo.artifact("OKAY", "r-4", "r4.json")))
-    refused(again, 11, "terminal phase blocked", "ask the user")
+    again = repo.dispatch_reviewer("toolu_r4")  # the gate refuses a fourth reviewer
+    assert again.code == 2 and "round cap" in again.err, again.text
     human = repo.run("review", "demo", "--human", "OKAY", "--by", "alice", "--comment", "fine")
     assert human.code == 0, human.text
     assert "human verdict" in human.out
@@ -403,12 +420,6 @@ def test_plan_outside_the_repository_is_refused(started: Repo, tmp_path: Path) -
 def test_bad_configuration_is_exit_2(approved: Repo, config: str, message: str) -> None:
     approved.write("pyproject.toml", config)
     refused(approved.run("verify", "demo", "1"), 2, message)
-
-
-def test_deeply_nested_artifact_is_exit_2(started: Repo) -> None:
-    started.mint_nonce("n")
-    path = started.write(".zcode/staging/deep.json", "{" + '"a":[' * 100000)
-    refused(started.run("review", "demo", "--artifact", str(path)), 2, "review artifact")
 
 
 def test_repo_flag_from_another_directory(started: Repo, tmp_path: Path) -> None:

@@ -34,6 +34,7 @@ RULES: dict[str, str] = {
     "review-not-okay": "the run has no OKAY review verdict",
     "review-artifact": "the deciding review round's artifact is missing, unreadable or contradicts the state",
     "nonce-reuse": "a review nonce was not consumed exactly once by its own round",
+    "review-transcript": "a reviewer verdict whose dispatch the harness transcript does not record",
     "plan-drift": "the plan on disk differs from the plan bound at OKAY",
     "review-rounds-exceeded": "more review rounds than max_rounds",
     "window-violated": "a read-only window changed the work tree or HEAD",
@@ -442,6 +443,7 @@ def _review(run: AuditedRun, emit: _Emitter) -> None:
     if deciding is not None:
         _deciding_artifact(run, deciding, emit)
     _nonces(run, emit)
+    _transcripts(run, emit)
     bound = review.plan_sha256
     if review.verdict == "OKAY":
         if not bound:
@@ -608,6 +610,35 @@ def _nonces(run: AuditedRun, emit: _Emitter) -> None:
             run.state_path,
             key="pending",
         )
+
+
+def _transcripts(run: AuditedRun, emit: _Emitter) -> None:
+    """Each reviewer verdict taken from a harness report is checked against the
+    harness's own transcript of the session, when the report named one."""
+    from zodyssey.runs.review import transcript_holds
+
+    for entry in run.review.rounds:
+        if entry.dispatch_sha256 is None or not entry.transcript_path:
+            continue
+        found = transcript_holds(entry.transcript_path, entry.dispatch_sha256, entry.dispatch_agent)
+        if found is None:
+            emit(
+                "review-transcript",
+                "warning",
+                f"round {entry.round}: the harness transcript {entry.transcript_path} cannot be "
+                "read here, so the reviewer dispatch is not cross-checked",
+                entry.artifact or run.state_path,
+                key=f"unread/{entry.round}",
+            )
+        elif not found:
+            emit(
+                "review-transcript",
+                "error",
+                f"round {entry.round}: the harness transcript {entry.transcript_path} records no "
+                f"dispatch of the reviewer {entry.dispatch_agent or ''} this verdict came from",
+                entry.artifact or run.state_path,
+                key=f"absent/{entry.round}",
+            )
 
 
 # ----------------------------------------------------------------------------- windows

@@ -32,6 +32,7 @@ from zodyssey.audit.load_common import (
 )
 from zodyssey.audit.model import (
     AuditedRun,
+    ConsumedNonce,
     CriterionRecord,
     GateEvent,
     PhaseEvent,
@@ -143,20 +144,35 @@ def _load_review(run: AuditedRun, root: Path, doc: dict[str, Any]) -> None:
     review = as_dict(doc.get("review"))
     state = run.review
     load_review_header(run, review, "artifact_sha256")
+    # A verdict from a reported reviewer dispatch is spent like a nonce: its digest.
+    for digest, raw in as_dict(review.get("consumed_dispatches")).items():
+        entry = as_dict(raw)
+        state.consumed.append(
+            ConsumedNonce(
+                nonce=digest,
+                round=as_int(entry.get("round")),
+                artifact=as_str(entry.get("artifact")),
+                sha256=as_str(entry.get("artifact_sha256")),
+            )
+        )
     if as_str(review.get("source")) == "human":
         state.human_by = clip(as_str(review.get("by")) or "a person", 100)
     for raw in as_list(review.get("history")):
         entry = as_dict(raw)
         number = as_int(entry.get("round"))
         human = as_str(entry.get("source")) == "human"
+        dispatch = as_dict(entry.get("dispatch"))
         rnd = ReviewRound(
             round=number,
             verdict=as_str(entry.get("verdict")),
             at=as_str(entry.get("at")),
             human_by=clip(as_str(entry.get("by")) or "a person", 100) if human else None,
-            nonce=as_str(entry.get("nonce")),
+            nonce=as_str(entry.get("nonce")) or as_str(dispatch.get("sha256")),
             blockers=len(as_list(entry.get("blockers"))),
             recorded_sha256=as_str(entry.get("artifact_sha256")),
+            dispatch_sha256=as_str(dispatch.get("sha256")),
+            dispatch_agent=as_str(dispatch.get("agent")),
+            transcript_path=as_str(dispatch.get("transcript_path")),
         )
         if number is not None and number >= 1:
             path = review_artifact_path(root, run.slug, number, entry.get("artifact"))

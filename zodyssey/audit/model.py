@@ -98,6 +98,11 @@ class ReviewRound:
     artifact_plan_sha256: str | None = None  # the plan the artifact says it reviewed
     artifact_sha256: str | None = None  # of the bytes on disk
     recorded_sha256: str | None = None  # what the state says the bytes hashed to
+    # A reviewer verdict the gate took from the harness's report of the dispatch:
+    # the digest of the dispatch's id, the reviewer and the harness's transcript.
+    dispatch_sha256: str | None = None
+    dispatch_agent: str | None = None
+    transcript_path: str | None = None
 
 
 @dataclass

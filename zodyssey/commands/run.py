@@ -21,13 +21,12 @@ exit codes:
   2   bad arguments, unreadable plan, state, artifact or configuration
   6   plan lint problems (one line each; also an OKAY refused for lint)
   10  refused: the criterion's last failure was on a byte-identical work tree
-  11  refused by the run state (no OKAY, missing evidence, nonce not pending or reused,
+  11  refused by the run state (no OKAY, missing evidence, a verdict from a file,
       active run exists, terminal phase, failing blocking checks at done)
 
 examples:
   zodyssey run start add-healthz --plan plan.md
   zodyssey run lint add-healthz
-  zodyssey run review add-healthz --artifact .zcode/staging/momus.json
   zodyssey run review add-healthz --human OKAY --by alice --comment "scope is fine"
   zodyssey run verify add-healthz 1
   zodyssey run todo add-healthz 1 done
@@ -37,6 +36,28 @@ examples:
   zodyssey run list
 
 formats and rules: {docs_url("runs.md")}
+"""
+
+REVIEW_DESCRIPTION = """\
+Record a person's review verdict for the run's next review round.
+
+Where a verdict comes from:
+  reviewer agent  The gate records it, never this command. When the orchestrator
+                  dispatches the reviewer (reviewer_agent, default momus), the
+                  gate's pre-tool hook notes the dispatch (a digest of the
+                  harness's call id; nothing the agent could replay). When the
+                  harness reports that dispatch back to the post-tool hook
+                  (Claude Code and ZCode: PostToolUse of the Agent/Task call,
+                  matched by tool_use_id; Gemini CLI: AfterTool of invoke_agent),
+                  the reviewer's final answer, with exactly one
+                  `VERDICT: OKAY|REJECT` line (or JSON {"verdict": ...}), is the
+                  round's verdict. An OKAY on a plan that fails lint or changed
+                  since the dispatch is recorded as REJECT.
+  a person        --human OKAY|REJECT --by NAME, in their own terminal (the gate
+                  blocks every `run review` form from the agent's shell). On a
+                  harness that identifies no agents (Cursor, Codex) this is the
+                  only way a run gets a verdict.
+  a file          never: --artifact is refused (exit 11).
 """
 
 # subcommand -> (module, handler)
@@ -88,8 +109,19 @@ def register(sub: Any) -> None:
 
     add("lint", "Lint the plan; exit 6 with one line per problem.")
 
-    review = add("review", "Record a review round: the reviewer's artifact or a human verdict.")
-    review.add_argument("--artifact", metavar="FILE", help="reviewer artifact (JSON or prose)")
+    review = actions.add_parser(
+        "review",
+        parents=[common],
+        help="Record a person's review verdict (a reviewer agent's is recorded by the gate).",
+        description=REVIEW_DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    review.add_argument(
+        "--artifact",
+        metavar="FILE",
+        help="refused (exit 11): a verdict is never taken from a file the agent could write",
+    )
     review.add_argument("--human", choices=("OKAY", "REJECT"), help="a person's verdict")
     review.add_argument("--by", metavar="NAME", help="who decided (with --human)")
     review.add_argument("--comment", metavar="C", help="why (with --human)")

@@ -1,5 +1,5 @@
-"""Carry out what an allowed call takes: dispatch slots, the review nonce,
-file locks and the ungated-shell record.
+"""Carry out what an allowed call takes: dispatch slots, the pending reviewer
+dispatch, file locks and the ungated-shell record.
 
 All writes go through `zodyssey.core.store` (fcntl lock, re-read, atomic
 replace). Each effect re-checks its condition under the lock, because the
@@ -37,8 +37,9 @@ def apply(decision: "Decision", ctx: "RunContext") -> "Decision":
         for effect in decision.effects:
             if effect.kind == "slot":
                 taken_slot = _take_slot(root, ctx, str(effect.data or ""))
-            elif effect.kind == "nonce":
-                _mint_nonce(root, ctx)
+            elif effect.kind == "review":
+                key, agent, harness = effect.data
+                _pend_review(root, ctx, key, agent, harness)
             elif effect.kind == "locks":
                 owner, wanted, session = effect.data
                 _take_locks(root, ctx, owner, wanted, session)
@@ -117,17 +118,34 @@ def release_slot(root: "str | os.PathLike[str]", slug: str, tool_use_id: str) ->
     return store.update_json(path, remove, list)
 
 
-def _mint_nonce(root: str, ctx: "RunContext") -> None:
-    nonce = os.urandom(16).hex()
+def _pend_review(root: str, ctx: "RunContext", key: str, agent: str, harness: str) -> None:
+    """Record the reviewer dispatch whose reported answer will be the round's verdict.
 
-    def mint(state: "dict[str, Any]") -> None:
+    The state keeps a digest of the dispatch's id (the harness's tool_use_id,
+    else the key of its owner, agent and prompt), the plan hash the reviewer
+    is about to read, and when: nothing the agent could hand back to open the
+    gate. Only the post-tool hook the harness runs for this very dispatch
+    records its verdict (`zodyssey.runs.review.record_reported`).
+    """
+    from zodyssey.runs.review import dispatch_digest
+
+    pending = {
+        "sha256": dispatch_digest(key),
+        "agent": agent,
+        "harness": harness,
+        "plan_sha256": ctx.plan().sha256,
+        "at": store.now_iso(),
+    }
+
+    def put(state: "dict[str, Any]") -> None:
         review = state.get("review")
         if not isinstance(review, dict):
             review = {}
             state["review"] = review
-        review["pending_nonce"] = nonce
+        review["pending_dispatch"] = pending
+        review["pending_nonce"] = None
 
-    store.RunStore(root, ctx.slug).update(mint)
+    store.RunStore(root, ctx.slug).update(put)
 
 
 def _take_locks(

@@ -421,4 +421,10 @@ def _post_tool(
         for slug, state in active:
             if not isinstance(state, str):
                 release_slot(Path(root), slug, slot)
+    if call.tool_name in adapter.reviewer_tools:
+        # The harness reports the dispatch it ran: the reviewer's verdict, if
+        # this is the pending reviewer dispatch (zodyssey.runs.review).
+        from zodyssey.gate.verdicts import record
+
+        record(runs, call, payload, adapter)
     return 0

@@ -13,7 +13,7 @@ Shell commands are classified first; a write-capable part that names no
 target blocks in every phase. Dispatches (Task/Agent) have their own rules.
 
 Side effects the hook must carry out when a call is allowed (take a dispatch
-slot, mint the review nonce, take file locks, record an ungated shell call)
+slot, record the pending reviewer dispatch, take file locks, record an ungated shell call)
 are returned as `effects`; the hook re-checks them under the state lock.
 """
 
@@ -60,7 +60,7 @@ ASK_THE_USER = "ask the user to run it in their own terminal"
 
 
 class Effect(Fields):
-    kind: str  # "slot" | "nonce" | "locks" | "ungated"
+    kind: str  # "slot" | "review" | "locks" | "ungated"
     data: "Any" = None
 
 
@@ -201,7 +201,13 @@ def _shell(call: "ToolCall", ctx: "RunContext") -> "Decision":
 # Patterns for `re` (imported where used: the hook's write path does not load it).
 _HATCH_SQUASH = r"[\s'\"\\+$`(){}\[\],;|&]"
 _HATCH_CODES = r"\bchr\b|\\x[0-9a-f]{2}|\\u[0-9a-f]{4}|\\[0-7]{3}|base64|\bdecode\b|fromcharcode|\bpack\b|\bord\b"
-_HATCH_MARKERS = ("zcode", "zodyssey.toml", "pyproject", "settings.json", "hooks.json")
+_HATCH_MARKERS = (
+    "zcode",
+    "zodyssey",  # the hook itself (`python -m zodyssey.gate post-tool`, hook_entry.py)
+    "pyproject",
+    "settings.json",
+    "hooks.json",
+)
 
 
 def _hatch_reaches_state(command: str, analysis: "shell.Analysis") -> str | None:
@@ -737,9 +743,10 @@ def _dispatch(call: "ToolCall", ctx: "RunContext") -> "Decision":
         )
     from zodyssey.gate.toolcall import anon_key
 
-    effects = [Effect("slot", call.tool_use_id or anon_key(call))]
+    key = call.tool_use_id or anon_key(call)
+    effects = [Effect("slot", key)]
     if reviewer:
-        effects.append(Effect("nonce"))
+        effects.append(Effect("review", (key, agent, call.harness)))
     return Decision(True, "", "", tuple(effects))
 
 

@@ -1,7 +1,7 @@
 """Which `zodyssey ...` command lines an agent may run from its shell during a run.
 
 `zodyssey run` is the trusted writer of run state: the store enforces its
-rules (no OKAY without the dispatch nonce, no `todo done` without evidence, no
+rules (no `todo done` without evidence, no
 `phase done` with open todos, the review round cap), so the agent may call it
 like any other program. A few forms exist for a person to override those rules
 (a human verdict, a forced `done`, abandoning or parking a run); when an agent
@@ -16,10 +16,12 @@ Forms (argparse accepts unambiguous abbreviations of long options, so an
 abbreviation of a person-only option counts as that option):
 - read-only: `run status|lint|list`, `--help` anywhere, `zodyssey --version`,
   `zodyssey audit` without `-o/--output`;
-- agent-allowed: `run start`, `run review --artifact`, `run verify`,
+- agent-allowed: `run start`, `run verify`,
   `run todo ... pending|in_flight|done|failed`, `run window ... -- CMD` (CMD is
   classified like any command), `run phase` to a non-terminal phase or `done`;
-- person-only: `run review --human`, `run todo --force-done`, `run todo ...
+- person-only: `run review` in every form (a reviewer's verdict is taken from
+  the harness's report of the reviewer dispatch, never from the agent), `zodyssey
+  hook ...` (the harness runs it), `run todo --force-done`, `run todo ...
   blocked`, `run phase --force`, `run phase abandoned|blocked|audited`;
 - anything else is not on the allowlist (judged as an unknown program).
 """
@@ -122,6 +124,13 @@ def judge(words: "list[str | None]") -> "tuple[str, str, int]":
             if word.startswith("-o") or (len(name) > 3 and "--output".startswith(name)):
                 return UNKNOWN, "zodyssey audit -o writes a report file", -1
         return READ, "", -1
+    if argv[0] == "hook":
+        return (
+            PERSON,
+            "`zodyssey hook ...` is run by the harness around each tool call, never from the "
+            f"agent's shell (it records the reviewer's verdict): {ASK_THE_USER}",
+            -1,
+        )
     if argv[0] != "run":
         return UNKNOWN, f"zodyssey {argv[0]} is not on the read-only allowlist", -1
     if len(argv) < 2:
@@ -138,9 +147,9 @@ def judge(words: "list[str | None]") -> "tuple[str, str, int]":
     if sub in _READ_SUBCOMMANDS:
         return READ, "", -1
     if sub == "review":
-        if "--human" in options or "--by" in options or "--comment" in options:
-            return _person("review --human")
-        return AGENT, "", -1
+        # The reviewer's verdict comes from the harness's report of its dispatch,
+        # never from the agent's shell; what is left of `run review` is a person's.
+        return _person("review")
     if sub == "todo":
         if "--force-done" in options:
             return _person("todo --force-done")

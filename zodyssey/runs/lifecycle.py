@@ -162,6 +162,9 @@ def cmd_start(args: argparse.Namespace) -> int:
     if archived:
         print(f"the previous run {ctx.slug!r} was archived to {archived}")
     print(sandbox_status())
+    from zodyssey.runs.review import verdict_sources
+
+    print(verdict_sources(ctx.root, ctx.slug))
     return 0
 
 

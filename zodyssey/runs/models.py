@@ -35,6 +35,26 @@ class _Open(BaseModel):
 # --------------------------------------------------------------------------- review
 
 
+class ReportedDispatch(_Open):
+    """The reviewer dispatch a verdict was taken from, as the harness reported it."""
+
+    sha256: str  # digest of the dispatch's id: nothing that could be handed back
+    agent: str
+    harness: str
+    dispatched_at: str | None = None
+    transcript_path: str | None = None  # the harness's transcript the report named
+
+
+class PendingDispatch(_Open):
+    """Written by the gate's pre-tool hook when the reviewer is dispatched."""
+
+    sha256: str
+    agent: str
+    harness: str
+    plan_sha256: str | None = None  # the plan the reviewer is about to read
+    at: str
+
+
 class ReviewRound(_Open):
     """One entry of `review.history`: every round, agent or human, accepted or refused."""
 
@@ -43,9 +63,10 @@ class ReviewRound(_Open):
     verdict: Verdict  # the verdict that took effect for this round
     blockers: list[Any] = Field(default_factory=list)
     source: Literal["agent", "human"] = "agent"
-    by: str | None = None  # human reviewer's name; None for the agent reviewer
+    by: str | None = None  # the person, or the reviewer agent whose answer was reported
     comment: str | None = None
-    nonce: str | None = None  # the consumed nonce (agent rounds only)
+    nonce: str | None = None  # older gates' consumed nonce; null since verdicts are reported
+    dispatch: ReportedDispatch | None = None  # the reviewer dispatch the verdict came from
     artifact: str | None = None  # recorded artifact, `.zcode/reviews/<slug>-r<N>.json`
     artifact_sha256: str | None = None  # sha256 of the recorded artifact file bytes
     plan_sha256: str | None = None  # plan on disk when the round was decided
@@ -71,8 +92,10 @@ class Review(_Open):
     plan_sha256: str | None = None  # plan bound at OKAY
     history: list[ReviewRound] = Field(default_factory=list)
     blockers: list[Any] = Field(default_factory=list)
-    # Minted by the gate hook when the reviewer agent is dispatched: a string,
-    # or an object carrying at least `nonce` (the gate may add plan_sha256, at).
+    # The reviewer dispatch whose reported answer will be the next verdict.
+    pending_dispatch: PendingDispatch | None = None
+    consumed_dispatches: dict[str, ConsumedNonce] = Field(default_factory=dict)
+    # Written by older versions of the gate (a nonce minted at dispatch); read, never accepted.
     pending_nonce: str | dict[str, Any] | None = None
     consumed_nonces: dict[str, ConsumedNonce] = Field(default_factory=dict)
     source: Literal["agent", "human"] | None = None  # who decided the current verdict
@@ -92,11 +115,13 @@ class ReviewArtifact(_Open):
     by: str | None = None
     comment: str | None = None
     nonce: str | None = None
+    dispatch: ReportedDispatch | None = None
     plan_sha256: str | None = None
     recorded_at: str
-    input_path: str | None = None  # the artifact file the reviewer produced
-    input_sha256: str | None = None
+    input_path: str | None = None  # (older versions: the artifact file handed in)
+    input_sha256: str | None = None  # of the reviewer's answer
     input_format: Literal["json", "prose"] | None = None
+    response: str | None = None  # the reviewer's answer as the harness reported it
 
 
 # --------------------------------------------------------------------------- state lanes

@@ -1,9 +1,14 @@
-"""`run review`: record the reviewer's verdict (or a person's) for one review round.
+"""Review rounds: the reviewer agent's verdict as the harness reported it, or a person's.
 
-An agent verdict is accepted only with the nonce the gate minted when it
-dispatched the reviewer (`review.pending_nonce`); the nonce is then moved to
-`review.consumed_nonces` and can never be used again. OKAY needs a clean plan
-lint and binds the sha256 of the plan on disk.
+Nothing the orchestrating agent holds can open the gate. A reviewer agent's
+verdict is never handed in by the agent: the gate's pre-tool hook records the
+reviewer's dispatch (`review.pending_dispatch`, a digest of the harness's call
+id, never a secret the agent could replay), and the post-tool hook the harness
+runs when that dispatch returns takes the reviewer's final answer from the
+harness's own report (`record_reported`). `zodyssey run review` records a
+person's verdict (`--human`) only. OKAY needs a clean plan lint and binds the
+sha256 of the plan on disk; a verdict on a plan changed since the dispatch is
+recorded as REJECT.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from zodyssey.core.store import dump_json, now_iso
 from zodyssey.core.vocabulary import BLOCKED, HALTED_PHASES
 from zodyssey.errors import UsageError, ZodysseyError
 from zodyssey.runs.checks import load_checks, test_command
-from zodyssey.runs.context import RunContext, RunRefused, gate_entry
+from zodyssey.runs.context import RunContext, gate_entry
 from zodyssey.runs.lint import lint_plan
 
 _VERDICT_LINE = re.compile(r"^\s*\**VERDICT\**\s*:\s*\**\s*(OKAY|REJECT)\s*\**\s*$")
@@ -104,34 +109,21 @@ def parse_artifact(text: str, source: str) -> ParsedArtifact:
     return ParsedArtifact(verdicts[0], nonces[0] if nonces else None, prose_blockers, None, "prose")
 
 
-def _pending_nonce(review: dict[str, Any]) -> tuple[str | None, dict[str, Any]]:
-    pending = review.get("pending_nonce")
-    if isinstance(pending, str) and pending:
-        return pending, {}
-    if isinstance(pending, dict) and isinstance(pending.get("nonce"), str):
-        return str(pending["nonce"]), pending
-    return None, {}
-
-
-def _read_arguments(args: argparse.Namespace) -> tuple[ParsedArtifact | None, bytes, Path | None]:
-    """Check the flags; read and parse `--artifact` (None, b"", None for `--human`)."""
-    if bool(args.artifact) == bool(args.human):
-        raise UsageError("give either --artifact FILE or --human OKAY|REJECT --by NAME")
-    if args.human and not (args.by or "").strip():
+def _read_arguments(args: argparse.Namespace) -> None:
+    """Check the flags of a person's verdict."""
+    if not args.human:
+        raise UsageError("give --human OKAY|REJECT --by NAME (a person's verdict)")
+    if not (args.by or "").strip():
         raise UsageError("--human needs --by NAME (who decided)")
-    if (args.by or args.comment) and not args.human:
-        raise UsageError("--by and --comment go with --human")
-    if not args.artifact:
-        return None, b"", None
-    input_path = Path(args.artifact).resolve()
-    try:
-        raw_bytes = input_path.read_bytes()
-        text = raw_bytes.decode("utf-8")
-    except OSError as exc:
-        raise UsageError(f"cannot read review artifact {args.artifact}: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"review artifact {args.artifact} is not UTF-8 text") from exc
-    return parse_artifact(text, args.artifact), raw_bytes, input_path
+
+
+ARTIFACT_REFUSED = (
+    "a reviewer's verdict is not handed in by a file: the gate takes it from the "
+    "harness's own report of the reviewer dispatch (Claude Code and ZCode: the "
+    "PostToolUse of the Agent/Task call; Gemini CLI: the AfterTool of invoke_agent), "
+    "so dispatch the reviewer again; on a harness that identifies no agents (Cursor, "
+    "Codex) a person decides: `zodyssey run review SLUG --human OKAY|REJECT --by NAME`"
+)
 
 
 def _refuse_halted(ctx: RunContext, phase: Any, human: bool) -> None:
@@ -150,56 +142,8 @@ def _refuse_halted(ctx: RunContext, phase: Any, human: bool) -> None:
         )
 
 
-def _agent_nonce(
-    review: dict[str, Any], parsed: ParsedArtifact, slug: str
-) -> tuple[str, dict[str, Any]]:
-    """The artifact's nonce if it is the one pending for this round (else RunRefused)."""
-    round_now = int(review.get("round", 0) or 0)
-    max_rounds = int(review.get("max_rounds", 3) or 3)
-    if round_now >= max_rounds:
-        raise RunRefused(
-            f"review round {round_now}/{max_rounds} was the last one; the run is "
-            f"blocked: ask the user (`zodyssey run review {slug} --human "
-            "OKAY|REJECT --by NAME`)",
-            Exit.REFUSED_STATE,
-        )
-    nonce = parsed.nonce
-    pending, pending_info = _pending_nonce(review)
-    if not nonce:
-        raise RunRefused(
-            "the review artifact carries no nonce: the reviewer must echo the nonce "
-            "the gate minted when it was dispatched",
-            Exit.REFUSED_STATE,
-        )
-    consumed = review.get("consumed_nonces") or {}
-    if nonce in consumed:
-        used = consumed[nonce]
-        raise RunRefused(
-            f"nonce {nonce[:12]} was already used in round "
-            f"{used.get('round') if isinstance(used, dict) else '?'}; a review nonce is "
-            "good for one verdict: dispatch the reviewer again",
-            Exit.REFUSED_STATE,
-        )
-    if pending is None:
-        raise RunRefused(
-            "no reviewer dispatch is pending: the gate mints a nonce when the reviewer "
-            "agent is dispatched, and the artifact must carry it",
-            Exit.REFUSED_STATE,
-        )
-    if nonce != pending:
-        raise RunRefused(
-            f"the artifact's nonce {nonce[:12]} is not the one minted for the pending "
-            f"reviewer dispatch ({pending[:12]})",
-            Exit.REFUSED_STATE,
-        )
-    return nonce, pending_info
-
-
-def _okay_refused(
-    parsed: ParsedArtifact, pending_info: dict[str, Any], problems: list[Any], plan_sha: str
-) -> str | None:
+def _okay_refused(seen: str | None, problems: list[Any], plan_sha: str) -> str | None:
     """Why a reviewer's OKAY cannot stand (lint problems, a plan changed since it was read)."""
-    seen = pending_info.get("plan_sha256") or parsed.plan_sha256
     if problems:
         return f"plan lint: {len(problems)} problem(s)"
     if seen and seen != plan_sha:
@@ -210,6 +154,10 @@ def _okay_refused(
     return None
 
 
+# The most of a reviewer's answer kept in its round's artifact.
+MAX_RESPONSE = 64 * 1024
+
+
 @dataclass
 class _Round:
     """One review round as decided, before it is written into the state."""
@@ -217,12 +165,11 @@ class _Round:
     verdict: str  # what was asked for (the reviewer's or the person's)
     effective: str  # what is recorded (an OKAY refused is a REJECT)
     refused: str | None
-    nonce: str | None
-    parsed: ParsedArtifact | None
+    parsed: ParsedArtifact | None  # the reviewer's answer (None: a person's verdict)
     by: str | None
     comment: str | None
-    raw_bytes: bytes
-    input_path: Path | None
+    dispatch: dict[str, Any] | None = None  # the reported reviewer dispatch
+    response: str = ""  # the reviewer's final answer as the harness reported it
 
 
 def _record_round(
@@ -233,17 +180,12 @@ def _record_round(
     todo_ids: list[str],
     plan_sha: str,
 ) -> dict[str, Any]:
-    """The transition: write the round's artifact, spend the nonce, move the phase."""
+    """The transition: write the round's artifact, spend the dispatch, move the phase."""
     review = st.setdefault("review", {})
     round_now = int(review.get("round", 0) or 0)
     max_rounds = int(review.get("max_rounds", 3) or 3)
-    consumed = review.setdefault("consumed_nonces", {})
-    parsed, refused, effective, nonce = (
-        decided.parsed,
-        decided.refused,
-        decided.effective,
-        decided.nonce,
-    )
+    parsed, refused, effective = decided.parsed, decided.refused, decided.effective
+    dispatch = decided.dispatch
     round_new = round_now + 1
     at = now_iso()
     artifact_path = reviews_dir(ctx.root) / f"{ctx.slug}-r{round_new}.json"
@@ -252,6 +194,7 @@ def _record_round(
         blockers = blockers + [p.render() for p in problems]
     elif refused:
         blockers = [*blockers, refused]
+    response = decided.response.encode("utf-8", "surrogatepass")
     document = {
         "slug": ctx.slug,
         "round": round_new,
@@ -262,26 +205,27 @@ def _record_round(
         "source": "agent" if parsed else "human",
         "by": decided.by,
         "comment": decided.comment,
-        "nonce": nonce,
+        "nonce": None,
+        "dispatch": dispatch,
         "plan_sha256": plan_sha,
         "recorded_at": at,
-        "input_path": str(decided.input_path) if decided.input_path else None,
-        "input_sha256": (
-            hashlib.sha256(decided.raw_bytes).hexdigest() if decided.input_path else None
-        ),
+        "input_path": None,
+        "input_sha256": hashlib.sha256(response).hexdigest() if parsed else None,
         "input_format": parsed.fmt if parsed else None,
+        "response": decided.response[:MAX_RESPONSE] if parsed else None,
     }
     artifact_text = dump_json(document)
     write_atomic(artifact_path, artifact_text)
     artifact_sha = hashlib.sha256(artifact_text.encode("utf-8")).hexdigest()
-    if nonce:
-        consumed[nonce] = {
+    if dispatch is not None:
+        review.setdefault("consumed_dispatches", {})[dispatch["sha256"]] = {
             "round": round_new,
             "at": at,
             "artifact": str(artifact_path),
             "artifact_sha256": artifact_sha,
         }
-        review["pending_nonce"] = None
+        review["pending_dispatch"] = None
+    review["pending_nonce"] = None  # (minted by older versions of the gate; never accepted)
     review["round"] = round_new
     review["max_rounds"] = max_rounds
     review["verdict"] = effective
@@ -300,7 +244,8 @@ def _record_round(
             "source": document["source"],
             "by": document["by"],
             "comment": document["comment"],
-            "nonce": nonce,
+            "nonce": None,
+            "dispatch": dispatch,
             "artifact": str(artifact_path),
             "artifact_sha256": artifact_sha,
             "plan_sha256": plan_sha,
@@ -330,7 +275,7 @@ def _record_round(
                 "verdict_invalidated": False,
             }
         )
-    who = f"human:{document['by']}" if not parsed else "zodyssey run review"
+    who = f"human:{document['by']}" if not parsed else f"reviewer:{decided.by}"
     gate_entry(
         st,
         "review",
@@ -351,14 +296,18 @@ def _record_round(
 
 def cmd_review(args: argparse.Namespace) -> int:
     ctx = RunContext.open(args.repo, args.slug)
-    parsed, raw_bytes, input_path = _read_arguments(args)
+    if args.artifact:
+        if ctx.store.exists():
+            ctx.refuse("review", ARTIFACT_REFUSED.replace("SLUG", ctx.slug), Exit.REFUSED_STATE)
+        raise ZodysseyError(ARTIFACT_REFUSED.replace("SLUG", ctx.slug), Exit.REFUSED_STATE)
+    _read_arguments(args)
     state = ctx.state()
-    _refuse_halted(ctx, state.get("phase"), bool(args.human))
+    _refuse_halted(ctx, state.get("phase"), True)
     loaded = ctx.load_plan(state)
     problems = lint_plan(loaded.plan, test_command(load_checks(ctx.root)))
-    verdict = parsed.verdict if parsed else str(args.human)
+    verdict = str(args.human)
 
-    if args.human and verdict == "OKAY" and problems:
+    if verdict == "OKAY" and problems:
         for problem in problems:
             print(problem.render())
         ctx.refuse(
@@ -371,55 +320,228 @@ def cmd_review(args: argparse.Namespace) -> int:
     todo_ids = [todo.id for todo in loaded.plan.todos]
 
     def mutate(st: dict[str, Any]) -> None:
-        refused: str | None = None
-        nonce: str | None = None
-        if args.human:
-            # A person's review re-reviews the configuration the gate judges by.
-            from zodyssey.config import config_digest
+        # A person's review re-reviews the configuration the gate judges by.
+        from zodyssey.config import config_digest
 
-            digest, source = config_digest(ctx.root)
-            st["gate_config"] = {"sha256": digest, "source": source}
-        if parsed is not None:
-            nonce, pending_info = _agent_nonce(st.setdefault("review", {}), parsed, ctx.slug)
-            # Valid: the nonce is spent whatever the outcome, so an artifact cannot be
-            # replayed against a plan edited after the reviewer saw it.
-            if verdict == "OKAY":
-                refused = _okay_refused(parsed, pending_info, problems, loaded.sha256)
+        digest, source = config_digest(ctx.root)
+        st["gate_config"] = {"sha256": digest, "source": source}
         decided = _Round(
             verdict=verdict,
-            effective="REJECT" if refused else verdict,
-            refused=refused,
-            nonce=nonce,
-            parsed=parsed,
-            by=None if parsed else args.by.strip(),
-            comment=None if parsed else args.comment,
-            raw_bytes=raw_bytes,
-            input_path=input_path,
+            effective=verdict,
+            refused=None,
+            parsed=None,
+            by=args.by.strip(),
+            comment=args.comment,
         )
         outcome.update(_record_round(st, ctx, decided, problems, todo_ids, loaded.sha256))
 
-    try:
-        ctx.store.update(mutate)
-    except RunRefused as exc:
-        ctx.refuse("review", exc.message, exc.exit_code)
-    source = "human verdict" if args.human else "reviewer verdict"
+    ctx.store.update(mutate)
     print(
         f"review round {outcome['round']}/{outcome['max_rounds']}: {outcome['verdict']} "
-        f"({source}); recorded {outcome['path']}; phase {outcome['phase']}"
+        f"(human verdict); recorded {outcome['path']}; phase {outcome['phase']}"
     )
-    if outcome["refused"]:
-        for problem in problems:
-            print(problem.render())
-        code = Exit.LINT if problems else Exit.REFUSED_STATE
-        raise ZodysseyError(
-            f"the reviewer's OKAY was not accepted ({outcome['refused']}); the round is "
-            "recorded as REJECT: fix the plan and dispatch the reviewer again",
-            code,
-        )
-    if outcome["verdict"] == "REJECT" and outcome["phase"] == "blocked":
-        print(
-            f"review rejected {outcome['round']} times (max {outcome['max_rounds']}): the run is "
-            f"blocked; ask the user to decide (`zodyssey run review {ctx.slug} --human "
-            "OKAY|REJECT --by NAME`)"
-        )
     return 0
+
+
+def dispatch_digest(key: str) -> str:
+    """What the run state keeps of a reviewer dispatch's id: a digest, nothing to replay."""
+    return hashlib.sha256(
+        f"zodyssey-review-dispatch\x00{key}".encode("utf-8", "surrogatepass")
+    ).hexdigest()
+
+
+def record_reported(
+    root: str | Path,
+    slug: str,
+    key: str,
+    agent: str,
+    harness: str,
+    answer: str | None,
+    transcript: str | None = None,
+) -> str | None:
+    """Record the verdict of the reviewer dispatch `key` from the harness's report of it.
+
+    Called by the post-tool hook, which the harness runs when the dispatch
+    returns; `answer` is the reviewer's final answer as the harness reports it
+    (None when the report carries none). Nothing happens unless `key` is the
+    reviewer dispatch the pre-tool hook recorded as pending for this run.
+    Returns one line saying what was recorded, or None when the dispatch is
+    not this run's pending review.
+    """
+    ctx = RunContext.open(str(root), slug)
+    digest = dispatch_digest(key)
+    state = ctx.state()
+    review = state.get("review") if isinstance(state.get("review"), dict) else {}
+    pending = review.get("pending_dispatch") if isinstance(review, dict) else None
+    if not isinstance(pending, dict) or pending.get("sha256") != digest:
+        return None
+    if state.get("phase") in HALTED_PHASES:
+        return None
+    loaded = ctx.load_plan(state)
+    problems = lint_plan(loaded.plan, test_command(load_checks(ctx.root)))
+    todo_ids = [todo.id for todo in loaded.plan.todos]
+    parsed: ParsedArtifact | None = None
+    problem: str | None = None
+    if answer is None or not answer.strip():
+        problem = "the harness reported no answer of the reviewer"
+    else:
+        try:
+            parsed = parse_artifact(answer, f"of the reviewer {agent}")
+        except UsageError as exc:
+            problem = exc.message
+    outcome: dict[str, Any] = {}
+
+    def mutate(st: dict[str, Any]) -> None:
+        now = st.setdefault("review", {})
+        current = now.get("pending_dispatch")
+        if not isinstance(current, dict) or current.get("sha256") != digest:
+            return  # another hook process recorded it meanwhile
+        if digest in (now.get("consumed_dispatches") or {}):
+            return
+        if parsed is None:
+            now["pending_dispatch"] = None
+            gate_entry(
+                st,
+                "review",
+                "refuse",
+                by=f"reviewer:{agent}",
+                subject="reviewer dispatch",
+                reason=f"{problem}; no round recorded: dispatch the reviewer again",
+            )
+            outcome["line"] = f"no verdict recorded: {problem}"
+            return
+        round_now = int(now.get("round", 0) or 0)
+        max_rounds = int(now.get("max_rounds", 3) or 3)
+        if round_now >= max_rounds:
+            now["pending_dispatch"] = None
+            gate_entry(
+                st,
+                "review",
+                "refuse",
+                by=f"reviewer:{agent}",
+                subject="reviewer dispatch",
+                reason=f"review round {round_now}/{max_rounds} was the last one",
+            )
+            outcome["line"] = "no verdict recorded: the round cap is reached"
+            return
+        seen = current.get("plan_sha256")
+        refused = (
+            _okay_refused(seen if isinstance(seen, str) else None, problems, loaded.sha256)
+            if parsed.verdict == "OKAY"
+            else None
+        )
+        dispatch = {
+            "sha256": digest,
+            "agent": agent,
+            "harness": harness,
+            "dispatched_at": current.get("at"),
+            "transcript_path": transcript,
+        }
+        decided = _Round(
+            verdict=parsed.verdict,
+            effective="REJECT" if refused else parsed.verdict,
+            refused=refused,
+            parsed=parsed,
+            by=agent,
+            comment=None,
+            dispatch=dispatch,
+            response=answer or "",
+        )
+        result = _record_round(st, ctx, decided, problems, todo_ids, loaded.sha256)
+        outcome["line"] = (
+            f"review round {result['round']}/{result['max_rounds']}: {result['verdict']} "
+            f"(reviewer {agent}, reported by {harness})"
+            + (f"; the reviewer's OKAY was not accepted: {refused}" if refused else "")
+            + f"; phase {result['phase']}"
+        )
+
+    ctx.store.update(mutate)
+    line = outcome.get("line")
+    return str(line) if line is not None else None
+
+
+# The most of a harness transcript the audit reads.
+MAX_TRANSCRIPT = 256 * 1024 * 1024
+_ID_KEYS = ("id", "tool_use_id", "toolUseId", "callId", "call_id")
+
+
+def transcript_holds(path: str, digest: str, agent: str | None) -> bool | None:
+    """Whether the harness transcript at `path` records the reviewer dispatch `digest`.
+
+    Claude Code's transcript (JSON lines) names every tool call by its
+    `tool_use_id`: the dispatch is there when one of its ids digests to
+    `digest`. A harness without call ids (Gemini CLI) is matched by the
+    `invoke_agent` call naming the reviewer. None when the file cannot be read.
+    """
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_TRANSCRIPT + 1)
+    except OSError:
+        return None
+    if len(raw) > MAX_TRANSCRIPT:
+        return None
+    text = raw.decode("utf-8", "replace")
+    documents: list[Any] = []
+    try:
+        documents.append(json.loads(text))
+    except (ValueError, RecursionError):
+        for line in text.splitlines():
+            try:
+                documents.append(json.loads(line))
+            except (ValueError, RecursionError):
+                continue
+    stack = documents
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            for key in _ID_KEYS:
+                value = item.get(key)
+                if isinstance(value, str) and dispatch_digest(value) == digest:
+                    return True
+            args = item.get("args")
+            if (
+                agent
+                and item.get("name") == "invoke_agent"
+                and isinstance(args, dict)
+                and args.get("agent_name") == agent
+            ):
+                return True
+            stack.extend(item.values())
+    return False
+
+
+# Harnesses whose post-tool report carries a dispatched subagent's final answer.
+REPORTING_HARNESSES = ("claude-code", "zcode", "gemini")
+
+
+def verdict_sources(root: Path, slug: str) -> str:
+    """What `run start` says about where this run's review verdict will come from."""
+    from zodyssey.config import load_config
+
+    try:
+        declared = load_config(root).section("gate").get("harnesses", [])
+    except ZodysseyError:
+        declared = []
+    if isinstance(declared, str):
+        declared = [declared]
+    declared = [h for h in declared if isinstance(h, str)] if isinstance(declared, list) else []
+    person = (
+        f"a person decides in their own terminal: `zodyssey run review {slug} --human "
+        "OKAY|REJECT --by NAME`"
+    )
+    reporting = [h for h in declared if h in REPORTING_HARNESSES]
+    silent = [h for h in declared if h not in REPORTING_HARNESSES]
+    parts = []
+    if reporting or not declared:
+        names = ", ".join(reporting) or "Claude Code, ZCode and Gemini CLI"
+        parts.append(
+            f"review verdict: the reviewer's own answer, as {names} report its dispatch to "
+            "the gate's post-tool hook (no verdict file, no nonce)"
+        )
+    if silent:
+        parts.append(f"on {', '.join(silent)} (no agent reports) {person}")
+    elif not declared:
+        parts.append(f"on Cursor and Codex, which report no agents, {person}")
+    return "; ".join(parts)

@@ -14,10 +14,15 @@ if TYPE_CHECKING:
 
     class Harness(Protocol):
         name: str
+        # Dispatch tools whose post-tool report carries the subagent's final
+        # answer (empty: the harness identifies no agents, a person decides).
+        reviewer_tools: "frozenset[str]"
 
         def to_call(self, payload: "dict[str, Any]") -> "ToolCall": ...
 
         def block(self, reason: str, slug: str) -> "Reply": ...
+
+        def report(self, payload: "dict[str, Any]") -> "str | None": ...
 
 
 class Reply(tuple[int, str, str]):
@@ -49,6 +54,39 @@ class Reply(tuple[int, str, str]):
 
 
 ALLOW = Reply(0)
+
+# Where a dispatch's post-tool report keeps the subagent's final answer, by harness:
+# Claude Code `content` (text blocks), Gemini `llmContent` (text or parts).
+ANSWER_KEYS = ("content", "llmContent", "result", "output", "text")
+
+
+def answer_text(response: "Any", keys: "tuple[str, ...]" = ANSWER_KEYS) -> "str | None":
+    """The text of a subagent's final answer in a post-tool `tool_response`, or None.
+
+    Only the answer itself counts: the report may echo the dispatch prompt (the
+    orchestrator's words), which must never be taken for the reviewer's.
+    """
+    if isinstance(response, str):
+        return response
+    if isinstance(response, list):
+        texts = []
+        for block in response[:256]:
+            if isinstance(block, str):
+                texts.append(block)
+            elif (
+                isinstance(block, dict)
+                and isinstance(block.get("text"), str)
+                and block.get("type", "text") == "text"
+            ):
+                texts.append(block["text"])
+        return "\n".join(texts) if texts else None
+    if isinstance(response, dict):
+        if response.get("error"):
+            return None
+        for key in keys:
+            if key in response:
+                return answer_text(response[key], ())
+    return None
 
 
 # --harness value -> module under zodyssey.gate.harness

@@ -16,9 +16,13 @@ if TYPE_CHECKING:
 
 class Codex:
     name = "codex"
+    reviewer_tools: "frozenset[str]" = frozenset()  # no agent reports: a person decides
 
     def to_call(self, payload: "dict[str, Any]") -> "ToolCall":
         return build_call(self.name, payload.get("tool_name"), payload.get("tool_input"), payload)
+
+    def report(self, payload: "dict[str, Any]") -> "str | None":
+        return None
 
     def block(self, reason: str, slug: str) -> "Reply":
         import json  # only a block replies in JSON; allowing stays json-free

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
 class Cursor:
     name = "cursor"
+    reviewer_tools: "frozenset[str]" = frozenset()  # no agent reports: a person decides
 
     def to_call(self, payload: "dict[str, Any]") -> "ToolCall":
         event = payload.get("hook_event_name")
@@ -39,6 +40,9 @@ class Cursor:
         ):
             tool_name = f"mcp__{payload.get('server') or 'cursor'}__{tool_name}"
         return build_call(self.name, tool_name, tool_input, payload)
+
+    def report(self, payload: "dict[str, Any]") -> "str | None":
+        return None
 
     def block(self, reason: str, slug: str) -> "Reply":
         import json  # only a block replies in JSON; allowing stays json-free
