@@ -35,6 +35,9 @@ DEFAULT_READ_ONLY_AGENTS = (
     "prometheus",
     "architect",
     "code-architect",
+    # Gemini CLI's built-in agents that only read
+    "codebase_investigator",
+    "cli_help",
 )
 
 
@@ -119,6 +122,15 @@ def plan_view(path: str, text: bytes | None, root: str, error: str | None = None
     criteria = frozenset(
         c.command.strip() for todo in plan.todos for c in todo.criteria if c.command
     )
+    entries = sum(len(todo.files) for todo in plan.todos)
+    if entries > MAX_PLAN_FILES:
+        return PlanView(
+            path,
+            None,
+            f"blocks: too large to judge (the plan declares {entries} Files entries, over "
+            f"the {MAX_PLAN_FILES} the gate resolves; declare directories instead)",
+            None,
+        )
     for todo in plan.todos:
         for declared in todo.files:
             is_dir = declared.endswith("/")
@@ -213,6 +225,13 @@ class RunContext:
 # ---------------------------------------------------------------- loaders
 
 
+# The most of a plan the gate reads, and the most Files entries it resolves: a
+# hook that outlives the harness's timeout lets the call through, so a plan
+# over either bound grants nothing and blocks with the reason (docs/gate.md).
+MAX_PLAN_BYTES = 256 * 1024
+MAX_PLAN_FILES = 2048
+
+
 def load_plan(layout: "Layout", slug: str, state: "dict[str, Any]") -> "PlanView":
     from zodyssey.core.paths import plan_location
 
@@ -225,10 +244,18 @@ def load_plan(layout: "Layout", slug: str, state: "dict[str, Any]") -> "PlanView
         return PlanView(path, None, f"plan_path {raw} lies outside the repository", None)
     try:
         with open(path, "rb") as handle:
-            text = handle.read()
+            text = handle.read(MAX_PLAN_BYTES + 1)
     except OSError as exc:
         return PlanView(
             path, None, f"the plan {layout.show(path)} is unreadable ({exc.strerror})", None
+        )
+    if len(text) > MAX_PLAN_BYTES:
+        return PlanView(
+            path,
+            None,
+            f"blocks: too large to judge (the plan {layout.show(path)} is over "
+            f"{MAX_PLAN_BYTES // 1024} KiB, more than the gate reads; shorten it)",
+            None,
         )
     return plan_view(path, text, layout.root)
 

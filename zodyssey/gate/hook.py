@@ -105,9 +105,18 @@ def _payload_dirs(payload: "Any") -> "list[str]":
     return out
 
 
+# The largest payload the hook decodes (a Write of a 16 MiB file fits).
+MAX_STDIN = 16 * 1024 * 1024
+
+
 def _load_payload(raw: bytes) -> "tuple[Any, str | None]":
     from zodyssey.core.jsontext import loads
 
+    if len(raw) > MAX_STDIN:
+        return None, (
+            f"blocks: too large to judge (stdin is {len(raw)} bytes, over the {MAX_STDIN} "
+            "the gate decodes; write the data in smaller calls)"
+        )
     try:
         payload = loads(raw)
     except ValueError as exc:

@@ -711,6 +711,13 @@ _NESTED = (  # compiled on first use (re's cache): only dispatches need it
 
 
 def _dispatch(call: "ToolCall", ctx: "RunContext") -> "Decision":
+    from zodyssey.gate.toolcall import MAX_PROMPT
+
+    if len(call.prompt) > MAX_PROMPT:
+        return _too_large(
+            f"the dispatch prompt is {len(call.prompt)} characters, over the {MAX_PROMPT} the "
+            "gate reads; put the material in a notepad and point the subagent at it"
+        )
     import re
 
     if re.search(_NESTED, call.prompt, re.I):

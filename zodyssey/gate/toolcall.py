@@ -56,8 +56,13 @@ EDIT_TOOLS = frozenset(
 # lets the call through; Linux also refuses a single argument longer than
 # this (MAX_ARG_STRLEN), so `bash -c` could not run a longer one anyway.
 MAX_SHELL_COMMAND = 128 * 1024
+# Most edits one MultiEdit-style call may carry, and most characters of a
+# dispatch prompt: over them the call blocks as too large to judge.
+MAX_EDITS = 1024
+MAX_PROMPT = 256 * 1024
 PATCH_TOOLS = frozenset({"apply_patch", "ApplyPatch", "applyPatch"})
-DISPATCH_TOOLS = frozenset({"Task", "Agent"})
+# Claude Code's `Workflow` runs subagents too (`agent_type: workflow-subagent`).
+DISPATCH_TOOLS = frozenset({"Task", "Agent", "Workflow"})
 READ_TOOLS = frozenset(
     {
         "Read",
@@ -99,11 +104,13 @@ READ_TOOLS = frozenset(
 # keys). A harness not listed is read with every key; two present keys of one
 # kind block (the gate cannot tell which the harness runs).
 COMMAND_KEYS = ("command", "cmd")
-DIR_KEYS = ("workdir", "directory", "cwd")
+DIR_KEYS = ("workdir", "directory", "dir_path", "cwd")
 SHELL_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "claude-code": (("command",), ()),
-    "codex": (("command",), ("workdir",)),
-    "gemini": (("command",), ("directory",)),
+    # Codex: `shell {command, workdir}` and `exec_command {cmd, workdir}`.
+    "codex": (("command", "cmd"), ("workdir",)),
+    # Gemini CLI runs `run_shell_command` in `dir_path` (older releases: `directory`).
+    "gemini": (("command",), ("dir_path", "directory")),
     "cursor": (("command",), ("cwd",)),
 }
 # Keys a dispatch names its agent with; the harness's own key comes first.
@@ -349,6 +356,12 @@ def _edit_targets(tool_name: str, tool_input: "dict[str, Any]") -> "tuple[Target
     the call unreadable (the tool might read it some other way).
     """
     append = False
+    edits_given = tool_input.get("edits")
+    if isinstance(edits_given, list) and len(edits_given) > MAX_EDITS:
+        return (
+            f"blocks: too large to judge ({tool_name} carries {len(edits_given)} edits, over "
+            f"the {MAX_EDITS} the gate reads in one call; split it)"
+        )
     if "edits" in tool_input and isinstance(tool_input["edits"], list):
         edits = tool_input["edits"]
         append = bool(edits) and all(
