@@ -447,3 +447,60 @@ def test_init_never_edits_pyproject_but_says_what_to_declare(tmp_path: Path) -> 
     assert (repo / "pyproject.toml").read_text(encoding="utf-8") == pyproject
     assert 'harnesses = ["claude-code"]' in init.stdout and "[tool.zodyssey.gate]" in init.stdout
     assert "[tool.zodyssey.gate]" in wired  # hook install itself does declare it there
+
+
+# -- the wired command is run: it must start and block (issue 21, item 3)
+
+
+def set_pre_command(repo: Path, command: str) -> None:
+    def put(data: dict[str, Any]) -> None:
+        for group in data["hooks"]["PreToolUse"]:
+            for entry in group["hooks"]:
+                if "pre-tool" in entry["command"]:
+                    entry["command"] = command
+
+    edit_json(repo, ".claude/settings.json", put)
+    commit(repo)
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [
+        (
+            "/nonexistent/venv/bin/python -S -P /nonexistent/zodyssey/gate/hook_entry.py pre-tool",
+            "does not start",
+        ),
+        ('"$CLAUDE_PROJECT_DIR"/.venv/bin/zodyssey hook pre-tool', "does not start"),
+        ("true zodyssey hook pre-tool", "did not block"),
+        ("exit 1; zodyssey hook pre-tool", "failed with exit 1"),
+    ],
+)
+def test_a_wired_command_that_would_not_hold_fails(tmp_path: Path, command: str, said: str) -> None:
+    """A command naming another machine's interpreter used to pass: the harness then ran
+    every call. Judged by running it, not by reading it."""
+    repo = wired(tmp_path, "claude-code")
+    set_pre_command(repo, command)
+    code, part, text = gate_part(repo)
+    assert code == 9, text
+    assert ("hook-not-holding", ".claude/settings.json", "claude-code") in rules(part), part
+    assert said in text, text
+
+
+def test_the_installed_command_holds(tmp_path: Path) -> None:
+    repo = wired(tmp_path, "claude-code", "gemini", "cursor", "codex")
+    code, part, text = gate_part(repo)
+    assert code == 0, text
+    assert not [f for f in part["report"]["findings"] if f["rule"] == "hook-not-holding"]
+
+
+def test_run_start_refuses_when_the_gate_would_not_hold(tmp_path: Path) -> None:
+    repo = wired(tmp_path, "claude-code")
+    set_pre_command(repo, "/nonexistent/python -S -P /x/zodyssey/gate/hook_entry.py pre-tool")
+    done = zodyssey(repo, "run", "start", "demo")
+    assert done.returncode == 11, done.stdout + done.stderr
+    assert "zodyssey hook install --harness claude-code" in done.stderr, done.stderr
+    assert ".claude/settings.json" in done.stderr
+    assert not (repo / ".zcode" / "state" / "demo.json").exists()
+    set_pre_command(repo, "zodyssey hook pre-tool")
+    again = zodyssey(repo, "run", "start", "demo")
+    assert again.returncode == 0, again.stdout + again.stderr

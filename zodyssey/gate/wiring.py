@@ -37,6 +37,7 @@ RULES: dict[str, str] = {
     "not-committed": "the harness configuration exists on disk but is not committed to git",
     "unreadable-config": "the harness configuration does not parse",
     "hook-missing": "the harness configuration does not run the zodyssey pre-tool hook",
+    "hook-not-holding": "the wired hook command does not start here, or starts and does not block a probe write in a run",
     "matcher-narrowed": "the hook's matcher lets some tool calls (shell, MCP, ...) skip the gate",
     "event-missing": "a Cursor event that announces tool calls does not run the gate",
     "hooks-disabled": "the configuration switches every hook off",
@@ -354,9 +355,12 @@ def check_wiring(root: Path) -> Wiring:
             continue
         rel = candidates[0]
         result.checked[harness] = rel
-        result.findings.extend(_judge(harness, rel, parsed[rel], tracked))
+        judged = _judge(harness, rel, parsed[rel], tracked)
+        result.findings.extend(judged)
         if isinstance(parsed[rel], Exception):
             result.unreadable = True
+        elif not any(f.rule in ("hook-missing", "hooks-disabled") for f in judged):
+            result.findings.extend(_holding(root, harness, rel, parsed[rel]))
     # The hatch counts in every committed file, declared harness or not.
     for rel in on_disk:
         if tracked is not None and rel not in tracked:
@@ -401,6 +405,46 @@ def check_wiring(root: Path) -> Wiring:
                     )
                 )
     return result
+
+
+def _holding(root: Path, harness: str, rel: str, value: Any) -> list[Finding]:
+    """Run each wired pre-tool command as the harness would, with a probe (gate/probe.py)."""
+    from zodyssey.gate.probe import probe, wired_commands
+
+    findings = []
+    for command in wired_commands(harness, value):
+        problem = probe(root, harness, command)
+        if problem is None:
+            continue
+        shown = command if len(command) <= 160 else command[:157] + "..."
+        findings.append(
+            _f(
+                "hook-not-holding",
+                f"harness {harness} runs `{shown}` before each tool call, and {problem}: a "
+                "harness that cannot start its hook, or gets no block from it, runs the call; "
+                f"`zodyssey hook install --harness {harness}` writes a command that starts on "
+                "this machine (commit it)",
+                rel,
+                harness=harness,
+                command=command,
+            )
+        )
+    return findings
+
+
+# Findings that do not keep the gate from holding on this machine now.
+_NOT_HOLDING_EXEMPT = ("not-committed", "undeclared")
+
+
+def holding_problems(root: Path) -> list[str]:
+    """Why the gate would not hold for a run started now (`run start` refuses): every
+    error of the wiring check of the declared harnesses but the committing ones."""
+    wiring = check_wiring(root)
+    return [
+        f"{f.file or '?'}: {f.message}"
+        for f in wiring.findings
+        if f.severity == "error" and f.rule not in _NOT_HOLDING_EXEMPT
+    ]
 
 
 def _judge(harness: str, rel: str, value: Any, tracked: set[str] | None) -> list[Finding]:

@@ -152,6 +152,16 @@ def cmd_start(args: argparse.Namespace) -> int:
 
     # The gate wraps shell calls in the sandbox only for runs that recorded it here.
     state["sandbox"] = {"landlock_abi": abi_version()}
+    from zodyssey.gate.wiring import holding_problems
+
+    problems = holding_problems(ctx.root)
+    if problems:
+        raise RunRefused(
+            "the gate would not hold, so the run is not started: "
+            + "; ".join(problems)
+            + " (fix the wiring, then start the run again; `zodyssey check` shows the same)",
+            Exit.REFUSED_STATE,
+        )
     gate_entry(state, "start", "allow", subject=ctx.slug, reason="run created")
     try:
         ctx.store.create(state)

@@ -1,0 +1,161 @@
+"""Does the wired hook command start and block? Run it, with a probe, against a scratch run.
+
+A configuration can name the gate and still not hold it: the command names an
+interpreter that exists only on the installer's machine, or a script that
+moved, and a harness that cannot start a hook runs the tool call anyway. So
+`zodyssey check` and `zodyssey run start` run each declared harness's wired
+pre-tool command the way the harness would (`sh -c COMMAND`, in the project,
+with the harness's project variable set), hand it a product-code write inside
+a scratch repository whose run is in phase `plan`, and require a block in that
+harness's protocol.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+# Seconds the probe waits: the harnesses' own timeout, which `hook install` writes.
+PROBE_TIMEOUT = 30
+# The project variable each harness sets for its hook commands.
+PROJECT_VARS: dict[str, tuple[str, ...]] = {
+    "claude-code": ("CLAUDE_PROJECT_DIR",),
+    "zcode": ("CLAUDE_PROJECT_DIR", "ZCODE_PROJECT_DIR"),
+    "codex": (),
+    "gemini": ("GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"),
+    "cursor": ("CURSOR_PROJECT_DIR",),
+}
+
+
+def _scratch_run(base: Path) -> Path:
+    """A repository with run `probe` in phase plan (no verdict): a product write must block."""
+    root = base / "probe-repo"
+    (root / ".git").mkdir(parents=True)
+    (root / "src").mkdir()
+    (root / ".zcode" / "plans").mkdir(parents=True)
+    (root / ".zcode" / "state").mkdir(parents=True)
+    plan = root / ".zcode" / "plans" / "probe.md"
+    plan.write_text(
+        "# Probe\n## Todos\n- [ ] 1. Probe\n  - Files: [`src/probe.py`]\n"
+        "  - Acceptance criteria:\n    - `true`\n",
+        encoding="utf-8",
+    )
+    state = {
+        "slug": "probe",
+        "title": "zodyssey wiring probe",
+        "phase": "plan",
+        "started_at": "2026-01-01T00:00:00Z",
+        "updated_at": "2026-01-01T00:00:00Z",
+        "run_start_sha": "",
+        "plan_path": str(plan),
+        "review": {"round": 0, "max_rounds": 3, "verdict": None, "history": []},
+        "todos": {},
+        "file_locks": {},
+        "active_todos": {},
+    }
+    (root / ".zcode" / "state" / "probe.json").write_text(json.dumps(state), encoding="utf-8")
+    return root
+
+
+def _payload(harness: str, scratch: Path) -> dict[str, Any]:
+    target = str(scratch / "src" / "probe.py")
+    base: dict[str, Any] = {
+        "session_id": "zodyssey-wiring-probe",
+        "cwd": str(scratch),
+        "tool_use_id": "zodyssey-probe",
+    }
+    if harness == "gemini":
+        return {
+            **base,
+            "hook_event_name": "BeforeTool",
+            "tool_name": "write_file",
+            "tool_input": {"file_path": target, "content": "probe\n"},
+        }
+    if harness == "cursor":
+        return {
+            **base,
+            "hook_event_name": "preToolUse",
+            "workspace_roots": [str(scratch)],
+            "tool_name": "Write",
+            "tool_input": {"file_path": target, "content": "probe\n"},
+        }
+    return {
+        **base,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Write",
+        "tool_input": {"file_path": target, "content": "probe\n"},
+    }
+
+
+def _blocked(done: subprocess.CompletedProcess[str]) -> bool:
+    if done.returncode == 2:
+        return True
+    if done.returncode != 0:
+        return False
+    text = done.stdout.lower()
+    return '"deny"' in text or '"block"' in text
+
+
+def probe(root: Path, harness: str, command: str) -> str | None:
+    """None when `command` starts and blocks the probe; otherwise what went wrong."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ZODYSSEY_")}
+    for name in ("CLAUDE_PROJECT_DIR", "ZCODE_PROJECT_DIR", "GEMINI_PROJECT_DIR"):
+        env.pop(name, None)
+    env.pop("CURSOR_PROJECT_DIR", None)
+    for name in PROJECT_VARS.get(harness, ()):
+        env[name] = str(root)
+    with tempfile.TemporaryDirectory(prefix="zodyssey-probe-") as base:
+        scratch = _scratch_run(Path(base))
+        try:
+            done = subprocess.run(
+                ["sh", "-c", command],
+                input=json.dumps(_payload(harness, scratch)),
+                capture_output=True,
+                text=True,
+                cwd=root,
+                env=env,
+                timeout=PROBE_TIMEOUT,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return f"it did not answer within {PROBE_TIMEOUT} s (the harness would run the call)"
+        except OSError as exc:
+            return f"it could not be run ({exc.strerror})"
+        if (scratch / "src" / "probe.py").exists():
+            return "it let the probe write a file"
+    if _blocked(done):
+        return None
+    said = (done.stderr.strip() or done.stdout.strip()).splitlines()
+    tail = said[-1][:200] if said else "no output"
+    if done.returncode in (126, 127):
+        return f"it does not start (exit {done.returncode}: {tail})"
+    if done.returncode == 0:
+        return "it started but did not block a product-code write in phase plan"
+    return f"it failed with exit {done.returncode} ({tail}); the harness would run the call"
+
+
+def wired_commands(harness: str, value: Any) -> list[str]:
+    """The pre-tool commands of ours in a parsed harness configuration."""
+    from zodyssey.gate.install import _is_ours
+
+    hooks = value.get("hooks") if isinstance(value, dict) else None
+    if not isinstance(hooks, dict):
+        return []
+    out: list[str] = []
+    if harness == "cursor":
+        for event in ("preToolUse", "beforeShellExecution", "beforeMCPExecution"):
+            for entry in hooks.get(event) or []:
+                if isinstance(entry, dict) and _is_ours(entry.get("command"), "pre-tool"):
+                    out.append(str(entry["command"]))
+    else:
+        key = "BeforeTool" if harness == "gemini" else "PreToolUse"
+        for group in hooks.get(key) or []:
+            entries = group.get("hooks") if isinstance(group, dict) else None
+            for entry in entries if isinstance(entries, list) else []:
+                if isinstance(entry, dict) and _is_ours(entry.get("command"), "pre-tool"):
+                    out.append(str(entry["command"]))
+    return list(dict.fromkeys(out))
