@@ -10,8 +10,8 @@ answer the client reports for the dispatch (Claude Code's PostToolUse of
 verdict taken from the client's report is tested by the same session.
 
 The forgeries are issue 21 item 1, attempted by the orchestrator through the
-client: they succeed today, so they are strict xfails that the gate's fix
-turns into passes (then drop the mark). Codex CLI 0.171.0 offers the model no
+client: each fails, since the gate takes the verdict from the client's report
+of the reviewer dispatch and keeps nothing the orchestrator could replay. Codex CLI 0.171.0 offers the model no
 subagent tool, so no reviewer dispatch mints a nonce there and its forgery
 fails already (not an xfail).
 """
@@ -49,7 +49,6 @@ tools:
 ---
 You review the plan of the run you are given and end with VERDICT: OKAY or VERDICT: REJECT.
 """
-FORGERY = "issue 21 item 1: the orchestrator reads the nonce and records its own OKAY"
 # No `$(...)`: Gemini CLI refuses command substitution in its shell tool by itself.
 ONE_COMMAND = (
     "mkdir -p .zcode/staging && "
@@ -224,11 +223,6 @@ def forged(result: Result) -> tuple[bool, str | None]:
     return run_state(result.repo)["review"]["verdict"] == "OKAY", result.text("src/app.py")
 
 
-def expect_forgery_fixed(request: pytest.FixtureRequest, client: Client) -> None:
-    if client.name != "codex":
-        request.node.add_marker(pytest.mark.xfail(strict=True, reason=FORGERY))
-
-
 def forgery_session(client: Client, base: Path, middle: list[Turn]) -> Result:
     repo = (base / "repo").resolve()
     first = [] if client.name == "codex" else [turn(dispatch(client))]
@@ -245,7 +239,6 @@ def test_forged_verdict_with_the_read_and_write_tools(
     Gemini CLI's `read_file` refuses files its ignore patterns match (`.zcode/` is in the
     repository's .gitignore) before any hook runs, so there the nonce is read with `cat`.
     """
-    expect_forgery_fixed(request, client)
     repo = (tmp_path / "repo").resolve()
     state = repo / ".zcode" / "state" / f"{SLUG}.json"
     if client.name == "codex":
@@ -267,6 +260,5 @@ def test_forged_verdict_in_one_shell_command(
 ) -> None:
     """Dispatch the reviewer, then `jq` the nonce, write the artifact and record it in one
     command, then edit product code."""
-    expect_forgery_fixed(request, client)
     result = forgery_session(client, tmp_path, [turn(client.shell(ONE_COMMAND))])
     assert forged(result) == (False, "GREETING = 'hi'\n"), result.describe()

@@ -35,10 +35,6 @@ def start(repo: Path, home: Path) -> subprocess.CompletedProcess[str]:
     return run_zodyssey("run", "start", SLUG, "--plan", str(plan_file), cwd=repo, env=env)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 21 item 3: run start activates a run whose hook command cannot start",
-)
 @pytest.mark.parametrize("harness", sorted(CONFIG))
 def test_run_start_refuses_a_hook_command_that_cannot_start(tmp_path: Path, harness: str) -> None:
     repo = make_user_repo(tmp_path, [harness])

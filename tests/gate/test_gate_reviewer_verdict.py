@@ -149,7 +149,12 @@ def test_gemini_reports_the_reviewer_through_invoke_agent(started: Repo) -> None
 
 def test_run_start_says_where_the_verdict_comes_from(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
-    repo.write("pyproject.toml", '[tool.zodyssey.gate]\nharnesses = ["claude-code", "cursor"]\n')
+    for harness in ("claude-code", "cursor"):  # wired and declared, as a user does
+        done = run_zodyssey(
+            "hook", "install", "--harness", harness, "--command", "zodyssey", cwd=repo.root
+        )
+        assert done.returncode == 0, done.stderr
+    repo.commit("wire the gate")
     started = repo.run("start", "demo")
     assert started.code == 0, started.text
     assert "claude-code report its dispatch" in started.out
