@@ -88,8 +88,7 @@ def test_what_the_grammar_cannot_judge_is_a_lint_error_naming_the_line(
     assert lint.code == 6, lint.text
     assert "line 6" in lint.out or "line 7" in lint.out, lint.out
     # and review cannot make it executable: OKAY is refused for lint
-    repo.mint_nonce("n-1")
-    review = repo.run("review", "demo", "--artifact", str(repo.artifact("OKAY", "n-1")))
+    review = repo.run("review", "demo", "--human", "OKAY", "--by", "tester")
     assert review.code == 6, review.text
 
 
