@@ -5,8 +5,9 @@
 
 Each session installs zodyssey in its own virtualenv: what pip installs is
 ZODYSSEY_INSTALL (the setting the CI templates use; ZODYSSEY_SPEC, its older
-name, still works), default "zodyssey". Until zodyssey is on PyPI set it to a
-git URL ("zodyssey @ git+https://github.com/zodyssey/zodyssey@main") or a wheel.
+name, still works), default the release this file was written for. Any pip
+requirement works: a git URL ("zodyssey @ git+https://github.com/zodyssey/zodyssey@v0.1.0")
+or a wheel.
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ import os
 
 import nox
 
-ZODYSSEY = os.environ.get("ZODYSSEY_INSTALL") or os.environ.get("ZODYSSEY_SPEC") or "zodyssey"
+ZODYSSEY = (
+    os.environ.get("ZODYSSEY_INSTALL") or os.environ.get("ZODYSSEY_SPEC") or "zodyssey==0.1.0"
+)
 
 
 @nox.session
@@ -29,6 +32,7 @@ def anchors(session: nox.Session) -> None:
 @nox.session
 def claims(session: nox.Session) -> None:
     """Check that every claim marker in the docs is defended by a test."""
-    # The claims check collects your tests with pytest: install what they import.
+    # The claims check collects your tests with pytest: install what they import
+    # too, e.g. `session.install("-e", ".[test]")` before this line.
     session.install(ZODYSSEY, "pytest")
     session.run("zodyssey", "claims", "check", *session.posargs)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 import yaml
 
+from zodyssey import __version__
 from zodyssey.cli import build_parser
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,6 +29,9 @@ PRE_COMMIT = REPO / ".pre-commit-hooks.yaml"
 GITLAB = REPO / "ci" / "gitlab" / "zodyssey.gitlab-ci.yml"
 NOX_EXAMPLE = REPO / "ci" / "noxfile_example.py"
 PACKAGED_WORKFLOW = REPO / "zodyssey" / "templates" / "github-workflow.yml"
+SHARDS_WORKFLOW = REPO / "ci" / "github" / "zodyssey-shards.yml"
+GITLAB_SHARDS = REPO / "ci" / "gitlab" / "zodyssey-shards.gitlab-ci.yml"
+INSTALL_STEP = "Install the project, its test dependencies and zodyssey"
 
 # Values substituted for shell variables before a command line is parsed.
 SHELL_VALUES = {
@@ -55,6 +60,8 @@ def zodyssey_commands(script: str) -> list[list[str]]:
             line = line[2:]
         if not re.match(r"(zodyssey|check-anchors)(\s|$)", line):
             continue
+        if line.split("#", 1)[0].split() == ["zodyssey", "--version"]:
+            continue  # argparse's own action, nothing to run
         for name, value in SHELL_VALUES.items():
             line = line.replace(f'"${name}"', value).replace(f"${name}", value)
         words = shlex.split(line, comments=True)
@@ -135,23 +142,29 @@ def _gitlab_scripts(template: dict[str, Any]) -> list[str]:
     ]
 
 
-def test_install_line_is_one_setting_defaulting_to_the_package() -> None:
+def test_install_line_is_one_setting_defaulting_to_the_release() -> None:
     """Every pip install of zodyssey in a shipped file goes through ZODYSSEY_INSTALL."""
+    pinned = f"zodyssey=={__version__}"
     workflow = load_yaml(WORKFLOW)
-    assert workflow["env"]["ZODYSSEY_INSTALL"] == "${{ vars.ZODYSSEY_INSTALL || 'zodyssey' }}"
+    assert workflow["env"]["ZODYSSEY_INSTALL"] == f"${{{{ vars.ZODYSSEY_INSTALL || '{pinned}' }}}}"
+    assert workflow["env"]["ZODYSSEY_TEST_INSTALL"] == "${{ vars.ZODYSSEY_TEST_INSTALL || 'auto' }}"
     gitlab = load_yaml(GITLAB)
-    assert gitlab["variables"]["ZODYSSEY_INSTALL"] == "zodyssey"
+    assert "variables" not in gitlab, "top-level variables are global for the whole pipeline"
+    assert gitlab[".zodyssey-base"]["variables"]["ZODYSSEY_INSTALL"] == pinned
+    assert gitlab[".zodyssey-base"]["variables"]["ZODYSSEY_TEST_INSTALL"] == "auto"
     action = load_yaml(ACTION)
-    assert action["inputs"]["install"]["default"] == "zodyssey"
-    install_step = next(s for s in action["runs"]["steps"] if s.get("name") == "Install zodyssey")
-    assert install_step["env"]["ZODYSSEY_INSTALL"] == "${{ inputs.install }}"
+    assert action["inputs"]["install"]["default"] == "auto"
+    assert action["inputs"]["zodyssey"]["default"] == ""
+    install_step = next(s for s in action["runs"]["steps"] if s.get("name") == INSTALL_STEP)
+    assert install_step["env"]["ZODYSSEY_INPUT"] == "${{ inputs.zodyssey }}"
+    assert install_step["env"]["ZODYSSEY_TEST_INSTALL"] == "${{ inputs.install }}"
     shipped = {
         WORKFLOW: workflow_scripts(workflow),
         GITLAB: _gitlab_scripts(gitlab),
         ACTION: [s["run"] for s in action["runs"]["steps"] if "run" in s],
     }
     for path, scripts in shipped.items():
-        lines = _pip_lines(scripts)
+        lines = [line for line in _pip_lines(scripts) if "ZODYSSEY_TEST_INSTALL=" not in line]
         assert lines, path
         for line in lines:
             assert '"$ZODYSSEY_INSTALL"' in line, (path, line)
@@ -163,38 +176,128 @@ def test_install_line_is_one_setting_defaulting_to_the_package() -> None:
             )
 
 
-def test_action_install_step_installs_what_the_input_says(tmp_path: Path) -> None:
-    """The composite action's install script, run with a stub pip: the input decides."""
-    steps = load_yaml(ACTION)["runs"]["steps"]
-    script = next(s for s in steps if s.get("name") == "Install zodyssey")["run"]
-    bindir = tmp_path / "bin"
-    bindir.mkdir()
-    log = tmp_path / "pip.log"
-    (bindir / "python").write_text(f'#!/bin/sh\necho "$@" >> "{log}"\n')
-    (bindir / "zodyssey").write_text("#!/bin/sh\necho zodyssey stub\n")
-    for stub in bindir.iterdir():
-        stub.chmod(0o755)
+def install_script(text: str) -> str:
+    """The shared install script of a shipped file, without indentation or its preamble."""
+    start = text.index('if [ "$ZODYSSEY_TEST_INSTALL" = auto ]')
+    indent = text.rfind("\n", 0, start) + 1
+    width = start - indent
+    lines = []
+    for line in text[indent:].splitlines():
+        if line.strip() and not line.startswith(" " * width):
+            break
+        lines.append(line[width:])
+    return "\n".join(lines).rstrip().replace("pytest pytest-split", "pytest")
+
+
+def test_every_file_installs_the_project_with_one_script() -> None:
+    scripts = {
+        path: install_script(path.read_text(encoding="utf-8"))
+        for path in (WORKFLOW, SHARDS_WORKFLOW, ACTION, GITLAB, GITLAB_SHARDS, PACKAGED_WORKFLOW)
+    }
+    first = scripts[WORKFLOW]
+    assert first.endswith("zodyssey --version")
+    for path, script in scripts.items():
+        assert script == first, path
+
+
+def run_install(
+    tmp_path: Path, files: dict[str, str], env: dict[str, str], *, with_pip: bool = True
+) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    """The action's install step in a project with `files`, stub python/uv/poetry logging."""
     import os
 
-    def run(install: str, version: str) -> subprocess.CompletedProcess[str]:
-        log.unlink(missing_ok=True)
-        env = {
-            **os.environ,
-            "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}",
-            "ZODYSSEY_INSTALL": install,
-            "ZODYSSEY_VERSION": version,
-        }
-        return subprocess.run(["bash", "-e", "-c", script], env=env, capture_output=True, text=True)
+    steps = load_yaml(ACTION)["runs"]["steps"]
+    script = next(s for s in steps if s.get("name") == INSTALL_STEP)["run"]
+    project = tmp_path / "project"
+    shutil.rmtree(project, ignore_errors=True)
+    project.mkdir()
+    for rel, text in files.items():
+        (project / rel).write_text(text)
+    bindir = tmp_path / "bin"
+    bindir.mkdir(exist_ok=True)
+    log = tmp_path / "calls.log"
+    log.unlink(missing_ok=True)
+    pip_check = (
+        "" if with_pip else 'if [ "$1 $2" = "-m pip" ] && [ "$3" = --version ]; then exit 1; fi\n'
+    )
+    for name in ("python", "uv", "poetry", "zodyssey"):
+        stub = bindir / name
+        stub.write_text(
+            f'#!/bin/sh\n{pip_check if name == "python" else ""}echo "{name} $*" >> "{log}"\n'
+        )
+        stub.chmod(0o755)
+    full = {
+        **os.environ,
+        "PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}",
+        "GITHUB_ACTION_PATH": "/actions/zodyssey/v0",
+        "GITHUB_PATH": str(tmp_path / "github_path"),
+        "ZODYSSEY_TEST_INSTALL": "auto",
+        "ZODYSSEY_INPUT": "",
+        "ZODYSSEY_VERSION": "",
+        **env,
+    }
+    done = subprocess.run(
+        ["bash", "-e", "-c", script], cwd=project, env=full, capture_output=True, text=True
+    )
+    calls = log.read_text().splitlines() if log.exists() else []
+    return done, [c for c in calls if not c.endswith("-m pip --version")]
 
-    assert run("zodyssey", "").returncode == 0
-    assert log.read_text().split()[-1] == "zodyssey"
+
+def test_action_install_step_installs_what_the_inputs_say(tmp_path: Path) -> None:
+    """The composite action's install script, run with stub tools: the inputs decide."""
+    pyproject = {"pyproject.toml": "[project]\nname = 'x'\n"}
+    done, calls = run_install(tmp_path, pyproject, {})
+    assert done.returncode == 0, done.stderr
+    assert calls == [
+        "python -m pip install -e .[test]",
+        "python -m pip install /actions/zodyssey/v0 pytest",
+        "zodyssey --version",
+    ]
     wheel = "dist/zodyssey-0.1.0-py3-none-any.whl"
-    assert run(wheel, "").returncode == 0
-    assert log.read_text().split()[-1] == wheel
-    assert run("zodyssey", "0.1.0").returncode == 0
-    assert log.read_text().split()[-1] == "zodyssey==0.1.0"
-    empty = run("", "")
-    assert empty.returncode == 2 and not log.exists()
+    _, calls = run_install(tmp_path, pyproject, {"ZODYSSEY_INPUT": wheel})
+    assert f"python -m pip install {wheel} pytest" in calls
+    _, calls = run_install(tmp_path, pyproject, {"ZODYSSEY_VERSION": __version__})
+    assert f"python -m pip install zodyssey=={__version__} pytest" in calls
+    # The project's own command, verbatim; "true" installs nothing of the project.
+    _, calls = run_install(
+        tmp_path, pyproject, {"ZODYSSEY_TEST_INSTALL": "python -m pip install -r req.txt"}
+    )
+    assert calls[0] == "python -m pip install -r req.txt"
+    _, calls = run_install(tmp_path, pyproject, {"ZODYSSEY_TEST_INSTALL": "true"})
+    assert calls[0] == "python -m pip install /actions/zodyssey/v0 pytest"
+    # auto: by the files found; a bare directory installs nothing of the project.
+    _, calls = run_install(tmp_path, {}, {})
+    assert calls[0] == "python -m pip install /actions/zodyssey/v0 pytest"
+    _, calls = run_install(tmp_path, {**pyproject, "poetry.lock": ""}, {})
+    assert calls[:4] == [
+        "python -m pip install poetry",
+        "poetry config virtualenvs.in-project true",
+        "poetry install --all-extras",
+        "python -m pip install /actions/zodyssey/v0 pytest",
+    ]
+    # uv: its .venv has no pip; zodyssey goes in with `uv pip`, into that environment.
+    venv_python = "project/.venv/bin/python"
+    (tmp_path / "project").mkdir(exist_ok=True)
+    done, calls = run_install(tmp_path, {**pyproject, "uv.lock": ""}, {}, with_pip=False)
+    assert calls[:2] == ["python -m pip install uv", "uv sync --all-extras"], calls
+    assert calls[2].startswith("uv pip install --python ") and venv_python not in calls[2]
+    empty = run_install(tmp_path, pyproject, {"ZODYSSEY_TEST_INSTALL": ""})[0]
+    assert empty.returncode == 2 and "install input is empty" in empty.stderr
+
+
+def test_a_venv_left_by_the_install_is_used_by_later_steps(tmp_path: Path) -> None:
+    """What uv and poetry do (a .venv): zodyssey is installed there, later steps use it."""
+    log = tmp_path / "calls.log"
+    make_venv = (
+        "mkdir -p .venv/bin && "
+        f"printf '#!/bin/sh\\necho \"venv-python $*\" >> {log}\\n' > .venv/bin/python && "
+        "chmod +x .venv/bin/python"
+    )
+    done, calls = run_install(tmp_path, {}, {"ZODYSSEY_TEST_INSTALL": make_venv})
+    assert done.returncode == 0, done.stderr
+    assert "venv-python -m pip install /actions/zodyssey/v0 pytest" in calls, calls
+    project = tmp_path / "project"
+    assert (tmp_path / "github_path").read_text().split() == [str(project / ".venv/bin")]
 
 
 def test_workflow_commands_exist() -> None:
@@ -243,8 +346,6 @@ def test_action_commands_exist() -> None:
     commands = [c for s in steps if "run" in s for c in zodyssey_commands(s["run"])]
     assert len(commands) >= 3
     for argv in commands:
-        if argv[1:] == ["--version"]:
-            continue
         assert_parses(argv)
 
 
@@ -276,7 +377,7 @@ def test_gitlab_template_reports_junit() -> None:
     assert check["artifacts"]["when"] == "always"
     report = check["artifacts"]["reports"]["junit"]
     assert any(f"> {report}" in line for line in check["script"])
-    assert template["variables"]["GIT_DEPTH"] == "0"
+    assert template[".zodyssey-base"]["variables"]["GIT_DEPTH"] == "0"
     audit = template["zodyssey-audit"]
     assert audit["rules"][0]["if"] == "$ZODYSSEY_RUN_SLUG"
     base = template[check["extends"]]

@@ -4,9 +4,11 @@ This is how a user installs zodyssey before it is on PyPI: the install setting
 (`ZODYSSEY_INSTALL`) names a wheel. The test builds that wheel from this source
 tree, makes a fresh virtual environment holding the wheel's dependencies but no
 zodyssey, and runs every `run:` step of the generated `check` job in bash, as
-the runner would, with the wheel as the install setting. It then shows the
-claims step doing its job: a claim whose only test is skipped passes the
-static `zodyssey check` step and fails the claims step.
+the runner would, with the wheel as the install setting, in a project whose
+tests import a package only its `test` extra installs: the file is used
+unchanged (`ZODYSSEY_TEST_INSTALL` is `auto`). It then shows the claims step
+doing its job: a claim whose only test is skipped passes the static
+`zodyssey check` step and fails the claims step.
 """
 
 from __future__ import annotations
@@ -20,9 +22,11 @@ import pytest
 import yaml
 
 from tests.helpers import build_wheel, fresh_venv
+from zodyssey import __version__
 
 REPO = Path(__file__).resolve().parents[2]
 WORKFLOW = ".github/workflows/zodyssey.yml"
+INSTALL_STEP = "Install the project, its test dependencies and zodyssey"
 # Never linked into the fresh environment: zodyssey must come from the wheel.
 
 README = """# demo
@@ -31,11 +35,41 @@ Locks are written atomically. <!-- claim: atomic-locks -->
 """
 
 SKIPPED_TEST = """import pytest
+import demohelper
 
 
 @pytest.mark.claim("atomic-locks")
 def test_atomic():
     pytest.skip("not on this machine")
+"""
+
+# A project with dependencies: its tests import `demohelper`, which only the
+# project's `test` extra installs (from a local directory).
+PYPROJECT = """[build-system]
+requires = ["hatchling"]
+build-backend = "hatchling.build"
+
+[project]
+name = "demo"
+version = "1"
+
+[project.optional-dependencies]
+test = ["demohelper @ {helper}"]
+
+[tool.hatch.metadata]
+allow-direct-references = true
+
+[tool.hatch.build.targets.wheel]
+bypass-selection = true
+"""
+
+HELPER = """[build-system]
+requires = ["hatchling"]
+build-backend = "hatchling.build"
+
+[project]
+name = "demohelper"
+version = "1"
 """
 
 
@@ -76,7 +110,8 @@ def test_generated_workflow_runs_with_a_local_wheel(tmp_path: Path) -> None:
         {
             "PATH": f"{bindir}{os.pathsep}{env['PATH']}",
             "VIRTUAL_ENV": str(bindir.parent),
-            "PIP_NO_INDEX": "1",  # offline: everything but zodyssey is already there
+            # zodyssey's dependencies are linked in; the project's build backend
+            # (hatchling, editables) comes from the package index, as in CI.
             "PIP_DISABLE_PIP_VERSION_CHECK": "1",
             "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"),
             "NO_COLOR": "1",
@@ -102,13 +137,25 @@ def test_generated_workflow_runs_with_a_local_wheel(tmp_path: Path) -> None:
     assert init.returncode == 0, init.stderr
     subprocess.run([python, "-m", "pip", "uninstall", "-q", "-y", "zodyssey"], env=env, check=True)
 
-    # What a repository variable ZODYSSEY_INSTALL would give the workflow's env.
+    # Installed from a local wheel CI cannot reach: init writes the release and says so.
     workflow: Any = yaml.safe_load((repo / WORKFLOW).read_text(encoding="utf-8"))
-    assert workflow["env"]["ZODYSSEY_INSTALL"] == "${{ vars.ZODYSSEY_INSTALL || 'zodyssey' }}"
+    pinned = f"zodyssey=={__version__}"
+    assert workflow["env"]["ZODYSSEY_INSTALL"] == f"${{{{ vars.ZODYSSEY_INSTALL || '{pinned}' }}}}"
+    assert "which CI cannot reach" in init.stdout and "ZODYSSEY_INSTALL" in init.stdout
+    # What a repository variable ZODYSSEY_INSTALL gives the workflow's env; the
+    # project install is the file's default.
     env["ZODYSSEY_INSTALL"] = str(wheel)
+    env["ZODYSSEY_TEST_INSTALL"] = "auto"
+    helper = tmp_path / "demohelper"
+    (helper / "demohelper").mkdir(parents=True)
+    (helper / "demohelper" / "__init__.py").write_text("ANSWER = 42\n", encoding="utf-8")
+    (helper / "pyproject.toml").write_text(HELPER, encoding="utf-8")
+    (repo / "pyproject.toml").write_text(PYPROJECT.format(helper=helper.as_uri()), encoding="utf-8")
+    no_helper = subprocess.run([python, "-c", "import demohelper"], env=env, capture_output=True)
+    assert no_helper.returncode != 0, "the project's test dependency must not be there yet"
 
     codes = run_steps(repo, bindir, env)
-    assert codes["Install zodyssey"] == 0
+    assert codes[INSTALL_STEP] == 0
     where = subprocess.run(
         [python, "-c", "import zodyssey; print(zodyssey.__file__)"],
         cwd=tmp_path,
@@ -139,7 +186,10 @@ def test_generated_workflow_runs_with_a_local_wheel(tmp_path: Path) -> None:
     assert codes["Claims defended by passing tests"] == 9, codes
 
     (repo / "tests" / "test_demo.py").write_text(
-        SKIPPED_TEST.replace('pytest.skip("not on this machine")', "assert True"), encoding="utf-8"
+        SKIPPED_TEST.replace(
+            'pytest.skip("not on this machine")', "assert demohelper.ANSWER == 42"
+        ),
+        encoding="utf-8",
     )
     codes = run_steps(repo, bindir, env)
     assert set(codes.values()) == {0}, codes

@@ -9,7 +9,12 @@ It writes four files and asks nothing:
   zero citations fails the check (exit 4, an empty set is not a pass), so the
   starter page gives the lock something true to pin.
 - the citation lock (JS-compatible shape) with that one citation pinned.
-- `.github/workflows/zodyssey.yml`, the CI workflow.
+- `.github/workflows/zodyssey.yml`, the CI workflow. Its install line is the
+  release (`zodyssey==X.Y.Z`) when this zodyssey came from a package index;
+  otherwise the source this zodyssey was installed from, when CI can install
+  from it too (a git URL at the installed commit, read from the installation's
+  record or the checkout's remote, or a wheel URL). `install_source` decides,
+  and init prints which.
 
 An existing file is kept unless `--force` is given. Templates ship inside the
 package (`zodyssey/templates/`) and are read with importlib.resources, so this
@@ -26,7 +31,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from zodyssey import git
+from zodyssey import __version__, git
 from zodyssey.errors import UsageError
 
 CONFIG_PATH = ".zodyssey.toml"
@@ -72,6 +77,92 @@ examples:
   zodyssey init --root ../other   set up another repository
   zodyssey init --force           rewrite all four files from the templates
 """
+
+
+# The workflow template's default install line; init replaces it with `install_source()`.
+TEMPLATE_INSTALL = f"zodyssey=={__version__}"
+
+
+@dataclass(frozen=True)
+class InstallSource:
+    """What the written workflow installs as zodyssey, and how that was decided."""
+
+    spec: str
+    why: str
+
+
+def _https(url: str) -> str:
+    """A remote URL CI can fetch anonymously: ssh forms become https."""
+    if url.startswith("git@") and ":" in url:
+        host, path = url[len("git@") :].split(":", 1)
+        return f"https://{host}/{path}"
+    if url.startswith("ssh://"):
+        rest = url[len("ssh://") :]
+        rest = rest.split("@", 1)[1] if "@" in rest.split("/", 1)[0] else rest
+        host, _, path = rest.partition("/")
+        return f"https://{host.split(':', 1)[0]}/{path}"
+    return url
+
+
+def _checkout_source(path: Path) -> InstallSource | None:
+    """A git URL at HEAD for a checkout zodyssey was installed from, if it has a remote."""
+    remote = git.output(path, "remote", "get-url", "origin")
+    urls = [remote.decode("utf-8", "replace").strip()] if remote else git.remote_urls(path)
+    # Only a remote CI can reach: a local path or file:// URL is this machine's.
+    urls = [u for u in urls if u.startswith(("https://", "http://", "ssh://", "git@"))]
+    head = git.output(path, "rev-parse", "HEAD")
+    if not urls or not head:
+        return None
+    commit = head.decode("ascii", "replace").strip()
+    return InstallSource(
+        f"git+{_https(urls[0])}@{commit}",
+        f"a git URL: the remote of the checkout zodyssey was installed from ({path}), "
+        f"at its HEAD {commit[:12]}; push that commit",
+    )
+
+
+def install_source() -> InstallSource:
+    """What CI should install so it runs the zodyssey that runs init.
+
+    PEP 610's `direct_url.json` says where an installation came from; without one
+    it came from a package index, where the release is.
+    """
+    from importlib import metadata
+    from urllib.parse import unquote, urlparse
+
+    release = InstallSource(
+        TEMPLATE_INSTALL, f"the release zodyssey {__version__} from the package index"
+    )
+    try:
+        raw = metadata.distribution("zodyssey").read_text("direct_url.json")
+        info = json.loads(raw) if raw else None
+    except (metadata.PackageNotFoundError, ValueError, OSError):
+        info = None
+    if not isinstance(info, dict) or not isinstance(info.get("url"), str):
+        return release
+    url: str = info["url"]
+    vcs = info.get("vcs_info")
+    if isinstance(vcs, dict) and vcs.get("vcs") == "git" and vcs.get("commit_id"):
+        commit = str(vcs["commit_id"])
+        return InstallSource(
+            f"git+{_https(url)}@{commit}",
+            f"a git URL: the repository this zodyssey was installed from, at {commit[:12]}",
+        )
+    parsed = urlparse(url)
+    if parsed.scheme != "file":
+        return InstallSource(
+            f"zodyssey @ {url}", "the URL this zodyssey was installed from (a wheel or archive)"
+        )
+    local = Path(unquote(parsed.path))
+    found = _checkout_source(local) if local.is_dir() else None
+    if found is not None:
+        return found
+    return InstallSource(
+        TEMPLATE_INSTALL,
+        f"the release zodyssey {__version__}: this zodyssey was installed from {local}, "
+        "which CI cannot reach; until that release is on the package index set the "
+        "repository variable ZODYSSEY_INSTALL to a git URL or a wheel URL",
+    )
 
 
 @dataclass
@@ -151,6 +242,23 @@ def _write(root: Path, rel: str, text: str, force: bool) -> Outcome:
     return Outcome(rel, "overwrote" if existed else "wrote")
 
 
+def workflow_text(source: InstallSource) -> str:
+    """The packaged workflow with `source` as its default install line."""
+    text = template_text("github-workflow.yml")
+    default = f"|| '{TEMPLATE_INSTALL}' }}}}"
+    if default not in text:  # pragma: no cover - tests/ci keeps the template in step
+        raise UsageError("the packaged workflow has no default install line")
+    return text.replace(default, "|| '" + source.spec.replace("'", "''") + "' }}")
+
+
+def _write_workflow(root: Path, force: bool) -> Outcome:
+    source = install_source()
+    outcome = _write(root, WORKFLOW_PATH, workflow_text(source), force)
+    if outcome.action != "kept":
+        outcome.note = f"installs {source.spec}: {source.why}"
+    return outcome
+
+
 def _find_citation(root: Path) -> tuple[str, int, str] | None:
     """The first candidate line that exists on disk: (path, 1-based line, description)."""
     for rel, prefix, what in _CITATION_TARGETS:
@@ -212,7 +320,7 @@ def _initialise_js(root: Path, force: bool, pins: int, exempt: int) -> list[Outc
             outcome.note = f"lock = {JS_LOCK_PATH} (the JavaScript checker's)"
         outcomes.append(outcome)
     load_config(root)  # a broken configuration stops here, before anything else is written
-    workflow = _write(root, WORKFLOW_PATH, template_text("github-workflow.yml"), force)
+    workflow = _write_workflow(root, force)
     outcomes.append(
         Outcome(
             STARTER_DOC_PATH,
@@ -259,7 +367,7 @@ def initialise(root: Path, force: bool) -> list[Outcome]:
 
     # Read the configuration before writing anything else: a broken one stops here.
     config = load_config(root)
-    workflow = _write(root, WORKFLOW_PATH, template_text("github-workflow.yml"), force)
+    workflow = _write_workflow(root, force)
     lock_rel = Path(config.lock).as_posix()
     citation = _find_citation(root)
     doc_outcome: Outcome
