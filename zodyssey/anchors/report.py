@@ -85,8 +85,32 @@ def _finding(problem: Problem) -> Finding:
         message=_safe(message),
         file=site.doc if site else None,
         line=site.line if site else None,
-        extra={"key": problem.key, "cited_as": problem.cited_as, "moved_to": problem.moved_to},
+        extra={
+            "key": problem.key,
+            "cited_as": problem.cited_as,
+            "moved_to": problem.moved_to,
+            "edits": _moved_edits(problem),
+        },
     )
+
+
+def _moved_edits(problem: Problem) -> list[tuple[int, int, int, str, str]]:
+    """The number edits `--fix` makes in the finding's document, as (line, begin, end,
+    new text, old text) with character offsets; for the rdjson suggestion. None after
+    a rename (the new path text needs the file index --fix has)."""
+    moved = problem.moved_to
+    if problem.kind != "moved" or not moved or moved.get("path") != problem.target:
+        return []
+    doc = problem.sites[0].doc if problem.sites else None
+    start, end = int(str(moved["start"])), int(str(moved["end"]))
+    edits: list[tuple[int, int, int, str, str]] = []
+    for citation in problem.citations:
+        if citation.site.doc != doc:
+            continue
+        olds = (citation.start, citation.end)
+        for (begin, stop), new, old in zip(citation.number_spans, (start, end), olds, strict=False):
+            edits.append((citation.site.line, begin, stop, str(new), str(old)))
+    return edits
 
 
 def _safe(message: str) -> str:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from zodyssey.config import Config
     from zodyssey.findings import Report
 
-FORMAT_CHOICES = ("text", "json", "github", "sarif", "junit", "markdown")
+FORMAT_CHOICES = ("text", "json", "github", "sarif", "junit", "markdown", "rdjson")
 # The program name the check's help and errors show: `check-anchors` sets it when it
 # is the command invoked (zodyssey.cli.check_anchors_main); None: `zodyssey anchors check`.
 PROG: str | None = None

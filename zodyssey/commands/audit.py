@@ -10,7 +10,7 @@ from typing import Any
 from zodyssey.core.exits import VERDICT_CODES, Exit
 from zodyssey.errors import ZodysseyError
 
-FORMATS = ("text", "json", "markdown", "html", "junit", "sarif", "github")
+FORMATS = ("text", "json", "markdown", "html", "junit", "sarif", "github", "rdjson", "in-toto")
 
 DESCRIPTION = """\
 Read a run's artifacts after the fact and say, with evidence, whether the run
@@ -30,8 +30,17 @@ exit codes:
   3  run artifacts missing or unreadable (the path and the reason are printed)
   4  nothing to judge: no declared criterion was executed (and no other error)
 
+  (--verify-attestation: 0 every envelope, signature and digest holds; 1 one does not;
+   2 the file or key cannot be read)
+
+formats: in-toto writes an attestation bundle (one DSSE envelope per line: one
+in-toto Statement per executed criterion, test-result predicate, and one for the
+verdict, SLSA verification summary); --sign-key signs it.
+
 examples:
   zodyssey audit my-run
+  zodyssey audit my-run --format in-toto --sign-key ~/.ssh/id_ed25519 -o .zcode/my-run.intoto.jsonl
+  zodyssey audit --verify-attestation .zcode/my-run.intoto.jsonl --verify-key ~/.ssh/id_ed25519.pub
   zodyssey audit .zcode/state/my-run.json --format html -o audit.html
   zodyssey audit --repo ../other my-run --format junit -o audit.xml --strict
   zodyssey audit my-run --require-complete      # post-run CI: an unfinished run fails
@@ -46,7 +55,9 @@ def register(sub: Any) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("target", metavar="SLUG|STATE_FILE", help="run slug or state file path")
+    parser.add_argument(
+        "target", metavar="SLUG|STATE_FILE", nargs="?", help="run slug or state file path"
+    )
     parser.add_argument("--repo", metavar="DIR", help="repository root (default: cwd)")
     parser.add_argument("--format", choices=FORMATS, default="text", help="report format")
     parser.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE")
@@ -58,10 +69,54 @@ def register(sub: Any) -> None:
         action="store_true",
         help="an unfinished run (phase not done/audited, todos not done) fails instead of warning",
     )
+    parser.add_argument(
+        "--sign-key",
+        metavar="KEY",
+        help="with --format in-toto: sign each envelope (an OpenSSH private key, signed "
+        "with ssh-keygen -Y sign; any other file is a shared HMAC-SHA256 key)",
+    )
+    parser.add_argument(
+        "--verify-attestation",
+        metavar="FILE",
+        help="check an in-toto bundle written by --format in-toto against the repository",
+    )
+    parser.add_argument(
+        "--verify-key",
+        metavar="KEY",
+        help="with --verify-attestation: the public key (.pub) or shared key it must be signed with",
+    )
     parser.set_defaults(handler=run)
 
 
+def _verify_attestation(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from zodyssey.audit.intoto import verify
+
+    result = verify(args.verify_attestation, Path(args.repo or "."), args.verify_key)
+    for problem in result.problems:
+        print(f"FAIL {problem}")
+    for note in result.notes:
+        print(f"ok   {note}")
+    verdict = "verified" if not result.problems else "NOT verified"
+    print(
+        f"attestation {verdict}: {result.statements} statement(s), "
+        f"{len(result.problems)} problem(s)"
+    )
+    return EXIT_FINDINGS if result.problems else EXIT_OK
+
+
 def run(args: argparse.Namespace) -> int:
+    from zodyssey.errors import UsageError
+
+    if args.verify_attestation:
+        if args.target:
+            raise UsageError("--verify-attestation takes a file, not a run: drop SLUG")
+        return _verify_attestation(args)
+    if not args.target:
+        raise UsageError("give a run slug or state file (or --verify-attestation FILE)")
+    if args.sign_key and args.format != "in-toto":
+        raise UsageError("--sign-key signs --format in-toto only")
     from zodyssey.audit.artifacts import ArtifactMissing
     from zodyssey.audit.checks import audit
     from zodyssey.audit.load import load_run
@@ -72,7 +127,13 @@ def run(args: argparse.Namespace) -> int:
         loaded = load_run(args.target, args.repo)
         outcome = audit(loaded, strict=args.strict, require_complete=args.require_complete)
         report = build_report(outcome)
-        text = render(report, args.format, colour=False if args.output else None)
+        if args.format == "in-toto":
+            from zodyssey.audit.intoto import bundle
+            from zodyssey.audit.load import locate
+
+            text = bundle(locate(args.target, args.repo)[0], outcome, args.sign_key)
+        else:
+            text = render(report, args.format, colour=False if args.output else None)
     except ZodysseyError:
         raise
     except Exception as exc:

@@ -20,7 +20,7 @@ from typing import Any
 
 from zodyssey.core.exits import Exit
 
-FORMATS = ("text", "json", "github", "sarif", "junit", "markdown")
+FORMATS = ("text", "json", "github", "sarif", "junit", "markdown", "rdjson")
 # Lower index = worse. Codes outside this list mean a part crashed; they count as 2.
 PRECEDENCE = (Exit.USAGE, Exit.PROBLEMS, Exit.EMPTY, Exit.OK)
 
@@ -179,6 +179,10 @@ def _combine(fmt: str, parts: dict[str, tuple[int, str, str]], code: int) -> str
             "runs": runs,
         }
         return json.dumps(log, indent=2) + "\n"
+    if fmt == "rdjson":
+        from zodyssey.formats.rdjson_format import merge
+
+        return merge([out for _, out, _ in parts.values()])
     chunks = [out if out.endswith("\n") or not out else out + "\n" for _, out, _ in parts.values()]
     names = ", ".join(f"{name} exit {c}" for name, (c, _, _) in parts.items())
     tail = f"zodyssey check: exit {code} ({names})\n"

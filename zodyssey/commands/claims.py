@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-FORMATS = ("text", "json", "github", "sarif", "junit", "markdown", "html")
+FORMATS = ("text", "json", "github", "sarif", "junit", "markdown", "html", "rdjson")
 
 DESCRIPTION = """\
 Claims are promises marked in the docs with `<!-- claim: some-id -->`; tests

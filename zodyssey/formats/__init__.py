@@ -8,7 +8,7 @@ from typing import Protocol
 from zodyssey.errors import UsageError
 from zodyssey.findings import Report
 
-FORMATS = ("text", "json", "github", "sarif", "junit", "markdown", "html")
+FORMATS = ("text", "json", "github", "sarif", "junit", "markdown", "html", "rdjson")
 
 
 class Format(Protocol):
