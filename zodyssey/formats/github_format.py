@@ -136,7 +136,7 @@ def summary_section(report: Report, left_out: int) -> str:
 
 def write_summary(path: str, report: Report, section: str) -> None:
     """Put `section` into the summary file, replacing this report's earlier section."""
-    from zodyssey.atomicfile import write_atomic
+    from zodyssey.core.atomic import write_atomic
 
     begin = f"<!-- zodyssey:{report.tool}:{report.title} -->"
     end = f"<!-- /zodyssey:{report.tool}:{report.title} -->"
