@@ -103,7 +103,7 @@ def _verify_attestation(args: argparse.Namespace) -> int:
         f"attestation {verdict}: {result.statements} statement(s), "
         f"{len(result.problems)} problem(s)"
     )
-    return EXIT_FINDINGS if result.problems else EXIT_OK
+    return Exit.FAILED if result.problems else Exit.OK
 
 
 def run(args: argparse.Namespace) -> int:
