@@ -293,4 +293,4 @@ def test_codex_toml_says_what_the_json_says() -> None:
     json_hooks = codex["json"]
     assert isinstance(toml_hooks, dict) and isinstance(json_hooks, dict)
     assert toml_hooks["hooks"] == json_hooks["hooks"]
-    assert toml_hooks["features"] == {"codex_hooks": True}
+    assert toml_hooks["features"] == {"hooks": True}  # `codex_hooks` is the deprecated name
