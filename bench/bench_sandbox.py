@@ -12,6 +12,12 @@ recorded), interleaved round by round, medians of wall time:
   hook-wrap    the same with permission_mode bypassPermissions (reply with updatedInput)
 
 and prints `wrapped - bash` in ms (the issue's target: <= 5 ms) and the ratios.
+
+`--snapshot N [N ...]` instead times the post-call effect check on generated,
+committed repositories of N files (a few of them changed, one untracked):
+one `git status` against the check's pre-tool plus post-tool work (two
+snapshots and the comparison, `zodyssey/sandbox/effects.py`); the issue's
+target is pre+post <= 1.5x one `git status` + 5 ms.
 The package is byte-compiled first (with PYTHONDONTWRITEBYTECODE set nothing
 else would cache it).
 """
@@ -67,10 +73,58 @@ def once(argv: list[str], stdin: bytes = b"") -> float:
     return time.perf_counter() - start
 
 
+def bench_snapshot(sizes: list[int], rounds: int) -> int:
+    from zodyssey.sandbox import effects
+
+    for size in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp) / "big"
+            for index in range(size):
+                path = root / f"d{index % 100:02d}" / f"s{index // 100 % 100:02d}" / f"f{index}.txt"
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(f"{index}\n")
+            env = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "b"}
+            env["GIT_COMMITTER_EMAIL"] = "b@x"
+            import os
+
+            env = {**os.environ, **env}
+            subprocess.run(["git", "init", "-q", str(root)], check=True)
+            subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+            subprocess.run(["git", "-C", str(root), "commit", "-qm", "i"], check=True, env=env)
+            for index in range(5):
+                (root / "d00" / "s00" / f"f{index * 100}.txt").write_text("changed\n")
+            (root / "new.txt").write_text("new\n")
+            status = ["git", "-C", str(root), "status", "--porcelain=v2", "-z"]
+            subprocess.run(status, capture_output=True, check=True)  # warm the index
+            plain: list[float] = []
+            check: list[float] = []
+            for _ in range(rounds):
+                start = time.perf_counter()
+                subprocess.run(status, capture_output=True, check=True)
+                plain.append(time.perf_counter() - start)
+                start = time.perf_counter()
+                before = effects.snapshot(str(root))
+                after = effects.snapshot(str(root), previous=before)
+                effects.compare(str(root), before, after)
+                check.append(time.perf_counter() - start)
+            status_ms = statistics.median(plain) * 1000
+            check_ms = statistics.median(check) * 1000
+            target = 1.5 * status_ms + 5
+            print(
+                f"{size} files: git status {status_ms:.1f} ms, pre+post {check_ms:.1f} ms "
+                f"({check_ms / status_ms:.2f}x; target <= {target:.1f} ms: "
+                f"{'met' if check_ms <= target else 'NOT met'})"
+            )
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--snapshot", type=int, nargs="+", metavar="N")
     args = parser.parse_args()
+    if args.snapshot:
+        return bench_snapshot(args.snapshot, min(args.rounds, 10))
     from zodyssey.gate.install import entry_script, hook_command
     from zodyssey.sandbox.landlock import abi_version
 

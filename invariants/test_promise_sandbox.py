@@ -64,3 +64,25 @@ def test_no_sandboxed_command_changes_protected_or_undeclared_files(
     )
     written = (repo / "src" / "app.py").read_text()
     assert (written == "y\n") == (verdict == "OKAY"), done.stderr
+
+
+@pytest.mark.claim("effect-check-restores-and-records")
+def test_a_forbidden_change_is_restored_recorded_and_refuses_done(lab: Any) -> None:
+    import json
+
+    repo = lab.repo()
+    (repo / "README.md").write_text("readme\n")
+    lab.commit(repo, "initial")
+    lab.start_run(repo)  # before OKAY: no product change is allowed
+    payload = lab.bash(repo, "ls")
+    payload["tool_use_id"] = "toolu_7"
+    assert lab.hook(repo, payload).allowed
+    (repo / "README.md").write_text("pwned\n")  # what really happened during the call
+    (repo / "new.py").write_text("pwned\n")
+    done = lab.zodyssey("hook", "post-tool", cwd=repo, stdin=json.dumps(payload))
+    assert done.returncode == 2 and "README.md (restored)" in done.stderr, done.stderr
+    assert (repo / "README.md").read_text() == "readme\n"
+    assert not (repo / "new.py").exists()
+    evidence = repo / ".zcode" / "verify" / "demo" / "evidence.jsonl"
+    kinds = [json.loads(line)["kind"] for line in evidence.read_text().splitlines()]
+    assert kinds == ["violation"]

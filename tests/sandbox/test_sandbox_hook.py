@@ -165,8 +165,16 @@ def test_the_red_team_through_the_installed_hook_and_the_sandbox(
         run_as_harness(repo, wrapped)
         outcomes[command] = "sandboxed"
     after = tree(repo.root)
-    after.pop(".zcode/state/demo.json", None)  # the hook's own bookkeeping (gate_log, locks)
-    before.pop(".zcode/state/demo.json", None)
+    for own in ("demo.json", "demo.effects.json", ".demo.effects.json.lock"):
+        # the hook's own bookkeeping (gate_log, locks, the effect check's snapshots)
+        after.pop(f".zcode/state/{own}", None)
+        before.pop(f".zcode/state/{own}", None)
+    for tree_ in (before, after):  # blobs the effect check stores (git hash-object -w)
+        # and what it moved aside: undeclared files the parent grant let through
+        # and its violation records (the runner's own red-team test guards these paths)
+        hook_own = (".git/objects/", ".zcode/quarantine", ".zcode/verify", ".zcode/state/")
+        for key in [k for k in tree_ if k.startswith(hook_own)]:
+            del tree_[key]
     for ignored in ("build", ".pytest_cache", "__pycache__"):  # made empty by the sandbox
         assert after.pop(ignored) == "dir"
     if verdict == "OKAY":

@@ -176,6 +176,7 @@ def audit(run: AuditedRun, *, strict: bool = False, require_complete: bool = Fal
     _final_wave(run, emit)
     _external_audit(run, emit)
     _ungated_and_overrides(run, emit)
+    _effect_violations(run, emit)
     for text in run.not_verifiable:
         emit(
             "not-verifiable",
@@ -816,4 +817,34 @@ def _ungated_and_overrides(run: AuditedRun, emit: _Emitter) -> None:
             line,
             key=event.where,
             **extra,
+        )
+
+
+def _effect_violations(run: AuditedRun, emit: _Emitter) -> None:
+    """Every change the post-call effect check caught (zodyssey/sandbox/violations.py)
+    fails the audit, resolved or not: the run let a forbidden change happen."""
+    if run.source != "zodyssey":
+        return
+    from pathlib import Path
+
+    from zodyssey.core.paths import evidence_path
+    from zodyssey.runs import evidence as chain
+
+    root = Path(run.state_path).resolve().parent.parent.parent
+    path = evidence_path(root, run.slug)
+    read = chain.read_evidence(path)
+    for number, record in zip(read.lines, read.records, strict=False):
+        if record.get("kind") != chain.VIOLATION:
+            continue
+        raw = record.get("changes")
+        changes: list[object] = raw if isinstance(raw, list) else []
+        paths = ", ".join(str(c.get("path")) for c in changes[:5] if isinstance(c, dict))
+        emit(
+            "effect-violation",
+            "error",
+            f"{record.get('when') or 'a tool call'} changed what the run did not allow: "
+            f"{clip(paths, 300)} (tool_use_id {record.get('tool_use_id')})",
+            str(path),
+            number,
+            key=f"violation-{record.get('seq')}",
         )

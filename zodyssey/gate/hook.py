@@ -382,7 +382,7 @@ def _pre_tool(
 
             if not classify(call.command).is_write:
                 wrap = _sandbox_wrap(runs, call, adapter, payload, False)
-                return 0 if wrap is None else _wrapped_reply(call, payload, wrap)
+                return _allowed(runs, call, adapter, payload, wrap)
     wrap = _sandbox_wrap(runs, call, adapter, payload, True)
     if reach is not None and call.kind != "dispatch":
         # (a dispatch is the project's own: its slot is released by post-tool,
@@ -408,18 +408,90 @@ def _pre_tool(
             applied = apply(decision, ctx)
             if not applied.allow:
                 return _write(adapter.block(applied.reason, ctx.slug))
+    return _allowed(runs, call, adapter, payload, wrap)
+
+
+def _single_run(runs: "list[tuple[str, list[tuple[str, Any]]]]") -> "tuple[str, str, Any] | None":
+    active = [(root, slug, state) for root, pairs in runs for slug, state in pairs]
+    if len(active) != 1 or not isinstance(active[0][2], dict):
+        return None
+    return active[0]
+
+
+def _allowed(
+    runs: "list[tuple[str, list[tuple[str, Any]]]]",
+    call: "Any",
+    adapter: "Any",
+    payload: "Any",
+    wrap: "tuple[str, str, str] | None",
+) -> int:
+    """An allowed call: the effect check's snapshot first (a change made between
+    calls blocks this call with what was caught), then the (wrapped) reply."""
+    one = _single_run(runs) if call.kind != "read" and call.error is None else None
+    if one is not None and os.path.exists(os.path.join(one[0], ".git")):
+        note = _effects_pre(one[0], one[1], call)
+        if note:
+            return _write(adapter.block(note, one[1]))
     return 0 if wrap is None else _wrapped_reply(call, payload, wrap)
+
+
+def _effects_pre(root: str, slug: str, call: "Any") -> str:
+    """The effect check's pre-tool snapshot, in a child process: it needs git,
+    `subprocess` and `hashlib`, which the hook's own write path never imports
+    (docs/gate.md, performance). Returns the child's message ("" when none);
+    best effort: a child that fails leaves the call allowed (post-tool says so)."""
+    entry = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hook_entry.py")
+    argv = [sys.executable, "-S", "-P", entry, "effects-pre", root, slug]
+    argv += [str(call.tool_use_id or ""), str(call.tool_name or ""), str(call.command or "")[:4096]]
+    read_end, write_end = os.pipe()
+    try:
+        pid = os.posix_spawn(
+            sys.executable,
+            argv,
+            os.environ,
+            file_actions=[
+                (os.POSIX_SPAWN_DUP2, write_end, 1),
+                (os.POSIX_SPAWN_CLOSE, read_end),
+                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            ],
+        )
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        return ""
+    os.close(write_end)
+    chunks = []
+    while True:
+        chunk = os.read(read_end, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(read_end)
+    os.waitpid(pid, 0)
+    return b"".join(chunks).decode("utf-8", "replace").strip()
 
 
 def _post_tool(
     runs: "list[tuple[str, list[tuple[str, Any]]]]", payload: "Any", adapter: "Any"
 ) -> int:
-    """Release the dispatch slot a Task/Agent call took. Never blocks."""
+    """The post-call effect check (zodyssey/sandbox/violations.py), then release the
+    dispatch slot a Task/Agent call took. Exit 2 with the violation on stderr."""
     if not isinstance(payload, dict) or adapter is None:
         return 0
     call = adapter.to_call(payload)
-    if call.kind != "dispatch" or call.error:
+    if call.error:
         return 0
+    code = 0
+    one = _single_run(runs) if call.kind != "read" else None
+    if one is not None:
+        from zodyssey.sandbox import violations
+
+        note = violations.post_tool(one[0], one[1], one[2], call)
+        if note:
+            sys.stderr.write(note + "\n")
+            code = 2  # the harness shows it to the agent (the call already ran)
+    if call.kind != "dispatch":
+        return code
     from pathlib import Path
 
     from zodyssey.gate.effects import release_slot
@@ -436,4 +508,4 @@ def _post_tool(
         from zodyssey.gate.verdicts import record
 
         record(runs, call, payload, adapter)
-    return 0
+    return code

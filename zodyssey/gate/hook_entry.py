@@ -67,6 +67,10 @@ except ImportError:
     from zodyssey.gate.hook import main
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["effects-pre"]:  # the hook's pre-tool snapshot (a child of the hook)
+        from zodyssey.sandbox.violations import main as effects_main
+
+        sys.exit(effects_main(sys.argv[2:]))
     if sys.argv[1:2] == ["sandbox"]:  # the gate's wrapper of shell commands in a run
         from zodyssey.sandbox.runner import main as sandbox_main
 

@@ -169,7 +169,7 @@ def install(
     if harness in ("claude-code", "zcode", "codex"):
         timeout = {"timeout": CLAUDE_TIMEOUT_SECONDS}
         _merge_grouped(hooks, "PreToolUse", "*", pre, "pre-tool", timeout, changes)
-        _merge_grouped(hooks, "PostToolUse", "Task|Agent", post, "post-tool", timeout, changes)
+        _merge_grouped(hooks, "PostToolUse", "*", post, "post-tool", timeout, changes)
     elif harness == "gemini":
         timeout = {"timeout": GEMINI_TIMEOUT_MS}
         _merge_grouped(hooks, "BeforeTool", ".*", pre, "pre-tool", timeout, changes)

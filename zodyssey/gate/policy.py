@@ -661,6 +661,9 @@ def _in_scope(path: str, files: frozenset[str], dirs: frozenset[str], root: str)
     return any(within(path, d) for d in dirs)
 
 
+in_scope = _in_scope  # the scope rule, for the post-call check (zodyssey/sandbox/violations.py)
+
+
 def live_lock(lock: "Any", ctx: "RunContext") -> str | None:
     """The owner of a lock that still holds, else None."""
     if not isinstance(lock, dict):

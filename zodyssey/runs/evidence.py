@@ -292,3 +292,19 @@ def criterion_gaps(
                 f"(record seq {latest.get('seq')}, exit {latest.get('exit_code')})"
             )
     return gaps
+
+
+# ---------------------------------------------------------------- violations
+# Records of the post-call effect check (zodyssey/sandbox/violations.py): a
+# change a tool call was not allowed to make. `kind: "violation"` carries
+# `tool_use_id`, `tool_name`, `command`, `changes` [{path, before, after,
+# action}]; a person's `kind: "violation-resolved"` names the `resolves` seq.
+VIOLATION = "violation"
+VIOLATION_RESOLVED = "violation-resolved"
+
+
+def open_violations(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The violation records no later `violation-resolved` record names."""
+    listed = list(records)
+    resolved = {r.get("resolves") for r in listed if r.get("kind") == VIOLATION_RESOLVED}
+    return [r for r in listed if r.get("kind") == VIOLATION and r.get("seq") not in resolved]

@@ -196,6 +196,21 @@ def _release(state: dict[str, Any], todo_id: str) -> list[str]:
     return released
 
 
+def _refuse_open_violations(ctx: RunContext, records: list[dict[str, Any]], command: str) -> None:
+    """No step counts as done while a change the gate caught is unresolved."""
+    found = chain.open_violations(records)
+    if found:
+        seqs = ", ".join(str(r.get("seq")) for r in found[:10])
+        ctx.refuse(
+            command,
+            f"the post-call check recorded {len(found)} unresolved violation(s) "
+            f"(evidence seq {seqs}); ask the user to inspect them (.zcode/quarantine/ holds "
+            "moved files) and decide in their own terminal (`--force-done` / `--force` with "
+            "`--reason`, stamped into the evidence)",
+            Exit.REFUSED_STATE,
+        )
+
+
 def cmd_todo(args: argparse.Namespace) -> int:
     ctx = RunContext.open(args.repo, args.slug)
     if args.force_done and args.status != "done":
@@ -212,6 +227,8 @@ def cmd_todo(args: argparse.Namespace) -> int:
     override: dict[str, Any] | None = None
     if args.status == "done":
         records = check_chain(ctx, state, "todo")
+        if not args.force_done:
+            _refuse_open_violations(ctx, records, "todo")
         gaps = chain.criterion_gaps(records, todo, loaded.sha256)
         if gaps and not args.force_done:
             ctx.refuse(
@@ -291,6 +308,8 @@ def _incomplete(
     """A `complete` move: what is not complete (refused unless --force overrides it)."""
     target: str = args.phase
     overrides: list[str] = []
+    if not args.force:
+        _refuse_open_violations(ctx, check_chain(ctx, state, "phase"), "phase")
     todos = state.get("todos") or {}
     undone = [t.id for t in loaded.plan.todos if (todos.get(t.id) or {}).get("status") != "done"]
     if undone:

@@ -1,0 +1,241 @@
+"""The post-call effect check: snapshot before a call, compare after, undo what
+the call was not allowed to change.
+
+A snapshot is cheap by construction: one `git status --porcelain=v2 -z`
+(without `.zcode/`, with `GIT_OPTIONAL_LOCKS=0` so git writes no index), and
+for each path it lists (a changed tracked file or an untracked one: the only
+paths whose content is not already in git's objects) its size, mtime and git
+blob id, written into git's object store (`git hash-object -w`) so that the
+content can be put back later. Paths git ignores are not product and are not
+listed. Protected files (the gate's configuration and wiring, the plan after
+OKAY) are added by sha256.
+
+`compare(before, after)` names every path whose content differs; a path
+clean in one snapshot has the content of HEAD there (`git ls-tree`), so a
+change that was committed during the call is seen as well (HEAD moved: the
+paths of `git diff-tree` between the two HEADs are compared too).
+
+`restore` puts a changed tracked or previously dirty file back from its
+blob, and moves a file that did not exist before into
+`.zcode/quarantine/<slug>/<call>/` (kept for the person to inspect).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from collections.abc import Iterable
+from typing import Any
+
+MISSING = "missing"
+CHUNK = 500  # paths per `git hash-object` call
+
+
+def _git(root: str, *args: str, stdin: bytes | None = None) -> bytes:
+    env = dict(os.environ)
+    env["GIT_OPTIONAL_LOCKS"] = "0"
+    done = subprocess.run(
+        ["git", "-C", root, "-c", "core.quotepath=off", *args],
+        input=stdin,
+        capture_output=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise OSError(f"git {args[0]} failed: {done.stderr.decode('utf-8', 'replace')[:300]}")
+    return done.stdout
+
+
+def _status(root: str) -> tuple[str, dict[str, str]]:
+    """(HEAD oid or "", {path: status code}) of the work tree without `.zcode/`."""
+    raw = _git(
+        root,
+        "status",
+        "--porcelain=v2",
+        "-z",
+        "--branch",
+        "--untracked-files=all",
+        "--no-renames",
+        "--",
+        ".",
+        ":(exclude).zcode",
+    )
+    head = ""
+    paths: dict[str, str] = {}
+    for token in raw.split(b"\0"):
+        text = token.decode("utf-8", "surrogateescape")
+        if not text:
+            continue
+        if text.startswith("# branch.oid "):
+            oid = text[len("# branch.oid ") :]
+            head = "" if oid == "(initial)" else oid
+        elif text.startswith("#"):
+            continue
+        elif text[0] == "1":
+            fields = text.split(" ", 8)
+            paths[fields[8]] = fields[1]
+        elif text[0] == "u":
+            paths[text.split(" ", 10)[10]] = "u"
+        elif text[0] == "?":
+            paths[text[2:]] = "?"
+    return head, paths
+
+
+def _content(root: str, rel: str) -> tuple[int, int, str] | None:
+    """(size, mtime_ns, kind) of the path, None when it does not exist."""
+    try:
+        info = os.lstat(os.path.join(root, rel))
+    except OSError:
+        return None
+    import stat
+
+    kind = (
+        "link"
+        if stat.S_ISLNK(info.st_mode)
+        else ("file" if stat.S_ISREG(info.st_mode) else "other")
+    )
+    if kind == "file" and info.st_mode & 0o111:
+        kind = "exec"
+    return info.st_size, info.st_mtime_ns, kind
+
+
+def _blobs(root: str, rels: list[str], write: bool) -> dict[str, str]:
+    """Git blob ids of regular files (and links: their target text)."""
+    out: dict[str, str] = {}
+    files = [
+        r
+        for r in rels
+        if os.path.isfile(os.path.join(root, r)) and not os.path.islink(os.path.join(root, r))
+    ]
+    for start in range(0, len(files), CHUNK):
+        chunk = files[start : start + CHUNK]
+        args = ["hash-object", *(["-w"] if write else []), "--no-filters", "--", *chunk]
+        ids = _git(root, *args).decode().split()
+        out.update(zip(chunk, ids, strict=False))
+    for rel in rels:
+        path = os.path.join(root, rel)
+        if os.path.islink(path):
+            target = os.readlink(path).encode("utf-8", "surrogateescape")
+            blob = _git(root, "hash-object", *(["-w"] if write else []), "--stdin", stdin=target)
+            out[rel] = "link:" + blob.decode().strip()
+    return out
+
+
+def snapshot(
+    root: str, protected: Iterable[str] = (), previous: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The state of the work tree now (see the module docstring).
+
+    `previous`: an earlier snapshot whose blob ids are reused for paths whose
+    size and mtime did not change (so an unchanged dirty file is hashed once).
+    """
+    head, listed = _status(root)
+    files: dict[str, list[Any]] = {}
+    known = previous.get("files", {}) if previous else {}
+    to_hash: list[str] = []
+    for rel in listed:
+        meta = _content(root, rel)
+        if meta is None:
+            files[rel] = [None, None, MISSING, MISSING]
+            continue
+        old = known.get(rel)
+        if old and old[0] == meta[0] and old[1] == meta[1] and old[2] == meta[2]:
+            files[rel] = list(old)
+        else:
+            files[rel] = [meta[0], meta[1], meta[2], None]
+            to_hash.append(rel)
+    for rel, blob in _blobs(root, to_hash, write=True).items():
+        files[rel][3] = blob
+    guarded: dict[str, str] = {}
+    for path in protected:
+        try:
+            with open(path, "rb") as handle:
+                guarded[path] = hashlib.sha256(handle.read()).hexdigest()
+        except FileNotFoundError:
+            guarded[path] = MISSING
+        except OSError as exc:
+            guarded[path] = f"unreadable:{exc.errno}"
+    return {"head": head, "files": files, "protected": guarded}
+
+
+def _head_blobs(root: str, head: str, rels: list[str]) -> dict[str, str]:
+    """Blob ids of `rels` in commit `head` (absent: MISSING)."""
+    out = dict.fromkeys(rels, MISSING)
+    if not head or not rels:
+        return out
+    for start in range(0, len(rels), CHUNK):
+        chunk = rels[start : start + CHUNK]
+        raw = _git(root, "ls-tree", "-z", "--full-tree", head, "--", *chunk)
+        for entry in raw.split(b"\0"):
+            if not entry:
+                continue
+            meta, _, name = entry.decode("utf-8", "surrogateescape").partition("\t")
+            mode, kind, oid = meta.split(" ")[:3]
+            if kind == "blob":
+                out[name] = ("link:" + oid) if mode == "120000" else oid
+    return out
+
+
+def compare(root: str, before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every path whose content differs: {path, before, after} blob ids (or MISSING)."""
+    rels = set(before.get("files", {})) | set(after.get("files", {}))
+    if before.get("head") != after.get("head") and before.get("head") and after.get("head"):
+        raw = _git(
+            root,
+            "diff-tree",
+            "-r",
+            "-z",
+            "--name-only",
+            "--no-renames",
+            before["head"],
+            after["head"],
+        )
+        rels.update(n for n in raw.decode("utf-8", "surrogateescape").split("\0") if n)
+    ordered = sorted(rels)
+    clean_before = [r for r in ordered if r not in before.get("files", {})]
+    clean_after = [r for r in ordered if r not in after.get("files", {})]
+    base_before = _head_blobs(root, before.get("head", ""), clean_before)
+    base_after = _head_blobs(root, after.get("head", ""), clean_after)
+    changes: list[dict[str, Any]] = []
+    for rel in ordered:
+        old = before["files"][rel][3] if rel in before.get("files", {}) else base_before[rel]
+        new = after["files"][rel][3] if rel in after.get("files", {}) else base_after[rel]
+        if old != new:
+            changes.append({"path": rel, "before": old, "after": new})
+    for path, digest in after.get("protected", {}).items():
+        old = before.get("protected", {}).get(path)
+        if old is not None and old != digest:
+            changes.append({"path": path, "before": old, "after": digest, "protected": True})
+    return changes
+
+
+def restore(root: str, change: dict[str, Any], quarantine: str) -> str:
+    """Undo one change; returns what was done (`restored`, `quarantined`, `kept`)."""
+    rel = change["path"]
+    path = rel if os.path.isabs(rel) else os.path.join(root, rel)
+    old = change["before"]
+    if change.get("protected"):
+        return "kept"  # sha256 only: the content is not in git's objects
+    if old == MISSING:
+        if not os.path.lexists(path):
+            return "kept"
+        target = os.path.join(quarantine, rel)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        os.replace(path, target)
+        return "quarantined"
+    if old.startswith("link:"):
+        text = _git(root, "cat-file", "blob", old[5:]).decode("utf-8", "surrogateescape")
+        if os.path.lexists(path):
+            os.unlink(path)
+        os.symlink(text, path)
+        return "restored"
+    data = _git(root, "cat-file", "blob", old)
+    from zodyssey.core.atomic import write_atomic
+
+    if os.path.islink(path):
+        os.unlink(path)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    write_atomic(path, data)
+    return "restored"
