@@ -165,7 +165,7 @@ def test_the_red_team_through_the_installed_hook_and_the_sandbox(
         run_as_harness(repo, wrapped)
         outcomes[command] = "sandboxed"
     after = tree(repo.root)
-    for own in ("demo.json", "demo.effects.json", ".demo.effects.json.lock"):
+    for own in ("demo.json", "demo.effects", ".demo.effects.lock"):
         # the hook's own bookkeeping (gate_log, locks, the effect check's snapshots)
         after.pop(f".zcode/state/{own}", None)
         before.pop(f".zcode/state/{own}", None)

@@ -5,7 +5,7 @@ pre-tool (every call but native reads, after the gate allowed it): a snapshot
 (`zodyssey/sandbox/effects.py`), compared first with the snapshot left by the
 previous call's post-tool, so a change made between calls (a background
 process) is caught here; then kept under the call's `tool_use_id` in
-`.zcode/state/<slug>.effects.json` (run state: no agent tool can write it).
+`.zcode/state/<slug>.effects` (run state: no agent tool can write it).
 
 post-tool: a new snapshot compared with the call's own. A change is allowed
 when the run allowed it at that moment: bookkeeping (`.zcode/notepads|staging`,
@@ -36,7 +36,7 @@ QUARANTINE = ".zcode/quarantine"
 
 
 def effects_file(root: str, slug: str) -> str:
-    return os.path.join(root, STATE, slug + ".effects.json")
+    return os.path.join(root, STATE, slug + ".effects")
 
 
 def _view(root: str, slug: str, state: dict[str, Any]) -> tuple[Any, Any, bool, list[str]]:
