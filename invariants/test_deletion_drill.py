@@ -376,31 +376,34 @@ def test_sigint_leaves_the_work_tree_byte_identical(tmp_path: Path) -> None:
     )
     root = fixture_repo(tmp_path / "repo", {"tests/test_ops.py": slow})
     before = tree_digest(root)
-    scratch_before = set(Path(os.environ.get("TMPDIR", "/tmp")).glob("zodyssey-drill-*"))
+    # A temp folder of this test's own: other drills running beside it (xdist) make
+    # and remove their scratch copies in the shared one.
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
     proc = subprocess.Popen(
         [sys.executable, "-m", "zodyssey", "claims", "drill", "add-checked", "-j", "2"],
         cwd=root,
-        env=clean_env(),
+        env=clean_env(TMPDIR=str(scratch)),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     # Wait until a test run of the drill is really going (its pytest process exists).
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not _drill_children(proc.pid):
+    while time.monotonic() < deadline and not _drill_children(proc.pid, scratch):
         time.sleep(0.2)
-    assert _drill_children(proc.pid), "the drill never started a test run"
+    assert _drill_children(proc.pid, scratch), "the drill never started a test run"
     time.sleep(1.0)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, out + err
     assert tree_digest(root) == before
-    assert set(Path(os.environ.get("TMPDIR", "/tmp")).glob("zodyssey-drill-*")) <= scratch_before
+    assert not list(scratch.glob("zodyssey-drill-*")), "a scratch copy outlived the drill"
     assert "Traceback" not in err
 
 
-def _drill_children(pid: int) -> list[int]:
-    """Processes running pytest inside a zodyssey-drill scratch copy."""
+def _drill_children(pid: int, scratch: Path) -> list[int]:
+    """Processes running pytest inside one of this drill's scratch copies (under `scratch`)."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -409,7 +412,7 @@ def _drill_children(pid: int) -> list[int]:
             cwd = os.readlink(entry / "cwd")
         except OSError:
             continue
-        if "zodyssey-drill-" in cwd and int(entry.name) != pid:
+        if cwd.startswith(f"{scratch}/zodyssey-drill-") and int(entry.name) != pid:
             found.append(int(entry.name))
     return found
 
