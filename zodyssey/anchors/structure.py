@@ -242,6 +242,21 @@ def _inside(spans: list[tuple[int, int]], offset: int) -> bool:
     return any(start <= offset < end for start, end in spans)
 
 
+def _find_destination(text: str, form: str, start: int, stop: int) -> int:
+    """Where `form` is written as a Markdown link destination (`](form`, `](<form`,
+    `]: form`), not merely as text: the same href in an HTML `<a>` or in prose
+    before the link is not this link."""
+    where = text.find(form, start, stop)
+    while where >= 0:
+        back = where - 1
+        while back >= 0 and text[back] in " \t\n<":
+            back -= 1
+        if back >= 1 and text[back] in "(:" and text[back - 1] == "]":
+            return where
+        where = text.find(form, where + 1, stop)
+    return -1
+
+
 def _link_target(
     href: str, source: _Source, lo: int, hi: int, cursor: dict[str, int]
 ) -> LinkTarget | None:
@@ -255,7 +270,7 @@ def _link_target(
     for form in forms:
         # Inline links sit inside their block; reference definitions anywhere in the document.
         for start, stop in ((max(lo, cursor.get(form, lo)), hi), (0, len(source.text))):
-            where = source.text.find(form, start, stop)
+            where = _find_destination(source.text, form, start, stop)
             if where >= 0:
                 if start != 0:
                     cursor[form] = where + len(form)

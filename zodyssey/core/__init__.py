@@ -4,7 +4,8 @@ The gate hook is a fresh process on every tool call of a coding agent, so what
 it imports is most of what it costs. One rule keeps its path light, and
 tests/core/test_import_rule.py checks it by reading the source (no import
 runs) of `core/`, of every module of `gate/` but its CI side (`wiring`,
-`install`), and of the two root modules they load (`zodyssey/__init__.py`,
+`install`, and `probe`, which `zodyssey check` and `run start` use to try the
+wired hook command), and of the two root modules they load (`zodyssey/__init__.py`,
 `errors.py`):
 
 - At import time a module imports only `os`, `sys`, `fcntl`, `time` and
