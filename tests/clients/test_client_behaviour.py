@@ -60,11 +60,13 @@ def break_interpreter(repo: Path, harness: str) -> None:
 
 @pytest.fixture(scope="module")
 def cannot_start(client: Client, tmp_path_factory: pytest.TempPathFactory) -> Result:
-    """Phase plan, the gate's command naming an interpreter that does not exist here."""
+    """Phase plan, then the gate's command names an interpreter that does not exist here."""
     base = tmp_path_factory.mktemp(f"nostart-{client.name}")
     repo = make_user_repo(base, [client.name])
-    break_interpreter(repo, client.name)
+    # The run starts while the wiring holds (`run start` refuses wiring that cannot
+    # start); then the checkout changes under it, as on a teammate's machine.
     start_run(repo)
+    break_interpreter(repo, client.name)
     script = Script(
         [turn(client.read(repo, "README.md")), turn(client.shell("sed -i s/hi/hello/ src/app.py"))]
     )
