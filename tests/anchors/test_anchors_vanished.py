@@ -128,3 +128,48 @@ def test_a_rename_is_followed_commit_by_commit_when_history_has_a_missing_blob(
     [problem] = [p for p in payload["problems"] if p["cited_as"] == "main.go:3"]
     assert problem["kind"] != "gone", problem
     assert "cmd/app.go" in problem["detail"], problem
+
+
+def test_renamed_then_deleted_names_the_deleting_commit_of_the_new_name(tmp_path: Path) -> None:
+    repo = go_repo(tmp_path)
+    (repo / "cmd").mkdir()
+    git(repo, "mv", "main.go", "cmd/app.go")
+    commit(repo, "move")
+    renamer = git(repo, "rev-parse", "HEAD").strip()
+    git(repo, "rm", "-q", "cmd/app.go")
+    commit(repo, "drop the app")
+    deleter = git(repo, "rev-parse", "HEAD").strip()
+    code, payload = check_json(repo)
+    assert code == 9, payload
+    assert kinds(payload) == {"gone": ["main.go:3"]}
+    detail = payload["problems"][0]["detail"]
+    assert f"cmd/app.go was deleted by {deleter[:12]}" in detail, detail
+    assert f"renamed to cmd/app.go by {renamer[:12]}" in detail, detail
+    assert "main.go was deleted" not in detail
+
+
+def test_fix_after_a_rename_keeps_the_written_directories(tmp_path: Path) -> None:
+    # A rename into a deeper folder: the rewritten path must not lose the leading
+    # directories the document wrote (`zodyssey/` was dropped), and each form keeps
+    # its kind: relative to the document stays relative, a short suffix stays short.
+    code = "".join(f"code {n}\n" for n in range(1, 21))
+    doc = (
+        "Full zodyssey/anchors/old.py:5, ticked `zodyssey/anchors/old.py`:6, "
+        "linked [x](../zodyssey/anchors/old.py#L7), relative ../zodyssey/anchors/old.py:8, "
+        "short anchors/old.py:10.\n"
+    )
+    repo = make_repo(tmp_path / "repo", {"zodyssey/anchors/old.py": code, "docs/guide.md": doc})
+    assert run_cli(repo, "--update").returncode == 0
+    commit(repo, "pin")
+    (repo / "zodyssey/anchors/deep").mkdir()
+    git(repo, "mv", "zodyssey/anchors/old.py", "zodyssey/anchors/deep/fresh.py")
+    write(repo, "zodyssey/anchors/deep/fresh.py", "new\n" + code)
+    commit(repo, "rename into a folder and insert a line")
+    fixed = run_cli(repo, "--fix")
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert (repo / "docs/guide.md").read_text() == (
+        "Full zodyssey/anchors/deep/fresh.py:6, ticked `zodyssey/anchors/deep/fresh.py`:7, "
+        "linked [x](../zodyssey/anchors/deep/fresh.py#L8), "
+        "relative ../zodyssey/anchors/deep/fresh.py:9, short anchors/deep/fresh.py:11.\n"
+    )
+    assert run_cli(repo, "--strict").returncode == 0

@@ -626,10 +626,11 @@ class Checker:
         pinned = self.lock.citations.get(old_key)
         new = follow(self.renames(), old, files)
         deleted = None
+        renamed: list[tuple[str, str]] = []  # (new name, renaming commit) on the way
         if new is None and self.discovery.past is not None:
             deleted = self.discovery.past.deleted_by(old)
             if deleted is not None:
-                new = self._follow_deletions(old, deleted[0], files)
+                new, renamed, deleted = self._follow_deletions(old, deleted, files)
         if new is not None:
             if pinned is not None and first.end >= first.start:
                 target = self.target(new)
@@ -653,9 +654,16 @@ class Checker:
             )
         if deleted is not None:
             commit, subject = deleted
+            # The path as it was called when deleted: a rename first is said as such.
+            steps = "".join(
+                f"{old} was renamed to {name} by {by[:12]}, then " for name, by in renamed[:1]
+            )
+            steps += "".join(f"renamed to {name} by {by[:12]}, then " for name, by in renamed[1:])
+            last = renamed[-1][0] if renamed else old
             return problem(
                 "gone",
-                f"{old} was deleted by {commit[:12]} ({printable(subject)[:80]}); the citation "
+                f"{steps}{last} was deleted by {commit[:12]} "
+                f"({printable(subject)[:80]}); the citation "
                 "points at nothing: cite where that code lives now, or remove the citation",
             )
         where = "pinned in the lock" if pinned is not None else "known to git history"
@@ -663,22 +671,30 @@ class Checker:
             "unresolved", f"no file in the tree matches `{first.cited}` ({old} is {where})"
         )
 
-    def _follow_deletions(self, old: str, commit: str, files: set[str]) -> str | None:
-        """Follow renames commit by commit from the one that removed `old` (bounded)."""
+    def _follow_deletions(
+        self, old: str, deleted: tuple[str, str], files: set[str]
+    ) -> tuple[str | None, list[tuple[str, str]], tuple[str, str] | None]:
+        """Follow renames commit by commit from the one that removed `old` (bounded).
+
+        Returns (the name that exists now or None, the renames on the way as
+        (new name, commit), the real deletion as (commit, subject) or None).
+        """
         past = self.discovery.past
         assert past is not None
         name = old
+        renamed: list[tuple[str, str]] = []
         for _ in range(8):
-            new = past.renamed_in(commit, name)
+            new = past.renamed_in(deleted[0], name)
             if new is None:
-                return None
+                return None, renamed, deleted  # a deletion, not a rename
+            renamed.append((new, deleted[0]))
             if new in files:
-                return new
+                return new, renamed, None
             later = past.deleted_by(new)
             if later is None:
-                return None
-            name, commit = new, later[0]
-        return None
+                return None, [], None
+            name, deleted = new, later
+        return None, [], None
 
 
 def _resolve_in(index: FileIndex, first: Citation) -> str | None:

@@ -9,21 +9,40 @@ from zodyssey.anchors.files import FileIndex
 from zodyssey.anchors.model import Citation
 
 
-def new_cited_text(citation: Citation, new_path: str, index: FileIndex) -> str:
+def new_cited_text(
+    citation: Citation, new_path: str, index: FileIndex, old_path: str | None = None
+) -> str:
     """How to write `new_path` in place of the citation's old path text.
 
-    Links stay relative to their document; blob URLs name the repo path; path
-    forms keep as few trailing segments as the old text had, lengthened until
-    they resolve uniquely to the new file.
+    Links stay relative to their document, and so do path forms written with
+    `./` or `../`; blob URLs name the repo path. Other path forms write the new
+    path less the leading folders the old text left out (`anchors/a.py` for
+    `zodyssey/anchors/a.py` becomes `anchors/deep/b.py` for
+    `zodyssey/anchors/deep/b.py`, and a full path stays full); when that does
+    not resolve uniquely to the new file, as few trailing segments as the old
+    text had, lengthened until they do.
     """
+    cited = citation.cited
+    doc_dir = posixpath.dirname(citation.site.doc) or "."
     if citation.dialect == "link":
-        if citation.cited.startswith("/"):
+        if cited.startswith("/"):
             return "/" + new_path
-        return posixpath.relpath(new_path, posixpath.dirname(citation.site.doc) or ".")
+        return posixpath.relpath(new_path, doc_dir)
     if citation.dialect == "blob":
         return new_path
+    if cited.startswith(("./", "../")):
+        relative = posixpath.relpath(new_path, doc_dir)
+        if cited.startswith("./") and not relative.startswith("../"):
+            relative = "./" + relative
+        return relative
+    if old_path is not None and old_path.endswith(cited):
+        unwritten = old_path[: len(old_path) - len(cited)]
+        if (not unwritten or unwritten.endswith("/")) and new_path.startswith(unwritten):
+            candidate = new_path[len(unwritten) :]
+            if index.resolve(candidate, citation.site.doc).path == new_path:
+                return candidate
     segments = new_path.split("/")
-    keep = min(len(segments), citation.cited.count("/") + 1)
+    keep = min(len(segments), cited.count("/") + 1)
     while keep <= len(segments):
         candidate = "/".join(segments[-keep:])
         if index.resolve(candidate, citation.site.doc).path == new_path:
@@ -46,5 +65,5 @@ def moves_of(
         for citation in problem.citations:
             moves.append((citation, start, end))
             if path != problem.target:
-                new_paths[citation] = new_cited_text(citation, path, index)
+                new_paths[citation] = new_cited_text(citation, path, index, problem.target)
     return moves, new_paths

@@ -285,6 +285,16 @@ class FirstParentChain:
 
 
 @dataclass(frozen=True, slots=True)
+class Fate:
+    """What became of a file between a commit and HEAD."""
+
+    head_name: str | None  # its name in HEAD; None when deleted
+    deleter: str | None = None  # the commit that deleted it (None: unknown or kept)
+    deleted_as: str | None = None  # its name when it was deleted
+    renames: tuple[str, ...] = ()  # the names it took on the way, oldest first
+
+
+@dataclass(frozen=True, slots=True)
 class RepoInfo:
     top: Path  # the work tree's top level
     prefix: str  # the checked root relative to `top` ("" or "sub/dir/")
@@ -336,6 +346,7 @@ class GitHistory:
         self._worktree: TreeChanges | None = None
         self._tracked: set[str] | None = None
         self._chain: FirstParentChain | None = None
+        self._range_logs: dict[str, list[tuple[str, list[PathChange]]]] = {}
         # Why rename detection over the whole history was given up (None: it was not).
         self.degraded: str | None = None
 
@@ -434,7 +445,11 @@ class GitHistory:
         """
         chain = self.chain()
         if chain.on_chain(commit):
-            return chain.backward(commit, head_path)
+            # A merge whose first-parent diff pairs nothing (renamed and edited on the
+            # branch) reads as an addition there; the branch's own commits may still
+            # hold the rename, which --follow finds.
+            name = chain.backward(commit, head_path)
+            return name if name is not None else self.follow_back(commit, head_path)
         since = self.changes_since(commit)
         name = since.backward(head_path)
         if name is None:
@@ -446,19 +461,81 @@ class GitHistory:
                 )
         return name
 
-    def name_at_head(self, commit: str, path: str) -> tuple[str | None, str | None]:
-        """The name in HEAD of `path` at `commit`: (name, None) or (None, deleting commit)."""
+    def name_at_head(self, commit: str, path: str) -> Fate:
+        """What became of `path` at `commit` by HEAD: its name there, or who deleted it.
+
+        The first-parent chain (or one tree diff, for a commit off it) answers
+        most cases. When it says deleted, every commit between `commit` and
+        HEAD is read (`_chase`): a rename on a merged branch whose merge pairs
+        nothing, or a rename before the deletion, is only visible there.
+        """
         chain = self.chain()
+        deleter: str | None = None
         if chain.on_chain(commit):
-            return chain.forward(commit, path)
-        since = self.changes_since(commit)
-        name = since.forward(path)
-        if name is None and since.uncertain:
-            raise GitError(
-                f"{path} is gone since {commit[:12]} per a diff without rename detection "
-                "(an object git cannot read), so it may have been renamed"
-            )
-        return name, None
+            name, deleter = chain.forward(commit, path)
+        else:
+            since = self.changes_since(commit)
+            name = since.forward(path)
+            if name is None and since.uncertain:
+                raise GitError(
+                    f"{path} is gone since {commit[:12]} per a diff without rename detection "
+                    "(an object git cannot read), so it may have been renamed"
+                )
+        if name is not None:
+            return Fate(name)
+        chased = self._chase(commit, path)
+        return chased if chased is not None else Fate(None, deleter, path)
+
+    def _chase(self, commit: str, path: str) -> Fate | None:
+        """Follow `path` through every commit in `commit..HEAD`, parents first.
+
+        Renames move the name on, a deletion of the current name is remembered
+        (a later rename of that name on a parallel branch overrides it). None
+        when this says no more than the first-parent answer (git cannot read the
+        log, or the name it ends with is not in HEAD without a deletion).
+        """
+        log = self._range_logs.get(commit)
+        if log is None:
+            try:
+                log = parse_chain_log(
+                    run_git(
+                        self.top,
+                        [
+                            "log",
+                            "-M",
+                            "--no-merges",
+                            "--topo-order",
+                            "--reverse",
+                            "--name-status",
+                            "-z",
+                            "--format=%x01%H",
+                            f"{commit}..{self.info.head or commit}",
+                            "--",
+                        ],
+                    )
+                )
+            except GitError:
+                return None
+            self._range_logs[commit] = log
+        name, deleter, renames = path, None, []
+        for step, changes in log:
+            for change in changes:
+                if change.path != name:
+                    continue
+                if change.status == "R" and change.new is not None:
+                    name, deleter = change.new, None
+                    renames.append(name)
+                    break
+                if change.status == "D":
+                    deleter = step
+        if deleter is not None:
+            return Fate(None, deleter, name, tuple(renames))
+        if renames and name in self.head_files():
+            return Fate(name, None, None, tuple(renames))
+        return None
+
+    def head_files(self) -> set[str]:
+        return set(self.tree_files(self.info.head)) if self.info.head else set()
 
     def follow_back(self, commit: str, path: str) -> str | None:
         """The name `path` (at HEAD) had at `commit`, following renames step by step.

@@ -145,7 +145,9 @@ def _rewrite_moves(
         index = discover(root, config).index
         for trace in renamed:
             assert trace.moved_to is not None
-            new_paths[trace.citation] = new_cited_text(trace.citation, trace.moved_to[0], index)
+            new_paths[trace.citation] = new_cited_text(
+                trace.citation, trace.moved_to[0], index, trace.then_path
+            )
     for trace in traces:
         assert trace.moved_to is not None
         moves.append((trace.citation, trace.moved_to[1], trace.moved_to[2]))

@@ -24,6 +24,7 @@ from zodyssey.anchors.history.compare import locate_span, map_old_to_new
 from zodyssey.anchors.history.plumbing import (
     UNCOMMITTED,
     BlameResult,
+    Fate,
     GitHistory,
     RepoInfo,
     blame_document,
@@ -257,20 +258,15 @@ def _name_files(
                 commit=commit,
                 shallow=shallow,
             )
-        head_name, deleter = history.name_at_head(commit, then_top)
+        fate = history.name_at_head(commit, then_top)
+        head_name = fate.head_name
         current_top = worktree.forward(head_name) if head_name is not None else None
         then_rel = then_top[len(prefix) :]
         if current_top is None:
-            if head_name is not None:
-                when = "in the work tree (not committed yet)"
-            elif deleter:
-                when = f"by {deleter[:12]}"
-            else:
-                when = "since"
             return Trace(
                 citation,
                 "gone",
-                f"{then_rel} was deleted {when}; the citing line is from {short}",
+                f"{_deleted(then_top, fate, prefix)}; the citing line is from {short}",
                 commit=commit,
                 shallow=shallow,
                 then_path=then_rel,
@@ -297,6 +293,19 @@ def _name_files(
         return _Pending(citation, commit, shallow, then_top, current_top, False)
     except GitError as exc:
         return Trace(citation, "unknown", f"git failed: {exc}", commit=commit, shallow=shallow)
+
+
+def _deleted(then_top: str, fate: Fate, prefix: str) -> str:
+    """`a was deleted by X`, or `a was renamed -> b and deleted as b by X`."""
+    then_rel = then_top[len(prefix) :]
+    if fate.head_name is not None:
+        return f"{then_rel} was deleted in the work tree (not committed yet)"
+    when = f"by {fate.deleter[:12]}" if fate.deleter else "since"
+    last = fate.deleted_as or then_top
+    if last == then_top:
+        return f"{then_rel} was deleted {when}"
+    names = " -> ".join(name[len(prefix) :] for name in (then_top, *fate.renames))
+    return f"renamed {names} and deleted as {last[len(prefix) :]} {when}"
 
 
 def _resolve_at_commit(
