@@ -184,9 +184,12 @@ def test_evidence_older_than_the_work_tree(tmp_path: Path) -> None:
     root = materialize("stale-tree", tmp_path)
     payload = run_audit(root)
     stale = [f for f in payload["findings"] if f["rule"] == "evidence-stale"]
-    assert len(stale) == 1 and stale[0]["severity"] == "warning"
+    # stale evidence fails the audit (issue 26), unless accepted with --allow-stale
+    assert len(stale) == 1 and stale[0]["severity"] == "error"
     assert "changed after the last verification" in stale[0]["message"]
-    assert run_audit(root, strict=True)["exit_code"] == 1
+    assert payload["exit_code"] == 1
+    allowed = build_report(audit(load_run(SLUG, str(root)), allow_stale=True)).payload
+    assert allowed is not None and allowed["exit_code"] == 0, allowed["findings"]
     honest = run_audit(materialize("honest-done", tmp_path))
     assert "evidence-stale" not in rules(honest, "warning")
 

@@ -84,6 +84,8 @@ def test_whole_run(started: Repo) -> None:
         assert "check smoke: PASS" in verify.out
         done = repo.run("todo", "demo", todo, "done")
         assert done.code == 0, done.text
+    # F1 declares no criteria: a read-only window labelled F1 is its evidence
+    assert repo.run("window", "demo", "--label", "F1", "--", "git", "status").code == 0
     assert repo.run("todo", "demo", "F1", "done").code == 0
 
     window = repo.run("window", "demo", "--label", "final-audit", "--", "git", "status")
@@ -116,10 +118,10 @@ def test_whole_run(started: Repo) -> None:
         == []
     )
     kinds = [r["kind"] for r in read.records]
-    # 3 criteria + a check per verify (2) + the window + the check at done
+    # 3 criteria + a check per verify (2) + the F1 and final-audit windows + the check at done
     assert kinds.count("criterion") == 3
     assert kinds.count("check") == 3
-    assert kinds.count("window") == 1
+    assert kinds.count("window") == 2
     for record in read.records:
         EvidenceRecord.model_validate(record)
     first = read.records[0]

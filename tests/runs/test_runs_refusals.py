@@ -350,6 +350,8 @@ def test_done_blocked_by_a_failing_check_unless_forced(approved: Repo) -> None:
     for todo in ("1", "2"):
         assert repo.run("verify", "demo", todo).code == 0
         assert repo.run("todo", "demo", todo, "done").code == 0
+    # F1 declares no criteria: a read-only window labelled F1 is its evidence
+    assert repo.run("window", "demo", "--label", "F1", "--", "git", "status").code == 0
     assert repo.run("todo", "demo", "F1", "done").code == 0
     repo.write(
         "pyproject.toml",

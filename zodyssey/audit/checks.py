@@ -11,7 +11,14 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from zodyssey.audit.model import AuditedRun, CriterionRecord, ReviewRound, clip, short_hash
+from zodyssey.audit.model import (
+    AuditedRun,
+    CriterionRecord,
+    ReviewRound,
+    WindowRecord,
+    clip,
+    short_hash,
+)
 from zodyssey.core.plan import Plan, parse_plan
 from zodyssey.core.vocabulary import COMPLETED_PHASES
 from zodyssey.findings import Finding, Severity
@@ -40,6 +47,9 @@ RULES: dict[str, str] = {
     "window-violated": "a read-only window changed the work tree or HEAD",
     "window-unknown": "a read-only window could not be verified (readOnlyViolation is null)",
     "window-missing": "the run claims an external audit but has no read-only window for it",
+    "window-auditor-failed": "the auditor in a read-only window did not run to exit 0: an audit that did not run is not clean",
+    "evidence-disagrees": "the state's own records of executions (verify.history, gate_log, windows) disagree with the evidence chain",
+    "evidence-unanchored": "the evidence chain's head is not anchored in git (a cut or rehashed chain would not show)",
     "ungated-shell": "a shell call was let through the gate's opt-out hatch",
     "check-override": "a quality-check gate decision was overridden",
     "schema-violation": "an artifact does not match its schema",
@@ -84,6 +94,7 @@ class AuditOutcome:
     criteria: list[CriterionResult] = field(default_factory=list)
     strict: bool = False
     require_complete: bool = False
+    allow_stale: bool = False
 
     @property
     def executed(self) -> int:
@@ -159,17 +170,30 @@ class _Emitter:
         )
 
 
-def audit(run: AuditedRun, *, strict: bool = False, require_complete: bool = False) -> AuditOutcome:
+def audit(
+    run: AuditedRun,
+    *,
+    strict: bool = False,
+    require_complete: bool = False,
+    allow_stale: bool = False,
+) -> AuditOutcome:
     if run.source == "js-pipeline":
         from zodyssey.audit.js_plan import parse_js_plan
 
         plan = parse_js_plan(run.plan_text or "")
     else:
         plan = parse_plan(run.plan_text or "")
-    outcome = AuditOutcome(run=run, plan=plan, strict=strict, require_complete=require_complete)
+    outcome = AuditOutcome(
+        run=run,
+        plan=plan,
+        strict=strict,
+        require_complete=require_complete,
+        allow_stale=allow_stale,
+    )
     emit = _Emitter(outcome)
-    _artifact_problems(run, emit)
+    _artifact_problems(run, emit, allow_stale)
     _criteria(outcome, emit)
+    _stale(outcome, emit)
     _completion(outcome, emit)
     _review(run, emit)
     _windows(run, emit)
@@ -188,12 +212,49 @@ def audit(run: AuditedRun, *, strict: bool = False, require_complete: bool = Fal
     return outcome
 
 
-def _artifact_problems(run: AuditedRun, emit: _Emitter) -> None:
+def _artifact_problems(run: AuditedRun, emit: _Emitter, allow_stale: bool) -> None:
     for problem in run.problems:
         extra: dict[str, object] = {}
         if problem.json_path:
             extra["json_path"] = problem.json_path
-        emit(problem.rule, problem.severity, problem.message, problem.file, problem.line, **extra)
+        severity = problem.severity
+        if problem.rule == "evidence-stale" and allow_stale:
+            severity = "note"  # stale evidence accepted on purpose (`--allow-stale`)
+        emit(problem.rule, severity, problem.message, problem.file, problem.line, **extra)
+
+
+def _stale(outcome: AuditOutcome, emit: _Emitter) -> None:
+    """Ours: a passing criterion whose record was made on another work tree than today's.
+
+    Each criterion record carries the work tree's content digest after it ran
+    (`zodyssey.runs.worktree.content_digest`: every tracked and untracked file,
+    `.zcode/` excluded, independent of commits). A file changed since then may
+    have changed the result, so the evidence no longer says what it said."""
+    run = outcome.run
+    now = run.worktree_digest_now
+    if run.source != "zodyssey" or now is None:
+        return
+    stale = [
+        c
+        for c in outcome.criteria
+        if c.status == "passed"
+        and c.record is not None
+        and c.record.worktree_digest is not None
+        and c.record.worktree_digest != now
+    ]
+    if not stale:
+        return
+    names = ", ".join(f"{c.todo}.{c.index}" for c in stale[:20])
+    emit(
+        "evidence-stale",
+        "note" if outcome.allow_stale else "error",
+        f"the work tree changed after the last passing record of criteria {names} (content "
+        f"digest now {short_hash(now)}, recorded {short_hash(stale[-1].record.worktree_digest if stale[-1].record else None)}): "
+        "their evidence describes another tree; verify again (or audit with --allow-stale)",
+        run.state_path,
+        key="stale",
+        criteria=[f"{c.todo}.{c.index}" for c in stale],
+    )
 
 
 # ----------------------------------------------------------------------------- criteria
@@ -219,6 +280,8 @@ def _criteria(outcome: AuditOutcome, emit: _Emitter) -> None:
                 todo=todo.id,
                 key=f"forced/{todo.id}",
             )
+        if todo.final and not todo.criteria and status == "done" and not forced:
+            _final_row(run, todo.id, emit)
         for criterion in todo.criteria:
             records = by_key.get((todo.id, criterion.index), [])
             result = _judge(
@@ -249,6 +312,27 @@ def _criteria(outcome: AuditOutcome, emit: _Emitter) -> None:
             run.state_path,
             key="nothing-executed",
         )
+
+
+def _final_row(run: AuditedRun, todo: str, emit: _Emitter) -> None:
+    """A final-wave row with no criteria is proven by its read-only window (label = id)."""
+    mine = [w for w in run.windows if w.label == todo and w.present]
+    latest = mine[-1] if mine else None
+    if latest is not None and latest.violation is False and latest.exit_code == 0:
+        return
+    why = (
+        "no read-only window labelled with its id was recorded"
+        if latest is None
+        else "its read-only window did not pass"
+    )
+    emit(
+        "criterion-not-executed",
+        "error",
+        f"final-wave row {todo} is done without evidence: it declares no criteria and {why}",
+        run.state_path,
+        todo=todo,
+        key=f"final-row/{todo}",
+    )
 
 
 def _completion(outcome: AuditOutcome, emit: _Emitter) -> None:
@@ -646,7 +730,7 @@ def _transcripts(run: AuditedRun, emit: _Emitter) -> None:
 
 
 def _windows(run: AuditedRun, emit: _Emitter) -> None:
-    for window in run.windows:
+    for position, window in enumerate(run.windows):
         file, line, extra = _split_where(window.where)
         if not window.present:
             emit(
@@ -669,6 +753,23 @@ def _windows(run: AuditedRun, emit: _Emitter) -> None:
                 key=f"violated/{window.label}",
                 **extra,
             )
+        elif (
+            window.violation is False
+            and run.source == "zodyssey"
+            and (window.timed_out or window.exit_code != 0)
+            and not _passed_later(run.windows[position + 1 :], window.label)
+        ):
+            how = "timed out" if window.timed_out else f"exited {window.exit_code}"
+            emit(
+                "window-auditor-failed",
+                "error",
+                f"{window.label}: the auditor {how}; the tree stayed unchanged, but an audit "
+                "that did not run to its end is not a clean audit",
+                file,
+                line,
+                key=f"auditor/{window.label}",
+                **extra,
+            )
         elif window.violation is None:
             emit(
                 "window-unknown",
@@ -689,6 +790,15 @@ def _windows(run: AuditedRun, emit: _Emitter) -> None:
             run.state_path,
             key="claimed",
         )
+
+
+def _passed_later(later: list[WindowRecord], label: str) -> bool:
+    """An auditor that failed is superseded by a later clean run of the same window
+    (a violation never is: what it changed stays changed)."""
+    return any(
+        w.label == label and w.violation is False and w.exit_code == 0 and not w.timed_out
+        for w in later
+    )
 
 
 def _final_wave(run: AuditedRun, emit: _Emitter) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from zodyssey.audit.artifacts import ArtifactMissing, as_dict, as_str, read_required_json
 from zodyssey.audit.model import AuditedRun
 from zodyssey.core import paths
-from zodyssey.core.vocabulary import STATE, is_slug
+from zodyssey.core.vocabulary import ARCHIVE, STATE, is_slug
 from zodyssey.errors import UsageError
 
 
@@ -23,7 +23,9 @@ def locate(target: str, repo: str | None) -> tuple[Path, str, Path]:
             # .zcode/state/<slug>.json: the repository is three levels up.
             parents = state_file.resolve().parents
             inferred = len(parents) >= 3 and parents[1].name + "/" + parents[0].name == STATE
-            root = parents[2] if inferred else Path.cwd()
+            # .zcode/archive/<slug>-<started>/<slug>.json (a run `run start` archived): four.
+            archived = len(parents) >= 4 and parents[2].name + "/" + parents[1].name == ARCHIVE
+            root = parents[2] if inferred else parents[3] if archived else Path.cwd()
         slug = state_file.name.removesuffix(".json")
         if not is_slug(slug):
             raise UsageError(f"state file name {state_file.name!r} does not name a run slug")

@@ -446,7 +446,7 @@ def _check_worktree(run: AuditedRun, root: Path, doc: dict[str, Any]) -> None:
             f"{names} describe an older tree",
             run.state_path,
             json_path="$.verify.history",
-            severity="warning",
+            severity="error",
         )
     else:
         run.problem(

@@ -117,11 +117,15 @@ def load(root: Path, slug: str, state: Any, state_file: Path) -> AuditedRun:
     _load_todos(run, doc)
     _load_review(run, root, doc)
     records = _load_evidence(run, root, doc)
+    _cross_check(run, root, doc, records)
     _load_criteria(run, records)
     _load_windows(run, doc, records)
     _load_gate_log(run, doc)
     _load_phases(run, doc)
     load_ungated(run, root)
+    from zodyssey.runs.worktree import content_digest
+
+    run.worktree_digest_now = content_digest(root)
     return run
 
 
@@ -199,7 +203,7 @@ def _load_evidence(run: AuditedRun, root: Path, doc: dict[str, Any]) -> list[dic
     from zodyssey.runs.evidence import read_evidence, verify_chain
     from zodyssey.runs.models import EvidenceRecord
 
-    path = evidence_path(root, run.slug)
+    path = _evidence_file(root, run.slug, doc)
     where = display_path(path, root)
     head = as_dict(doc.get("evidence"))
     expected_count = as_int(head.get("count")) if "count" in head else None
@@ -248,8 +252,185 @@ def _load_evidence(run: AuditedRun, root: Path, doc: dict[str, Any]) -> list[dic
         # `_line` is ours, added to a copy after hashing: where each record sits in the file.
         records.append({**record, "_line": line})
     run.evidence_records = len(records)
-    _check_outputs(run, root, records, where)
+    _check_outputs(run, root, records, where, path.parent / "output")
     return records
+
+
+_SEQ_IN_REASON = re.compile(r"\((?:evidence )?seq (\d+)\)")
+
+
+def _cross_check(
+    run: AuditedRun, root: Path, doc: dict[str, Any], records: list[dict[str, Any]]
+) -> None:
+    """Every place the state speaks of an execution must agree with the chain.
+
+    The chain's records must name this run (slug and run id); the state's own
+    `evidence` head, its `verify.history` (seq, todo, criterion, result, exit
+    code), its gate log's `(evidence seq N)` decisions and its windows must
+    each point at a record that says the same; and the chain's head must be
+    the one anchored in git (`zodyssey/runs/anchor.py`).
+    """
+    from zodyssey.runs.anchor import read_anchors
+    from zodyssey.runs.evidence import record_passed
+
+    state = run.state_path
+    evidence_file = f".zcode/verify/{run.slug}/evidence.jsonl"
+    by_seq: dict[int, dict[str, Any]] = {}
+    for record in records:
+        seq = as_int(record.get("seq"))
+        if seq is not None:
+            by_seq.setdefault(seq, record)
+    run_id = as_str(doc.get("run_id"))
+    foreign = 0
+    for record in records:
+        named_slug = record.get("slug")
+        named_run = record.get("run_id")
+        if named_slug != run.slug or (named_run is not None and named_run != run_id):
+            foreign += 1
+            if foreign <= MAX_VIOLATIONS:
+                run.problem(
+                    "chain-broken",
+                    f"record seq {clip(record.get('seq'), 20)} belongs to another run (slug "
+                    f"{clip(named_slug, 60)!r}, run id {clip(named_run, 40)}), not "
+                    f"{run.slug!r} ({clip(run_id, 40)})",
+                    evidence_file,
+                    line=as_int(record.get("_line")),
+                )
+    head = doc.get("evidence")
+    if records and (not isinstance(head, dict) or "count" not in head or "head" not in head):
+        run.problem(
+            "chain-broken",
+            "the run state records no evidence head (`evidence.count` and `evidence.head`): "
+            "a shortened chain could not be told from a whole one",
+            state,
+            json_path="$.evidence",
+        )
+
+    def disagree(message: str, json_path: str) -> None:
+        run.problem("evidence-disagrees", message, state, json_path=json_path)
+
+    verify = as_dict(doc.get("verify"))
+    for position, raw in enumerate(as_list(verify.get("history"))):
+        entry = as_dict(raw)
+        seq = as_int(entry.get("seq"))
+        chained = by_seq.get(seq) if seq is not None else None
+        path = f"$.verify.history[{position}]"
+        label = f"verify.history[{position}] (todo {clip(entry.get('todo_id'), 40)} criterion {clip(entry.get('criterion_index'), 10)})"
+        if chained is None or chained.get("kind") != "criterion":
+            disagree(
+                f"{label} names evidence seq {clip(seq, 20)}, which the chain does not hold", path
+            )
+            continue
+        if (
+            str(chained.get("todo")) != str(entry.get("todo_id"))
+            or chained.get("criterion_index") != entry.get("criterion_index")
+            or record_passed(chained) != (entry.get("passed") is True)
+            or chained.get("exit_code") != entry.get("exit_code")
+        ):
+            disagree(
+                f"{label} says {'passed' if entry.get('passed') is True else 'failed'} with exit "
+                f"{clip(entry.get('exit_code'), 20)}; record seq {seq} says "
+                f"{'passed' if record_passed(chained) else 'failed'} with exit "
+                f"{clip(chained.get('exit_code'), 20)}",
+                path,
+            )
+    for position, raw in enumerate(as_list(doc.get("gate_log"))):
+        entry = as_dict(raw)
+        found = _SEQ_IN_REASON.search(as_str(entry.get("reason")) or "")
+        if found is None:
+            continue
+        seq = int(found.group(1))
+        logged = by_seq.get(seq)
+        path = f"$.gate_log[{position}]"
+        command = as_str(entry.get("command")) or "?"
+        decision = as_str(entry.get("decision")) or "?"
+        if logged is None:
+            disagree(
+                f"gate_log[{position}] ({command} {decision}) names evidence seq {seq}, which the chain does not hold",
+                path,
+            )
+            continue
+        kind = logged.get("kind")
+        if kind == "window":
+            said = decision == "pass"
+            actual = logged.get("readOnlyViolation") is False
+        elif kind in ("criterion", "check") and decision in ("pass", "fail", "warn"):
+            said = decision == "pass"
+            actual = record_passed(logged)
+        else:
+            continue
+        if said != actual:
+            disagree(
+                f"gate_log[{position}] says {command} {decision} for evidence seq {seq}; the "
+                f"record says it {'passed' if actual else 'did not pass'}",
+                path,
+            )
+    anchors = read_anchors(root, run.slug, run_id)
+    if not anchors.available:
+        run.problem(
+            "evidence-unanchored",
+            "the repository is not a git work tree: the chain's head is kept nowhere but "
+            "the state, so a chain cut short together with the state cannot be detected",
+            state,
+            severity="note",
+        )
+    elif records or anchors.entries:
+        _check_anchor(run, anchors.entries, anchors.problem, by_seq, len(records), evidence_file)
+
+
+def _check_anchor(
+    run: AuditedRun,
+    entries: list[tuple[int, str]],
+    problem: str | None,
+    by_seq: dict[int, dict[str, Any]],
+    count: int,
+    where: str,
+) -> None:
+    if problem is not None and not entries:
+        run.problem(
+            "evidence-unanchored",
+            f"the evidence chain's head is not anchored in git: {problem}",
+            where,
+        )
+        return
+    if problem is not None:
+        run.problem("chain-broken", f"the evidence anchor: {problem}", where)
+    for seq, digest in entries:
+        record = by_seq.get(seq)
+        if record is None or record.get("hash") != digest:
+            run.problem(
+                "chain-broken",
+                f"git anchored record seq {seq} with hash {digest[:12]}; the chain "
+                + ("no longer holds it" if record is None else "holds another record there")
+                + " (records were cut off, or edited and rehashed)",
+                where,
+            )
+            return
+    last = entries[-1][0] if entries else 0
+    if last != count:
+        run.problem(
+            "chain-broken",
+            f"the chain holds {count} records; the last one anchored in git is seq {last}",
+            where,
+        )
+
+
+def _evidence_file(root: Path, slug: str, doc: dict[str, Any]) -> Path:
+    """The chain the state names (`evidence.path`, e.g. an archived run's), when it lies
+    under the repository's `.zcode/`; else the slug's default place. Whatever file it
+    is, its records must name this run (`_cross_check`)."""
+    from zodyssey.core.paths import zcode_dir
+
+    named = as_str(as_dict(doc.get("evidence")).get("path"))
+    if named and "\x00" not in named:
+        path = Path(named)
+        path = path if path.is_absolute() else root / path
+        try:
+            if path.resolve().is_relative_to(zcode_dir(root).resolve()):
+                return path
+        except (OSError, RuntimeError):
+            pass
+    return evidence_path(root, slug)
 
 
 def _chain_problem(message: str) -> Any:
@@ -258,11 +439,10 @@ def _chain_problem(message: str) -> Any:
     return ChainProblem(0, None, f"the chain cannot be verified: {message}")
 
 
-def _check_outputs(run: AuditedRun, root: Path, records: list[dict[str, Any]], where: str) -> None:
+def _check_outputs(
+    run: AuditedRun, root: Path, records: list[dict[str, Any]], where: str, folder: Path
+) -> None:
     """Recorded output hashes must match the stored bytes, where bytes were stored."""
-    from zodyssey.runs.evidence import output_dir
-
-    folder = output_dir(root, run.slug)
     checked: dict[str, str | None] = {}
     for record in records:
         line = as_int(record.get("_line"))
@@ -428,24 +608,30 @@ def _load_windows(run: AuditedRun, doc: dict[str, Any], records: list[dict[str, 
                 finished_at=as_str(record.get("finished_at")),
                 duration_s=as_float(record.get("duration_s")),
                 detail=detail,
+                exit_code=as_int(record.get("exit_code")),
+                timed_out=as_bool(record.get("timed_out")) is True,
             )
         )
+    by_seq = {as_int(r.get("seq")): r for r in records if r.get("kind") == "window"}
     for position, raw in enumerate(as_list(doc.get("windows"))):
         entry = as_dict(raw)
         seq = as_int(entry.get("seq"))
-        if seq is not None and seq in seen:
+        chained = by_seq.get(seq) if seq is not None and seq in seen else None
+        if (
+            chained is not None
+            and chained.get("label") == entry.get("label")
+            and chained.get("readOnlyViolation") == entry.get("readOnlyViolation")
+        ):
             continue
-        # Summarised in the state but absent from the chain: the chain check reports the
-        # gap; the window still counts, judged by what the state says.
-        value = entry.get("readOnlyViolation")
-        run.windows.append(
-            WindowRecord(
-                label=clip(as_str(entry.get("label")) or f"window {position + 1}", 200),
-                violation=value if isinstance(value, bool) else None,
-                where=f"{run.state_path} $.windows[{position}]",
-                present="readOnlyViolation" in entry,
-                finished_at=as_str(entry.get("at")),
-            )
+        # Summarised in the state but not what the chain holds (added or edited by hand):
+        # it does not count as a window, and the disagreement fails the run.
+        run.problem(
+            "evidence-disagrees",
+            f"windows[{position}] ({clip(entry.get('label'), 80)!r}, readOnlyViolation "
+            f"{clip(entry.get('readOnlyViolation'), 10)}) is not a window the evidence chain "
+            f"records (seq {clip(entry.get('seq'), 20)}): it does not count",
+            run.state_path,
+            json_path=f"$.windows[{position}]",
         )
     run.claims_external_audit = run.phase == "audited" or any(
         as_str(as_dict(p).get("to")) == "audited" for p in as_list(doc.get("phase_history"))

@@ -78,6 +78,8 @@ class WindowRecord:
     finished_at: str | None = None
     duration_s: float | None = None
     detail: str = ""
+    exit_code: int | None = None  # the auditor's exit status (None: unknown or killed)
+    timed_out: bool = False
 
 
 @dataclass
@@ -238,6 +240,7 @@ class AuditedRun:
     # What this source cannot prove, said plainly (JS pipeline runs).
     not_verifiable: list[str] = field(default_factory=list)
     evidence_records: int = 0
+    worktree_digest_now: str | None = None  # ours: the work tree's content digest at audit time
     chain_intact: bool | None = None  # None: the source keeps no chain
     final: FinalWave | None = None  # JS runs: the final verification wave
     external_audits: list[ExternalAudit] = field(default_factory=list)

@@ -85,6 +85,11 @@ def register(sub: Any) -> None:
         metavar="KEY",
         help="with --verify-attestation: the public key (.pub) or shared key it must be signed with",
     )
+    parser.add_argument(
+        "--allow-stale",
+        action="store_true",
+        help="evidence recorded on another work tree than the current one is a note, not an error",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -125,7 +130,12 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         loaded = load_run(args.target, args.repo)
-        outcome = audit(loaded, strict=args.strict, require_complete=args.require_complete)
+        outcome = audit(
+            loaded,
+            strict=args.strict,
+            require_complete=args.require_complete,
+            allow_stale=args.allow_stale,
+        )
         report = build_report(outcome)
         if args.format == "in-toto":
             from zodyssey.audit.intoto import bundle

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from zodyssey.core.atomic import write_atomic
-from zodyssey.core.paths import evidence_path, verify_dir
+from zodyssey.core.paths import evidence_path, state_path, verify_dir
 from zodyssey.core.plan import Criterion, Todo
-from zodyssey.core.store import StateError, file_lock, jsonl_values
+from zodyssey.core.store import StateError, file_lock, jsonl_values, read_json
 from zodyssey.core.vocabulary import GENESIS_HASH
 
 OUTPUT_STORE_LIMIT = 1024 * 1024  # full output kept when a stream is at most this many bytes
@@ -84,6 +84,9 @@ def append_record(root: Path, slug: str, record: dict[str, Any]) -> dict[str, An
         last = _last_record(existing)
         completed = dict(record)
         completed.pop("hash", None)
+        run_id = run_identity(root, slug)
+        if run_id is not None:
+            completed.setdefault("run_id", run_id)
         completed["seq"] = (int(last.get("seq", 0)) if last else 0) + 1
         completed["prev"] = str(last.get("hash", "")) if last else GENESIS_HASH
         completed["hash"] = record_hash(completed)
@@ -91,7 +94,20 @@ def append_record(root: Path, slug: str, record: dict[str, Any]) -> dict[str, An
             existing += b"\n"
         line = json.dumps(completed, sort_keys=True, ensure_ascii=False) + "\n"
         write_atomic(path, existing + line.encode("utf-8"))
+        from zodyssey.runs.anchor import write_anchor
+
+        write_anchor(root, slug, run_id, int(completed["seq"]), str(completed["hash"]))
     return completed
+
+
+def run_identity(root: Path, slug: str) -> str | None:
+    """The `run_id` of the run's state (None when it has none or cannot be read)."""
+    try:
+        state = read_json(state_path(root, slug))
+    except (StateError, FileNotFoundError, RecursionError):
+        return None
+    value = state.get("run_id") if isinstance(state, dict) else None
+    return value if isinstance(value, str) and value else None
 
 
 def link_records(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -308,3 +324,27 @@ def open_violations(records: Iterable[Mapping[str, Any]]) -> list[Mapping[str, A
     listed = list(records)
     resolved = {r.get("resolves") for r in listed if r.get("kind") == VIOLATION_RESOLVED}
     return [r for r in listed if r.get("kind") == VIOLATION and r.get("seq") not in resolved]
+
+
+def final_row_gaps(records: Iterable[Mapping[str, Any]], todo: Todo) -> list[str]:
+    """Why a final-wave row that declares no criteria cannot count as done.
+
+    Such a row (an audit, a review) is proven by a read-only window labelled
+    with its id (`zodyssey run window SLUG --label F1 -- CMD`): the latest one
+    must have left the tree unchanged and its auditor must have exited 0.
+    """
+    latest: Mapping[str, Any] | None = None
+    for record in records:
+        if record.get("kind") == "window" and record.get("label") == todo.id:
+            latest = record
+    if latest is None:
+        return [
+            f"final-wave row {todo.id} declares no criteria and no read-only window labelled "
+            f"{todo.id} was recorded (`zodyssey run window SLUG --label {todo.id} -- CMD`)"
+        ]
+    if latest.get("readOnlyViolation") is not False or not record_passed(latest):
+        return [
+            f"the latest read-only window labelled {todo.id} (record seq {latest.get('seq')}) "
+            "did not pass"
+        ]
+    return []

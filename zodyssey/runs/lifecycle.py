@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from zodyssey.core import paths
 from zodyssey.core.atomic import write_atomic
 from zodyssey.core.exits import Exit
 from zodyssey.core.paths import archive_dir, plan_path, reviews_dir, verify_dir
-from zodyssey.core.store import RunStore, StateError, now_iso, read_json
+from zodyssey.core.store import RunStore, StateError, dump_json, now_iso, read_json
 from zodyssey.core.vocabulary import (
     GATE_CONFIG,
     GENESIS_HASH,
@@ -65,6 +66,7 @@ def new_state(root: Path, slug: str, title: str, plan_file: Path) -> dict[str, A
     started = now_iso()
     return {
         "slug": slug,
+        "run_id": uuid.uuid4().hex,
         "title": title,
         "phase": "plan",
         "started_at": started,
@@ -115,14 +117,37 @@ def _archive_previous(root: Path, slug: str) -> Path | None:
     stamp = str(old.get("started_at", "unknown") if isinstance(old, dict) else "unknown")
     target = archive_dir(root) / f"{slug}-{stamp.replace(':', '')}"
     target.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(store.path, target / f"{slug}.json")
+    # Whatever the state names (the plan, the chain, the review artifacts) moves with
+    # it, and the archived state names the archived copies: it audits as it did.
+    moved: dict[str, str] = {}
+    plan_file = plan_path(root, slug)
+    if plan_file.is_file():
+        shutil.copy2(plan_file, target / "plan.md")
+        moved[str(plan_file)] = str(target / "plan.md")
     evidence_dir = verify_dir(root, slug)
     if evidence_dir.is_dir():
         shutil.move(str(evidence_dir), str(target / "verify"))
+        moved[str(paths.evidence_path(root, slug))] = str(target / "verify" / "evidence.jsonl")
     for review in sorted(reviews_dir(root).glob(f"{slug}-r*.json")):
         (target / "reviews").mkdir(exist_ok=True)
         shutil.move(str(review), str(target / "reviews" / review.name))
+        moved[str(review)] = str(target / "reviews" / review.name)
+    if isinstance(old, dict):
+        write_atomic(target / f"{slug}.json", dump_json(_repoint(old, moved)))
+    else:
+        shutil.copy2(store.path, target / f"{slug}.json")
     return target
+
+
+def _repoint(value: Any, moved: dict[str, str]) -> Any:
+    """`value` with every string naming a moved file replaced by its new place."""
+    if isinstance(value, str):
+        return moved.get(value, value)
+    if isinstance(value, list):
+        return [_repoint(item, moved) for item in value]
+    if isinstance(value, dict):
+        return {key: _repoint(item, moved) for key, item in value.items()}
+    return value
 
 
 def cmd_start(args: argparse.Namespace) -> int:
@@ -230,6 +255,8 @@ def cmd_todo(args: argparse.Namespace) -> int:
         if not args.force_done:
             _refuse_open_violations(ctx, records, "todo")
         gaps = chain.criterion_gaps(records, todo, loaded.sha256)
+        if todo.final and not todo.criteria:
+            gaps += chain.final_row_gaps(records, todo)
         if gaps and not args.force_done:
             ctx.refuse(
                 "todo",
@@ -302,37 +329,63 @@ def _check_move(ctx: RunContext, args: argparse.Namespace, current: object, reas
         ctx.refuse("phase", refusal, Exit.REFUSED_STATE, subject=target)
 
 
+def _unproven(
+    state: dict[str, Any], loaded: LoadedPlan, records: list[dict[str, Any]]
+) -> list[str]:
+    """Done (not forced) todos whose latest evidence no longer proves them."""
+    todos = state.get("todos") or {}
+    unproven = []
+    for todo in loaded.plan.todos:
+        entry = todos.get(todo.id) or {}
+        if entry.get("status") != "done" or entry.get("forced"):
+            continue
+        gaps = chain.criterion_gaps(records, todo, loaded.sha256)
+        if todo.final and not todo.criteria:
+            gaps += chain.final_row_gaps(records, todo)
+        if gaps:
+            unproven.append(f"{todo.id} ({'; '.join(gaps)})")
+    return unproven
+
+
 def _incomplete(
     ctx: RunContext, args: argparse.Namespace, state: dict[str, Any], loaded: LoadedPlan
 ) -> list[str]:
     """A `complete` move: what is not complete (refused unless --force overrides it)."""
     target: str = args.phase
     overrides: list[str] = []
+
+    def refuse_or_override(problem: str, override: str) -> None:
+        if not args.force:
+            ctx.refuse(
+                "phase",
+                f"run {ctx.slug!r} cannot be done: {problem}",
+                Exit.REFUSED_STATE,
+                subject=target,
+            )
+        overrides.append(override)
+
+    records = check_chain(ctx, state, "phase")
     if not args.force:
-        _refuse_open_violations(ctx, check_chain(ctx, state, "phase"), "phase")
+        _refuse_open_violations(ctx, records, "phase")
     todos = state.get("todos") or {}
     undone = [t.id for t in loaded.plan.todos if (todos.get(t.id) or {}).get("status") != "done"]
     if undone:
-        if not args.force:
-            ctx.refuse(
-                "phase",
-                f"run {ctx.slug!r} cannot be done: todos not done: {', '.join(undone)}",
-                Exit.REFUSED_STATE,
-                subject=target,
-            )
-        overrides.append(f"todos not done: {', '.join(undone)}")
+        refuse_or_override(
+            f"todos not done: {', '.join(undone)}", f"todos not done: {', '.join(undone)}"
+        )
+    unproven = _unproven(state, loaded, records)
+    if unproven:
+        refuse_or_override(
+            f"done todos whose evidence no longer passes: {', '.join(unproven)}",
+            f"done todos without passing evidence: {', '.join(unproven)}",
+        )
     results = run_quality_checks(ctx, load_checks(ctx.root), loaded.sha256, todo=None, stage="done")
     check_failures = [r.name for r in results if r.blocking_failure]
     if check_failures:
-        if not args.force:
-            ctx.refuse(
-                "phase",
-                f"run {ctx.slug!r} cannot be done: blocking quality checks failed: "
-                f"{', '.join(check_failures)}",
-                Exit.REFUSED_STATE,
-                subject=target,
-            )
-        overrides.append(f"blocking checks failed: {', '.join(check_failures)}")
+        joined = ", ".join(check_failures)
+        refuse_or_override(
+            f"blocking quality checks failed: {joined}", f"blocking checks failed: {joined}"
+        )
     return overrides
 
 

@@ -220,6 +220,7 @@ class EvidenceHead(_Open):
 
 class RunState(_Open):
     slug: str
+    run_id: str | None = None  # random, set by `run start`; every evidence record names it
     title: str = ""
     phase: str
     started_at: str
@@ -267,12 +268,29 @@ class TreeSnapshot(_Open):
     fingerprint: str | None = None  # sha256 over everything above
 
 
+class CriterionStep(_Open):
+    """One command of a criterion as it ran (`EvidenceRecord.steps`)."""
+
+    command: str
+    expect: dict[str, Any]
+    started_at: str
+    finished_at: str
+    duration_s: float
+    exit_code: int | None = None
+    signal: int | None = None
+    timed_out: bool = False
+    stdout: OutputCapture | None = None
+    stderr: OutputCapture | None = None
+    passed: bool
+
+
 class EvidenceRecord(_Open):
     """One line of `.zcode/verify/<slug>/evidence.jsonl` (append-only, hash-chained)."""
 
     seq: int  # 1-based position in the chain
     kind: EvidenceKind
     slug: str
+    run_id: str | None = None  # the run's `run_id`: a record copied from another run shows
     todo: str | None = None
     criterion_index: int | None = None  # 1-based, within the todo, plan order
     criterion_text: str | None = None  # exactly as in the plan
@@ -297,7 +315,11 @@ class EvidenceRecord(_Open):
     tree_before: str | None = None  # work-tree fingerprint, None outside git
     tree_after: str | None = None
     plan_sha256: str | None = None  # sha256 of the plan file the command ran under
-    passed: bool  # exit 0 and not timed out; windows: read-only AND exit 0
+    # kind "criterion": one step per command the criterion names, each with the result
+    # the criterion states (`expect`: {"exit": N}, {"exit": "nonzero"}, {"stdout": "..."})
+    steps: list[CriterionStep] | None = None
+    worktree_digest: str | None = None  # content digest of the work tree after it ran
+    passed: bool  # criterion: every step as expected; windows: read-only AND exit 0; else exit 0
     # kind "window"
     readOnlyViolation: bool | None = None  # reference field name (camelCase)
     snapshot_before: TreeSnapshot | None = None

@@ -11,7 +11,7 @@ from typing import Any
 
 from zodyssey.core import paths
 from zodyssey.core.exits import Exit
-from zodyssey.core.store import now_iso
+from zodyssey.core.store import file_lock, now_iso
 from zodyssey.core.vocabulary import HALTED_PHASES
 from zodyssey.runs import evidence as chain
 from zodyssey.runs.context import LoadedPlan, RunContext
@@ -90,7 +90,11 @@ def note_evidence_head(state: dict[str, Any], record: dict[str, Any]) -> None:
 
 def check_chain(ctx: RunContext, state: dict[str, Any], command: str) -> list[dict[str, Any]]:
     path = paths.evidence_path(ctx.root, ctx.slug)
-    result = chain.read_evidence(path)
+    # The chain and its git anchor are read under the appenders' lock: a record
+    # appended (and anchored) between the two reads is not a cut.
+    with file_lock(path):
+        result = chain.read_evidence(path)
+        anchored = anchor_problems(ctx, state, result.records)
     problems = list(result.problems) + chain.verify_chain(result.records, lines=result.lines)
     head = state.get("evidence")
     recorded = int(head.get("count", 0) or 0) if isinstance(head, dict) else 0
@@ -101,6 +105,8 @@ def check_chain(ctx: RunContext, state: dict[str, Any], command: str) -> list[di
                 0, None, f"it holds {len(result.records)} records but {recorded} were recorded"
             )
         )
+    if not problems:
+        problems += anchored
     if problems:
         ctx.refuse(
             command,
@@ -109,3 +115,25 @@ def check_chain(ctx: RunContext, state: dict[str, Any], command: str) -> list[di
             Exit.REFUSED_STATE,
         )
     return result.records
+
+
+def anchor_problems(
+    ctx: RunContext, state: dict[str, Any], records: list[dict[str, Any]]
+) -> list[chain.ChainProblem]:
+    """Where the chain disagrees with the head anchored in git (zodyssey/runs/anchor.py)."""
+    from zodyssey.runs.anchor import read_anchors
+
+    run_id = state.get("run_id")
+    anchors = read_anchors(ctx.root, ctx.slug, run_id if isinstance(run_id, str) else None)
+    if not anchors.entries:
+        return []
+    by_seq = {record.get("seq"): record for record in records}
+    for seq, digest in anchors.entries:
+        held = by_seq.get(seq)
+        if held is None or held.get("hash") != digest:
+            return [
+                chain.ChainProblem(
+                    0, seq, f"record seq {seq} is not the one anchored in git (cut off or rehashed)"
+                )
+            ]
+    return []

@@ -1,0 +1,90 @@
+"""The evidence chain's head, also kept where an edit of `.zcode/` does not reach: git.
+
+Every record `zodyssey run` appends moves the ref
+`refs/zodyssey/evidence/<slug>/<run_id>` to a blob naming the chain's new
+length and last hash, with a reflog entry saying the same
+(`zodyssey evidence seq=N hash=H`). The audit reads the reflog: every entry
+must name a record the chain still holds, with that hash, and the last one
+the chain's tail. Cutting records off the chain, or editing one and
+recomputing every hash after it (the chain's hashes are unkeyed), leaves the
+chain disagreeing with the reflog; making them agree again means rewriting
+git's own files under `.git/`, which the gate never lets an agent write.
+
+Outside git nothing is anchored (the audit says so). Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from zodyssey import git
+
+_ENTRY = re.compile(r"\tzodyssey evidence seq=(\d+) hash=([0-9a-f]{64})\s*$")
+
+
+def ref_name(slug: str, run_id: str) -> str:
+    return f"refs/zodyssey/evidence/{slug}/{run_id}"
+
+
+def _safe(run_id: str) -> bool:
+    return bool(run_id) and len(run_id) <= 64 and all(ch in "0123456789abcdef" for ch in run_id)
+
+
+def write_anchor(root: Path, slug: str, run_id: str | None, seq: int, head: str) -> None:
+    """Move the run's anchor ref to (seq, head); nothing outside git or without a run id."""
+    if run_id is None or not _safe(run_id) or git.toplevel(root) is None:
+        return
+    body = json.dumps({"slug": slug, "run_id": run_id, "seq": seq, "hash": head}).encode()
+    try:
+        oid = git.run(root, ["hash-object", "-w", "--stdin"], stdin=body).decode().strip()
+        git.run(
+            root,
+            [
+                "update-ref",
+                "--create-reflog",
+                "-m",
+                f"zodyssey evidence seq={seq} hash={head}",
+                ref_name(slug, run_id),
+                oid,
+            ],
+        )
+    except git.GitError:
+        return  # the audit finds the anchor short of the chain and says so
+
+
+@dataclass
+class Anchors:
+    available: bool  # False outside git (nothing could be anchored)
+    entries: list[tuple[int, str]] = field(default_factory=list)  # (seq, hash), oldest first
+    problem: str | None = None
+
+
+def read_anchors(root: Path, slug: str, run_id: str | None) -> Anchors:
+    if git.toplevel(root) is None:
+        return Anchors(False)
+    if run_id is None or not _safe(run_id):
+        return Anchors(True, problem="the run state names no run id to find its anchor by")
+    try:
+        where = git.run(root, ["rev-parse", "--git-path", f"logs/{ref_name(slug, run_id)}"])
+    except git.GitError as exc:
+        return Anchors(True, problem=exc.message)
+    path = Path(where.decode("utf-8", "surrogateescape").strip())
+    path = path if path.is_absolute() else root / path
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        return Anchors(True, problem=f"no anchor ref {ref_name(slug, run_id)} in git")
+    except OSError as exc:
+        return Anchors(True, problem=f"cannot read the anchor's reflog: {exc.strerror}")
+    entries: list[tuple[int, str]] = []
+    for line in text.splitlines():
+        found = _ENTRY.search(line)
+        if found is None:
+            return Anchors(
+                True, entries, "the anchor's reflog holds an entry zodyssey did not write"
+            )
+        entries.append((int(found.group(1)), found.group(2)))
+    return Anchors(True, entries)
