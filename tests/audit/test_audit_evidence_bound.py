@@ -109,24 +109,26 @@ def test_a_failing_record_edited_to_pass_and_rehashed_fails_even_with_the_state_
 
 
 def test_another_runs_state_and_evidence_copied_over_fails(tmp_path: Path) -> None:
-    good = approved(tmp_path, PLAN, "good", "repo")
-    good.write("g.txt", "hello\n")
-    assert good.run("verify", "good", "1").code == 0
-    assert good.run("todo", "good", "1", "done").code == 0
+    repo = approved(tmp_path, PLAN)
+    repo.write("g.txt", "hello\n")
+    assert repo.run("verify", "demo", "1").code == 0
+    assert repo.run("todo", "demo", "1", "done").code == 0
+    assert repo.run("phase", "demo", "done").code == 0
+    # a second run of the same slug (the finished one is archived), which fails
     bad_plan = tmp_path / "bad.md"
     bad_plan.write_text(PLAN.replace("Round three", "Round three, bad"))
-    assert good.run("start", "demo", "--plan", str(bad_plan)).code == 0
-    good.approve("demo", nonce="nonce-bad")
-    good.write("g.txt", "bye\n")
-    assert good.run("verify", "demo", "1").code == 1
-    # copy the good run over the bad one, renamed
-    shutil.copy(evidence_file(good, "good"), evidence_file(good, "demo"))
-    source = json.loads(state_file(good, "good").read_text())
-    source["slug"] = "demo"
-    state_file(good, "demo").write_text(json.dumps(source))
-    good.write("g.txt", "hello\n")
-    found = fails(good, "chain-broken")
-    assert found
+    assert repo.run("start", "demo", "--plan", str(bad_plan)).code == 0
+    repo.approve("demo")
+    repo.write("g.txt", "bye\n")
+    assert repo.run("verify", "demo", "1").code == 1
+    # copy the archived passing run over the failing one
+    (archived,) = (repo.root / ".zcode" / "archive").iterdir()
+    shutil.copy(archived / "verify" / "evidence.jsonl", evidence_file(repo))
+    source = json.loads((archived / "demo.json").read_text())
+    source["evidence"]["path"] = str(evidence_file(repo))
+    state_file(repo).write_text(json.dumps(source))
+    repo.write("g.txt", "hello\n")
+    assert fails(repo)
 
 
 def test_a_window_added_to_the_state_by_hand_does_not_count(tmp_path: Path) -> None:

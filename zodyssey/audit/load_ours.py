@@ -118,6 +118,7 @@ def load(root: Path, slug: str, state: Any, state_file: Path) -> AuditedRun:
     _load_review(run, root, doc)
     records = _load_evidence(run, root, doc)
     _cross_check(run, root, doc, records)
+    _check_latest(run, root, doc, state_file)
     _load_criteria(run, records)
     _load_windows(run, doc, records)
     _load_gate_log(run, doc)
@@ -376,6 +377,35 @@ def _cross_check(
         )
     elif records or anchors.entries:
         _check_anchor(run, anchors.entries, anchors.problem, by_seq, len(records), evidence_file)
+
+
+def _check_latest(run: AuditedRun, root: Path, doc: dict[str, Any], state_file: Path) -> None:
+    """The state is a run `run start` began here; the live state is the latest of its slug.
+
+    An older run's state and chain copied over the current one (or another
+    repository's) pass every other check: they agree with themselves.
+    """
+    from zodyssey.core.paths import state_path
+    from zodyssey.runs.anchor import started_runs
+
+    started = started_runs(root, run.slug)
+    run_id = as_str(doc.get("run_id"))
+    if started is None:
+        return  # runs started before start anchors existed, or outside git
+    try:
+        live = state_file.resolve() == state_path(root, run.slug).resolve()
+    except (OSError, RuntimeError):
+        live = True
+    if run_id not in started:
+        message = f"run id {clip(run_id, 40)} was never started in this repository"
+    elif live and started[-1] != run_id:
+        message = (
+            f"the state is run {clip(run_id, 40)}, but run {started[-1]} of {run.slug!r} was "
+            "started after it: an older run's state stands where the current one should"
+        )
+    else:
+        return
+    run.problem("chain-broken", message, run.state_path, json_path="$.run_id")
 
 
 def _check_anchor(

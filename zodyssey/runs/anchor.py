@@ -23,34 +23,69 @@ from pathlib import Path
 from zodyssey import git
 
 _ENTRY = re.compile(r"\tzodyssey evidence seq=(\d+) hash=([0-9a-f]{64})\s*$")
+_START = re.compile(r"\tzodyssey run start run_id=([0-9a-f]{1,64})\s*$")
 
 
 def ref_name(slug: str, run_id: str) -> str:
     return f"refs/zodyssey/evidence/{slug}/{run_id}"
 
 
+def runs_ref(slug: str) -> str:
+    return f"refs/zodyssey/runs/{slug}"
+
+
 def _safe(run_id: str) -> bool:
     return bool(run_id) and len(run_id) <= 64 and all(ch in "0123456789abcdef" for ch in run_id)
+
+
+def _move_ref(root: Path, ref: str, body: dict[str, object], message: str) -> None:
+    oid = git.run(root, ["hash-object", "-w", "--stdin"], stdin=json.dumps(body).encode())
+    git.run(
+        root,
+        ["update-ref", "--create-reflog", "-m", message, ref, oid.decode().strip()],
+    )
+
+
+def note_start(root: Path, slug: str, run_id: str) -> None:
+    """Record in git that run `run_id` of `slug` started: the live state must be the last."""
+    if not _safe(run_id) or git.toplevel(root) is None:
+        return
+    try:
+        body = {"slug": slug, "run_id": run_id}
+        _move_ref(root, runs_ref(slug), body, f"zodyssey run start run_id={run_id}")
+    except git.GitError:
+        return  # the audit finds no start anchor and checks nothing more
+
+
+def started_runs(root: Path, slug: str) -> list[str] | None:
+    """The run ids `run start` anchored for `slug`, oldest first (None: none recorded)."""
+    text = _reflog(root, runs_ref(slug))
+    if not text:
+        return None
+    found = [m.group(1) for m in map(_START.search, text.splitlines()) if m is not None]
+    return found or None
+
+
+def _reflog(root: Path, ref: str) -> str | None:
+    try:
+        where = git.run(root, ["rev-parse", "--git-path", f"logs/{ref}"])
+    except git.GitError:
+        return None
+    path = Path(where.decode("utf-8", "surrogateescape").strip())
+    path = path if path.is_absolute() else root / path
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
 
 
 def write_anchor(root: Path, slug: str, run_id: str | None, seq: int, head: str) -> None:
     """Move the run's anchor ref to (seq, head); nothing outside git or without a run id."""
     if run_id is None or not _safe(run_id) or git.toplevel(root) is None:
         return
-    body = json.dumps({"slug": slug, "run_id": run_id, "seq": seq, "hash": head}).encode()
+    body = {"slug": slug, "run_id": run_id, "seq": seq, "hash": head}
     try:
-        oid = git.run(root, ["hash-object", "-w", "--stdin"], stdin=body).decode().strip()
-        git.run(
-            root,
-            [
-                "update-ref",
-                "--create-reflog",
-                "-m",
-                f"zodyssey evidence seq={seq} hash={head}",
-                ref_name(slug, run_id),
-                oid,
-            ],
-        )
+        _move_ref(root, ref_name(slug, run_id), body, f"zodyssey evidence seq={seq} hash={head}")
     except git.GitError:
         return  # the audit finds the anchor short of the chain and says so
 

@@ -128,6 +128,11 @@ def _archive_previous(root: Path, slug: str) -> Path | None:
     if evidence_dir.is_dir():
         shutil.move(str(evidence_dir), str(target / "verify"))
         moved[str(paths.evidence_path(root, slug))] = str(target / "verify" / "evidence.jsonl")
+    # The post-call effect check's snapshots belong to the old run: a new run
+    # starts from no snapshot rather than blaming the old run's changes on itself.
+    effects = paths.state_path(root, slug).with_suffix(".effects")
+    if effects.is_file():
+        shutil.move(str(effects), str(target / effects.name))
     for review in sorted(reviews_dir(root).glob(f"{slug}-r*.json")):
         (target / "reviews").mkdir(exist_ok=True)
         shutil.move(str(review), str(target / "reviews" / review.name))
@@ -193,6 +198,9 @@ def cmd_start(args: argparse.Namespace) -> int:
     except StateError as exc:
         raise RunRefused(exc.message, exc.exit_code) from exc
     write_atomic(target_plan, text)
+    from zodyssey.runs.anchor import note_start
+
+    note_start(ctx.root, ctx.slug, state["run_id"])
     print(f"started run {ctx.slug!r} (phase plan); plan: {target_plan}")
     if archived:
         print(f"the previous run {ctx.slug!r} was archived to {archived}")
