@@ -189,7 +189,8 @@ def test_evidence_older_than_the_work_tree(tmp_path: Path) -> None:
     assert "changed after the last verification" in stale[0]["message"]
     assert payload["exit_code"] == 1
     allowed = build_report(audit(load_run(SLUG, str(root)), allow_stale=True)).payload
-    assert allowed is not None and allowed["exit_code"] == 0, allowed["findings"]
+    assert allowed is not None
+    assert allowed["exit_code"] == 0, allowed["findings"]
     honest = run_audit(materialize("honest-done", tmp_path))
     assert "evidence-stale" not in rules(honest, "warning")
 

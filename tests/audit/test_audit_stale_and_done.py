@@ -10,11 +10,12 @@ from pathlib import Path
 
 from tests.helpers import run_zodyssey
 from tests.helpers.real_runs import approved, audit, plan_of, rules
+from tests.helpers.runs import Repo
 
 PLAN = plan_of("    - `grep -q hello g.txt` exits 0\n")
 
 
-def done_run(tmp_path: Path, plan: str = PLAN) -> object:
+def done_run(tmp_path: Path, plan: str = PLAN) -> Repo:
     repo = approved(tmp_path, plan)
     repo.write("g.txt", "hello\n")
     assert repo.run("verify", "demo", "1").code == 0

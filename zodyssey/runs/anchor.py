@@ -51,7 +51,7 @@ def note_start(root: Path, slug: str, run_id: str) -> None:
     if not _safe(run_id) or git.toplevel(root) is None:
         return
     try:
-        body = {"slug": slug, "run_id": run_id}
+        body: dict[str, object] = {"slug": slug, "run_id": run_id}
         _move_ref(root, runs_ref(slug), body, f"zodyssey run start run_id={run_id}")
     except git.GitError:
         return  # the audit finds no start anchor and checks nothing more
@@ -83,7 +83,7 @@ def write_anchor(root: Path, slug: str, run_id: str | None, seq: int, head: str)
     """Move the run's anchor ref to (seq, head); nothing outside git or without a run id."""
     if run_id is None or not _safe(run_id) or git.toplevel(root) is None:
         return
-    body = {"slug": slug, "run_id": run_id, "seq": seq, "hash": head}
+    body: dict[str, object] = {"slug": slug, "run_id": run_id, "seq": seq, "hash": head}
     try:
         _move_ref(root, ref_name(slug, run_id), body, f"zodyssey evidence seq={seq} hash={head}")
     except git.GitError:
