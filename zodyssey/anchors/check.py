@@ -23,7 +23,7 @@ from zodyssey.anchors.files import FileIndex
 from zodyssey.anchors.fingerprint import NEAR, Evidence, TargetFile, is_contentless
 from zodyssey.anchors.gitbase import GitBase
 from zodyssey.anchors.lock import LockFile
-from zodyssey.anchors.model import Citation, Site, make_key
+from zodyssey.anchors.model import Citation, Site, key_path, make_key
 from zodyssey.anchors.parallel import split_run, worker_count
 from zodyssey.anchors.renames import follow, git_renames
 from zodyssey.config import Config
@@ -203,7 +203,12 @@ class Checker:
                 problem = self._check_group(group, members, found_pins, found_spans)
                 evidence = None
                 resolved = members[0].resolved
-                if self.pinning and group in found_pins and resolved is not None:
+                if (
+                    self.pinning
+                    and group in found_pins
+                    and resolved is not None
+                    and members[0].symbol is None  # a symbol is found by name, not by place
+                ):
                     first = members[0]
                     evidence = self.target(resolved).evidence(first.start, first.end).encode()
                 out.append(
@@ -266,6 +271,10 @@ class Checker:
     ) -> Problem | None:
         first = members[0]
         sites = _sites(members)
+        if first.symbol is not None:
+            from zodyssey.anchors.symbols.check import check_symbol_group
+
+            return check_symbol_group(self, key, members, sites, pins, spans)
 
         def problem(kind: str, detail: str, **extra: object) -> Problem:
             return Problem(kind, key, first.cited_as, sites, detail, members, **extra)  # type: ignore[arg-type]
@@ -482,6 +491,7 @@ class Checker:
                 and problem.lines is not None
                 and problem.citations
                 and problem.citations[0].resolved == problem.target
+                and problem.citations[0].symbol is None  # a symbol's key has no lines to shift
                 and problem.key in self.lock.citations
                 and problem.key not in self.lock.evidence
             ):
@@ -582,9 +592,7 @@ class Checker:
         """
         if self.lock.citations:
             if self._lock_index is None:
-                self._lock_index = FileIndex(
-                    sorted({k.rsplit(":", 1)[0] for k in self.lock.citations})
-                )
+                self._lock_index = FileIndex(sorted({key_path(k) for k in self.lock.citations}))
             old = _resolve_in(self._lock_index, first)
             if old is not None:
                 return old

@@ -20,7 +20,7 @@ from zodyssey.anchors import forms, grammar
 from zodyssey.anchors.files import ExcludeRules, FileIndex, walk_files
 from zodyssey.anchors.fingerprint import JS_WHITESPACE
 from zodyssey.anchors.lock import LockFile
-from zodyssey.anchors.model import Citation, Site, make_key
+from zodyssey.anchors.model import Citation, Site, key_path, make_key
 from zodyssey.anchors.parallel import split_run, worker_count
 from zodyssey.anchors.past import GitPast, strict_names
 from zodyssey.anchors.remote import OwnRemotes
@@ -244,7 +244,7 @@ def lock_paths(lock: LockFile | None) -> FileIndex | None:
     """The paths the lock pins (an index for `strict_names`), or None without pins."""
     if lock is None or not lock.citations:
         return None
-    return FileIndex(sorted({key.rsplit(":", 1)[0] for key in lock.citations}))
+    return FileIndex(sorted({key_path(key) for key in lock.citations}))
 
 
 # The JavaScript checker's walk: these names skipped anywhere (files too), and every
@@ -323,6 +323,10 @@ def discover(root: Path, config: Config, *, lock: LockFile | None = None) -> Dis
         result.js_lines.update(js_lines)
         result.citations.extend(found if part == 0 else _from_rows(found))
         unreadable.extend(failed)
+    if any(c.symbol is not None for c in result.citations):
+        from zodyssey.anchors.symbols.resolve import locate
+
+        locate(root, result.citations)  # each symbol citation gets its symbol's span now
     if unreadable:
         shown = ", ".join(unreadable[:5]) + (
             f" and {len(unreadable) - 5} more" if len(unreadable) > 5 else ""
@@ -356,6 +360,7 @@ def _row(c: Citation) -> tuple[Any, ...]:
         c.number_spans,
         c.candidates,
         c.path_span,
+        c.symbol,
     )
 
 
@@ -365,7 +370,9 @@ def _from_rows(rows: list[Any]) -> list[Citation]:
     for r in rows:
         if r[3] != site.doc or r[4] != site.line:
             site = Site(r[3], r[4])
-        out.append(Citation(r[0], r[1], r[2], site, r[5], r[6], r[7], r[8], r[9], r[10], r[11]))
+        out.append(
+            Citation(r[0], r[1], r[2], site, r[5], r[6], r[7], r[8], r[9], r[10], r[11], r[12])
+        )
     return out
 
 
@@ -439,7 +446,8 @@ def _scan_document(
                     r
                     for r in refs
                     if not structure.in_comment(
-                        offset + (r.number_spans[0][0] if r.number_spans else 0)
+                        offset
+                        + (r.number_spans[0][0] if r.number_spans else max(r.path_span[0], 0))
                     )
                 ]
         if refs:
@@ -496,6 +504,8 @@ def _resolve(
             # lock or git names a file `a.py` that is gone: the citation is of that one.
             found = type(found)(None)
     key = make_key(found.path, ref.start, ref.end, ref.ranged) if found.path else None
+    if ref.symbol is not None and found.path:
+        key = f"{found.path}::{ref.symbol}"
     return Citation(
         cited=ref.cited,
         start=ref.start,
@@ -508,6 +518,7 @@ def _resolve(
         number_spans=ref.number_spans,
         candidates=found.candidates,
         path_span=ref.path_span,
+        symbol=ref.symbol,
     )
 
 

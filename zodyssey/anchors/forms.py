@@ -11,9 +11,11 @@
   Its citations are then discovered and checked, but carry no columns, so
   `--fix` never rewrites text it did not read verbatim (they stay problems).
 
+- symbol citations (`path/file.py::Class.method`): symbols/grammar.py.
+
 Markdown links and blob URLs come from structure.py and remote.py, which need
-the whole document or the remotes. A new form (a symbol citation, say) is one
-more scanner here, returning `grammar.RawRef`s.
+the whole document or the remotes. A new form is one more scanner here,
+returning `grammar.RawRef`s.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import re
 from collections.abc import Callable
 
 from zodyssey.anchors import grammar
+from zodyssey.anchors.symbols.grammar import scan_symbols
 
 _FRAGMENT_LINKS = (
     re.compile(r"""<a\s[^>]*?href\s*=\s*["']([^"'#\s<>]+)#(L[0-9][^"'\s<>]*)["']""", re.I),
@@ -39,20 +42,24 @@ def scan(line: str, accept: Callable[[str], bool]) -> list[grammar.RawRef]:
     refs = grammar.scan_line(line, accept)
     if "#L" in line:
         refs.extend(fragment_links(line))
+    if "::" in line:
+        refs.extend(scan_symbols(line))
     if ("&" in line or not line.isascii()) and (ZERO_WIDTH.search(line) or _ENTITY.search(line)):
         # What the reader sees decides; a raw reading it does not confirm (`a.py:3` of
         # `a.py:3&ndash;6`) is half a citation and is dropped.
         raw = {(r.cited, r.start, r.end, r.ranged): r for r in refs}
         plain = html.unescape(ZERO_WIDTH.sub("", line))
         refs = []
-        for ref in grammar.scan_line(plain, accept) + fragment_links(plain):
+        for ref in grammar.scan_line(plain, accept) + fragment_links(plain) + scan_symbols(plain):
             same = raw.get((ref.cited, ref.start, ref.end, ref.ranged))
+            if ref.symbol is not None:
+                same = None  # a symbol citation has no numbers to match the raw reading by
             # Columns of the decoded text are not the document's: no rewriting then.
             refs.append(
                 same
                 if same is not None
                 else grammar.RawRef(
-                    ref.cited, ref.start, ref.end, ref.ranged, ref.dialect, (), (-1, -1)
+                    ref.cited, ref.start, ref.end, ref.ranged, ref.dialect, (), (-1, -1), ref.symbol
                 )
             )
     return refs

@@ -72,9 +72,10 @@ class RawRef:
     start: int
     end: int
     ranged: bool
-    dialect: str  # path | chain | bare | link | blob
+    dialect: str  # path | chain | bare | link | blob | symbol
     number_spans: tuple[tuple[int, int], ...]  # columns of the written numbers
     path_span: tuple[int, int]  # columns of the path token (of the antecedent for bare/chain)
+    symbol: str | None = None  # `Class.method` of a symbol citation (anchors/symbols/)
 
 
 def _numbers(

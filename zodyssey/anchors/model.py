@@ -51,6 +51,9 @@ class Citation:
     # Columns [begin, stop) of the path as written (of the antecedent for chain and
     # bare elements); (-1, -1) when unknown. --fix rewrites it after a git rename.
     path_span: tuple[int, int] = (-1, -1)
+    # A symbol citation `<cited>::<symbol>` (dialect `symbol`, anchors/symbols/): its key is
+    # `<resolved>::<symbol>`, start/end the symbol's span now (0 when it is not defined).
+    symbol: str | None = None
 
     @property
     def span_text(self) -> str:
@@ -59,8 +62,17 @@ class Citation:
     @property
     def cited_as(self) -> str:
         """The citation as written (`<cited>:<a>[-<b>]`), the form `exempt` lists use."""
+        if self.symbol is not None:
+            return f"{self.cited}::{self.symbol}"
         return f"{self.cited}:{self.span_text}"
 
 
 def make_key(resolved: str, start: int, end: int, ranged: bool) -> str:
     return f"{resolved}:{start}-{end}" if ranged else f"{resolved}:{start}"
+
+
+def key_path(key: str) -> str:
+    """The file of a lock key: `a.py:3-5` and `a.py::Class.method` both name `a.py`."""
+    if "::" in key:
+        return key.split("::", 1)[0]
+    return key.rsplit(":", 1)[0]

@@ -1,0 +1,76 @@
+"""Symbol citations: `path/file.py::Class.method` names a definition, not lines.
+
+A symbol citation resolves, each time it is checked, to the definition's
+current span (tree-sitter parses the file); the lock pins that span's content
+under the key `path::Symbol`. Moving the definition moves nothing in the
+document; changing its body is drift; deleting or renaming it is `gone` or
+`unresolved`, with the commit git names (docs/citation-lock.md, "Symbol
+citations").
+
+This module stays light: it names the supported languages and offers
+`symbol_span`; the grammars load only when a file of their language is parsed
+(`languages.py`), so nothing on the gate's hook path imports them.
+
+- `grammar.py`   the citation form in a line of prose;
+- `languages.py` the per-language grammars and what counts as a definition;
+- `resolve.py`   a file's definitions (cached), and citations given their spans;
+- `check.py`     a symbol citation checked against the lock, with git's evidence;
+- `suggest.py`   line citations that name exactly one definition (`--suggest-symbols`,
+                 `--fix --to-symbols`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+# File extensions whose definitions can be cited, and the grammar that reads them.
+EXTENSIONS: dict[str, str] = {
+    "py": "python",
+    "pyi": "python",
+    "go": "go",
+    "rs": "rust",
+    "js": "javascript",
+    "mjs": "javascript",
+    "cjs": "javascript",
+    "jsx": "javascript",
+    "ts": "typescript",
+    "mts": "typescript",
+    "cts": "typescript",
+    "tsx": "tsx",
+    "java": "java",
+    "c": "c",
+    "h": "cpp",  # C++ reads C headers too, and headers are often shared
+    "cc": "cpp",
+    "cpp": "cpp",
+    "cxx": "cpp",
+    "hpp": "cpp",
+    "hh": "cpp",
+    "hxx": "cpp",
+}
+
+
+def language_of(path: str) -> str | None:
+    """The grammar that reads `path` (by extension), or None for an unsupported file."""
+    name = path.rsplit("/", 1)[-1]
+    if "." not in name:
+        return None
+    return EXTENSIONS.get(name.rsplit(".", 1)[-1].lower())
+
+
+def symbol_span(root: Path | str, path: str, symbol: str) -> tuple[int, int] | None:
+    """The 1-based inclusive line span of `symbol` defined in `root/path`, now.
+
+    `symbol` is written as in a citation (`Class.method`, `Type::method`; `.`
+    and `::` both separate). None when the file cannot be read, its language is
+    not supported, or it defines no such symbol or several (overloads). The
+    function the claims drill calls to find the code a claim names.
+    """
+    from zodyssey.anchors.symbols.resolve import read_definitions
+
+    found = read_definitions(Path(root), path)
+    if found is None:
+        return None
+    matches = found.lookup(symbol)
+    if len(matches) != 1:
+        return None
+    return matches[0].start, matches[0].end
