@@ -12,7 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-HARNESS_NAMES = ("claude-code", "zcode", "codex", "gemini", "cursor")
+from zodyssey.gate.harness import DEFAULT, HARNESSES
+
+HARNESS_NAMES = tuple(HARNESSES)  # the registry of zodyssey/gate/harness/
 
 DESCRIPTION = """\
 Gate hook for coding agents. `pre-tool` reads one hook payload on stdin and
@@ -52,7 +54,7 @@ def register(sub: Any) -> None:
         ("post-tool", "release what pre-tool took (payload on stdin)"),
     ):
         p = verbs.add_parser(verb, help=text, description=text)
-        p.add_argument("--harness", choices=HARNESS_NAMES, default="claude-code")
+        p.add_argument("--harness", choices=HARNESS_NAMES, default=DEFAULT)
     install = verbs.add_parser(
         "install",
         help="merge the hook entries into the harness configuration",
@@ -64,7 +66,7 @@ def register(sub: Any) -> None:
             "fails when the wiring is deleted later. Idempotent; prints what changed."
         ),
     )
-    install.add_argument("--harness", choices=HARNESS_NAMES, default="claude-code")
+    install.add_argument("--harness", choices=HARNESS_NAMES, default=DEFAULT)
     install.add_argument("--project", default=".", help="project directory (default: .)")
     install.add_argument(
         "--command",

@@ -25,12 +25,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 USAGE = "usage: zodyssey hook pre-tool|post-tool [--harness claude-code|zcode|codex|gemini|cursor]"
+# Read for every harness, first; then the harness's own `project_vars` (its module).
 PROJECT_ENV = ("CLAUDE_PROJECT_DIR", "ZCODE_PROJECT_DIR")
-# Consulted after PROJECT_ENV, only for that harness.
-HARNESS_ENV: dict[str, tuple[str, ...]] = {
-    "gemini": ("GEMINI_PROJECT_DIR",),
-    "cursor": ("CURSOR_PROJECT_DIR",),
-}
 
 
 def _parse_argv(argv: list[str]) -> tuple[str, str, str | None]:
@@ -80,7 +76,18 @@ def _fail_closed(harness_name: str, reason: str, slug: str) -> int:
 
 
 def _env_dir(harness_name: str) -> str | None:
-    for name in (*PROJECT_ENV, *HARNESS_ENV.get(harness_name, ())):
+    for name in PROJECT_ENV:
+        value = os.environ.get(name)
+        if value:
+            return value
+    # Only now the harness module: with CLAUDE_PROJECT_DIR set it is never loaded here.
+    from zodyssey.gate.harness import get_harness
+
+    try:
+        own = get_harness(harness_name).project_vars
+    except KeyError:
+        return None
+    for name in own:
         value = os.environ.get(name)
         if value:
             return value

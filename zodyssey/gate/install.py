@@ -12,14 +12,14 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zodyssey.core.atomic import write_atomic
 from zodyssey.errors import UsageError
+from zodyssey.gate.harness import DEFAULT, HARNESSES, get_harness
 
-CLAUDE_TIMEOUT_SECONDS = 30
-GEMINI_TIMEOUT_MS = 30_000
-
+if TYPE_CHECKING:
+    from zodyssey.gate.harness import Harness
 
 ENTRY_SCRIPT = "hook_entry.py"
 
@@ -29,17 +29,23 @@ def entry_script() -> Path:
     return Path(__file__).resolve().with_name(ENTRY_SCRIPT)
 
 
-# Harnesses that set CLAUDE_PROJECT_DIR for hook commands (and expand it in them).
-PROJECT_RELATIVE = ("claude-code", "zcode")
+def adapter(harness: str) -> Harness:
+    """The registered harness `harness`, or one clear error naming the known ones."""
+    try:
+        return get_harness(harness)
+    except KeyError:
+        raise UsageError(
+            f"unknown harness {harness!r}; choose one of: {', '.join(HARNESSES)}"
+        ) from None
 
 
-def _shown(path: str, project: Path | None) -> str:
-    """`path` quoted for the shell; inside the project as `"$CLAUDE_PROJECT_DIR"/rel`."""
-    if project is not None:
+def _shown(path: str, project: Path | None, var: str | None) -> str:
+    """`path` quoted for the shell; inside the project as `"$VAR"/rel`."""
+    if project is not None and var:
         root = str(project.resolve())
         absolute = str(Path(path).absolute())
         if absolute.startswith(root + "/"):
-            return '"$CLAUDE_PROJECT_DIR"' + shlex.quote(absolute[len(root) :])
+            return f'"${var}"' + shlex.quote(absolute[len(root) :])
     return shlex.quote(path)
 
 
@@ -48,10 +54,11 @@ def hook_command(
 ) -> str:
     """The command line the harness runs; the interpreter path avoids PATH surprises.
 
-    With `project` (and a harness that expands `$CLAUDE_PROJECT_DIR`), an
-    interpreter or script inside the project is written relative to it, so the
-    command keeps working when the checkout moves; outside the project the
-    paths are absolute (the interpreter that installed zodyssey).
+    With `project` (and a harness that expands a project variable in its hook
+    commands, `command_var`), an interpreter or script inside the project is
+    written relative to it, so the command keeps working when the checkout
+    moves; outside the project the paths are absolute (the interpreter that
+    installed zodyssey).
     """
     if base:
         command = f"{base} hook {event}"
@@ -60,10 +67,10 @@ def hook_command(
         # on every tool call; `-P` keeps the script's directory off sys.path,
         # `-S` skips `site` (hook_entry.py sets the path it needs, or runs site).
         # Same behaviour as `zodyssey hook`.
-        where = project if harness in PROJECT_RELATIVE else None
-        python = _shown(sys.executable, where)
-        command = f"{python} -S -P {_shown(str(entry_script()), where)} {event}"
-    if harness != "claude-code":
+        var = adapter(harness).command_var
+        python = _shown(sys.executable, project, var)
+        command = f"{python} -S -P {_shown(str(entry_script()), project, var)} {event}"
+    if harness != DEFAULT:
         command += f" --harness {harness}"
     return command
 
@@ -141,44 +148,61 @@ def _merge_flat(
     changes.append(f"added {event_key}: {command}")
 
 
-CONFIG_FILES = {
-    "claude-code": ".claude/settings.json",
-    "zcode": ".claude/settings.json",
-    "codex": ".codex/hooks.json",
-    "gemini": ".gemini/settings.json",
-    "cursor": ".cursor/hooks.json",
-}
+def entries(value: Any, harness: Harness, events: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Every hook entry of a parsed configuration under `events`, in the harness's
+    layout; each as {"event", "matcher", "entry"} ("matcher" None in a flat layout)."""
+    hooks = value.get("hooks") if isinstance(value, dict) else None
+    out: list[dict[str, Any]] = []
+    for event_key in events:
+        items = hooks.get(event_key) if isinstance(hooks, dict) else None
+        for item in items if isinstance(items, list) else []:
+            if harness.layout == "flat":
+                groups = [(None, [item])]
+            elif isinstance(item, dict) and isinstance(item.get("hooks"), list):
+                groups = [(item.get("matcher"), item["hooks"])]
+            else:
+                continue
+            out.extend(
+                {"event": event_key, "matcher": matcher, "entry": entry}
+                for matcher, found in groups
+                for entry in found
+                if isinstance(entry, dict)
+            )
+    return out
+
+
+def our_entries(value: Any, harness: Harness, event: str = "pre-tool") -> list[dict[str, Any]]:
+    """The entries of `entries` that run the zodyssey hook for `event`."""
+    events = harness.pre_events if event == "pre-tool" else harness.post_events
+    return [
+        e for e in entries(value, harness, events) if _is_ours(e["entry"].get("command"), event)
+    ]
 
 
 def install(
     project: Path, harness: str, base: str | None = None, dry_run: bool = False
 ) -> tuple[Path, list[str]]:
     """Merge the hook entries; returns the config path and one line per change."""
-    if harness not in CONFIG_FILES:
-        raise UsageError(f"unknown harness {harness!r}; choose one of: {', '.join(CONFIG_FILES)}")
+    facts = adapter(harness)
     if not project.is_dir():
         raise UsageError(f"project directory {project} does not exist")
-    path = project / CONFIG_FILES[harness]
+    path = project / facts.config_files[0]
     config = _read(path)
     hooks = config.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise UsageError(f"{path}: `hooks` is not an object")
-    pre = hook_command("pre-tool", harness, base, project)
-    post = hook_command("post-tool", harness, base, project)
+    for key, default in facts.config_defaults:
+        config.setdefault(key, default)
+    extra = {"timeout": facts.timeout} if facts.timeout is not None else {}
     changes: list[str] = []
-    if harness in ("claude-code", "zcode", "codex"):
-        timeout = {"timeout": CLAUDE_TIMEOUT_SECONDS}
-        _merge_grouped(hooks, "PreToolUse", "*", pre, "pre-tool", timeout, changes)
-        _merge_grouped(hooks, "PostToolUse", "*", post, "post-tool", timeout, changes)
-    elif harness == "gemini":
-        timeout = {"timeout": GEMINI_TIMEOUT_MS}
-        _merge_grouped(hooks, "BeforeTool", ".*", pre, "pre-tool", timeout, changes)
-        _merge_grouped(hooks, "AfterTool", ".*", post, "post-tool", timeout, changes)
-    else:  # cursor
-        config.setdefault("version", 1)
-        for event_key in ("beforeShellExecution", "beforeMCPExecution", "preToolUse"):
-            _merge_flat(hooks, event_key, pre, "pre-tool", changes)
-        _merge_flat(hooks, "postToolUse", post, "post-tool", changes)
+    for event, keys in (("pre-tool", facts.pre_events), ("post-tool", facts.post_events)):
+        command = hook_command(event, harness, base, project)
+        for event_key in keys:
+            if facts.layout == "flat":
+                _merge_flat(hooks, event_key, command, event, changes)
+            else:
+                matcher = facts.matcher or "*"
+                _merge_grouped(hooks, event_key, matcher, command, event, extra, changes)
     if not dry_run and any(not line.startswith("unchanged") for line in changes):
         write_atomic(path, json.dumps(config, indent=2, ensure_ascii=False) + "\n")
     return path, changes

@@ -21,14 +21,6 @@ from typing import Any
 
 # Seconds the probe waits: the harnesses' own timeout, which `hook install` writes.
 PROBE_TIMEOUT = 30
-# The project variable each harness sets for its hook commands.
-PROJECT_VARS: dict[str, tuple[str, ...]] = {
-    "claude-code": ("CLAUDE_PROJECT_DIR",),
-    "zcode": ("CLAUDE_PROJECT_DIR", "ZCODE_PROJECT_DIR"),
-    "codex": (),
-    "gemini": ("GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR"),
-    "cursor": ("CURSOR_PROJECT_DIR",),
-}
 
 
 def _scratch_run(base: Path) -> Path:
@@ -62,33 +54,22 @@ def _scratch_run(base: Path) -> Path:
 
 
 def _payload(harness: str, scratch: Path) -> dict[str, Any]:
-    target = str(scratch / "src" / "probe.py")
-    base: dict[str, Any] = {
-        "session_id": "zodyssey-wiring-probe",
-        "cwd": str(scratch),
-        "tool_use_id": "zodyssey-probe",
-    }
-    if harness == "gemini":
-        return {
-            **base,
-            "hook_event_name": "BeforeTool",
-            "tool_name": "write_file",
-            "tool_input": {"file_path": target, "content": "probe\n"},
-        }
-    if harness == "cursor":
-        return {
-            **base,
-            "hook_event_name": "preToolUse",
-            "workspace_roots": [str(scratch)],
-            "tool_name": "Write",
-            "tool_input": {"file_path": target, "content": "probe\n"},
-        }
-    return {
-        **base,
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Write",
-        "tool_input": {"file_path": target, "content": "probe\n"},
-    }
+    """The harness's own probe payload: a product-code write in the scratch run."""
+    from zodyssey.gate.harness import get_harness
+
+    return get_harness(harness).probe_payload(str(scratch), str(scratch / "src" / "probe.py"))
+
+
+def _env(root: Path, harness: str) -> dict[str, str]:
+    """This environment without zodyssey's variables or any harness's project
+    variable, with `harness`'s own set to `root` (as the harness runs its hooks)."""
+    from zodyssey.gate.harness import adapters, get_harness
+
+    every = {name for a in adapters() for name in a.project_vars}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ZODYSSEY_") and k not in every}
+    for name in get_harness(harness).project_vars:
+        env[name] = str(root)
+    return env
 
 
 def _blocked(done: subprocess.CompletedProcess[str]) -> bool:
@@ -102,12 +83,7 @@ def _blocked(done: subprocess.CompletedProcess[str]) -> bool:
 
 def probe(root: Path, harness: str, command: str) -> str | None:
     """None when `command` starts and blocks the probe; otherwise what went wrong."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ZODYSSEY_")}
-    for name in ("CLAUDE_PROJECT_DIR", "ZCODE_PROJECT_DIR", "GEMINI_PROJECT_DIR"):
-        env.pop(name, None)
-    env.pop("CURSOR_PROJECT_DIR", None)
-    for name in PROJECT_VARS.get(harness, ()):
-        env[name] = str(root)
+    env = _env(root, harness)
     with tempfile.TemporaryDirectory(prefix="zodyssey-probe-") as base:
         scratch = _scratch_run(Path(base))
         try:
@@ -140,22 +116,8 @@ def probe(root: Path, harness: str, command: str) -> str | None:
 
 def wired_commands(harness: str, value: Any) -> list[str]:
     """The pre-tool commands of ours in a parsed harness configuration."""
-    from zodyssey.gate.install import _is_ours
+    from zodyssey.gate.harness import get_harness
+    from zodyssey.gate.install import our_entries
 
-    hooks = value.get("hooks") if isinstance(value, dict) else None
-    if not isinstance(hooks, dict):
-        return []
-    out: list[str] = []
-    if harness == "cursor":
-        for event in ("preToolUse", "beforeShellExecution", "beforeMCPExecution"):
-            for entry in hooks.get(event) or []:
-                if isinstance(entry, dict) and _is_ours(entry.get("command"), "pre-tool"):
-                    out.append(str(entry["command"]))
-    else:
-        key = "BeforeTool" if harness == "gemini" else "PreToolUse"
-        for group in hooks.get(key) or []:
-            entries = group.get("hooks") if isinstance(group, dict) else None
-            for entry in entries if isinstance(entries, list) else []:
-                if isinstance(entry, dict) and _is_ours(entry.get("command"), "pre-tool"):
-                    out.append(str(entry["command"]))
-    return list(dict.fromkeys(out))
+    commands = [str(e["entry"]["command"]) for e in our_entries(value, get_harness(harness))]
+    return list(dict.fromkeys(commands))

@@ -100,19 +100,21 @@ READ_TOOLS = frozenset(
         "AskUserQuestion",
     }
 )
-# Shell input keys, read as each harness reads them: (command keys, directory
-# keys). A harness not listed is read with every key; two present keys of one
-# kind block (the gate cannot tell which the harness runs).
+# Shell input keys: every key a harness may use. Each harness module says which
+# it reads (`shell_keys`: command keys, directory keys); a harness that says
+# none is read with every key; two present keys of one kind block (the gate
+# cannot tell which the harness runs).
 COMMAND_KEYS = ("command", "cmd")
 DIR_KEYS = ("workdir", "directory", "dir_path", "cwd")
-SHELL_KEYS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "claude-code": (("command",), ()),
-    # Codex: `shell {command, workdir}` and `exec_command {cmd, workdir}`.
-    "codex": (("command", "cmd"), ("workdir",)),
-    # Gemini CLI runs `run_shell_command` in `dir_path` (older releases: `directory`).
-    "gemini": (("command",), ("dir_path", "directory")),
-    "cursor": (("command",), ("cwd",)),
-}
+
+
+def _shell_keys(harness: str) -> "tuple[tuple[str, ...], tuple[str, ...]]":
+    from zodyssey.gate.harness import HARNESSES, get_harness
+
+    keys = get_harness(harness).shell_keys if harness in HARNESSES else None
+    return keys if keys is not None else (COMMAND_KEYS, DIR_KEYS)
+
+
 # Keys a dispatch names its agent with; the harness's own key comes first.
 AGENT_KEYS = ("subagent_type", "agent", "name", "agent_type", "agent_name")
 # Words in an unknown tool's name that make it a dispatch (`delegate_to_agent`).
@@ -475,7 +477,7 @@ class _Call:
 
 def _shell_call(c: _Call) -> "ToolCall":
     tool_name, tool_input = c.tool_name, c.tool_input
-    command_keys, dir_keys = SHELL_KEYS.get(c.harness, (COMMAND_KEYS, DIR_KEYS))
+    command_keys, dir_keys = _shell_keys(c.harness)
     for keys, what in ((COMMAND_KEYS, "command"), (DIR_KEYS, "directory")):
         present = [k for k in keys if tool_input.get(k) is not None]
         if len(present) > 1:

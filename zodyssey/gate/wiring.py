@@ -24,11 +24,16 @@ import subprocess
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from zodyssey.core.exits import Exit
 from zodyssey.errors import UsageError
 from zodyssey.findings import Case, Finding, Report
+from zodyssey.gate.harness import DEFAULT, HARNESSES, adapters, get_harness
+from zodyssey.gate.install import _is_ours, our_entries
+
+if TYPE_CHECKING:
+    from zodyssey.gate.harness import Harness
 
 HATCH = "ZODYSSEY_UNGATE_BASH"
 
@@ -47,55 +52,8 @@ RULES: dict[str, str] = {
     "unknown-harness": "the declaration names a harness zodyssey does not know",
 }
 
-# Where each harness reads its project hooks (the files `hook install` writes).
-CONFIG_FILES: dict[str, tuple[str, ...]] = {
-    "claude-code": (".claude/settings.json",),
-    "zcode": (".claude/settings.json",),
-    "codex": (".codex/hooks.json", ".codex/config.toml"),
-    "gemini": (".gemini/settings.json",),
-    "cursor": (".cursor/hooks.json",),
-}
 # Files that may carry the hatch although no harness reads hooks from them.
 HATCH_FILES = (".claude/settings.local.json", ".env", ".envrc")
-
-# Tool names each harness sends; a matcher must let every one reach the gate.
-# The last of each list stands for a tool that does not exist yet.
-PROBES: dict[str, tuple[str, ...]] = {
-    "claude": (
-        "Bash",
-        "Edit",
-        "Write",
-        "MultiEdit",
-        "NotebookEdit",
-        "Task",
-        "Agent",
-        "WebFetch",
-        "mcp__github__create_or_update_file",
-        "mcp__filesystem__write_file",
-        "SomeFutureTool",
-    ),
-    "codex": (
-        "Bash",
-        "shell",
-        "apply_patch",
-        "Edit",
-        "Write",
-        "mcp__fs__write_file",
-        "future_tool",
-    ),
-    "gemini": (
-        "run_shell_command",
-        "write_file",
-        "replace",
-        "read_file",
-        "mcp__fs__write_file",
-        "some_future_tool",
-    ),
-}
-CURSOR_EVENTS = ("beforeShellExecution", "beforeMCPExecution", "preToolUse")
-# Gemini counts milliseconds: below this Python has not even started.
-GEMINI_MIN_TIMEOUT_MS = 5_000
-CLAUDE_MIN_TIMEOUT_S = 5
 
 _HATCH_ASSIGNED = re.compile(rf"\b{HATCH}\s*=\s*[\"']?1\b")
 
@@ -151,19 +109,23 @@ def _load(path: Path) -> Any:
     return json.loads(text or "{}")
 
 
-def _is_ours(command: Any, event: str = "pre-tool") -> bool:
-    from zodyssey.gate.install import _is_ours as ours
+def _config_files() -> dict[str, tuple[str, ...]]:
+    """Where each registered harness reads its project hooks (the files `hook install` writes)."""
+    return {a.name: a.config_files for a in adapters()}
 
-    return bool(ours(command, event))
+
+def _owners(rel: str) -> list[str]:
+    """The harnesses that read hooks from `rel`, in registry order."""
+    return [name for name, rels in _config_files().items() if rel in rels]
 
 
-def _matches_all(matcher: Any, probe: str, style: str) -> bool:
+def _matches_all(matcher: Any, probe: str, regex: bool) -> bool:
     """Does a harness matcher send the tool `probe` to its hooks?"""
     if matcher is None or matcher == "" or matcher == "*":
         return True
     if not isinstance(matcher, str):
         return False
-    if style == "claude" and re.fullmatch(r"[\w|]+", matcher):
+    if not regex and re.fullmatch(r"[\w|]+", matcher):
         return probe in matcher.split("|")  # a plain list of tool names
     try:
         return re.fullmatch(matcher, probe) is not None
@@ -171,94 +133,86 @@ def _matches_all(matcher: Any, probe: str, style: str) -> bool:
         return False
 
 
-def _grouped(
-    data: dict[str, Any], harness: str, rel: str, event_key: str, style: str
-) -> list[Finding]:
-    """Claude-style `hooks.<event>[{matcher, hooks: [{command}]}]`: ours, over every tool."""
-    hooks = data.get("hooks")
-    groups = hooks.get(event_key) if isinstance(hooks, dict) else None
-    ours: list[dict[str, Any]] = []
-    for group in groups if isinstance(groups, list) else []:
-        entries = group.get("hooks") if isinstance(group, dict) else None
-        for entry in entries if isinstance(entries, list) else []:
-            if isinstance(entry, dict) and _is_ours(entry.get("command")):
-                ours.append({"matcher": group.get("matcher"), "timeout": entry.get("timeout")})
+def _restore(harness: str) -> str:
+    return f"`zodyssey hook install --harness {harness}`"
+
+
+def _grouped(data: dict[str, Any], harness: Harness, rel: str) -> list[Finding]:
+    """`hooks.<event>[{matcher, hooks: [{command}]}]`: ours, over every tool, with time to answer."""
+    name = harness.name
+    ours = our_entries(data, harness)
     if not ours:
         return [
             _f(
                 "hook-missing",
-                f"harness {harness} does not run the zodyssey pre-tool hook "
-                f"(no hooks.{event_key} entry runs it); restore it with "
-                f"`zodyssey hook install --harness {harness}`",
+                f"harness {name} does not run the zodyssey pre-tool hook "
+                f"(no hooks.{harness.pre_events[0]} entry runs it); restore it with "
+                f"{_restore(name)}",
                 rel,
-                harness=harness,
+                harness=name,
             )
         ]
     findings: list[Finding] = []
-    probes = PROBES["gemini" if style == "gemini" else "codex" if harness == "codex" else "claude"]
     skipped = [
-        probe for probe in probes if not any(_matches_all(o["matcher"], probe, style) for o in ours)
+        tool
+        for tool in harness.probe_tools
+        if not any(_matches_all(o["matcher"], tool, harness.matcher_regex) for o in ours)
     ]
     if skipped:
         matchers = ", ".join(repr(o["matcher"]) for o in ours)
         findings.append(
             _f(
                 "matcher-narrowed",
-                f"harness {harness} runs the gate only for matcher {matchers}; "
+                f"harness {name} runs the gate only for matcher {matchers}; "
                 f"these tool calls skip it: {', '.join(skipped)} "
-                f"(use the matcher {'.*' if style == 'gemini' else '*'!r})",
+                f"(use the matcher {harness.matcher!r})",
                 rel,
-                harness=harness,
+                harness=name,
                 skipped=skipped,
             )
         )
-    minimum, unit = (
-        (GEMINI_MIN_TIMEOUT_MS, "ms") if style == "gemini" else (CLAUDE_MIN_TIMEOUT_S, "s")
-    )
-    for entry in ours:
-        timeout = entry["timeout"]
-        if isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout < minimum:
-            findings.append(
-                _f(
-                    "timeout-too-short",
-                    f"harness {harness} kills the gate after {timeout} {unit} "
-                    f"(at least {minimum} {unit}); a killed hook does not block",
-                    rel,
-                    harness=harness,
-                )
-            )
-    return findings
+    return findings + _short_timeouts(harness, rel, [o["entry"].get("timeout") for o in ours])
 
 
-def _cursor(data: dict[str, Any], rel: str) -> list[Finding]:
-    hooks = data.get("hooks")
-    missing: list[str] = []
-    for event in CURSOR_EVENTS:
-        entries = hooks.get(event) if isinstance(hooks, dict) else None
-        if not any(
-            isinstance(e, dict) and _is_ours(e.get("command"))
-            for e in (entries if isinstance(entries, list) else [])
-        ):
-            missing.append(event)
-    if len(missing) == len(CURSOR_EVENTS):
+def _short_timeouts(harness: Harness, rel: str, timeouts: list[Any]) -> list[Finding]:
+    minimum, unit = harness.min_timeout, harness.timeout_unit
+    if minimum is None:
+        return []
+    return [
+        _f(
+            "timeout-too-short",
+            f"harness {harness.name} kills the gate after {timeout} {unit} "
+            f"(at least {minimum} {unit}); a killed hook does not block",
+            rel,
+            harness=harness.name,
+        )
+        for timeout in timeouts
+        if isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout < minimum
+    ]
+
+
+def _flat(data: dict[str, Any], harness: Harness, rel: str) -> list[Finding]:
+    """`hooks.<event>[{command}]` (Cursor): ours on every event that announces a tool call."""
+    name, events = harness.name, harness.pre_events
+    wired = {e["event"] for e in our_entries(data, harness)}
+    missing = [event for event in events if event not in wired]
+    if len(missing) == len(events):
         return [
             _f(
                 "hook-missing",
-                "harness cursor does not run the zodyssey pre-tool hook on any of "
-                f"{', '.join(CURSOR_EVENTS)}; restore it with "
-                "`zodyssey hook install --harness cursor`",
+                f"harness {name} does not run the zodyssey pre-tool hook on any of "
+                f"{', '.join(events)}; restore it with {_restore(name)}",
                 rel,
-                harness="cursor",
+                harness=name,
             )
         ]
     return [
         _f(
             "event-missing",
-            f"harness cursor does not run the zodyssey pre-tool hook on {event}; calls "
-            "announced there skip the gate (`zodyssey hook install --harness cursor` "
-            "restores it)",
+            f"harness {name} does not run the zodyssey pre-tool hook on {event}; calls "
+            f"announced there skip the gate ({_restore(name)} restores it)",
             rel,
-            harness="cursor",
+            harness=name,
             event=event,
         )
         for event in missing
@@ -312,98 +266,121 @@ def _hatch_in_text(text: str, rel: str) -> list[Finding]:
     ]
 
 
+def _parse_all(root: Path, known: list[str], on_disk: list[str]) -> dict[str, Any]:
+    """Every file on disk parsed (a harness configuration), None (a hatch file), or the error."""
+    parsed: dict[str, Any] = {}
+    for rel in on_disk:
+        try:
+            parsed[rel] = _load(root / rel) if rel in known else None
+        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            parsed[rel] = exc
+    return parsed
+
+
+def _mentions_gate(value: Any) -> bool:
+    return "zodyssey" in json.dumps(value, default=str)
+
+
+def _check_declared(
+    root: Path, result: Wiring, harness: str, parsed: dict[str, Any], tracked: set[str] | None
+) -> None:
+    """The findings of one declared harness: its configuration judged, its command probed."""
+    rels = _config_files().get(harness)
+    if rels is None:
+        result.findings.append(
+            _f(
+                "unknown-harness",
+                f"{result.source or 'configuration'}: [gate] harnesses names {harness!r}; "
+                f"known: {', '.join(HARNESSES)}",
+                result.source,
+                harness=harness,
+            )
+        )
+        return
+    # Codex reads hooks.json or config.toml: judge the one that wires the gate.
+    candidates = [rel for rel in rels if rel in parsed]
+    candidates.sort(key=lambda rel: not _mentions_gate(parsed[rel]))
+    if not candidates:
+        result.findings.append(
+            _f(
+                "missing-config",
+                f"harness {harness} is declared but its configuration file is "
+                f"missing, so nothing runs the gate; {_restore(harness)} writes it (commit it)",
+                rels[0],
+                harness=harness,
+            )
+        )
+        return
+    rel = candidates[0]
+    result.checked[harness] = rel
+    judged = _judge(harness, rel, parsed[rel], tracked)
+    result.findings.extend(judged)
+    if isinstance(parsed[rel], Exception):
+        result.unreadable = True
+    elif not any(f.rule in ("hook-missing", "hooks-disabled") for f in judged):
+        result.findings.extend(_holding(root, harness, rel, parsed[rel]))
+
+
+def _hatch_findings(
+    root: Path, rel: str, value: Any, known: list[str], declared: list[str]
+) -> list[Finding]:
+    """The hatch set in one committed file (a harness configuration or a hatch file)."""
+    if rel in known:
+        if isinstance(value, Exception):
+            return []
+        owners = [h for h in declared if h in _owners(rel)] or _owners(rel)
+        return _hatches(value, rel, ", ".join(owners) or None)
+    try:
+        text = (root / rel).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return []
+    if rel.endswith(".json"):
+        try:
+            return _hatches(json.loads(text or "{}"), rel)
+        except ValueError:
+            pass
+    return _hatch_in_text(text, rel)
+
+
+def _undeclared(parsed: dict[str, Any], declared: list[str]) -> list[Finding]:
+    """A configuration running the gate for a harness nobody declared: deleting it would
+    go unnoticed. A file read by several harnesses is one finding, for the first."""
+    findings = []
+    in_order = dict.fromkeys(rel for rels in _config_files().values() for rel in rels)
+    for rel in in_order:
+        owners, value = _owners(rel), parsed.get(rel)
+        if any(o in declared for o in owners):
+            continue
+        if value is None or isinstance(value, Exception) or not _mentions_gate(value):
+            continue
+        findings.append(
+            _f(
+                "undeclared",
+                f"this file runs the zodyssey hook but harness {owners[0]} is not declared "
+                "in [tool.zodyssey.gate] harnesses, so deleting it would go unnoticed; "
+                f"{_restore(owners[0])} declares it",
+                rel,
+                harness=owners[0],
+            )
+        )
+    return findings
+
+
 def check_wiring(root: Path) -> Wiring:
     """Every finding of the gate wiring of the repository at `root`."""
     declared, source = declared_harnesses(root)
     result = Wiring(declared=declared, source=source)
-    known_files = sorted({rel for rels in CONFIG_FILES.values() for rel in rels})
-    on_disk = [rel for rel in (*known_files, *HATCH_FILES) if (root / rel).is_file()]
+    known = sorted({rel for rels in _config_files().values() for rel in rels})
+    on_disk = [rel for rel in (*known, *HATCH_FILES) if (root / rel).is_file()]
     tracked = _committed(root, on_disk) if on_disk else set()
-    parsed: dict[str, Any] = {}
-    for rel in on_disk:
-        try:
-            parsed[rel] = _load(root / rel) if rel in known_files else None
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
-            parsed[rel] = exc
+    parsed = _parse_all(root, known, on_disk)
     for harness in declared:
-        if harness not in CONFIG_FILES:
-            result.findings.append(
-                _f(
-                    "unknown-harness",
-                    f"{source or 'configuration'}: [gate] harnesses names {harness!r}; "
-                    f"known: {', '.join(CONFIG_FILES)}",
-                    source,
-                    harness=harness,
-                )
-            )
-            continue
-        candidates = [rel for rel in CONFIG_FILES[harness] if rel in parsed]
-        # Codex reads hooks.json or config.toml: judge the one that wires the gate.
-        candidates.sort(key=lambda rel: "zodyssey" not in json.dumps(parsed[rel], default=str))
-        if not candidates:
-            want = CONFIG_FILES[harness][0]
-            result.findings.append(
-                _f(
-                    "missing-config",
-                    f"harness {harness} is declared but its configuration file is "
-                    f"missing, so nothing runs the gate; `zodyssey hook install --harness "
-                    f"{harness}` writes it (commit it)",
-                    want,
-                    harness=harness,
-                )
-            )
-            continue
-        rel = candidates[0]
-        result.checked[harness] = rel
-        judged = _judge(harness, rel, parsed[rel], tracked)
-        result.findings.extend(judged)
-        if isinstance(parsed[rel], Exception):
-            result.unreadable = True
-        elif not any(f.rule in ("hook-missing", "hooks-disabled") for f in judged):
-            result.findings.extend(_holding(root, harness, rel, parsed[rel]))
+        _check_declared(root, result, harness, parsed, tracked)
     # The hatch counts in every committed file, declared harness or not.
     for rel in on_disk:
-        if tracked is not None and rel not in tracked:
-            continue
-        value = parsed[rel]
-        if rel in known_files:
-            if not isinstance(value, Exception):
-                owners = [h for h in declared if rel in CONFIG_FILES.get(h, ())]
-                owners = owners or [h for h, rels in CONFIG_FILES.items() if rel in rels]
-                result.findings.extend(_hatches(value, rel, ", ".join(owners) or None))
-        else:
-            try:
-                text = (root / rel).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                continue
-            if rel.endswith(".json"):
-                try:
-                    result.findings.extend(_hatches(json.loads(text or "{}"), rel))
-                    continue
-                except ValueError:
-                    pass
-            result.findings.extend(_hatch_in_text(text, rel))
-    # A configuration that runs the gate for a harness nobody declared: say so.
-    for harness, rels in CONFIG_FILES.items():
-        if harness in declared or harness == "zcode":
-            continue
-        for rel in rels:
-            value = parsed.get(rel)
-            if value is None or isinstance(value, Exception):
-                continue
-            if "zodyssey" in json.dumps(value, default=str) and not (
-                harness == "claude-code" and "zcode" in declared
-            ):
-                result.findings.append(
-                    _f(
-                        "undeclared",
-                        f"this file runs the zodyssey hook but harness {harness} is not declared "
-                        "in [tool.zodyssey.gate] harnesses, so deleting it would go unnoticed; "
-                        f"`zodyssey hook install --harness {harness}` declares it",
-                        rel,
-                        harness=harness,
-                    )
-                )
+        if tracked is None or rel in tracked:
+            result.findings.extend(_hatch_findings(root, rel, parsed[rel], known, declared))
+    result.findings.extend(_undeclared(parsed, declared))
     return result
 
 
@@ -489,12 +466,8 @@ def _judge(harness: str, rel: str, value: Any, tracked: set[str] | None) -> list
                 harness=harness,
             )
         )
-    if harness in ("claude-code", "zcode", "codex"):
-        findings += _grouped(value, harness, rel, "PreToolUse", "claude")
-    elif harness == "gemini":
-        findings += _grouped(value, harness, rel, "BeforeTool", "gemini")
-    else:
-        findings += _cursor(value, rel)
+    facts = get_harness(harness)
+    findings += _flat(value, facts, rel) if facts.layout == "flat" else _grouped(value, facts, rel)
     return findings
 
 
@@ -511,7 +484,7 @@ def wiring_report(root: Path) -> tuple[Report, int]:
     cases: list[Case] = []
     for harness in wiring.declared:
         problems = [f.message for f in errors if f.extra.get("harness") == harness]
-        file = wiring.checked.get(harness, CONFIG_FILES.get(harness, ("?",))[0])
+        file = wiring.checked.get(harness, _config_files().get(harness, ("?",))[0])
         cases.append(
             Case(
                 name=f"{harness} ({file})",
@@ -614,10 +587,24 @@ def declare_harness(root: Path, harness: str) -> str:
     return f"declared in {path.name} {header}: {line}"
 
 
+def _speaks(command: str) -> str:
+    """The harness a hook command answers for: its `--harness NAME`, else the default."""
+    words = command.split()
+    for index, word in enumerate(words):
+        if word == "--harness" and index + 1 < len(words):
+            return words[index + 1]
+        if word.startswith("--harness="):
+            return word.split("=", 1)[1]
+    return DEFAULT
+
+
 def wired_harnesses(root: Path) -> list[str]:
-    """Harnesses whose configuration under `root` already runs the zodyssey pre-tool hook."""
+    """Harnesses whose configuration under `root` already runs the zodyssey pre-tool hook.
+
+    A file several harnesses read (`.claude/settings.json`: Claude Code and ZCode)
+    counts for the harness each command names with `--harness`."""
     found: list[str] = []
-    for harness, rels in CONFIG_FILES.items():
+    for harness, rels in _config_files().items():
         for rel in rels:
             path = root / rel
             if not path.is_file():
@@ -626,11 +613,9 @@ def wired_harnesses(root: Path) -> list[str]:
                 value = _load(path)
             except (OSError, UnicodeDecodeError, ValueError):
                 continue
-            commands = [c for c in _commands(value) if _is_ours(c)]
-            if harness == "zcode":
-                commands = [c for c in commands if "--harness zcode" in c]
-            elif harness == "claude-code":
-                commands = [c for c in commands if "--harness" not in c]
+            commands = [c for c in _commands(value) if _is_ours(c, "pre-tool")]
+            if len(_owners(rel)) > 1:
+                commands = [c for c in commands if _speaks(c) == harness]
             if commands and harness not in found:
                 found.append(harness)
     return found

@@ -512,8 +512,12 @@ def transcript_holds(path: str, digest: str, agent: str | None) -> bool | None:
     return False
 
 
-# Harnesses whose post-tool report carries a dispatched subagent's final answer.
-REPORTING_HARNESSES = ("claude-code", "zcode", "gemini")
+def _reporting_harnesses() -> list[str]:
+    """Harnesses whose post-tool report carries a dispatched subagent's final answer
+    (their module names reviewer tools)."""
+    from zodyssey.gate.harness import adapters
+
+    return [a.name for a in adapters() if a.reviewer_tools]
 
 
 def verdict_sources(root: Path, slug: str) -> str:
@@ -531,8 +535,9 @@ def verdict_sources(root: Path, slug: str) -> str:
         f"a person decides in their own terminal: `zodyssey run review {slug} --human "
         "OKAY|REJECT --by NAME`"
     )
-    reporting = [h for h in declared if h in REPORTING_HARNESSES]
-    silent = [h for h in declared if h not in REPORTING_HARNESSES]
+    known = _reporting_harnesses()
+    reporting = [h for h in declared if h in known]
+    silent = [h for h in declared if h not in known]
     parts = []
     if reporting or not declared:
         names = ", ".join(reporting) or "Claude Code, ZCode and Gemini CLI"

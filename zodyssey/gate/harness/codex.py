@@ -1,24 +1,56 @@
 """Codex CLI: Claude-compatible wire format.
 
-Bash and `apply_patch` carry their text in `tool_input.command`; every
+Bash and `apply_patch` carry their text in `tool_input.command`
+(`exec_command` in `cmd`, its directory in `workdir`); every
 `*** Update/Add/Delete File:` path of a patch is a write target. A block is
 exit 2 with the reason on stderr plus a `permissionDecision: deny` document
-on stdout, which Codex also honours.
+on stdout, which Codex also honours. Hooks live in `.codex/hooks.json` (or
+inline in `.codex/config.toml`), timeout in seconds; Codex sets no project
+variable for hook commands.
 """
 
-from zodyssey.gate.harness import Reply
-from zodyssey.gate.toolcall import ToolCall, build_call
+from zodyssey.gate.harness import Reply, pre_tool_probe
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from zodyssey.gate.toolcall import ToolCall
 
 
 class Codex:
     name = "codex"
     reviewer_tools: "frozenset[str]" = frozenset()  # no agent reports: a person decides
+    config_files = (".codex/hooks.json", ".codex/config.toml")
+    layout = "grouped"
+    pre_events = ("PreToolUse",)
+    post_events = ("PostToolUse",)
+    matcher = "*"
+    matcher_regex = False
+    timeout = 30
+    timeout_unit = "s"
+    min_timeout = 5
+    project_vars: "tuple[str, ...]" = ()
+    command_var = None
+    config_defaults: "tuple[tuple[str, Any], ...]" = ()
+    probe_tools = (
+        "Bash",
+        "shell",
+        "apply_patch",
+        "Edit",
+        "Write",
+        "mcp__fs__write_file",
+        "future_tool",
+    )
+    # `shell {command, workdir}` and `exec_command {cmd, workdir}`
+    shell_keys = (("command", "cmd"), ("workdir",))
+
+    def probe_payload(self, scratch: str, target: str) -> "dict[str, Any]":
+        return pre_tool_probe("PreToolUse", "Write", scratch, target)
 
     def to_call(self, payload: "dict[str, Any]") -> "ToolCall":
+        from zodyssey.gate.toolcall import build_call
+
         return build_call(self.name, payload.get("tool_name"), payload.get("tool_input"), payload)
 
     def report(self, payload: "dict[str, Any]") -> "str | None":
@@ -39,3 +71,8 @@ class Codex:
 
 
 ADAPTER = Codex()
+
+if TYPE_CHECKING:  # mypy holds the module to the Harness protocol
+    from zodyssey.gate.harness import Harness
+
+    _conforms: Harness = ADAPTER

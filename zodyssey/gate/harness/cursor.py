@@ -3,23 +3,44 @@
 `beforeShellExecution` carries the command at the top level; the project is
 the first of `workspace_roots`. A block is
 `{"permission": "deny", "user_message": ..., "agent_message": ...}` on stdout
-with exit 2.
+with exit 2. The file is flat (`{event: [{command}]}`, `"version": 1`): no
+matcher, no timeout.
 """
 
 from zodyssey.core.jsontext import loads
-from zodyssey.gate.harness import Reply
-from zodyssey.gate.toolcall import ToolCall, build_call
+from zodyssey.gate.harness import Reply, pre_tool_probe
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from zodyssey.gate.toolcall import ToolCall
 
 
 class Cursor:
     name = "cursor"
     reviewer_tools: "frozenset[str]" = frozenset()  # no agent reports: a person decides
+    config_files = (".cursor/hooks.json",)
+    layout = "flat"
+    pre_events = ("beforeShellExecution", "beforeMCPExecution", "preToolUse")
+    post_events = ("postToolUse",)
+    matcher = None
+    matcher_regex = False
+    timeout = None
+    timeout_unit = "s"
+    min_timeout = None
+    project_vars = ("CURSOR_PROJECT_DIR",)
+    command_var = None
+    config_defaults: "tuple[tuple[str, Any], ...]" = (("version", 1),)
+    probe_tools: "tuple[str, ...]" = ()  # no matcher: every event's calls reach the hook
+    shell_keys = (("command",), ("cwd",))
+
+    def probe_payload(self, scratch: str, target: str) -> "dict[str, Any]":
+        return pre_tool_probe("preToolUse", "Write", scratch, target, workspace_roots=[scratch])
 
     def to_call(self, payload: "dict[str, Any]") -> "ToolCall":
+        from zodyssey.gate.toolcall import build_call
+
         event = payload.get("hook_event_name")
         if event == "beforeShellExecution" or ("command" in payload and "tool_name" not in payload):
             return build_call(self.name, "Shell", {"command": payload.get("command")}, payload)
@@ -32,6 +53,10 @@ class Cursor:
                 tool_input = loads(tool_input)
             except ValueError:
                 tool_input = {"input": tool_input}
+        return build_call(self.name, self._tool_name(payload, event), tool_input, payload)
+
+    @staticmethod
+    def _tool_name(payload: "dict[str, Any]", event: "Any") -> "Any":
         tool_name = payload.get("tool_name")
         if (
             event == "beforeMCPExecution"
@@ -39,7 +64,7 @@ class Cursor:
             and not tool_name.startswith("mcp__")
         ):
             tool_name = f"mcp__{payload.get('server') or 'cursor'}__{tool_name}"
-        return build_call(self.name, tool_name, tool_input, payload)
+        return tool_name
 
     def report(self, payload: "dict[str, Any]") -> "str | None":
         return None
@@ -53,3 +78,8 @@ class Cursor:
 
 
 ADAPTER = Cursor()
+
+if TYPE_CHECKING:  # mypy holds the module to the Harness protocol
+    from zodyssey.gate.harness import Harness
+
+    _conforms: Harness = ADAPTER

@@ -1,22 +1,53 @@
 """Gemini CLI: `BeforeTool` hooks; tools `run_shell_command`, `write_file`, `replace`, ...
 
 A block is `{"decision": "deny", "reason": ...}` on stdout and exit 2 with the
-reason on stderr (Gemini treats exit 2 as a block on its own as well).
+reason on stderr (Gemini treats exit 2 as a block on its own as well). Hooks
+live in `.gemini/settings.json`; the matcher is a regex on tool names and the
+timeout is in milliseconds. Gemini sets `GEMINI_PROJECT_DIR` (and
+`CLAUDE_PROJECT_DIR`) for hook commands.
 """
 
-from zodyssey.gate.harness import Reply, answer_text
-from zodyssey.gate.toolcall import ToolCall, build_call
+from zodyssey.gate.harness import Reply, answer_text, pre_tool_probe
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from zodyssey.gate.toolcall import ToolCall
 
 
 class Gemini:
     name = "gemini"
     reviewer_tools = frozenset(("invoke_agent",))
+    config_files = (".gemini/settings.json",)
+    layout = "grouped"
+    pre_events = ("BeforeTool",)
+    post_events = ("AfterTool",)
+    matcher = ".*"
+    matcher_regex = True
+    timeout = 30_000
+    timeout_unit = "ms"
+    min_timeout = 5_000  # below this Python has not even started
+    project_vars = ("GEMINI_PROJECT_DIR", "CLAUDE_PROJECT_DIR")
+    command_var = "GEMINI_PROJECT_DIR"
+    config_defaults: "tuple[tuple[str, Any], ...]" = ()
+    probe_tools = (
+        "run_shell_command",
+        "write_file",
+        "replace",
+        "read_file",
+        "mcp__fs__write_file",
+        "some_future_tool",
+    )
+    # `run_shell_command` runs in `dir_path` (older releases: `directory`)
+    shell_keys = (("command",), ("dir_path", "directory"))
+
+    def probe_payload(self, scratch: str, target: str) -> "dict[str, Any]":
+        return pre_tool_probe("BeforeTool", "write_file", scratch, target)
 
     def to_call(self, payload: "dict[str, Any]") -> "ToolCall":
+        from zodyssey.gate.toolcall import build_call
+
         tool_input = payload.get("tool_input", payload.get("tool_args"))
         return build_call(self.name, payload.get("tool_name"), tool_input, payload)
 
@@ -36,3 +67,8 @@ class Gemini:
 
 
 ADAPTER = Gemini()
+
+if TYPE_CHECKING:  # mypy holds the module to the Harness protocol
+    from zodyssey.gate.harness import Harness
+
+    _conforms: Harness = ADAPTER

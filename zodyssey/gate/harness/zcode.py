@@ -2,21 +2,55 @@
 
 The `ZODYSSEY_BLOCK gate:` prefix lets run reports count blocks in a log.
 The reason also goes to stderr so a Claude Code host feeds it to the model.
+ZCode reads Claude Code's hook schema from `.claude/settings.json`; the
+command names `--harness zcode`.
 """
 
-from zodyssey.gate.harness import Reply, answer_text
-from zodyssey.gate.toolcall import ToolCall, build_call
+from zodyssey.gate.harness import Reply, answer_text, pre_tool_probe
 
-TYPE_CHECKING = False  # mypy treats this as typing.TYPE_CHECKING; no runtime import
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from zodyssey.gate.toolcall import ToolCall
 
 
 class ZCode:
     name = "zcode"
     reviewer_tools = frozenset(("Task", "Agent"))
+    config_files = (".claude/settings.json",)
+    layout = "grouped"
+    pre_events = ("PreToolUse",)
+    post_events = ("PostToolUse",)
+    matcher = "*"
+    matcher_regex = False
+    timeout = 30
+    timeout_unit = "s"
+    min_timeout = 5
+    project_vars = ("CLAUDE_PROJECT_DIR", "ZCODE_PROJECT_DIR")
+    command_var = "CLAUDE_PROJECT_DIR"
+    config_defaults: "tuple[tuple[str, Any], ...]" = ()
+    probe_tools = (  # the tools a Claude Code host sends
+        "Bash",
+        "Edit",
+        "Write",
+        "MultiEdit",
+        "NotebookEdit",
+        "Task",
+        "Agent",
+        "WebFetch",
+        "mcp__github__create_or_update_file",
+        "mcp__filesystem__write_file",
+        "SomeFutureTool",
+    )
+    shell_keys = None  # every key
+
+    def probe_payload(self, scratch: str, target: str) -> "dict[str, Any]":
+        return pre_tool_probe("PreToolUse", "Write", scratch, target)
 
     def to_call(self, payload: "dict[str, Any]") -> "ToolCall":
+        from zodyssey.gate.toolcall import build_call
+
         return build_call(self.name, payload.get("tool_name"), payload.get("tool_input"), payload)
 
     def report(self, payload: "dict[str, Any]") -> "str | None":
@@ -34,3 +68,8 @@ class ZCode:
 
 
 ADAPTER = ZCode()
+
+if TYPE_CHECKING:  # mypy holds the module to the Harness protocol
+    from zodyssey.gate.harness import Harness
+
+    _conforms: Harness = ADAPTER
