@@ -81,3 +81,26 @@ def test_fix_counts_the_sites_it_rewrote(tmp_path: Path) -> None:
     done = run_cli(root, "--fix")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "rewrote 2 moved citation(s) (1 lock key(s)) and re-pinned them" in done.stdout
+
+
+def test_fix_rewrites_the_real_links_never_a_link_shown_in_a_code_span(tmp_path: Path) -> None:
+    # The code span shows how to write a link; the two real links follow it in the
+    # same paragraph, the first paragraph of the document (its block starts at 0).
+    doc = (
+        "Write a link like `[x](../src/a.py#L3)` in docs.\n"
+        "The real one: [y](../src/a.py#L3).\n"
+        "Inline `see ../src/a.py#L3` again, [z](../src/a.py#L3).\n"
+    )
+    root = make_repo(tmp_path / "repo", {"src/a.py": SOURCE, "docs/a.md": doc})
+    assert run_cli(root, "--update").returncode == 0
+    write(root, "src/a.py", "import os\n" + SOURCE)
+    commit(root, "insert")
+    done = run_cli(root, "--fix")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "rewrote 2 moved citation(s)" in done.stdout
+    assert (root / "docs/a.md").read_text() == (
+        "Write a link like `[x](../src/a.py#L3)` in docs.\n"
+        "The real one: [y](../src/a.py#L4).\n"
+        "Inline `see ../src/a.py#L3` again, [z](../src/a.py#L4).\n"
+    )
+    assert run_cli(root, "--strict").returncode == 0

@@ -179,7 +179,9 @@ def analyse(text: str, lines: list[str]) -> DocStructure:
                         marks.append((where, end, kind))
                 elif child.type == "link_open":
                     href = str(child.attrs.get("href", ""))
-                    found = _link_target(href, source, lo, hi, link_cursor)
+                    if spans is None:
+                        spans = _code_spans(text, lo, hi)
+                    found = _link_target(href, source, lo, hi, link_cursor, spans)
                     if found is not None:
                         result.links.append(found)
     result.comments.sort()
@@ -242,23 +244,31 @@ def _inside(spans: list[tuple[int, int]], offset: int) -> bool:
     return any(start <= offset < end for start, end in spans)
 
 
-def _find_destination(text: str, form: str, start: int, stop: int) -> int:
+def _find_destination(
+    text: str, form: str, start: int, stop: int, spans: list[tuple[int, int]]
+) -> int:
     """Where `form` is written as a Markdown link destination (`](form`, `](<form`,
-    `]: form`), not merely as text: the same href in an HTML `<a>` or in prose
-    before the link is not this link."""
+    `]: form`), not merely as text: the same href in an HTML `<a>`, in prose
+    before the link or in a code span showing a link (`spans`) is not this link."""
     where = text.find(form, start, stop)
     while where >= 0:
         back = where - 1
         while back >= 0 and text[back] in " \t\n<":
             back -= 1
-        if back >= 1 and text[back] in "(:" and text[back - 1] == "]":
+        written = back >= 1 and text[back] in "(:" and text[back - 1] == "]"
+        if written and not _inside(spans, where):
             return where
         where = text.find(form, where + 1, stop)
     return -1
 
 
 def _link_target(
-    href: str, source: _Source, lo: int, hi: int, cursor: dict[str, int]
+    href: str,
+    source: _Source,
+    lo: int,
+    hi: int,
+    cursor: dict[str, int],
+    spans: list[tuple[int, int]] | None = None,
 ) -> LinkTarget | None:
     if "#" not in href or _SCHEME.match(href) or href.startswith("//"):
         return None  # absolute URLs: blob URLs of our remote are read from the raw line
@@ -269,10 +279,11 @@ def _link_target(
     forms = [href] if unquote(href) == href else [href, unquote(href)]
     for form in forms:
         # Inline links sit inside their block; reference definitions anywhere in the document.
-        for start, stop in ((max(lo, cursor.get(form, lo)), hi), (0, len(source.text))):
-            where = _find_destination(source.text, form, start, stop)
+        passes = ((max(lo, cursor.get(form, lo)), hi, True), (0, len(source.text), False))
+        for start, stop, inline in passes:
+            where = _find_destination(source.text, form, start, stop, spans or [])
             if where >= 0:
-                if start != 0:
+                if inline:  # the next link with this href is written after this one
                     cursor[form] = where + len(form)
                 line = source.line_of(where)
                 column = where - source.offset(line)

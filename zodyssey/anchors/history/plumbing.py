@@ -10,6 +10,7 @@ checked root.
 
 from __future__ import annotations
 
+import re
 import shutil
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
@@ -31,6 +32,7 @@ def _split_z(data: bytes) -> list[str]:
 class BlameLine:
     commit: str  # full id; UNCOMMITTED for lines not committed yet
     orig_line: int  # the line's number in that commit's version of the document
+    path: str | None = None  # the document's name in that commit (another one, with -C)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,8 +61,18 @@ def parse_blame_porcelain(data: bytes) -> dict[int, BlameLine]:
     text follows a TAB. Only the headers matter here.
     """
     out: dict[int, BlameLine] = {}
+    names: dict[str, str] = {}  # commit -> the name its latest group gave (`filename`)
+    last: int | None = None
     for raw in data.split(b"\n"):
         if not raw or raw[:1] == b"\t":
+            continue
+        if raw.startswith(b"filename ") and last is not None:
+            # Each group names the file the lines come from in that commit (-C: maybe
+            # another document); later groups of the same commit may omit it.
+            line = out[last]
+            path = raw[len(b"filename ") :].decode("utf-8", "surrogateescape")
+            names[line.commit] = path
+            out[last] = BlameLine(line.commit, line.orig_line, path)
             continue
         parts = raw.split(b" ")
         if len(parts) not in (3, 4) or len(parts[0]) not in (40, 64):
@@ -70,21 +82,29 @@ def parse_blame_porcelain(data: bytes) -> dict[int, BlameLine]:
             orig, final = int(parts[1]), int(parts[2])
         except ValueError:
             continue
-        out[final] = BlameLine(parts[0].decode("ascii"), orig)
+        commit = parts[0].decode("ascii")
+        out[final] = BlameLine(commit, orig, names.get(commit))
+        last = final
     return out
 
 
-def blame_document(top: str, doc: str, line_numbers: tuple[int, ...]) -> BlameResult:
+def blame_document(
+    top: str, doc: str, line_numbers: tuple[int, ...], rev: str | None = None
+) -> BlameResult:
     """Blame the given lines of one document (worker for the process pool).
 
     One git process per document, one `-L` per run of cited lines, so a long
     document with a few citations costs only the history of those lines.
     `-w` and `-M` keep whitespace edits and moves inside the document from
-    re-dating a citation: the line was written when its words were.
+    re-dating a citation: the line was written when its words were; `-C`
+    follows a sentence moved from another document in the same commit.
+    `rev` blames the document as it was at that revision.
     """
-    args = ["blame", "--porcelain", "-w", "-M"]
+    args = ["blame", "--porcelain", "-w", "-M", "-C"]
     for first, last in merge_ranges(line_numbers):
         args += ["-L", f"{first},{last}"]
+    if rev is not None:
+        args.append(rev)
     args += ["--", doc]
     try:
         data = run_git(Path(top), args)
@@ -347,6 +367,7 @@ class GitHistory:
         self._tracked: set[str] | None = None
         self._chain: FirstParentChain | None = None
         self._range_logs: dict[str, list[tuple[str, list[PathChange]]]] = {}
+        self._hunks: dict[tuple[str, str], list[tuple[int, int, int, list[str]]]] = {}
         # Why rename detection over the whole history was given up (None: it was not).
         self.degraded: str | None = None
 
@@ -397,6 +418,59 @@ class GitHistory:
             return None
         parsed = parse_chain_log(b"\x01" + commit.encode() + b"\0" + data.split(b"\0", 1)[-1])
         return parsed[0][1] if parsed else []
+
+    def written_in(self, origin: BlameLine, doc: str, holds: Callable[[str], bool]) -> str:
+        """The commit that wrote the citation on the blamed line, not the last edit of it.
+
+        Blame names the last commit that touched the line; while the line as it
+        was before that commit already `holds` the citation (a typo fixed beside
+        it, a word changed), that older line is blamed in turn (bounded).
+        """
+        commit, path, line = origin.commit, origin.path or doc, origin.orig_line
+        for _ in range(_REDATE_STEPS):
+            before = self._line_before(commit, path, line)
+            if before is None or not holds(before[1]):
+                return commit
+            older = blame_document(str(self.top), path, (before[0],), f"{commit}^")
+            found = older.lines.get(before[0])
+            if found is None or found.commit == UNCOMMITTED:
+                return commit
+            commit, path, line = found.commit, found.path or path, found.orig_line
+        return commit
+
+    def _line_before(self, commit: str, path: str, line: int) -> tuple[int, str] | None:
+        """(number, text) in `commit`'s first parent of the line `commit` turned into `line`.
+
+        None when the commit added the line (or has no parent): from its
+        zero-context diff, a line replaced in place has a predecessor at the same
+        offset of its hunk.
+        """
+        key = (commit, path)
+        hunks = self._hunks.get(key)
+        if hunks is None:
+            try:
+                data = run_git(
+                    self.top,
+                    [
+                        "diff",
+                        "-U0",
+                        "--no-color",
+                        "--no-ext-diff",
+                        f"{commit}^",
+                        commit,
+                        "--",
+                        path,
+                    ],
+                )
+            except GitError:
+                data = b""
+            hunks = _parse_hunks(data.decode("utf-8", "replace"))
+            self._hunks[key] = hunks
+        for old_start, new_start, new_count, removed in hunks:
+            if new_start <= line < new_start + new_count:
+                offset = line - new_start
+                return (old_start + offset, removed[offset]) if offset < len(removed) else None
+        return None
 
     def tracked(self) -> set[str]:
         """Paths in the index (tracked by git), top-level relative."""
@@ -589,6 +663,25 @@ class GitHistory:
         except GitError:
             return False
         return True
+
+
+# How many times a citation is re-dated past edits of its line's other words.
+_REDATE_STEPS = 32
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def _parse_hunks(diff: str) -> list[tuple[int, int, int, list[str]]]:
+    """`git diff -U0` hunks as (old start, new start, new count, removed lines)."""
+    hunks: list[tuple[int, int, int, list[str]]] = []
+    for line in diff.split("\n"):
+        match = _HUNK.match(line)
+        if match:
+            new_count = int(match.group(4)) if match.group(4) is not None else 1
+            hunks.append((int(match.group(1)), int(match.group(3)), new_count, []))
+        elif hunks and line.startswith("-") and not line.startswith("---"):
+            hunks[-1][3].append(line[1:])
+    return hunks
 
 
 def read_blobs(top: Path, requests: Sequence[tuple[str, str]]) -> dict[tuple[str, str], bytes]:

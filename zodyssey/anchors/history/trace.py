@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import os
 import posixpath
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -214,6 +215,7 @@ def _name_files(
             "unknown",
             "the citing line has changes that are not committed yet, so it has no history",
         )
+    commit = history.written_in(origin, prefix + doc, _holds(citation))
     shallow = commit in history.info.shallow
     short = commit[:12]
     try:
@@ -293,6 +295,16 @@ def _name_files(
         return _Pending(citation, commit, shallow, then_top, current_top, False)
     except GitError as exc:
         return Trace(citation, "unknown", f"git failed: {exc}", commit=commit, shallow=shallow)
+
+
+def _holds(citation: Citation) -> Callable[[str], bool]:
+    """Whether an older version of the citing line already wrote this citation."""
+    numbers = [re.compile(rf"(?<!\d){n}(?!\d)") for n in {citation.start, citation.end}]
+
+    def holds(text: str) -> bool:
+        return citation.cited in text and all(n.search(text) for n in numbers)
+
+    return holds
 
 
 def _deleted(then_top: str, fate: Fate, prefix: str) -> str:
