@@ -22,7 +22,7 @@ def test_clean_repository_passes_after_update(repo: Path) -> None:
     assert run_cli(repo, "--update").returncode == 0
     proc = run_cli(repo)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "3 citations across 1 documents" in proc.stdout
+    assert "3 citation sites (3 spans) in 1 of 1 document:" in proc.stdout
     lock = json.loads((repo / "anchors/anchors.lock.json").read_text())
     assert lock["citations"]["src/app.py:3"] == reference_hash(["def step_3():  return 3"])
     assert set(lock["spans"]) == {"src/app.py:4-6"}  # per-line pins for ranges only
@@ -170,7 +170,7 @@ def test_javascript_lock_verifies_unchanged(tmp_path: Path) -> None:
     write(root, "scripts/anchors.lock.json", json.dumps(lock, indent=2) + "\n")
     proc = run_cli(root, "--lock", "scripts/anchors.lock.json", "--strict")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "8 citations across 2 documents" in proc.stdout
+    assert "(8 spans) in 2 of 2 documents:" in proc.stdout
     # Without --lock the default lock is missing: a hint names the JS lock.
     proc = run_cli(root)
     assert proc.returncode == 9

@@ -6,7 +6,7 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from tests.helpers.anchors import SOURCE, check_json, kinds, make_repo, run_cli, write
+from tests.helpers.anchors import SOURCE, check_json, commit, kinds, make_repo, run_cli, write
 
 
 def exempt(repo: Path, *entries: str) -> None:
@@ -48,7 +48,8 @@ def test_one_count_across_text_json_and_junit(repo: Path) -> None:
     checked = payload["checked"]
     assert checked == 4  # src/app.py:3, src/app.py:4-5, ?gone.py:2, ?missing.py:1
     text = run_cli(repo)
-    assert f"across {checked} citations" in text.stdout
+    assert f"across 6 citation sites ({checked} spans) in 2 of 2 documents" in text.stdout
+    assert payload["tally"] == {"sites": 6, "spans": checked, "documents": 2, "scanned": 2}
     junit = run_cli(repo, "--format", "junit")
     suite = ET.fromstring(junit.stdout).find("testsuite")
     assert suite is not None
@@ -124,3 +125,30 @@ def test_stale_note_says_which_document_still_writes_it(repo: Path) -> None:
     assert strict.returncode == 9 and "docs/a.md:3" in strict.stdout
     update = run_cli(repo, "--update")
     assert "docs/a.md:3 still writes it" in update.stdout
+
+
+def test_history_counts_as_the_check_does(repo: Path) -> None:
+    # One wording of counts in every mode: sites (each citation as written), the
+    # spans they name, documents citing of documents read; `--history` once said
+    # "44 citations in 9 documents" where the check said "40 in 77".
+    write(repo, "docs/a.md", "src/app.py:3 and app.py:3 and src/app.py:4-5\n")
+    write(repo, "docs/b.md", "again src/app.py:3\n")
+    write(repo, "docs/c.md", "no citations here\n")
+    run_cli(repo, "--update")
+    commit(repo, "docs")
+    check = check_json(repo)[1]
+    history = check_json(repo, "--history")[1]
+    assert (
+        check["tally"]
+        == history["tally"]
+        == {
+            "sites": 4,
+            "spans": 2,
+            "documents": 2,
+            "scanned": 3,
+        }
+    )
+    assert (check["checked"], check["documents"]) == (history["checked"], history["documents"])
+    words = "4 citation sites (2 spans) in 2 of 3 documents"
+    assert words in run_cli(repo).stdout
+    assert words in run_cli(repo, "--history").stdout

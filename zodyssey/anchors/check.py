@@ -23,7 +23,7 @@ from zodyssey.anchors.files import FileIndex
 from zodyssey.anchors.fingerprint import NEAR, Evidence, TargetFile, is_contentless
 from zodyssey.anchors.gitbase import GitBase
 from zodyssey.anchors.lock import LockFile
-from zodyssey.anchors.model import Citation, Site, key_path, make_key
+from zodyssey.anchors.model import Citation, Site, Tally, key_path, make_key, span_key
 from zodyssey.anchors.parallel import split_run, worker_count
 from zodyssey.anchors.renames import follow, git_renames
 from zodyssey.config import Config
@@ -104,6 +104,7 @@ class CheckResult:
     # Problems of citations a JavaScript lock could not have pinned (see set_aside_unseen).
     notes: list[Problem] = field(default_factory=list)
     left_out: LeftOut | None = None  # documents that exist but were not scanned
+    tally: Tally | None = None  # sites, spans and documents, as every mode words them
 
     def by_kind(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -161,8 +162,7 @@ class Checker:
         groups: dict[str, list[Citation]] = {}
         exempted = 0
         for citation in self.discovery.citations:
-            group = citation.key if citation.key is not None else "?" + citation.cited_as
-            groups.setdefault(group, []).append(citation)
+            groups.setdefault(span_key(citation), []).append(citation)
         partly_exempt: set[str] = set()
         exempt_keys: set[str] = set()
         if exempt:
@@ -253,6 +253,7 @@ class Checker:
         return CheckResult(
             checked=len(groups),
             documents=len(self.discovery.documents),
+            tally=Tally.of(self.discovery.citations, len(self.discovery.documents)),
             problems=problems,
             pins=pins,
             spans=spans,

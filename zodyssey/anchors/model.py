@@ -20,7 +20,9 @@ Public entry points other parts rely on (keep their signatures stable):
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,3 +78,52 @@ def key_path(key: str) -> str:
     if "::" in key:
         return key.split("::", 1)[0]
     return key.rsplit(":", 1)[0]
+
+
+def span_key(citation: Citation) -> str:
+    """The span a citation names: its lock key, or `?<as written>` when it resolves to none."""
+    return citation.key if citation.key is not None else "?" + citation.cited_as
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """The one wording of counts every mode and format uses (issue 23, item 6).
+
+    `sites`: citations as written (each occurrence); `spans`: the distinct
+    spans they name (lock keys; a pin each); `documents`: documents holding at
+    least one; `scanned`: documents read. Counted from the same discovery in
+    the lock check and in `--history`, so both say the same of a repository.
+    """
+
+    sites: int
+    spans: int
+    documents: int
+    scanned: int
+
+    @classmethod
+    def of(cls, citations: Iterable[Citation], scanned: int) -> Tally:
+        listed = list(citations)
+        return cls(
+            sites=len(listed),
+            spans=len({span_key(c) for c in listed}),
+            documents=len({c.site.doc for c in listed}),
+            scanned=scanned,
+        )
+
+    def text(self) -> str:
+        return (
+            f"{_plural(self.sites, 'citation site')} ({_plural(self.spans, 'span')}) "
+            f"in {self.documents} of {_plural(self.scanned, 'document')}"
+        )
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "sites": self.sites,
+            "spans": self.spans,
+            "documents": self.documents,
+            "scanned": self.scanned,
+        }

@@ -185,6 +185,7 @@ def build_report(
         "documents": result.documents,
         "exempted": result.exempted,
         "skipped_documents": result.skipped_documents,
+        "tally": result.tally.payload() if result.tally is not None else None,
         "counts": counts,
         "problems": [problem_payload(p) for p in problems],
     }

@@ -330,7 +330,8 @@ def _advice(kinds: list[str], *, adopting: bool) -> str:
 def _summary(
     result: CheckResult, problems: int, *, strict: bool = False, adopting: bool = False
 ) -> str:
-    head = f"check-anchors: {result.checked} citations across {result.documents} documents"
+    counted = result.tally.text() if result.tally is not None else f"{result.checked} spans"
+    head = f"check-anchors: {counted}"
     if problems == 0:
         unproven = []
         if result.exempted:
@@ -348,8 +349,7 @@ def _summary(
         counts["stale"] = len(result.stale)
     kinds = ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
     return (
-        f"check-anchors: {problems} problem(s) across {result.checked} citations in "
-        f"{result.documents} documents ({kinds}). What to do:\n"
+        f"check-anchors: {problems} problem(s) across {counted} ({kinds}). What to do:\n"
         + _advice(list(counts), adopting=adopting)
     )
 
@@ -669,6 +669,7 @@ def _run_history(
             root,
             config,
             discovery.citations,
+            scanned=len(discovery.documents),
             jobs=jobs,
             fix=args.fix,
             dry_run=args.dry_run,

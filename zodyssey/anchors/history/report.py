@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
 from zodyssey.anchors.history.trace import Trace, TraceRun, trace_citations
-from zodyssey.anchors.model import Citation, make_key
+from zodyssey.anchors.model import Citation, Tally, make_key
 from zodyssey.config import Config
 from zodyssey.core.exits import Exit
 from zodyssey.findings import Case, Finding, Report
@@ -55,6 +55,7 @@ def history_report(
     dry_run: bool,
     allow_unknown: bool = False,
     progress_stream: TextIO | None = None,
+    scanned: int | None = None,
 ) -> tuple[Report, int]:
     """Judge every citation against the commit that wrote it; exit 0, 4 or 9.
 
@@ -67,6 +68,9 @@ def history_report(
     lock is re-pinned for them; `dry_run` only writes the diff to stderr.
     """
     selected = _not_exempt(citations, config, _lock_exempt(root, config))
+    # The check's wording of counts (`scanned`: the documents discovery read).
+    documents = len({c.site.doc for c in citations})
+    tally = Tally.of(citations, scanned if scanned is not None else documents)
     run = trace_citations(root, selected, jobs=jobs, progress_stream=progress_stream)
     fixable = [t for t in run.traces if _fixable(t)]
     diff = ""
@@ -83,7 +87,9 @@ def history_report(
         if diff:
             # stdout carries the report (maybe JSON); the diff goes beside it.
             sys.stderr.write(diff)
-    report = _build_report(run, rewritten, fix=fix, dry_run=dry_run, diff=diff)
+    report = _build_report(run, rewritten, fix=fix, dry_run=dry_run, diff=diff, tally=tally)
+    if len(selected) < len(citations):
+        report.summary += f"; {len(citations) - len(selected)} exempt (not judged)"
     if fix and dry_run:
         report.summary += (
             f"; --dry-run: would rewrite {len(would_rewrite)} moved citation(s), nothing written"
@@ -307,7 +313,13 @@ def _depth_note(run: TraceRun) -> str:
 
 
 def _build_report(
-    run: TraceRun, rewritten: set[int], *, fix: bool, dry_run: bool, diff: str
+    run: TraceRun,
+    rewritten: set[int],
+    *,
+    fix: bool,
+    dry_run: bool,
+    diff: str,
+    tally: Tally | None = None,
 ) -> Report:
     counts = dict.fromkeys(KINDS, 0)
     findings: list[Finding] = []
@@ -343,11 +355,10 @@ def _build_report(
             )
         )
     shown = ", ".join(f"{counts[k]} {k}" for k in KINDS if counts[k] or k == "ok")
-    documents = len({t.citation.site.doc for t in run.traces})
-    summary = (
-        f"history: {_plural(len(run.traces), 'citation')} in {_plural(documents, 'document')}: "
-        f"{shown} ({_depth_note(run)})"
-    )
+    if tally is None:
+        tally = Tally.of([t.citation for t in run.traces], 0)
+        tally = replace(tally, scanned=tally.documents)
+    summary = f"history: {tally.text()}: {shown} ({_depth_note(run)})"
     if rewritten:
         summary += f"; rewrote {len(rewritten)} moved citation(s)"
     failing = sum(1 for p in problems if not p["rewritten"])
@@ -356,8 +367,9 @@ def _build_report(
         "schema": SCHEMA_VERSION,
         "mode": "history",
         "ok": failing == 0,
-        "checked": len(run.traces),
-        "documents": len({t.citation.site.doc for t in run.traces}),
+        "checked": tally.spans,  # as in the check: distinct spans, and documents read
+        "documents": tally.scanned,
+        "tally": tally.payload(),
         "history": _history_facts(run),
         "counts": counts,
         "problems": problems,
