@@ -1,8 +1,9 @@
 """The `zodyssey` command: one argparse entry dispatching to one module per command.
 
-Each command module exposes `register(subparsers)`, which adds its parser and
-sets `handler`, a function of the parsed arguments returning an exit code.
-Modules import their heavy dependencies inside the handler, so `--help` and
+`zodyssey.commands.COMMANDS` is the registry; each command module exposes
+`register(subparsers)`, which adds its parser and sets `handler`, a function of
+the parsed arguments returning an exit code (zodyssey/commands/__init__.py
+states the pattern). Modules import their heavy dependencies inside the handler, so `--help` and
 the gate hook stay fast. `zodyssey hook pre-tool|post-tool` bypasses argparse
 entirely: it runs on every tool call of a coding agent.
 """
@@ -23,19 +24,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
     from typing import Any
 
-# command name -> module that registers it (order is the order in --help)
-COMMANDS: dict[str, str] = {
-    "check": "zodyssey.commands.check",
-    "anchors": "zodyssey.commands.anchors",
-    "claims": "zodyssey.commands.claims",
-    "hook": "zodyssey.commands.hook",
-    "gate": "zodyssey.commands.gate",
-    "run": "zodyssey.commands.run",
-    "audit": "zodyssey.commands.audit",
-    "init": "zodyssey.commands.init",
-    "sandbox": "zodyssey.commands.sandbox",
-}
-
 EPILOG = (
     "exit codes (shared by every command):\n"
     + "".join(f"  {code:<3} {meaning}\n" for code, meaning in MEANINGS)
@@ -52,6 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
     # argparse is imported here, not at the top: `zodyssey hook pre-tool` never needs it.
     import argparse
     import importlib
+
+    from zodyssey.commands import COMMANDS
 
     class _Parser(argparse.ArgumentParser):
         def error(self, message: str) -> Any:

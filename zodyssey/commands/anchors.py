@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from zodyssey.commands import add_format, verbs
 from zodyssey.core.exits import Exit
 from zodyssey.errors import UsageError, ZodysseyError
 
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
     from zodyssey.config import Config
     from zodyssey.findings import Report
 
-FORMAT_CHOICES = ("text", "json", "github", "sarif", "junit", "markdown", "rdjson")
 # The program name the check's help and errors show: `check-anchors` sets it when it
 # is the command invoked (zodyssey.cli.check_anchors_main); None: `zodyssey anchors check`.
 PROG: str | None = None
@@ -93,10 +93,7 @@ def register(sub: Any) -> None:
         epilog="examples:\n  zodyssey anchors check\n  zodyssey anchors check --update",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.set_defaults(handler=_no_subcommand(parser))
-    actions = parser.add_subparsers(
-        dest="anchors_command", metavar="ACTION", parser_class=type(parser)
-    )
+    actions = verbs(parser, "anchors_command", "ACTION")
     named: dict[str, Any] = {"prog": PROG} if PROG else {}
     check = actions.add_parser(
         "check",
@@ -108,14 +105,6 @@ def register(sub: Any) -> None:
     )
     add_check_arguments(check)
     check.set_defaults(handler=run)
-
-
-def _no_subcommand(parser: argparse.ArgumentParser) -> Any:
-    def handler(args: argparse.Namespace) -> int:
-        parser.print_help(sys.stderr)
-        return 2
-
-    return handler
 
 
 def _positive(text: str) -> int:
@@ -151,9 +140,7 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--strict", action="store_true", help="also fail on stale lock entries nothing cites"
     )
-    parser.add_argument(
-        "--format", choices=FORMAT_CHOICES, default=None, help="output format (default: text)"
-    )
+    add_format(parser, default=None, json_flag=False)
     parser.add_argument("--json", action="store_true", help="same as --format json")
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write the report to FILE instead of stdout"
@@ -233,17 +220,32 @@ def run(args: argparse.Namespace) -> int:
         gc.enable()
 
 
-def _run(args: argparse.Namespace) -> int:
-    from zodyssey.anchors.discover import discover
-    from zodyssey.anchors.lock import check_foreign_rewrite, read_lock
+def check_report(root: Path, fmt: str = "text") -> tuple[Report, int]:
+    """`check-anchors --root ROOT --format FMT` in-process, writing nothing: its report
+    and exit code (`zodyssey check` merges it with the other parts). Whatever the
+    command would exit with an error for is raised as that ZodysseyError."""
+    import gc
+
+    gc.disable()  # as in run()
+    try:
+        config = _config(root)
+        lock_path = root / config.lock
+        lock, discovery = _discover(root, config, lock_path)
+        return _check_report(root, config, discovery, lock, lock_path, fmt, strict=False)
+    finally:
+        gc.enable()
+
+
+def _config(root: Path) -> Config:
     from zodyssey.config import load_config
 
-    fmt = _validate(args)
-    root = Path(args.root)
-    if not root.is_dir():
-        raise UsageError(f"--root {args.root}: no such directory")
-    config = load_config(root)
-    lock_path = _lock_path(args, root, config)
+    return load_config(root)
+
+
+def _discover(root: Path, config: Config, lock_path: Path) -> tuple[LockFile, Discovery]:
+    from zodyssey.anchors.discover import discover
+    from zodyssey.anchors.lock import check_foreign_rewrite, read_lock
+
     lock = read_lock(lock_path)
     check_foreign_rewrite(lock_path, lock)
     discovery = discover(root, config, lock=lock)
@@ -254,6 +256,17 @@ def _run(args: argparse.Namespace) -> int:
             "`exclude` in [tool.zodyssey]",
             Exit.EMPTY,
         )
+    return lock, discovery
+
+
+def _run(args: argparse.Namespace) -> int:
+    fmt = _validate(args)
+    root = Path(args.root)
+    if not root.is_dir():
+        raise UsageError(f"--root {args.root}: no such directory")
+    config = _config(root)
+    lock_path = _lock_path(args, root, config)
+    lock, discovery = _discover(root, config, lock_path)
     if args.history or args.from_history:
         return _run_history(args, root, config, discovery, lock_path, fmt)
     if args.update:
@@ -376,26 +389,39 @@ def _run_check(
     lock_path: Path,
     fmt: str,
 ) -> int:
+    report, code = _check_report(root, config, discovery, lock, lock_path, fmt, args.strict)
+    _render(report, fmt, args.output)
+    return code
+
+
+def _check_report(
+    root: Path,
+    config: Config,
+    discovery: Discovery,
+    lock: LockFile,
+    lock_path: Path,
+    fmt: str,
+    strict: bool,
+) -> tuple[Report, int]:
     from zodyssey.anchors.report import build_report
 
     result = _check(root, config, discovery, lock, lock_path)
-    count = len(result.problems) + (len(result.stale) if args.strict else 0)
-    summary = _summary(result, count, strict=args.strict, adopting=not lock.citations)
+    count = len(result.problems) + (len(result.stale) if strict else 0)
+    summary = _summary(result, count, strict=strict, adopting=not lock.citations)
     if not lock.exists:
         summary += f"\nno lock at {lock_path}: create one with `check-anchors --update`"
         legacy = root / "scripts" / "anchors.lock.json"
         if legacy.is_file() and legacy.resolve() != lock_path.resolve():
             summary += f" (or verify the JavaScript checker's lock: --lock {legacy})"
-    elif result.stale and not args.strict:
+    elif result.stale and not strict:
         summary += f"\n({len(result.stale)} stale lock entries; --strict fails on them, --update drops them)"
         for key, where in list(result.stale_written.items())[:5]:
             summary += (
                 f"\n(stale {key} is still written at {where}, where it is not read as a citation)"
             )
     summary += _notes_summary(result)
-    report = build_report(result, mode="check", strict=args.strict, summary=summary, fmt=fmt)
-    _render(report, fmt, args.output)
-    return Exit.PROBLEMS if count else Exit.OK
+    report = build_report(result, mode="check", strict=strict, summary=summary, fmt=fmt)
+    return report, Exit.PROBLEMS if count else Exit.OK
 
 
 def _run_update(

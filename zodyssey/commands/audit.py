@@ -7,10 +7,9 @@ import os
 import sys
 from typing import Any
 
+from zodyssey.commands import add_format
 from zodyssey.core.exits import VERDICT_CODES, Exit
 from zodyssey.errors import ZodysseyError
-
-FORMATS = ("text", "json", "markdown", "html", "junit", "sarif", "github", "rdjson", "in-toto")
 
 DESCRIPTION = """\
 Read a run's artifacts after the fact and say, with evidence, whether the run
@@ -59,7 +58,7 @@ def register(sub: Any) -> None:
         "target", metavar="SLUG|STATE_FILE", nargs="?", help="run slug or state file path"
     )
     parser.add_argument("--repo", metavar="DIR", help="repository root (default: cwd)")
-    parser.add_argument("--format", choices=FORMATS, default="text", help="report format")
+    add_format(parser, extra=("in-toto",), json_flag=False)
     parser.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE")
     parser.add_argument(
         "--strict", action="store_true", help="warnings (e.g. forced todos) fail the run"

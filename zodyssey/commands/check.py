@@ -1,10 +1,12 @@
 """`zodyssey check`: the citation lock, the claims ledger and the gate wiring, as CI runs them.
 
-The citation check runs as its own process (`python -m zodyssey anchors check`),
-so each part reports exactly as it does alone; the claims check and the gate
-wiring (zodyssey/gate/wiring.py) run here. The
-outputs are combined per format (one JSON document, one JUnit file, one SARIF
-log), and the exit code is the worst of the parts by the precedence
+Every part runs in this process and returns what it found, a `Report` and an
+exit code, exactly as it does alone (`check-anchors`, `zodyssey claims check`,
+the gate wiring of zodyssey/gate/wiring.py, with --drill `zodyssey claims
+drill`). The reports are combined per format from the format modules' own
+documents (one JSON document, one JUnit file, one SARIF log, one rdjson result,
+one HTML page; text formats one after the other), and the exit code is the
+worst of the parts by the precedence
 2 > 9 > 4 > 0: a part that could not run at all outranks problems found,
 problems outrank "nothing discovered", which outranks success.
 """
@@ -13,14 +15,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from zodyssey.commands import add_format
 from zodyssey.core.exits import Exit
+from zodyssey.errors import ZodysseyError
 
-FORMATS = ("text", "json", "github", "sarif", "junit", "markdown", "rdjson")
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from zodyssey.findings import Report
+
 # Lower index = worse. Codes outside this list mean a part crashed; they count as 2.
 PRECEDENCE = (Exit.USAGE, Exit.PROBLEMS, Exit.EMPTY, Exit.OK)
 
@@ -63,12 +70,7 @@ def register(sub: Any) -> None:
     parser.add_argument(
         "--root", default=".", help="repository to check (default: current directory)"
     )
-    parser.add_argument(
-        "--format", choices=FORMATS, default="text", help="output format (default: text)"
-    )
-    parser.add_argument(
-        "--json", action="store_const", const="json", dest="format", help="same as --format json"
-    )
+    add_format(parser)
     parser.add_argument(
         "-o", "--output", default=None, metavar="FILE", help="write the report to FILE"
     )
@@ -87,127 +89,145 @@ def worst(codes: list[int]) -> int:
     return PRECEDENCE[min(ranks)] if ranks else Exit.OK
 
 
-def _anchors(root: Path, fmt: str) -> tuple[int, str, str]:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "zodyssey",
-            "anchors",
-            "check",
-            "--root",
-            str(root),
-            "--format",
-            fmt,
-        ],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    return done.returncode, done.stdout, done.stderr
+class Part(NamedTuple):
+    """What one part found: its exit code, its report (None: nothing to show in this
+    format) and what it says on stderr."""
+
+    code: int
+    report: Report | None
+    err: str = ""
+    colour: bool | None = False
 
 
-def _claims(root: Path, fmt: str, colour: bool | None) -> tuple[int, str, str]:
-    from zodyssey.claims.report import check_report, load_state
-    from zodyssey.errors import ZodysseyError
-    from zodyssey.formats import render
-
+def _attempt(prefix: str, work: Callable[[], Part]) -> Part:
+    """`work()`, with an error the part ends with as that part's exit code and message;
+    a crash as exit 1 with its traceback (reported as an unexpected code)."""
     try:
-        state = load_state(root, None, None)
-        if state.ledger is None and not state.claims.claims and not state.claims.occurrences:
-            # A repository that never adopted claims (no ledger, no marker) is not
-            # failed for having none; one with a ledger and zero claims still is.
-            return 0, "", "zodyssey check: claims not in use (no ledger, no markers); skipped\n"
-        report, code = check_report(state)
+        return work()
     except ZodysseyError as exc:
-        return exc.exit_code, "", f"zodyssey claims: error: {exc.message}\n"
-    return code, render(report, fmt, colour=colour), ""
+        return Part(exc.exit_code, None, f"{prefix}: error: {exc.message}\n")
+    except Exception:  # a bug in one part: the others still run and report
+        import traceback
+
+        return Part(1, None, traceback.format_exc())
 
 
-def _gate(root: Path, fmt: str, colour: bool | None) -> tuple[int, str, str]:
-    from zodyssey.errors import ZodysseyError
-    from zodyssey.formats import render
+def _anchors(root: Path, fmt: str) -> Part:
+    from zodyssey.commands.anchors import check_report
+
+    report, code = check_report(root, fmt)
+    return Part(code, report)
+
+
+def _claims(root: Path, colour: bool | None) -> Part:
+    from zodyssey.claims.report import check_report, load_state
+
+    state = load_state(root, None, None)
+    if state.ledger is None and not state.claims.claims and not state.claims.occurrences:
+        # A repository that never adopted claims (no ledger, no marker) is not
+        # failed for having none; one with a ledger and zero claims still is.
+        return Part(0, None, "zodyssey check: claims not in use (no ledger, no markers); skipped\n")
+    report, code = check_report(state)
+    return Part(code, report, colour=colour)
+
+
+def _gate(root: Path, fmt: str, colour: bool | None) -> Part:
     from zodyssey.gate.wiring import wiring_report
 
-    try:
-        report, code = wiring_report(root)
-    except ZodysseyError as exc:
-        return exc.exit_code, "", f"zodyssey gate wiring: error: {exc.message}\n"
+    report, code = wiring_report(root)
     declared = bool(report.payload and report.payload.get("declared"))
     if not declared and not report.findings:
         note = "zodyssey check: gate wiring: no harness declared; skipped\n"
-        return code, "" if fmt == "text" else render(report, fmt, colour=colour), note
-    return code, render(report, fmt, colour=colour), ""
+        return Part(code, None if fmt == "text" else report, note, colour)
+    return Part(code, report, colour=colour)
 
 
-def _drill(root: Path, fmt: str, colour: bool | None) -> tuple[int, str, str]:
+def _drill(root: Path, colour: bool | None) -> Part:
     import os
 
     from zodyssey.claims.drill_report import Options, run_drill
-    from zodyssey.errors import ZodysseyError
+
+    report, code = run_drill(root, Options(ids=[], jobs=os.cpu_count() or 1))
+    return Part(code, report, colour=colour)
+
+
+def _json(parts: dict[str, Part], code: int) -> str:
+    from zodyssey.formats.json_format import document as report_document
+
+    document: dict[str, Any] = {"tool": "check", "ok": code == Exit.OK, "exit_code": code}
+    for name, part in parts.items():
+        report = report_document(part.report) if part.report is not None else None
+        document[name] = {"exit_code": part.code, "report": report, "stderr": part.err}
+    return json.dumps(document, indent=2) + "\n"
+
+
+def _junit(reports: list[Report]) -> str:
+    from zodyssey.formats.junit_format import render_suites, suite
+
+    return render_suites([suite(report) for report in reports])
+
+
+def _sarif(reports: list[Report]) -> str:
+    from zodyssey.formats.sarif_format import document, render_runs
+
+    return render_runs([run for report in reports for run in document(report)["runs"]])
+
+
+def _rdjson(reports: list[Report]) -> str:
+    from zodyssey.formats.rdjson_format import document, merge
+
+    return merge([document(report) for report in reports])
+
+
+def _tail(fmt: str, parts: dict[str, Part], code: int) -> str:
+    names = ", ".join(f"{name} exit {part.code}" for name, part in parts.items())
+    if fmt == "markdown":
+        return f"**zodyssey check: exit {code}** ({names})\n"
+    return f"zodyssey check: exit {code} ({names})\n"
+
+
+def _html(parts: dict[str, Part], code: int) -> str:
+    """One page: every part's findings, the parts' summaries, the combined verdict."""
+    from zodyssey.findings import Report
     from zodyssey.formats import render
 
-    try:
-        report, code = run_drill(root, Options(ids=[], jobs=os.cpu_count() or 1))
-    except ZodysseyError as exc:
-        return exc.exit_code, "", f"zodyssey claims drill: error: {exc.message}\n"
-    return code, render(report, fmt, colour=colour), ""
+    reports = [part.report for part in parts.values() if part.report is not None]
+    summaries = [report.summary for report in reports if report.summary]
+    merged = Report(
+        tool="check",
+        title="zodyssey check",
+        findings=[finding for report in reports for finding in report.findings],
+        summary="\n".join([*summaries, _tail("html", parts, code).rstrip("\n")]),
+        rules={rule: text for report in reports for rule, text in report.rules.items()},
+    )
+    return render(merged, "html")
 
 
-def _combine(fmt: str, parts: dict[str, tuple[int, str, str]], code: int) -> str:
+# format -> how the parts' reports become one document
+MERGED: dict[str, Callable[[list[Report]], str]] = {
+    "junit": _junit,
+    "sarif": _sarif,
+    "rdjson": _rdjson,
+}
+
+
+def _combine(fmt: str, parts: dict[str, Part], code: int) -> str:
     if fmt == "json":
-        document: dict[str, Any] = {"tool": "check", "ok": code == Exit.OK, "exit_code": code}
-        for name, (part_code, out, err) in parts.items():
-            try:
-                report: Any = json.loads(out) if out.strip() else None
-            except json.JSONDecodeError:
-                report = {"raw": out}
-            document[name] = {"exit_code": part_code, "report": report, "stderr": err}
-        return json.dumps(document, indent=2) + "\n"
-    if fmt == "junit":
-        return _merge_junit([out for _, out, _ in parts.values()])
-    if fmt == "sarif":
-        runs: list[Any] = []
-        for _, out, _ in parts.values():
-            try:
-                runs.extend(json.loads(out).get("runs", []))
-            except (json.JSONDecodeError, AttributeError):
-                continue
-        log = {
-            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-            "version": "2.1.0",
-            "runs": runs,
-        }
-        return json.dumps(log, indent=2) + "\n"
-    if fmt == "rdjson":
-        from zodyssey.formats.rdjson_format import merge
+        return _json(parts, code)
+    if fmt == "html":
+        return _html(parts, code)
+    reports = [part.report for part in parts.values() if part.report is not None]
+    if fmt in MERGED:
+        return MERGED[fmt](reports)
+    from zodyssey.formats import render
 
-        return merge([out for _, out, _ in parts.values()])
-    chunks = [out if out.endswith("\n") or not out else out + "\n" for _, out, _ in parts.values()]
-    names = ", ".join(f"{name} exit {c}" for name, (c, _, _) in parts.items())
-    tail = f"zodyssey check: exit {code} ({names})\n"
-    if fmt == "markdown":
-        tail = f"**zodyssey check: exit {code}** ({names})\n"
-    elif fmt == "github":
-        tail = f"zodyssey check: exit {code} ({names})\n"
-    return "".join(chunks) + tail
-
-
-def _merge_junit(documents: list[str]) -> str:
-    import xml.etree.ElementTree as ET
-
-    root = ET.Element("testsuites")
-    for text in documents:
-        if not text.strip():
-            continue
-        try:
-            parsed = ET.fromstring(text.encode("utf-8"))
-        except ET.ParseError:
-            continue
-        suites = [parsed] if parsed.tag == "testsuite" else list(parsed.iter("testsuite"))
-        root.extend(suites)
-    ET.indent(root)
-    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    chunks = [
+        render(part.report, fmt, colour=part.colour)
+        for part in parts.values()
+        if part.report is not None
+    ]
+    chunks = [text if text.endswith("\n") or not text else text + "\n" for text in chunks]
+    return "".join(chunks) + _tail(fmt, parts, code)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -216,25 +236,26 @@ def run(args: argparse.Namespace) -> int:
         from zodyssey.errors import UsageError
 
         raise UsageError(f"--root {args.root} is not a directory")
-    # The anchors part runs with captured output, so it is never coloured; the claims
-    # part is coloured only when the report goes to a terminal, never into a file.
+    # The anchors part is never coloured (as when it ran as its own captured process);
+    # the others only when the report goes to a terminal, never into a file.
     colour = False if args.output else None
+    fmt = args.format
     parts = {
-        "anchors": _anchors(root, args.format),
-        "claims": _claims(root, args.format, colour),
-        "gate": _gate(root, args.format, colour),
+        "anchors": _attempt("zodyssey", lambda: _anchors(root, fmt)),
+        "claims": _attempt("zodyssey claims", lambda: _claims(root, colour)),
+        "gate": _attempt("zodyssey gate wiring", lambda: _gate(root, fmt, colour)),
     }
     if args.drill:
-        parts["drill"] = _drill(root, args.format, colour)
-    code = worst([c for c, _, _ in parts.values()])
-    for name, (part_code, _, err) in parts.items():
-        if err:
-            sys.stderr.write(err)
-        if part_code not in PRECEDENCE:
+        parts["drill"] = _attempt("zodyssey claims drill", lambda: _drill(root, colour))
+    code = worst([part.code for part in parts.values()])
+    for name, part in parts.items():
+        if part.err:
+            sys.stderr.write(part.err)
+        if part.code not in PRECEDENCE:
             sys.stderr.write(
-                f"zodyssey check: the {name} part ended with unexpected exit code {part_code}\n"
+                f"zodyssey check: the {name} part ended with unexpected exit code {part.code}\n"
             )
-    text = _combine(args.format, parts, code)
+    text = _combine(fmt, parts, code)
     from zodyssey.formats import write_report
 
     write_report(text, args.output or None)

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-FORMATS = ("text", "json", "github", "sarif", "junit", "markdown", "html", "rdjson")
+from zodyssey.commands import add_format, verbs
 
 DESCRIPTION = """\
 Claims are promises marked in the docs with `<!-- claim: some-id -->`; tests
@@ -97,8 +97,8 @@ def register(sub: Any) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    verbs = parser.add_subparsers(dest="claims_command", metavar="VERB", parser_class=type(parser))
-    check = verbs.add_parser(
+    actions = verbs(parser, "claims_command")
+    check = actions.add_parser(
         "check",
         help="compare documents and collected tests with the ledger (no test runs)",
         description=DESCRIPTION,
@@ -106,12 +106,7 @@ def register(sub: Any) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _common(check)
-    check.add_argument(
-        "--format", choices=FORMATS, default="text", help="output format (default: text)"
-    )
-    check.add_argument(
-        "--json", action="store_const", const="json", dest="format", help="same as --format json"
-    )
+    add_format(check)
     check.add_argument(
         "-o", "--output", default=None, metavar="FILE", help="write the report to FILE"
     )
@@ -125,7 +120,7 @@ def register(sub: Any) -> None:
         "ran in some shard and passed, none failed anywhere)",
     )
     check.set_defaults(handler=run_check)
-    update = verbs.add_parser(
+    update = actions.add_parser(
         "update",
         help="re-write the ledger from the documents and the collected tests",
         description=DESCRIPTION,
@@ -137,7 +132,7 @@ def register(sub: Any) -> None:
         "--dry-run", action="store_true", help="print what would change, write nothing"
     )
     update.set_defaults(handler=run_update)
-    test = verbs.add_parser(
+    test = actions.add_parser(
         "test",
         help="run the tests with `pytest --claims-strict` when the repository uses claims",
         description=TEST_DESCRIPTION,
@@ -153,18 +148,7 @@ def register(sub: Any) -> None:
         "configuration, else pytest's own testpaths)",
     )
     test.set_defaults(handler=run_test)
-    register_drill(verbs)
-    parser.set_defaults(handler=_no_verb(parser))
-
-
-def _no_verb(parser: argparse.ArgumentParser) -> Any:
-    def handler(args: argparse.Namespace) -> int:
-        from zodyssey.core.exits import Exit
-
-        parser.print_help(sys.stderr)
-        return Exit.USAGE
-
-    return handler
+    register_drill(actions)
 
 
 def emit(text: str, output: str | None) -> None:
@@ -354,12 +338,7 @@ def register_drill(verbs: Any) -> None:
     drill.add_argument(
         "--no-cache", action="store_true", help="drill every claim again; read and write no cache"
     )
-    drill.add_argument(
-        "--format", choices=FORMATS, default="text", help="output format (default: text)"
-    )
-    drill.add_argument(
-        "--json", action="store_const", const="json", dest="format", help="same as --format json"
-    )
+    add_format(drill)
     drill.add_argument(
         "-o", "--output", default=None, metavar="FILE", help="write the report to FILE"
     )

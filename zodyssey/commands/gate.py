@@ -12,6 +12,7 @@ import json
 import sys
 from typing import Any
 
+from zodyssey.commands import verbs
 from zodyssey.core.exits import Exit
 from zodyssey.errors import UsageError
 
@@ -39,8 +40,8 @@ def register(sub: Any) -> None:
         help="Shell command classifier used by the gate.",
         description="Tools of the gate hook.",
     )
-    verbs = parser.add_subparsers(dest="gate_command", metavar="VERB")
-    classify = verbs.add_parser(
+    actions = verbs(parser, "gate_command")
+    classify = actions.add_parser(
         "classify",
         help="classify shell commands as read or write, with their targets",
         description=(
@@ -61,7 +62,7 @@ def register(sub: Any) -> None:
         help="treat CMD (words, e.g. 'npm test') as read-only, like [tool.zodyssey.gate] read_only",
     )
     classify.add_argument("commands", nargs="*", metavar="COMMAND")
-    parser.set_defaults(handler=run)
+    classify.set_defaults(handler=run)
 
 
 def _line(record: dict[str, Any]) -> str:
@@ -76,9 +77,6 @@ def _line(record: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    if getattr(args, "gate_command", None) != "classify":
-        print("usage: zodyssey gate classify [--jsonl] [COMMAND ...]", file=sys.stderr)
-        return Exit.USAGE
     from zodyssey.gate.shell import classify
 
     read_only = [entry.split() for entry in args.read_only if entry.split()]

@@ -8,10 +8,10 @@ parser below exists for `--help` and for `install`.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
+from zodyssey.commands import verbs
 from zodyssey.gate.harness import DEFAULT, HARNESSES
 
 HARNESS_NAMES = tuple(HARNESSES)  # the registry of zodyssey/gate/harness/
@@ -48,14 +48,15 @@ def register(sub: Any) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    verbs = parser.add_subparsers(dest="hook_command", metavar="VERB")
+    actions = verbs(parser, "hook_command")
     for verb, text in (
         ("pre-tool", "decide one tool call (payload on stdin)"),
         ("post-tool", "release what pre-tool took (payload on stdin)"),
     ):
-        p = verbs.add_parser(verb, help=text, description=text)
+        p = actions.add_parser(verb, help=text, description=text)
         p.add_argument("--harness", choices=HARNESS_NAMES, default=DEFAULT)
-    install = verbs.add_parser(
+        p.set_defaults(handler=run_hook)
+    install = actions.add_parser(
         "install",
         help="merge the hook entries into the harness configuration",
         description=(
@@ -79,29 +80,27 @@ def register(sub: Any) -> None:
         ),
     )
     install.add_argument("--dry-run", action="store_true", help="print the changes, write nothing")
-    parser.set_defaults(handler=run)
+    install.set_defaults(handler=run_install)
 
 
-def run(args: argparse.Namespace) -> int:
-    verb = getattr(args, "hook_command", None)
-    if verb in ("pre-tool", "post-tool"):
-        from zodyssey.gate.hook import main
+def run_hook(args: argparse.Namespace) -> int:
+    from zodyssey.gate.hook import main
 
-        return main([verb, "--harness", args.harness])
-    if verb == "install":
-        from zodyssey.gate.install import explain_command, install
+    return main([args.hook_command, "--harness", args.harness])
 
-        path, changes = install(Path(args.project), args.harness, args.base_command, args.dry_run)
-        for line in changes:
-            print(f"{path}: {line}")
-        print(explain_command(changes))
-        if args.dry_run:
-            print("(dry run: nothing written)")
-            return 0
-        # Declared harnesses are what `zodyssey check` holds to running the gate.
-        from zodyssey.gate.wiring import declare_harness
 
-        print(declare_harness(Path(args.project), args.harness))
+def run_install(args: argparse.Namespace) -> int:
+    from zodyssey.gate.install import explain_command, install
+
+    path, changes = install(Path(args.project), args.harness, args.base_command, args.dry_run)
+    for line in changes:
+        print(f"{path}: {line}")
+    print(explain_command(changes))
+    if args.dry_run:
+        print("(dry run: nothing written)")
         return 0
-    print("usage: zodyssey hook {pre-tool,post-tool,install} ...", file=sys.stderr)
-    return 2
+    # Declared harnesses are what `zodyssey check` holds to running the gate.
+    from zodyssey.gate.wiring import declare_harness
+
+    print(declare_harness(Path(args.project), args.harness))
+    return 0

@@ -7,10 +7,10 @@ Subcommands live in their own modules and are imported when they run, so
 from __future__ import annotations
 
 import argparse
-import importlib
 from typing import Any
 
 from zodyssey import docs_url
+from zodyssey.commands import lazy, verbs
 from zodyssey.core.exits import Exit
 from zodyssey.core.vocabulary import PHASES, TODO_STATUSES
 
@@ -60,7 +60,7 @@ Where a verdict comes from:
   a file          never: --artifact is refused (exit 11).
 """
 
-# subcommand -> (module, handler)
+# subcommand -> (module, handler); each handler takes the parsed arguments
 HANDLERS: dict[str, tuple[str, str]] = {
     "start": ("zodyssey.runs.lifecycle", "cmd_start"),
     "lint": ("zodyssey.commands.run", "cmd_lint"),
@@ -86,11 +86,10 @@ def register(sub: Any) -> None:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.set_defaults(handler=run)
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--repo", metavar="DIR", help="repository root (default: cwd)")
     common.add_argument("slug", metavar="SLUG", help="run name: [a-z0-9][a-z0-9-]*")
-    actions = parser.add_subparsers(dest="run_command", metavar="SUBCOMMAND")
+    actions = verbs(parser, "run_command", "SUBCOMMAND")
 
     def add(name: str, help_text: str) -> argparse.ArgumentParser:
         return actions.add_parser(
@@ -176,22 +175,11 @@ def register(sub: Any) -> None:
     listing.add_argument("--repo", metavar="DIR", help="repository root (default: cwd)")
     listing.add_argument("--all", action="store_true", help="finished runs too")
     listing.add_argument("--json", action="store_true", help="machine-readable")
-
-
-def run(args: argparse.Namespace) -> int:
-    name = getattr(args, "run_command", None)
-    if name is None:
-        print("usage: zodyssey run {start,lint,review,verify,todo,window,phase,status,list} ...")
-        print("see `zodyssey run --help`")
-        return Exit.USAGE
-    module_name, handler_name = HANDLERS[name]
-    handler = getattr(importlib.import_module(module_name), handler_name)
-    result: int = handler(args)
-    return result
+    for name, choice in actions.choices.items():
+        choice.set_defaults(handler=lazy(*HANDLERS[name]))
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from zodyssey.core.exits import Exit
     from zodyssey.runs.checks import load_checks, test_command
     from zodyssey.runs.context import RunContext
     from zodyssey.runs.lint import lint_plan

@@ -23,9 +23,10 @@ def _cases(report: Report) -> list[Case]:
     return cases
 
 
-def render(report: Report) -> str:
+def suite(report: Report) -> ET.Element:
+    """The `<testsuite>` of `report` (`render` wraps it in `<testsuites>`)."""
     cases = _cases(report)
-    suite = ET.Element(
+    element_suite = ET.Element(
         "testsuite",
         name=f"zodyssey {report.tool}",
         tests=str(len(cases)),
@@ -35,7 +36,11 @@ def render(report: Report) -> str:
     )
     for case in cases:
         element = ET.SubElement(
-            suite, "testcase", name=case.name, classname=case.classname, time=f"{case.seconds:.3f}"
+            element_suite,
+            "testcase",
+            name=case.name,
+            classname=case.classname,
+            time=f"{case.seconds:.3f}",
         )
         if case.failure is not None:
             failure = ET.SubElement(
@@ -46,7 +51,16 @@ def render(report: Report) -> str:
             failure.text = case.failure
         elif case.skipped is not None:
             ET.SubElement(element, "skipped", message=case.skipped)
+    return element_suite
+
+
+def render(report: Report) -> str:
+    return render_suites([suite(report)])
+
+
+def render_suites(suites: list[ET.Element]) -> str:
+    """One JUnit document of several suites (`zodyssey check` has one per part)."""
     root = ET.Element("testsuites")
-    root.append(suite)
+    root.extend(suites)
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -89,6 +89,11 @@ def diagnostic(finding: Finding, cache: dict[str, list[str] | None]) -> dict[str
 
 
 def render(report: Report) -> str:
+    return json.dumps(document(report), indent=2, ensure_ascii=False) + "\n"
+
+
+def document(report: Report) -> dict[str, Any]:
+    """The DiagnosticResult of `report`."""
     cache: dict[str, list[str] | None] = {}
     worst = min(
         (("error", "warning", "note").index(f.severity) for f in report.findings), default=None
@@ -99,18 +104,14 @@ def render(report: Report) -> str:
     }
     if worst is not None:
         document["severity"] = ("ERROR", "WARNING", "INFO")[worst]
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return document
 
 
-def merge(documents: list[str]) -> str:
-    """One DiagnosticResult from several (`zodyssey check` renders one per part)."""
+def merge(documents: list[dict[str, Any]]) -> str:
+    """One DiagnosticResult from several (`zodyssey check` has one per part)."""
     diagnostics: list[Any] = []
     severities: list[str] = []
-    for text in documents:
-        try:
-            parsed = json.loads(text) if text.strip() else {}
-        except json.JSONDecodeError:
-            continue
+    for parsed in documents:
         diagnostics.extend(parsed.get("diagnostics", []))
         if parsed.get("severity"):
             severities.append(parsed["severity"])

@@ -49,6 +49,21 @@ def _result(finding: Finding) -> dict[str, Any]:
 
 
 def render(report: Report) -> str:
+    return render_runs(document(report)["runs"])
+
+
+def render_runs(runs: list[Any]) -> str:
+    """One SARIF log of several runs (`zodyssey check` has one per part)."""
+    log = {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": runs,
+    }
+    return json.dumps(log, indent=2) + "\n"
+
+
+def document(report: Report) -> dict[str, Any]:
+    """The SARIF log of `report`: one run."""
     rule_ids = sorted({f.rule for f in report.findings} | set(report.rules))
     rules = [
         {
@@ -80,4 +95,4 @@ def render(report: Report) -> str:
         # How many things were checked (citations, for the anchors tool): the same
         # count the text, JSON and JUnit outputs give, so SARIF consumers see it too.
         document["runs"][0]["properties"] = {"checked": checked}
-    return json.dumps(document, indent=2) + "\n"
+    return document
