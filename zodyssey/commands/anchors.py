@@ -35,7 +35,8 @@ Verify every file:line citation in the repository's documents against the
 citation lock: each cited span must still hash to what was pinned. Citations
 are `path:N`, `path:N-M`, chains (`a.py:3,9-12`, `CHANGELOG.md:5/:9`), bare
 continuations (`... :40` after a path on the same line), Markdown links with
-`#L10` / `#L10-L20` fragments and blob URLs of the repository's own remote.
+`#L10` / `#L10-L20` fragments, blob URLs of the repository's own remote, and
+symbol citations (`src/app.py::Class.method`, found by name wherever it is).
 """
 
 CHECK_EPILOG = """\
@@ -82,6 +83,9 @@ examples:
                                               commit that wrote them (git blame); a citation
                                               history cannot judge fails unless --allow-unknown
   check-anchors --update --from-history       seed the lock from history instead of the tree
+  check-anchors --suggest-symbols             line citations that name one definition, and the
+                                              symbol citation (`path.py::Class.method`) to use
+  check-anchors --fix --to-symbols            rewrite them as symbol citations, pin them
 """
 
 
@@ -140,6 +144,16 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--strict", action="store_true", help="also fail on stale lock entries nothing cites"
     )
+    parser.add_argument(
+        "--suggest-symbols",
+        action="store_true",
+        help="list line citations that name exactly one definition, with the symbol form to use",
+    )
+    parser.add_argument(
+        "--to-symbols",
+        action="store_true",
+        help="with --fix: rewrite those line citations as symbol citations, pin them",
+    )
     add_format(parser, default=None, json_flag=False)
     parser.add_argument("--json", action="store_true", help="same as --format json")
     parser.add_argument(
@@ -183,6 +197,14 @@ def _validate(args: argparse.Namespace) -> str:
         raise UsageError(
             "--history checks; to seed the lock from history use --update --from-history"
         )
+    if args.to_symbols and not args.fix:
+        raise UsageError(
+            "--to-symbols only applies to --fix (try: check-anchors --fix --to-symbols)"
+        )
+    if args.suggest_symbols and (args.update or args.fix or args.history or args.from_history):
+        raise UsageError("--suggest-symbols only lists; run it without --update, --fix, --history")
+    if args.suggest_symbols and fmt not in ("text", "json"):
+        raise UsageError("--suggest-symbols writes text or json")
     if args.allow_unknown and not args.history:
         raise UsageError("--allow-unknown only applies to --history")
     if args.jobs is not None and not (args.history or args.from_history):
@@ -271,6 +293,8 @@ def _run(args: argparse.Namespace) -> int:
         return _run_history(args, root, config, discovery, lock_path, fmt)
     if args.update:
         return _run_update(args, root, config, discovery, lock, lock_path, fmt)
+    if args.suggest_symbols or args.to_symbols:
+        return _run_symbols(args, root, config, discovery, lock, lock_path, fmt)
     if args.fix:
         return _run_fix(args, root, config, discovery, lock, lock_path, fmt)
     return _run_check(args, root, config, discovery, lock, lock_path, fmt)
@@ -627,6 +651,51 @@ def _run_fix(
     report = build_report(result, mode="fix", strict=args.strict, summary=summary, fmt=fmt)
     _render(report, fmt, args.output)
     return Exit.PROBLEMS if count else Exit.OK
+
+
+def _run_symbols(
+    args: argparse.Namespace,
+    root: Path,
+    config: Config,
+    discovery: Discovery,
+    lock: LockFile,
+    lock_path: Path,
+    fmt: str,
+) -> int:
+    """--suggest-symbols (a listing) and --fix --to-symbols (anchors/symbols/suggest.py)."""
+    from zodyssey.anchors.lock import write_lock
+    from zodyssey.anchors.symbols import suggest
+
+    result = _check(root, config, discovery, lock, lock_path)
+    found = suggest.suggestions(root, discovery.citations, {p.key for p in result.problems})
+    if args.suggest_symbols:
+        _emit(suggest.render(found, fmt), args.output)
+        return Exit.OK
+    if lock.legacy:
+        raise UsageError(
+            "--to-symbols: a JavaScript checker's lock cannot hold symbol citations; "
+            "write our lock first (check-anchors --update)"
+        )
+    applied, changed = suggest.rewrite_documents(root, found, dry_run=args.dry_run)
+    diff = suggest.diff_of(changed)
+    done = f"check-anchors --fix --to-symbols: {len(applied)} of {len(found)} line citation(s) "
+    if args.dry_run:
+        sys.stdout.write(diff)
+        print(done + "would be rewritten; nothing written", file=sys.stderr)
+        return Exit.OK
+    if applied:
+        discovery = suggest.pin_rewritten(root, config, lock, lock_path, applied)
+        _follow_rewrites(lock, changed, set())
+        try:
+            write_lock(lock_path, lock)
+        except OSError as exc:
+            raise UsageError(f"cannot write lock {lock_path}: {exc.strerror}") from exc
+    sys.stderr.write(diff)
+    print(done + "rewritten as symbol citations and pinned", file=sys.stderr)
+    for s in found:
+        if s.why_not is not None:
+            print("  " + s.line(), file=sys.stderr)
+    return _run_check(args, root, config, discovery, lock, lock_path, fmt)
 
 
 def _rewrite_count(applied: list[Citation], moved: list[Any]) -> str:

@@ -391,6 +391,11 @@ def _compare(
     blob = blobs.get((item.commit, item.then_top))
     if blob is None:
         return replace(base, reason=f"cannot read {then_rel} at {short}")
+    if citation.symbol is not None:  # found by name then and now (anchors/symbols/)
+        from zodyssey.anchors.symbols.history import compare_symbol
+
+        now = _read_now(info.top, item.now_top, now_cache)
+        return compare_symbol(base, blob, then_rel, now, now_rel, short)
     then_lines = blob.decode("utf-8", "replace").split("\n")
     start, end = citation.start, citation.end
     if start < 1 or end < start or end > len(then_lines):
