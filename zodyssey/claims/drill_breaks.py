@@ -4,6 +4,9 @@ A claim names its code in its marker (`<!-- claim: id code=SPEC[,SPEC...] -->`)
 or by citations in its text. A SPEC is one of
 
     path/file.py::Class.method   a Python symbol (function, method or class)
+    path/file.go::Type.Method    a symbol of another language the citation lock reads
+                                 (Go, Rust, JS/TS, Java, C/C++): its lines, found by
+                                 zodyssey.anchors.symbols.symbol_span
     path/file.ext:10 | :10-20    a line span (any file)
     path/file.ext | path/dir/    a whole file, or every Python file under a directory
 
@@ -33,6 +36,9 @@ from pathlib import Path
 ENGINE = "drill-2"
 
 _SYMBOL = re.compile(r"^(?P<path>[^:\s]+\.py)::(?P<symbol>[A-Za-z_][A-Za-z0-9_.]*)$")
+_OTHER_SYMBOL = re.compile(
+    r"^(?P<path>[^:\s]+\.[A-Za-z+]+)::(?P<symbol>~?[A-Za-z_$][A-Za-z0-9_$.:~]*)$"
+)
 _LINES = re.compile(r"^(?P<path>[^:\s]+):(?P<start>[0-9]+)(?:-(?P<end>[0-9]+))?$")
 # Citations inside a claim's text: `path.py::Symbol`, and `path:N[-M]` forms.
 TEXT_SYMBOL = re.compile(
@@ -107,6 +113,9 @@ def resolve(root: Path, spec: str) -> list[Span]:
                 match["symbol"],
             )
         ]
+    match = _OTHER_SYMBOL.match(spec)
+    if match:
+        return [_other_symbol(root, spec, match["path"], match["symbol"])]
     match = _LINES.match(spec)
     if match and not (root / spec).exists():
         path = match["path"]
@@ -132,6 +141,18 @@ def resolve(root: Path, spec: str) -> list[Span]:
             )
         ]
     raise SpecError(f"{spec}: no such file, directory or symbol")
+
+
+def _other_symbol(root: Path, spec: str, path: str, symbol: str) -> Span:
+    """A non-Python symbol: the lines of its definition (broken as a line span)."""
+    from zodyssey.anchors.symbols import language_of, symbol_span
+
+    if language_of(path) is None:
+        raise SpecError(f"{spec}: no symbol citations for files like {path}")
+    span = symbol_span(root, path, symbol)
+    if span is None:
+        raise SpecError(f"{spec}: no single definition {symbol} in {path}")
+    return Span(spec, path, "lines", span[0], span[1], symbol)
 
 
 def _parse_py(root: Path, path: str, spec: str) -> tuple[ast.Module, bytes]:
