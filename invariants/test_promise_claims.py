@@ -71,3 +71,52 @@ def test_deleting_one_of_three_linked_tests_fails(lab: Any) -> None:
         TESTS.replace('@pytest.mark.claim("tee-blocked")\ndef test_tee_alone', "def test_tee_alone")
     )
     assert lab.zodyssey("claims", "check", cwd=repo).returncode == 9
+
+
+# docs/claims.md's promises on what --claims-strict counts as proof (issue 26):
+# the checks live in tests/claims and run here again under each claim's id.
+from tests.claims import test_claims_differential as differential  # noqa: E402
+from tests.claims import test_claims_selection as selection  # noqa: E402
+
+
+@pytest.mark.claim("strict-every-defender")
+@pytest.mark.parametrize("select", [("-k", "not test_a2"), ("-m", "not slow")])
+def test_a_deselected_locked_defender_fails_strict(
+    pytester: pytest.Pytester, select: tuple[str, str]
+) -> None:
+    selection.test_a_deselected_locked_defender_is_not_proof(selection.make_repo(pytester), select)
+
+
+@pytest.mark.claim("strict-every-defender")
+def test_a_skipped_locked_defender_fails_strict_unless_allowed(pytester: pytest.Pytester) -> None:
+    repo = selection.make_repo(pytester)
+    selection.test_one_of_two_defenders_not_passing_fails_strict(
+        repo, "", "pytest.skip('later')", "skipped"
+    )
+    selection.test_documented_platform_skip_is_allowed(repo)
+
+
+@pytest.mark.claim("strict-every-defender")
+def test_plugin_and_results_never_disagree(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    differential.test_plugin_and_results_agree(
+        repo=differential.make_repo(pytester), monkeypatch=monkeypatch
+    )
+
+
+@pytest.mark.claim("strict-judge-off")
+def test_a_strict_session_nobody_judges_fails(pytester: pytest.Pytester) -> None:
+    repo = selection.make_repo(pytester)
+    selection.test_blocking_the_judge_on_the_command_line_is_a_usage_error(repo)
+    selection.test_a_conftest_blocking_the_judge_is_a_usage_error(
+        repo, "sub/conftest.py", "zodyssey-claims-recorder"
+    )
+
+
+@pytest.mark.claim("claims-test-no-verdict")
+def test_claims_test_fails_without_a_verdict(pytester: pytest.Pytester) -> None:
+    selection.test_claims_test_fails_when_a_defender_ends_the_process(selection.make_repo(pytester))
+    selection.test_claims_test_when_a_stale_verdict_file_exists_and_the_session_dies(
+        selection.make_repo(pytester)
+    )

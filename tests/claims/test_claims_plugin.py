@@ -161,13 +161,13 @@ def test_strict_fails_on_deselected_and_never_run(pytester: pytest.Pytester) -> 
     _lock(pytester)
     deselected = pytester.runpytest("--claims-strict", "-k", "not test_zero")
     assert deselected.ret == 1
-    deselected.stdout.fnmatch_lines(["not-passed zero-fails*deselected*"])
+    deselected.stdout.fnmatch_lines(["never-ran zero-fails*test_zero did not run*(deselected*"])
     # -x stops the session at the first failure: the later linked test never runs.
     tests = "import pytest\ndef test_first():\n    assert False\n" + PASSING
     pytester.makepyfile(test_demo=tests)
     _lock(pytester)
     stopped = pytester.runpytest("--claims-strict", "-x")
-    stopped.stdout.fnmatch_lines(["not-passed gate-blocks*not-run*"])
+    stopped.stdout.fnmatch_lines(["never-ran gate-blocks*test_gate did not run*(not-run*"])
 
 
 def test_strict_fails_without_ledger_and_on_missing_and_changed(pytester: pytest.Pytester) -> None:

@@ -59,7 +59,9 @@ _RANK = {
 }
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    if pluginmanager.get_plugin(GUARD) is None and not pluginmanager.is_blocked(GUARD):
+        pluginmanager.register(_Guard(), GUARD)
     group = parser.getgroup("claims", "zodyssey claims ledger")
     group.addoption(
         "--claims",
@@ -97,13 +99,70 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--claims-export", default=None, help=argparse.SUPPRESS)
 
 
+RECORDER = "zodyssey-claims-recorder"
+GUARD = "zodyssey-claims-guard"
+ALLOW_SKIP_HELP = (
+    "claim_allow_skip(reason): a skip of this claim defender (a platform that cannot run "
+    "it) is not a claims finding; a skipped defender still proves nothing"
+)
+_JUDGE_OFF = (
+    "--claims-strict needs the claims judge, but the plugin `zodyssey-claims-recorder` (or "
+    "`zodyssey-claims-guard`) is blocked or was unregistered (-p no:..., or a conftest "
+    "calling set_blocked): a session nobody judges cannot pass the strict check"
+)
+
+
+def _strict_asked(config: pytest.Config) -> bool:
+    try:
+        return bool(config.getoption("claims_strict"))
+    except ValueError:
+        return False
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_HELP)
-    config.pluginmanager.register(ClaimsRecorder(config), "zodyssey-claims-recorder")
+    config.addinivalue_line("markers", ALLOW_SKIP_HELP)
+    recorder = ClaimsRecorder(config)
+    config.pluginmanager.register(recorder, RECORDER)
+    judges = config.pluginmanager.get_plugin(RECORDER) is recorder
+    if _strict_asked(config) and not (judges and config.pluginmanager.get_plugin(GUARD)):
+        raise pytest.UsageError(_JUDGE_OFF)
     if config.getoption("claims_drill", False):
         from zodyssey.claims.drill_plugin import register
 
         register(config)
+
+
+# Set by the recorder once it has judged (or refused to, with a usage error).
+_JUDGED = pytest.StashKey[bool]()
+
+
+class _Guard:
+    """Makes a strict session that nobody judged fail.
+
+    Registered under its own name when the plugin module loads (at option
+    parsing, before any conftest), it leaves a cleanup on the configuration:
+    cleanups run after every `pytest_sessionfinish` hook and do not go through
+    the plugin manager, so a conftest that blocks or unregisters the recorder
+    later (`pluginmanager.set_blocked(...)`) cannot switch this check off too.
+    """
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        config.add_cleanup(lambda: _unjudged(config))
+
+
+def _unjudged(config: pytest.Config) -> None:
+    if not _strict_asked(config) or hasattr(config, "workerinput"):
+        return
+    if config.stash.get(_JUDGED, False):
+        return
+    session = config.pluginmanager.get_plugin("session")
+    if not isinstance(session, pytest.Session):
+        return
+    import sys
+
+    print(f"\nERROR: {_JUDGE_OFF}", file=sys.stderr)
+    session.exitstatus = pytest.ExitCode.USAGE_ERROR
 
 
 def claim_ids(item: pytest.Item) -> tuple[str, ...]:
@@ -184,6 +243,7 @@ class ClaimsRecorder:
             root_nodeid(file, rootpath, self.root),
             (lineno + 1) if lineno is not None else None,
             outcome,
+            item.get_closest_marker("claim_allow_skip") is not None,
         )
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
@@ -280,6 +340,7 @@ class ClaimsRecorder:
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.config.stash[_JUDGED] = True
         if self.worker:
             self._send_to_controller()  # the controller judges, once
             return

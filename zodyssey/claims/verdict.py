@@ -66,6 +66,9 @@ class TestRun:
     file: str | None
     line: int | None
     outcome: str = "not-run"
+    # `@pytest.mark.claim_allow_skip(reason)`: skipping this defender (on a platform
+    # that cannot run it) is not a finding; it still proves nothing when skipped.
+    allow_skip: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -74,6 +77,7 @@ class TestRun:
             "file": self.file,
             "line": self.line,
             "outcome": self.outcome,
+            "allow_skip": self.allow_skip,
         }
 
 
@@ -94,6 +98,7 @@ def run_from_dict(raw: Any) -> TestRun | None:
         file if isinstance(file, str) else None,
         line if isinstance(line, int) and not isinstance(line, bool) else None,
         str(outcome),
+        raw.get("allow_skip") is True,
     )
 
 
@@ -103,9 +108,12 @@ def union(runs: list[TestRun]) -> list[TestRun]:
     for run in runs:
         seen = out.get(run.nodeid)
         if seen is None:
-            out[run.nodeid] = TestRun(run.nodeid, run.claims, run.file, run.line, run.outcome)
+            out[run.nodeid] = TestRun(
+                run.nodeid, run.claims, run.file, run.line, run.outcome, run.allow_skip
+            )
             continue
         seen.outcome = merge_outcome(seen.outcome, run.outcome)
+        seen.allow_skip = seen.allow_skip or run.allow_skip
         seen.claims = tuple(dict.fromkeys((*seen.claims, *run.claims)))
     return list(out.values())
 
@@ -164,7 +172,9 @@ def judge(
                     {"id": claim_id, "tests": [t.nodeid for t in broken]},
                 )
             )
-        if shards and ledger is not None and claim_id in ledger.entries:
+        if ledger is not None and claim_id in ledger.entries:
+            # Every locked defender must have run and passed, in one session as over
+            # shards: one that was deselected, skipped, xfailed or xpassed proves nothing.
             by_id = {t.nodeid: t for t in tests}
             per_test = _locked_tests(claim_id, claim.doc, claim.line, ledger, by_id, shards)
             findings.extend(per_test)
@@ -199,27 +209,36 @@ def _locked_tests(
     for nodeid in ledger.entries[claim_id].tests:
         run = runs.get(nodeid)
         if run is None or run.outcome == PASSED or run.outcome in BROKEN:
-            continue  # absent: `never-ran` already; broken: `test-failed` already
+            continue  # absent: `never-ran`/`missing-test` already; broken: `test-failed`
+        if run.outcome == "skipped" and run.allow_skip:
+            continue  # a documented platform skip (`claim_allow_skip`)
         if run.outcome in NEVER_RAN:
+            where = (
+                f"ran in none of the {shards} shard(s) ({run.outcome} everywhere): a shard is "
+                "missing or selects nothing"
+                if shards
+                else f"did not run in this session ({run.outcome}: -k, -m, --deselect or "
+                "PYTEST_ADDOPTS left it out, or the session stopped first)"
+            )
             out.append(
                 Finding(
                     "claims",
                     "never-ran",
                     "error",
-                    f"claim `{claim_id}`: locked test {nodeid} ran in none of the {shards} "
-                    f"shard(s) ({run.outcome} everywhere): a shard is missing or selects nothing",
+                    f"claim `{claim_id}`: locked test {nodeid} {where}",
                     doc,
                     line,
                     {"id": claim_id, "test": nodeid},
                 )
             )
         else:
+            where = "in any shard" if shards else "in this session"
             out.append(
                 Finding(
                     "claims",
                     "not-passed",
                     "error",
-                    f"claim `{claim_id}`: locked test {nodeid} did not pass in any shard "
+                    f"claim `{claim_id}`: locked test {nodeid} did not pass {where} "
                     f"({run.outcome})",
                     doc,
                     line,

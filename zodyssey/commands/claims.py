@@ -174,7 +174,6 @@ def run_check(args: argparse.Namespace) -> int:
 
 
 def run_test(args: argparse.Namespace) -> int:
-    import os
     import subprocess
 
     from zodyssey.claims.ledger import read_ledger
@@ -197,21 +196,74 @@ def run_test(args: argparse.Namespace) -> int:
     if extra and extra[0] == "--":
         extra = extra[1:]
     paths = [] if extra else test_paths(config, None)
-    argv = [sys.executable, "-m", "pytest", "--claims-strict", f"--claims-root={root}"]
-    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
-        argv += ["-p", "zodyssey.claims.plugin"]
-    argv += [*paths, *extra]
-    print(f"zodyssey claims test: {' '.join(argv[1:])}", flush=True)
-    try:
-        done = subprocess.run(argv, cwd=root, check=False)
-    except OSError as exc:
-        raise UsageError(f"cannot run pytest: {exc}") from exc
-    if done.returncode == 0:
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="zodyssey-claims-") as scratch:
+        # The judge's verdict, written at pytest's own end of session: a session that
+        # ends any other way (os._exit, a crash, a judge switched off) writes none.
+        argv, verdict = _pytest_argv(root, [*paths, *extra], Path(scratch) / "verdict.json")
+        print(f"zodyssey claims test: {' '.join(argv[1:])}", flush=True)
+        try:
+            verdict.unlink(missing_ok=True)  # a verdict left by an earlier run proves nothing
+        except OSError as exc:
+            raise UsageError(f"--claims-json {verdict}: cannot replace it: {exc}") from exc
+        try:
+            done = subprocess.run(argv, cwd=root, check=False)
+        except OSError as exc:
+            raise UsageError(f"cannot run pytest: {exc}") from exc
+        judged = _read_verdict(verdict)
+    if done.returncode in (0, 1) and judged is None:
+        print(
+            "zodyssey claims test: the session wrote no claims verdict: it did not end "
+            "through pytest's own finish (os._exit in a test, a crash) or the claims judge "
+            "was switched off; nothing is proven",
+            file=sys.stderr,
+        )
+        return Exit.PROBLEMS
+    if done.returncode == 0 and judged is True:
         return Exit.OK
-    if done.returncode == 1:
+    if done.returncode in (0, 1):
         return Exit.PROBLEMS
     print(f"zodyssey claims test: pytest ended with exit {done.returncode}", file=sys.stderr)
     return Exit.USAGE
+
+
+def _pytest_argv(root: Path, args: list[str], scratch: Path) -> tuple[list[str], Path]:
+    """The pytest command line and the file its judge writes the verdict to: the
+    caller's own `--claims-json FILE` when given (pytest keeps the last value), else
+    `scratch`."""
+    import os
+
+    verdict = scratch
+    for i, arg in enumerate(args):
+        if arg.startswith("--claims-json="):
+            verdict = Path(arg.partition("=")[2])
+        elif arg == "--claims-json" and i + 1 < len(args):
+            verdict = Path(args[i + 1])
+    if not verdict.is_absolute():
+        verdict = root / verdict
+    argv = [sys.executable, "-m", "pytest", "--claims-strict", f"--claims-root={root}"]
+    argv.append(f"--claims-json={scratch}")
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        argv += ["-p", "zodyssey.claims.plugin"]
+    return [*argv, *args], verdict
+
+
+def _read_verdict(path: Path) -> bool | None:
+    """`ok` of the `--claims-json` document the judge wrote; None when there is none."""
+    import json
+
+    from zodyssey.claims.verdict import RESULTS_KIND
+
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(document, dict) or document.get("kind") != RESULTS_KIND:
+        return None
+    if document.get("strict") is not True or not isinstance(document.get("ok"), bool):
+        return None
+    return bool(document["ok"])
 
 
 def run_update(args: argparse.Namespace) -> int:
