@@ -120,3 +120,25 @@ def test_claims_test_fails_without_a_verdict(pytester: pytest.Pytester) -> None:
     selection.test_claims_test_when_a_stale_verdict_file_exists_and_the_session_dies(
         selection.make_repo(pytester)
     )
+
+
+from tests.claims import test_claims_ledger_trust as trust  # noqa: E402
+
+
+@pytest.mark.claim("ledger-refused")
+def test_a_ledger_edited_by_hand_is_refused(tmp_path: Path) -> None:
+    trust.test_a_claim_id_twice_in_the_ledger_is_refused(tmp_path / "twice")
+    trust.test_an_unknown_ledger_version_is_refused(tmp_path / "version")
+    trust.test_a_fingerprint_that_is_not_its_texts_is_refused(tmp_path / "fingerprint")
+
+
+@pytest.mark.claim("ledger-refused")
+def test_update_refuses_a_failing_collection_and_writes_through_links(tmp_path: Path) -> None:
+    trust.test_update_refuses_while_a_test_module_cannot_be_imported(tmp_path / "import")
+    trust.test_update_writes_through_a_symlinked_ledger(tmp_path / "link")
+
+
+@pytest.mark.claim("results-bound-to-checkout")
+def test_results_from_another_checkout_are_refused(tmp_path: Path) -> None:
+    trust.test_results_carry_the_checkout_and_are_refused_elsewhere(tmp_path)
+    trust.test_results_without_a_checkout_are_refused(tmp_path / "none")

@@ -31,7 +31,11 @@ Zero citations fail the check. <!-- claim: zero-fails -->
 Step = tuple[str, tuple[str, ...], str, str]  # (name, claims, behaviour, selection)
 
 # (name, claims): a1, a2 and b are locked by the ledger; extra is linked later (new-test).
-DEFENDERS: tuple[tuple[str, tuple[str, ...]], ...] = (("a1", ("gate-blocks",)), ("a2", ("gate-blocks",)), ("b", ("zero-fails",)))
+DEFENDERS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("a1", ("gate-blocks",)),
+    ("a2", ("gate-blocks",)),
+    ("b", ("zero-fails",)),
+)
 EXTRA: tuple[str, tuple[str, ...]] = ("extra", ("gate-blocks", "zero-fails"))
 
 BEHAVIOURS = {
@@ -62,9 +66,7 @@ def _test(name: str, claims: tuple[str, ...], behaviour: str, selection: str) ->
     return f"\n{decorators}@pytest.mark.claim({ids})\ndef test_{name}():\n    {body}\n"
 
 
-def _session(
-    plan: list[Step], stop_first: bool
-) -> tuple[str, list[str], str]:
+def _session(plan: list[Step], stop_first: bool) -> tuple[str, list[str], str]:
     """(test module, pytest arguments, PYTEST_ADDOPTS) for one generated session."""
     module = HEADER + "".join(_test(n, c, b, s) for n, c, b, s in plan)
     args: list[str] = []

@@ -56,10 +56,11 @@ def test_list_items_inline_and_indented_and_after_list() -> None:
     }
 
 
-def test_list_item_text_excludes_nested_list_but_nested_item_is_its_own_block() -> None:
+def test_list_item_text_includes_nested_list_and_nested_item_is_its_own_block() -> None:
+    # Issue 26 item 5: a list item's claim is its whole block, nested ones included.
     text = "1. outer promise <!-- claim: outer -->\n   - inner promise <!-- claim: inner -->\n"
     claims = claims_of(text)
-    assert claims["outer"].text == "outer promise"
+    assert claims["outer"].text == "outer promise inner promise"
     assert claims["inner"].text == "inner promise"
     assert claims["inner"].line == 2
 
@@ -76,9 +77,12 @@ def test_table_row_inline_and_after_table() -> None:
     assert (claims["tee-row"].block, claims["tee-row"].line, claims["tee-row"].text) == (
         "table_row",
         3,
-        "tee | blocked",
+        "rule | effect || tee | blocked",
     )
-    assert (claims["last-row"].line, claims["last-row"].text) == (4, "cat | allowed")
+    assert (claims["last-row"].line, claims["last-row"].text) == (
+        4,
+        "rule | effect || cat | allowed",
+    )
 
 
 def test_heading_and_blockquote() -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -174,7 +175,7 @@ def write_cache(path: Path, entries: dict[str, CachedClaim]) -> bool:
     except (OSError, UnicodeDecodeError):
         pass
     try:
-        write_atomic(path, text)
+        write_atomic(os.path.realpath(path), text)  # through a symlink, as the ledger
     except OSError as exc:
         raise UsageError(f"cannot write drill cache {path}: {exc.strerror}") from exc
     return True

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zodyssey.claims.model import ClaimSet, LinkedTest
+from zodyssey.claims.model import ClaimSet, LinkedTest, fingerprint
 from zodyssey.errors import UsageError
 from zodyssey.findings import Finding
 
@@ -54,18 +54,73 @@ class Ledger:
 
 
 def read_ledger(path: Path) -> Ledger | None:
-    """The ledger at `path`, None when there is none; exit 2 when it cannot be used."""
+    """The ledger at `path`, None when there is none; exit 2 when it cannot be used:
+    not JSON, an unknown version, a claim id twice, an entry whose fingerprint is
+    not the one of its own text (edited by hand)."""
     how = "fix it or delete it and run `zodyssey claims update`"
+    raw = _ledger_text(path, how)
+    if raw is None:
+        return None
+    data = _ledger_json(path, raw, how)
+    if not isinstance(data, dict) or not isinstance(data.get("claims"), dict):
+        raise UsageError(f"claims ledger {path} has no `claims` object; {how}")
+    version = data.get("version")
+    if version != LEDGER_VERSION or isinstance(version, bool):
+        raise UsageError(
+            f"claims ledger {path} has version {version!r}; this zodyssey reads version "
+            f"{LEDGER_VERSION} only; {how}"
+        )
+    ledger = Ledger()
+    for claim_id, value in data["claims"].items():
+        entry = _entry(value)
+        if entry is None:
+            raise UsageError(f"claims ledger {path}: entry {claim_id!r} is malformed; {how}")
+        if entry.fingerprint != fingerprint(entry.text):
+            raise UsageError(
+                f"claims ledger {path}: entry {claim_id!r} has a fingerprint that is not the "
+                f"one of its recorded text (edited by hand?); {how}"
+            )
+        ledger.entries[str(claim_id)] = entry
+    return ledger
+
+
+def _ledger_text(path: Path, how: str) -> str | None:
+    import stat
+
     try:
-        raw = path.read_text(encoding="utf-8")
+        if not stat.S_ISREG(path.stat().st_mode):
+            # A FIFO or a device would block or never end: only regular files are read.
+            raise UsageError(f"claims ledger {path} is not a regular file; {how}")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise UsageError(f"cannot read claims ledger {path}: {exc.strerror}") from exc
     except UnicodeDecodeError as exc:
         raise UsageError(f"claims ledger {path} is not UTF-8 text; {how}") from exc
+
+
+class _Duplicate(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Duplicate(key)
+        out[key] = value
+    return out
+
+
+def _ledger_json(path: Path, raw: str, how: str) -> Any:
     try:
-        data = json.loads(raw)
+        return json.loads(raw, object_pairs_hook=_unique_keys)
+    except _Duplicate as exc:
+        raise UsageError(
+            f"claims ledger {path} records the key {exc.args[0]!r} twice (JSON would keep "
+            f"only the last); {how}"
+        ) from exc
     except json.JSONDecodeError as exc:
         raise UsageError(
             f"claims ledger {path} is not valid JSON ({exc.msg}, line {exc.lineno}); {how}"
@@ -74,15 +129,6 @@ def read_ledger(path: Path) -> Ledger | None:
         raise UsageError(
             f"claims ledger {path} is not valid JSON (nested too deeply); {how}"
         ) from exc
-    if not isinstance(data, dict) or not isinstance(data.get("claims"), dict):
-        raise UsageError(f"claims ledger {path} has no `claims` object; {how}")
-    ledger = Ledger()
-    for claim_id, value in data["claims"].items():
-        entry = _entry(value)
-        if entry is None:
-            raise UsageError(f"claims ledger {path}: entry {claim_id!r} is malformed; {how}")
-        ledger.entries[str(claim_id)] = entry
-    return ledger
 
 
 def _entry(value: Any) -> LedgerEntry | None:
@@ -116,9 +162,12 @@ def render_ledger(ledger: Ledger) -> str:
 
 
 def write_ledger(path: Path, ledger: Ledger) -> None:
+    """Atomically; through a symlink (the link stays, its target gets the new text)."""
+    import os
+
     from zodyssey.core.atomic import write_atomic
 
-    write_atomic(path, render_ledger(ledger))
+    write_atomic(os.path.realpath(path), render_ledger(ledger))
 
 
 def links_by_claim(links: list[LinkedTest]) -> dict[str, list[str]]:

@@ -32,14 +32,19 @@ _OPEN_MARKER = re.compile(r"<!--\s*claim\s*:", re.IGNORECASE)
 
 @dataclass
 class _Block:
-    kind: str  # paragraph | list_item | table_row | heading
+    kind: str  # paragraph | list_item | table_row | heading | html
     line: int  # 1-based
     parts: list[str] = field(default_factory=list)
     markers: list[tuple[str, int]] = field(default_factory=list)  # (marker body, 1-based line)
+    header: list[str] = field(default_factory=list)  # a table row's column headers
 
     def text(self) -> str:
         joiner = " | " if self.kind == "table_row" else " "
-        return normalise(MARKER.sub(" ", joiner.join(self.parts)))
+        body = joiner.join(self.parts)
+        if self.header:
+            # The row's cells mean what their columns say: the headers are part of it.
+            body = " | ".join(self.header) + " || " + body
+        return normalise(MARKER.sub(" ", body))
 
 
 @dataclass
@@ -82,71 +87,152 @@ def _inline_marker_lines(token: Token) -> list[tuple[str, int]]:
     return found
 
 
+# Opening tokens that start a block a claim can mark (paragraphs: see `_Walk.open`).
+_OPENS = {"list_item_open": "list_item", "tr_open": "table_row", "heading_open": "heading"}
+_TAG = re.compile(r"<[^>]*>")
+_HTML_ROW = re.compile(r"<tr\b.*?</tr\s*>", re.IGNORECASE | re.DOTALL)
+
+
+def _html_text(html: str) -> str:
+    return normalise(_TAG.sub(" ", MARKER.sub(" ", html)))
+
+
+class _Walk:
+    """One pass over markdown-it's tokens, building the blocks markers attach to."""
+
+    def __init__(self) -> None:
+        self.blocks: list[_Block] = []
+        # Mirrors markdown-it's nesting: one entry per open token, the block it
+        # opened when that block can carry a claim, else None.
+        self.stack: list[tuple[str, _Block | None]] = []
+        self.last_closed: _Block | None = None
+        self.problems: list[tuple[int, str]] = []
+        self.header: list[str] = []  # the current table's header row
+        self.in_head = False
+
+    def token(self, token: Token) -> None:
+        line = (token.map[0] + 1) if token.map else 1
+        if token.nesting == 1:
+            self.open(token.type, line)
+        elif token.nesting == -1:
+            self.close(token.type)
+        else:
+            handler = _LEAVES.get(token.type)
+            if handler is not None:
+                handler(self, token, line)
+
+    def open(self, kind: str, line: int) -> None:
+        name = _OPENS.get(kind)
+        if kind == "paragraph_open" and not (self.stack and self.stack[-1][0] == "list_item_open"):
+            name = "paragraph"  # a list item's own paragraph belongs to the item
+        if kind == "thead_open":
+            self.in_head, self.header = True, []
+        block = _Block(name, line) if name else None
+        if block is not None:
+            if name == "table_row" and not self.in_head:
+                block.header = list(self.header)
+            self.blocks.append(block)
+        self.stack.append((kind, block))
+
+    def close(self, kind: str) -> None:
+        if not self.stack:
+            return
+        _, closed = self.stack.pop()
+        if kind == "thead_close":
+            self.in_head = False
+        if closed is None:
+            return
+        self.last_closed = closed
+        if closed.kind == "table_row" and self.in_head:
+            self.header = list(closed.parts)
+
+    def _nested_in(self, text: str, skip: _Block | None = None) -> None:
+        """A list item's text is everything nested in it (paragraphs, code, sublists)."""
+        for _, block in self.stack:
+            if block is not None and block.kind == "list_item" and block is not skip:
+                block.parts.append(text)
+
+    def inline(self, token: Token, line: int) -> None:
+        target = _innermost(self.stack)
+        if target is not None:
+            target.parts.append(token.content)
+            target.markers.extend(_inline_marker_lines(token))
+        self._nested_in(token.content, skip=target)
+
+    def code(self, token: Token, line: int) -> None:
+        self._nested_in(token.content)
+        self.last_closed = None  # a marker after code cannot mean the text before it
+
+    def rule(self, token: Token, line: int) -> None:
+        self.last_closed = None
+
+    def html(self, token: Token, line: int) -> None:
+        content = token.content
+        found = list(MARKER.finditer(content))
+        own = _html_text(content)
+        if own:
+            self._nested_in(own)
+        if not found:
+            if _OPEN_MARKER.search(content):
+                self.problems.append((line, "claim marker without a closing `-->`"))
+            return  # other HTML keeps the attachment point
+        if own:
+            # Markup with text of its own (<details>, a raw <table>): the marker
+            # marks that markup, its table row with the header row for a table.
+            for match in found:
+                self._html_claim(content, match, line)
+            return
+        target = _innermost(self.stack, kinds=("list_item", "table_row")) or self.last_closed
+        if target is None:
+            self.problems.append(
+                (line, "claim marker with no paragraph, list item or table row before it")
+            )
+            return
+        for match in found:
+            offset = content[: match.start()].count("\n")
+            target.markers.append((match.group(1), line + offset))
+
+    def _html_claim(self, content: str, match: re.Match[str], line: int) -> None:
+        rows = list(_HTML_ROW.finditer(content))
+        row = next((r for r in rows if r.start() <= match.start() < r.end()), None)
+        start = row.start() if row is not None else 0
+        block = _Block("html", line + content[:start].count("\n"))
+        if row is None:
+            block.parts.append(_html_text(content))
+        else:
+            head = next((r for r in rows if "<th" in r.group(0).lower()), None)
+            if head is not None and head is not row:
+                block.header = [_html_text(head.group(0))]
+            block.parts.append(_html_text(row.group(0)))
+        block.markers.append((match.group(1), line + content[: match.start()].count("\n")))
+        self.blocks.append(block)
+
+
+_LEAVES = {
+    "inline": _Walk.inline,
+    "html_block": _Walk.html,
+    "fence": _Walk.code,
+    "code_block": _Walk.code,
+    "hr": _Walk.rule,
+}
+
+
 def parse_document(text: str, doc: str) -> ParsedDocument:
     """Every claim marked in one Markdown document (ids not yet validated)."""
     tokens: list[Token] = _parser().parse(text)  # type: ignore[attr-defined]
-    blocks: list[_Block] = []
-    # Mirrors markdown-it's nesting: one entry per open token, the block it
-    # opened when that block can carry a claim, else None.
-    stack: list[tuple[str, _Block | None]] = []
-    last_closed: _Block | None = None
-    problems: list[tuple[int, str]] = []
-
+    walk = _Walk()
     for token in tokens:
-        kind = token.type
-        line = (token.map[0] + 1) if token.map else 1
-        if token.nesting == 1:
-            block: _Block | None = None
-            if kind == "list_item_open":
-                block = _Block("list_item", line)
-            elif kind == "tr_open":
-                block = _Block("table_row", line)
-            elif kind == "heading_open":
-                block = _Block("heading", line)
-            elif kind == "paragraph_open" and not (stack and stack[-1][0] == "list_item_open"):
-                # A paragraph that is a list item's own text belongs to the item.
-                block = _Block("paragraph", line)
-            if block is not None:
-                blocks.append(block)
-            stack.append((kind, block))
-        elif token.nesting == -1:
-            if stack:
-                _, closed = stack.pop()
-                if closed is not None:
-                    last_closed = closed
-        elif kind == "inline":
-            target = _innermost(stack)
-            if target is not None:
-                target.parts.append(token.content)
-                target.markers.extend(_inline_marker_lines(token))
-        elif kind == "html_block":
-            found = list(MARKER.finditer(token.content))
-            if not found:
-                if _OPEN_MARKER.search(token.content):
-                    problems.append((line, "claim marker without a closing `-->`"))
-                # Other HTML keeps the attachment point.
-                continue
-            target = _innermost(stack, kinds=("list_item", "table_row")) or last_closed
-            if target is None:
-                problems.append(
-                    (line, "claim marker with no paragraph, list item or table row before it")
-                )
-                continue
-            for match in found:
-                offset = token.content[: match.start()].count("\n")
-                target.markers.append((match.group(1), line + offset))
-        elif kind in ("fence", "code_block", "hr"):
-            # A marker after code or a rule cannot mean the text before them.
-            last_closed = None
-
+        walk.token(token)
     claims: list[Claim] = []
-    for block in blocks:
-        text = block.text()
+    for block in walk.blocks:
+        text_of = block.text()
         for body, marker_line in block.markers:
             code = _marker_code(body)
             for claim_id in _marker_ids(body):
-                claims.append(Claim(claim_id, doc, block.line, text, block.kind, marker_line, code))
-    return ParsedDocument(claims=claims, problems=problems)
+                claims.append(
+                    Claim(claim_id, doc, block.line, text_of, block.kind, marker_line, code)
+                )
+    return ParsedDocument(claims=claims, problems=walk.problems)
 
 
 def _innermost(

@@ -417,6 +417,7 @@ class ClaimsRecorder:
         return bool(self.problems)
 
     def _write_json(self, findings: list[Finding], runs: list[TestRun]) -> None:
+        from zodyssey.claims.identity import identity
         from zodyssey.claims.verdict import RESULTS_KIND
         from zodyssey.core.atomic import write_atomic
 
@@ -433,6 +434,8 @@ class ClaimsRecorder:
             # judges the union of several of these files (CI shards).
             "tests": [run.to_dict() for run in runs],
             "collect_errors": list(self.collect_errors),
+            # Which checkout this is: `claims check --results` refuses other ones.
+            "checkout": identity(self.root),
         }
         write_atomic(Path(self.json_path or ""), json.dumps(document, indent=2) + "\n")
 

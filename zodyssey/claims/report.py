@@ -126,29 +126,49 @@ def _exit_code(findings: list[Finding], claims: ClaimSet, config: Config) -> int
     return Exit.PROBLEMS if errors else Exit.EMPTY if empty else Exit.OK
 
 
-def read_results(paths: list[str], errors: list[tuple[str, str]] | None = None) -> list[TestRun]:
+def _results_document(name: str) -> dict[str, Any]:
+    path = Path(name)
+    try:
+        if path.exists() and not path.is_file():
+            raise UsageError(f"results file {name} is not a regular file")
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise UsageError(f"results file {name} does not exist (did that shard upload it?)") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read results file {name}: {exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise UsageError(
+            f"results file {name} is not valid JSON ({exc.msg}, line {exc.lineno})"
+        ) from exc
+    if not isinstance(data, dict) or data.get("kind") != RESULTS_KIND:
+        raise UsageError(
+            f"results file {name} is not a claims results file; write one with "
+            "`pytest --claims-json FILE` (zodyssey 0.2 or newer)"
+        )
+    return data
+
+
+def read_results(
+    paths: list[str],
+    errors: list[tuple[str, str]] | None = None,
+    root: Path | None = None,
+) -> list[TestRun]:
     """The linked tests and outcomes of every `--claims-json` file, in order.
 
-    `errors` receives (file, node id) for every collection error a shard recorded."""
+    `errors` receives (file, node id) for every collection error a shard recorded.
+    With `root`, a file written in another checkout than `root`'s (another commit,
+    other tracked content, another repository) is refused."""
+    from zodyssey.claims.identity import identity, mismatch
+
+    here = identity(root) if root is not None else None
     runs: list[TestRun] = []
     for name in paths:
-        path = Path(name)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError as exc:
+        data = _results_document(name)
+        why = mismatch(data.get("checkout"), here) if here is not None else None
+        if why is not None:
             raise UsageError(
-                f"results file {name} does not exist (did that shard upload it?)"
-            ) from exc
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"cannot read results file {name}: {exc}") from exc
-        except json.JSONDecodeError as exc:
-            raise UsageError(
-                f"results file {name} is not valid JSON ({exc.msg}, line {exc.lineno})"
-            ) from exc
-        if not isinstance(data, dict) or data.get("kind") != RESULTS_KIND:
-            raise UsageError(
-                f"results file {name} is not a claims results file; write one with "
-                "`pytest --claims-json FILE` (zodyssey 0.2 or newer)"
+                f"results file {name} is not from this checkout: {why}; judge results in the "
+                "checkout that wrote them"
             )
         tests = data.get("tests")
         if not isinstance(tests, list):
@@ -168,7 +188,7 @@ def results_report(root: Path, ledger: str | None, paths: list[str]) -> tuple[Re
     """One strict verdict over the union of several shards' `--claims-json` files."""
     config, ledger_rel, locked, claims = _documents(root, ledger)
     collect_errors: list[tuple[str, str]] = []
-    runs = union(read_results(paths, collect_errors))
+    runs = union(read_results(paths, collect_errors, root))
     where = "in any shard"
     _, findings = judge(claims, runs, locked, ledger_rel, where=where, shards=len(paths))
     for name, nodeid in collect_errors:

@@ -272,6 +272,18 @@ def run_update(args: argparse.Namespace) -> int:
     from zodyssey.core.exits import Exit
 
     state = load_state(Path(args.root).resolve(), args.ledger, args.tests)
+    if state.collection.errors:
+        # The tests of a module pytest cannot import are not in the collection: an
+        # update now would drop them from the ledger as if they had been deleted.
+        for nodeid in state.collection.errors:
+            cause = state.collection.causes.get(nodeid)
+            print(f"{nodeid}: collection-error{': ' + cause if cause else ''}", file=sys.stderr)
+        print(
+            "claims update: refused; pytest could not collect the module(s) above, so their "
+            "linked tests would be dropped from the ledger (nothing written)",
+            file=sys.stderr,
+        )
+        return Exit.PROBLEMS
     blocking = marker_findings(state.claims)
     if blocking:
         for finding in blocking:
