@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from zodyssey.core.exits import Exit
 from zodyssey.core.jsontext import loads
 
 values = st.recursive(
@@ -126,14 +127,40 @@ def test_documents_encode_as_json_encodes_them(
 
 @pytest.mark.parametrize(
     "value",
-    [{2: "a", 2.5: None, True: [], None: {}}, {"s": "\ud800 é \x00"}, [float("nan"), 1e400]],
+    [
+        {2: "a", 2.5: None, True: [], None: {}, False: -0.0},
+        {"s": "\ud800 é \x00"},
+        [float("nan"), 1e400, -1e400],
+        ("a", (1, [()]), {}),
+        {"code": Exit.PROBLEMS, Exit.USAGE: [True, 10**30]},
+    ],
 )
-def test_encoding_edge_cases(value: Any) -> None:
+@pytest.mark.parametrize("indent", [None, 0, 2])
+@pytest.mark.parametrize("ensure_ascii", [True, False])
+def test_encoding_edge_cases(value: Any, indent: int | None, ensure_ascii: bool) -> None:
     from zodyssey.core.jsontext import dumps
 
-    assert dumps(value, indent=2, ensure_ascii=False) == json.dumps(
-        value, indent=2, ensure_ascii=False
-    )
+    for sort_keys in (False, True):
+        try:
+            expected = json.dumps(
+                value, indent=indent, ensure_ascii=ensure_ascii, sort_keys=sort_keys
+            )
+        except TypeError:  # sorting keys of mixed types
+            with pytest.raises(TypeError):
+                dumps(value, indent=indent, ensure_ascii=ensure_ascii, sort_keys=sort_keys)
+            continue
+        assert dumps(value, indent=indent, ensure_ascii=ensure_ascii, sort_keys=sort_keys) == (
+            expected
+        )
+
+
+def test_a_cycle_fails_as_in_json() -> None:
+    from zodyssey.core.jsontext import dumps
+
+    looped: list[Any] = []
+    looped.append(looped)
+    with pytest.raises(ValueError, match="Circular reference"):
+        dumps(looped)
 
 
 @pytest.mark.parametrize("value", [{"a": object()}, {(1, 2): 1}])
@@ -151,7 +178,7 @@ def test_encoding_does_not_import_json_and_json_still_works_after() -> None:
         "import sys\n"
         "from zodyssey.core.jsontext import dumps\n"
         "out = dumps({'a': [1, 'é']}, indent=2, ensure_ascii=False)\n"
-        "print('json' in sys.modules, 'json.encoder' in sys.modules)\n"
+        "print('json' in sys.modules, 'json.encoder' in sys.modules, 're' in sys.modules)\n"
         "import json, json.encoder\n"
         "assert json.encoder.JSONEncoder is json.JSONEncoder\n"
         "assert json.dumps({'a': [1, 'é']}, indent=2, ensure_ascii=False) == out\n"
@@ -159,4 +186,4 @@ def test_encoding_does_not_import_json_and_json_still_works_after() -> None:
     result = subprocess.run(
         [sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True
     )
-    assert result.stdout.split() == ["False", "False"]
+    assert result.stdout.split() == ["False", "False", "False"]

@@ -12,10 +12,11 @@ decoding error, an interpreter without `_json`) is handed to `json.loads`
 itself, so errors carry json's own messages and the result is always what
 `json.loads` returns (tests/gate/test_gate_jsontext.py compares the two).
 
-`dumps` is `json.dumps` for the options the run-state store uses: it runs
-json's own encoder module (`json/encoder.py`, loaded without the package
-`__init__`, its decoder and `re`: `zodyssey.core.lean`) and falls back to
-`json.dumps` if that fails.
+`dumps` is `json.dumps` for the options the run-state store uses, written
+over the same C string escapers `json.dumps` uses (`_json.encode_basestring`
+and `encode_basestring_ascii`) and `json`'s own number spellings; anything it
+does not take (another type, a cycle) is handed to `json.dumps`, so the text
+and the errors are always json's (tests/core/test_core_jsontext.py compares).
 """
 
 TYPE_CHECKING = False
@@ -82,25 +83,86 @@ def loads(data: "str | bytes") -> "Any":
     return json.loads(data)
 
 
-_encoder_module: "Any" = None
+def _floatstr(value: float) -> str:
+    """How `json` spells a float (`allow_nan=True`)."""
+    if value != value:
+        return "NaN"
+    if value == float("inf"):
+        return "Infinity"
+    if value == float("-inf"):
+        return "-Infinity"
+    return float.__repr__(value)
 
 
-def _encoder() -> "Any":
-    """`json.encoder`, executed on its own (not registered in `sys.modules`)."""
-    global _encoder_module
-    if _encoder_module is None:
-        import sys
+def _key(key: "Any") -> str:
+    """A dict key as `json` turns it into a string (`skipkeys=False`)."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, float):
+        return _floatstr(key)
+    if key is True:
+        return "true"
+    if key is False:
+        return "false"
+    if key is None:
+        return "null"
+    if isinstance(key, int):
+        return int.__repr__(key)
+    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
 
-        loaded = sys.modules.get("json.encoder")
-        if loaded is not None:
-            _encoder_module = loaded
+
+class _Writer:
+    """`json.JSONEncoder(indent=..., ensure_ascii=..., sort_keys=...).encode`, in the
+    order of its own type checks."""
+
+    def __init__(self, indent: "int | None", ensure_ascii: bool, sort_keys: bool) -> None:
+        import _json
+
+        self.string = _json.encode_basestring_ascii if ensure_ascii else _json.encode_basestring
+        self.indent = None if indent is None else " " * indent
+        self.item = "," if indent is not None else ", "
+        self.sort_keys = sort_keys
+        self.chunks: list[str] = []
+
+    def value(self, value: "Any", level: int) -> None:
+        out = self.chunks.append
+        if isinstance(value, str):
+            out(self.string(value))
+        elif value is None:
+            out("null")
+        elif value is True:
+            out("true")
+        elif value is False:
+            out("false")
+        elif isinstance(value, int):
+            out(int.__repr__(value))
+        elif isinstance(value, float):
+            out(_floatstr(value))
+        elif isinstance(value, (list, tuple)):
+            self.items("[", "]", [(None, item) for item in value], level)
+        elif isinstance(value, dict):
+            pairs = sorted(value.items()) if self.sort_keys else list(value.items())
+            self.items("{", "}", [(_key(k), v) for k, v in pairs], level)
         else:
-            import _json  # noqa: F401  # what json.encoder imports beside `re`
+            raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
-            from zodyssey.core.lean import load
-
-            _encoder_module = load("json.encoder", ("re",), register=False)
-    return _encoder_module
+    def items(
+        self, open_: str, close: str, pairs: "list[tuple[str | None, Any]]", level: int
+    ) -> None:
+        out = self.chunks.append
+        if not pairs:
+            out(open_ + close)
+            return
+        inner = "" if self.indent is None else "\n" + self.indent * (level + 1)
+        out(open_ + inner)
+        for number, (key, item) in enumerate(pairs):
+            if number:
+                out(self.item + inner)
+            if key is not None:
+                out(self.string(key) + ": ")
+            self.value(item, level + 1)
+        out("" if self.indent is None else "\n" + self.indent * level)
+        out(close)
 
 
 def dumps(
@@ -108,10 +170,11 @@ def dumps(
 ) -> str:
     """What `json.dumps(value, indent=..., ensure_ascii=..., sort_keys=...)` returns."""
     try:
-        encoder = _encoder().JSONEncoder
+        writer = _Writer(indent, ensure_ascii, sort_keys)
+        writer.value(value, 0)
+        return "".join(writer.chunks)
     except Exception:
-        import json  # anything unusual: json's own import
+        pass  # answered below, by json itself (its text, or its error)
+    import json
 
-        encoder = json.JSONEncoder
-    text: str = encoder(indent=indent, ensure_ascii=ensure_ascii, sort_keys=sort_keys).encode(value)
-    return text
+    return json.dumps(value, indent=indent, ensure_ascii=ensure_ascii, sort_keys=sort_keys)

@@ -50,8 +50,7 @@ def parser() -> "Any":
 
 def _binding(package: str) -> "Any":
     """The compiled module `package._binding`, loaded without the package's
-    `__init__` and without the standard modules the gate never uses
-    (`zodyssey.core.lean`). Any surprise falls back to the ordinary import."""
+    `__init__` (`zodyssey.core.lean`). Any surprise falls back to the ordinary import."""
     import sys
 
     name = package + "._binding"
@@ -61,7 +60,7 @@ def _binding(package: str) -> "Any":
     try:
         from zodyssey.core.lean import load
 
-        return load(name, ("re", "collections", "enum"))
+        return load(name)
     except Exception:
         return __import__(name, fromlist=["_binding"])
 
