@@ -43,6 +43,10 @@ class GitUnavailable(GitError):
     """git is missing, or the path is not inside a work tree."""
 
 
+class GitTimeout(GitError):
+    """git did not answer within the caller's timeout."""
+
+
 def environment() -> dict[str, str]:
     """The environment every git subprocess runs with."""
     env = dict(os.environ)
@@ -60,8 +64,15 @@ def _reason(args: Sequence[str], stderr: bytes, code: int) -> str:
     return f"git {subcommand}: {lines[-1] if lines else f'exited {code}'}"
 
 
-def run(cwd: Path | str, args: Sequence[str], *, stdin: bytes | None = None) -> bytes:
-    """Run `git args` in `cwd` and return its stdout; raise GitError with git's reason."""
+def run(
+    cwd: Path | str,
+    args: Sequence[str],
+    *,
+    stdin: bytes | None = None,
+    timeout: float | None = None,
+) -> bytes:
+    """Run `git args` in `cwd` and return its stdout; raise GitError with git's reason
+    (GitTimeout after `timeout` seconds, when given)."""
     try:
         proc = subprocess.run(
             ["git", *args],
@@ -70,7 +81,11 @@ def run(cwd: Path | str, args: Sequence[str], *, stdin: bytes | None = None) -> 
             capture_output=True,
             env=environment(),
             check=False,
+            timeout=timeout,
         )
+    except subprocess.TimeoutExpired as exc:
+        subcommand = next((a for a in args if not a.startswith("-")), "git")
+        raise GitTimeout(f"git {subcommand}: no answer in {timeout:g} s") from exc
     except FileNotFoundError as exc:
         raise GitUnavailable("git is not installed (no `git` on PATH)") from exc
     except NotADirectoryError as exc:
@@ -88,6 +103,16 @@ def output(cwd: Path | str, *args: str) -> bytes | None:
         return run(cwd, args)
     except GitError:
         return None
+
+
+def head(cwd: Path | str, *, timeout: float | None = None) -> str | None:
+    """The commit HEAD names, or None (no commit yet, no git, not a work tree)."""
+    try:
+        out = run(cwd, ["rev-parse", "--verify", "-q", "HEAD"], timeout=timeout)
+    except GitError:
+        return None
+    text = out.decode("ascii", "replace").strip()
+    return text or None
 
 
 def toplevel(path: Path | str) -> Path | None:

@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass, field
 
 from zodyssey.audit.model import (
+    AuditedRound,
     AuditedRun,
     CriterionRecord,
-    ReviewRound,
     WindowRecord,
     clip,
     short_hash,
@@ -556,7 +556,7 @@ def _review(run: AuditedRun, emit: _Emitter) -> None:
         )
 
 
-def _bound_elsewhere(run: AuditedRun, deciding: ReviewRound, emit: _Emitter) -> None:
+def _bound_elsewhere(run: AuditedRun, deciding: AuditedRound, emit: _Emitter) -> None:
     """The plan hash is also bound where the state's editable field is not: in the
     consumed nonce of the deciding round and in its review artifact. Both must name
     the plan on disk, or the plan changed after review and the state was edited."""
@@ -588,14 +588,14 @@ def _bound_elsewhere(run: AuditedRun, deciding: ReviewRound, emit: _Emitter) -> 
         )
 
 
-def _deciding_round(rounds: list[ReviewRound]) -> ReviewRound | None:
+def _deciding_round(rounds: list[AuditedRound]) -> AuditedRound | None:
     for entry in reversed(rounds):
         if entry.verdict == "OKAY":
             return entry
     return None
 
 
-def _deciding_artifact(run: AuditedRun, deciding: ReviewRound, emit: _Emitter) -> None:
+def _deciding_artifact(run: AuditedRun, deciding: AuditedRound, emit: _Emitter) -> None:
     label = f"round {deciding.round}"
     if (
         deciding.human_by is not None

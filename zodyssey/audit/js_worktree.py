@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import re
-import subprocess
 from pathlib import Path
 
 PATHSPEC = (".", ":(exclude).zcode", ":(exclude).zcode/**")
@@ -27,45 +26,35 @@ TIMEOUT_S = 60
 
 
 def _git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(root), *args, "--", *PATHSPEC],
-        capture_output=True,
-        timeout=TIMEOUT_S,
-        check=True,
-    )
-    return done.stdout.decode("utf-8", errors="replace")
+    from zodyssey import git
+
+    out = git.run(root, [*args, "--", *PATHSPEC], timeout=TIMEOUT_S)
+    return out.decode("utf-8", errors="replace")
 
 
 def head_commit(root: Path) -> str | None:
     """The commit HEAD names, or None when it cannot be read."""
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(root), "rev-parse", "--verify", "-q", "HEAD"],
-            capture_output=True,
-            timeout=TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    text = done.stdout.decode("ascii", errors="replace").strip()
-    return text if done.returncode == 0 and text else None
+    from zodyssey import git
+
+    return git.head(root, timeout=TIMEOUT_S)
 
 
 def fingerprint(root: Path) -> tuple[str | None, str]:
     """(fingerprint, "") or (None, why it cannot be computed)."""
     if not (root / ".git").exists():
         return None, "not a git repository"
+    from zodyssey.git import GitError, GitTimeout, GitUnavailable
+
     try:
         status = _git(root, "status", "--porcelain=v1", "-uall", "--no-renames")
         diff = _git(root, "diff", "HEAD")
         untracked = _git(root, "ls-files", "--others", "--exclude-standard")
-    except FileNotFoundError:
+    except GitUnavailable:
         return None, "git is not installed"
-    except subprocess.TimeoutExpired:
+    except GitTimeout:
         return None, "git did not answer in time"
-    except subprocess.CalledProcessError as exc:
-        message = exc.stderr.decode("utf-8", errors="replace").strip().splitlines()
-        return None, f"git failed: {message[0][:200] if message else exc.returncode}"
+    except GitError as exc:
+        return None, f"git failed: {exc.message[:200]}"
     digest = hashlib.sha256()
     kept = [line for line in status.split("\n") if not _ZCODE_LINE.search(line)]
     digest.update("\n".join(kept).encode("utf-8"))

@@ -16,7 +16,7 @@ from zodyssey.audit.artifacts import (
     read_bytes,
     sha256_hex,
 )
-from zodyssey.audit.model import AuditedRun, ConsumedNonce, ReviewRound, UngatedCall, clip
+from zodyssey.audit.model import AuditedNonce, AuditedRound, AuditedRun, UngatedCall, clip
 from zodyssey.audit.validation import validate
 from zodyssey.core import paths
 from zodyssey.core.store import jsonl_values
@@ -62,7 +62,7 @@ def review_artifact_path(root: Path, slug: str, number: int, recorded: Any) -> P
 
 
 def read_review_artifact(
-    run: AuditedRun, root: Path, entry: ReviewRound, path: Path, schema: str | None
+    run: AuditedRun, root: Path, entry: AuditedRound, path: Path, schema: str | None
 ) -> dict[str, Any]:
     """Fill `entry.artifact_*` from the file at `path`; returns the parsed object."""
     entry.artifact = display_path(path, root)
@@ -141,7 +141,7 @@ def load_review_header(run: AuditedRun, review: dict[str, Any], sha_key: str) ->
     for nonce, raw in as_dict(review.get("consumed_nonces")).items():
         entry = as_dict(raw)
         state.consumed.append(
-            ConsumedNonce(
+            AuditedNonce(
                 nonce=nonce,
                 round=as_int(entry.get("round")),
                 artifact=as_str(entry.get("artifact")),

@@ -28,14 +28,14 @@ from zodyssey.audit.load_common import (
     review_artifact_path,
 )
 from zodyssey.audit.model import (
+    AuditedRound,
     AuditedRun,
+    AuditedTodo,
     CriterionRecord,
     ExternalAudit,
     FinalItem,
     FinalWave,
     PhaseEvent,
-    ReviewRound,
-    TodoState,
     WindowRecord,
     clip,
     short_hash,
@@ -116,7 +116,7 @@ def _load_phases(run: AuditedRun, doc: dict[str, Any]) -> None:
 def _load_todos(run: AuditedRun, doc: dict[str, Any]) -> None:
     for key, raw in as_dict(doc.get("todos")).items():
         todo = as_dict(raw)
-        run.todos[clip(key, 40)] = TodoState(
+        run.todos[clip(key, 40)] = AuditedTodo(
             id=clip(key, 40),
             status=as_str(todo.get("status")) or "unknown",
             forced=as_bool(todo.get("forced")) is True,
@@ -135,7 +135,7 @@ def _load_review(run: AuditedRun, root: Path, doc: dict[str, Any]) -> None:
     for raw in as_list(review.get("history")):
         entry = as_dict(raw)
         number = as_int(entry.get("round"))
-        rnd = ReviewRound(
+        rnd = AuditedRound(
             round=number,
             verdict=as_str(entry.get("verdict")),
             at=as_str(entry.get("at")),

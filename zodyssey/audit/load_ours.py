@@ -31,13 +31,13 @@ from zodyssey.audit.load_common import (
     review_artifact_path,
 )
 from zodyssey.audit.model import (
+    AuditedNonce,
+    AuditedRound,
     AuditedRun,
-    ConsumedNonce,
+    AuditedTodo,
     CriterionRecord,
     GateEvent,
     PhaseEvent,
-    ReviewRound,
-    TodoState,
     WindowRecord,
     clip,
 )
@@ -134,7 +134,7 @@ def _load_todos(run: AuditedRun, doc: dict[str, Any]) -> None:
     for key, raw in as_dict(doc.get("todos")).items():
         todo = as_dict(raw)
         reason = todo.get("forced_reason")
-        run.todos[clip(key, 40)] = TodoState(
+        run.todos[clip(key, 40)] = AuditedTodo(
             id=clip(key, 40),
             status=as_str(todo.get("status")) or "unknown",
             forced=as_bool(todo.get("forced")) is True,
@@ -153,7 +153,7 @@ def _load_review(run: AuditedRun, root: Path, doc: dict[str, Any]) -> None:
     for digest, raw in as_dict(review.get("consumed_dispatches")).items():
         entry = as_dict(raw)
         state.consumed.append(
-            ConsumedNonce(
+            AuditedNonce(
                 nonce=digest,
                 round=as_int(entry.get("round")),
                 artifact=as_str(entry.get("artifact")),
@@ -167,7 +167,7 @@ def _load_review(run: AuditedRun, root: Path, doc: dict[str, Any]) -> None:
         number = as_int(entry.get("round"))
         human = as_str(entry.get("source")) == "human"
         dispatch = as_dict(entry.get("dispatch"))
-        rnd = ReviewRound(
+        rnd = AuditedRound(
             round=number,
             verdict=as_str(entry.get("verdict")),
             at=as_str(entry.get("at")),
@@ -275,7 +275,7 @@ def _cross_check(
     from zodyssey.runs.evidence import record_passed
 
     state = run.state_path
-    evidence_file = f".zcode/verify/{run.slug}/evidence.jsonl"
+    evidence_file = evidence_path("", run.slug)  # as the repository names it
     by_seq: dict[int, dict[str, Any]] = {}
     for record in records:
         seq = as_int(record.get("seq"))

@@ -83,7 +83,7 @@ class WindowRecord:
 
 
 @dataclass
-class ReviewRound:
+class AuditedRound:
     round: int | None
     verdict: str | None
     at: str | None = None
@@ -108,7 +108,7 @@ class ReviewRound:
 
 
 @dataclass
-class ConsumedNonce:
+class AuditedNonce:
     nonce: str
     round: int | None
     artifact: str | None = None
@@ -124,13 +124,13 @@ class ReviewState:
     plan_sha256: str | None = None
     human_by: str | None = None
     artifact: str | None = None  # the artifact of the deciding round, as recorded
-    rounds: list[ReviewRound] = field(default_factory=list)
-    consumed: list[ConsumedNonce] = field(default_factory=list)
+    rounds: list[AuditedRound] = field(default_factory=list)
+    consumed: list[AuditedNonce] = field(default_factory=list)
     pending_nonce: str | None = None
 
 
 @dataclass
-class TodoState:
+class AuditedTodo:
     id: str
     status: str
     forced: bool = False
@@ -228,7 +228,7 @@ class AuditedRun:
     plan_path: str | None = None
     plan_text: str | None = None
     plan_sha256_on_disk: str | None = None
-    todos: dict[str, TodoState] = field(default_factory=dict)
+    todos: dict[str, AuditedTodo] = field(default_factory=dict)
     review: ReviewState = field(default_factory=ReviewState)
     criteria: list[CriterionRecord] = field(default_factory=list)
     windows: list[WindowRecord] = field(default_factory=list)
@@ -262,18 +262,18 @@ class AuditedRun:
 __all__ = [
     "MAX_TEXT",
     "ArtifactProblem",
+    "AuditedNonce",
+    "AuditedRound",
     "AuditedRun",
-    "ConsumedNonce",
+    "AuditedTodo",
     "CriterionRecord",
     "ExternalAudit",
     "FinalItem",
     "FinalWave",
     "GateEvent",
     "PhaseEvent",
-    "ReviewRound",
     "ReviewState",
     "Source",
-    "TodoState",
     "UngatedCall",
     "WindowRecord",
     "clip",

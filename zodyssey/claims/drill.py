@@ -120,20 +120,12 @@ def plan(root: Path, claim: Claim, tests: list[str]) -> Target:
 
 def _listed_files(root: Path) -> list[str] | None:
     """The work tree's tracked and untracked-but-not-ignored files (None outside git)."""
-    try:
-        done = subprocess.run(
-            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-            cwd=root,
-            capture_output=True,
-            check=False,
-        )
-    except OSError:
+    from zodyssey.git import output
+
+    out = output(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    if out is None:
         return None
-    if done.returncode != 0:
-        return None
-    return sorted(
-        {name for name in done.stdout.decode("utf-8", "surrogateescape").split("\0") if name}
-    )
+    return sorted({name for name in out.decode("utf-8", "surrogateescape").split("\0") if name})
 
 
 def make_copy(root: Path, dest: Path) -> None:

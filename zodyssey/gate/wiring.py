@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,18 +87,12 @@ def _f(rule: str, message: str, file: str | None, line: int | None = None, **ext
 
 def _committed(root: Path, rels: list[str]) -> set[str] | None:
     """Which of `rels` git tracks; None when `root` is not in a git work tree."""
-    try:
-        done = subprocess.run(
-            ["git", "-C", str(root), "ls-files", "--", *rels],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-    except OSError:
+    from zodyssey.git import output
+
+    out = output(root, "ls-files", "--", *rels)
+    if out is None:
         return None
-    if done.returncode != 0:
-        return None
-    return {line.strip() for line in done.stdout.splitlines() if line.strip()}
+    return {line.strip() for line in out.decode("utf-8", "replace").splitlines() if line.strip()}
 
 
 def _load(path: Path) -> Any:
