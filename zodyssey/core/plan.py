@@ -207,79 +207,106 @@ def _split_files(value: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def parse_plan(text: str) -> "Plan":
-    lines = strip_non_plan(text)
-    plan = Plan()
-    current: dict[str, object] | None = None
-    todos: list[dict[str, object]] = []
-    criteria_indent: int | None = None
-    for number, line in enumerate(lines, start=1):
-        if not plan.title and line.startswith("# "):
-            plan.title = line[2:].strip()
-            continue
+class _Reader:
+    """What `parse_plan` knows as it reads the plan's lines in order."""
+
+    __slots__ = ("criteria_indent", "current", "lines", "plan", "todos")
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines
+        self.plan = Plan()
+        self.current: dict[str, object] | None = None  # the todo being read
+        self.todos: list[dict[str, object]] = []
+        self.criteria_indent: int | None = None  # inside its acceptance criteria list
+
+    def read(self, number: int, line: str) -> None:
+        if not self.plan.title and line.startswith("# "):
+            self.plan.title = line[2:].strip()
+            return
         row = todo_row(line)
         if row:
-            checked, todo_id, title = row
-            current = {
-                "id": todo_id,
-                "title": title,
-                "checked": checked,
-                "line": number,
-                "files": [],
-                "criteria": [],
-            }
-            todos.append(current)
-            criteria_indent = None
-            continue
-        if current is None:
-            continue
-        if not line.strip():
-            continue
-        if not line[0].isspace():
-            # Column-0 text (a heading, prose, another list) ends the todo.
-            after_blank = number < 2 or not lines[number - 2].strip()
-            if criteria_indent is not None and not after_blank and not line.startswith("#"):
-                plan.problems.append(
-                    (
-                        number,
-                        "a line at column 0 right after an acceptance criterion ends the todo "
-                        "here: indent it to continue the criterion, or leave a blank line",
-                    )
+            self._start(number, row)
+        elif self.current is None or not line.strip():
+            return
+        elif not line[0].isspace():
+            self._end(number, line)
+        else:
+            self._indented(number, line)
+
+    def _start(self, number: int, row: "tuple[bool, str, str]") -> None:
+        checked, todo_id, title = row
+        self.current = {
+            "id": todo_id,
+            "title": title,
+            "checked": checked,
+            "line": number,
+            "files": [],
+            "criteria": [],
+        }
+        self.todos.append(self.current)
+        self.criteria_indent = None
+
+    def _end(self, number: int, line: str) -> None:
+        """Column-0 text (a heading, prose, another list) ends the todo."""
+        after_blank = number < 2 or not self.lines[number - 2].strip()
+        if self.criteria_indent is not None and not after_blank and not line.startswith("#"):
+            self.plan.problems.append(
+                (
+                    number,
+                    "a line at column 0 right after an acceptance criterion ends the todo "
+                    "here: indent it to continue the criterion, or leave a blank line",
                 )
-            current = None
-            criteria_indent = None
-            continue
+            )
+        self.current = None
+        self.criteria_indent = None
+
+    def _criteria(self) -> "list[Criterion]":
+        assert self.current is not None
+        crits = self.current["criteria"]
+        assert isinstance(crits, list)
+        return crits
+
+    def _indented(self, number: int, line: str) -> None:
         bullet = field_bullet(line)
-        if criteria_indent is not None and bullet is None:
+        if self.criteria_indent is not None and bullet is None:
             # Inside a criteria list: a numbered item is a criterion like a bulleted one,
             # and a deeper non-bullet line continues the criterion above it.
             bullet = numbered_item(line)
-            crits = current["criteria"]
-            assert isinstance(crits, list)
+            crits = self._criteria()
             depth = len(line) - len(line.lstrip())
-            if bullet is None and crits and depth > criteria_indent:
+            if bullet is None and crits and depth > self.criteria_indent:
                 last = crits[-1]
                 text = last.text + "\n" + line.strip()
                 crits[-1] = Criterion(last.index, text, _command_of(text), last.line)
-                continue
+                return
         if not bullet:
-            continue
+            return
         indent, body = bullet
-        if criteria_indent is not None and indent > criteria_indent:
-            crits = current["criteria"]
-            assert isinstance(crits, list)
+        if self.criteria_indent is not None and indent > self.criteria_indent:
+            crits = self._criteria()
             crits.append(Criterion(len(crits) + 1, body, _command_of(body), number))
-            continue
-        criteria_indent = None
+            return
+        self.criteria_indent = None
+        self._field(indent, body)
+
+    def _field(self, indent: int, body: str) -> None:
+        assert self.current is not None
         files = labelled(body, "Files")
         if files is not None:
-            listed = current["files"]
+            listed = self.current["files"]
             assert isinstance(listed, list)
             listed.extend(_split_files(files))
-            continue
-        if labelled(body, "Acceptance criteria") is not None:
-            criteria_indent = indent
-    for raw in todos:
+        elif labelled(body, "Acceptance criteria") is not None:
+            self.criteria_indent = indent
+
+
+def parse_plan(text: str) -> "Plan":
+    lines = strip_non_plan(text)
+    reader = _Reader(lines)
+    for number, line in enumerate(lines, start=1):
+        reader.read(number, line)
+    plan = reader.plan
+    for raw in reader.todos:
         plan.todos.append(
             Todo(
                 id=str(raw["id"]),

@@ -37,65 +37,94 @@ _CP_LINK_OPTIONS = frozenset(
 )
 
 
+def _ends(
+    kind: str, options: "list[tuple[str, str | None]]", operands: "list[Arg]"
+) -> "tuple[list[Arg], list[Arg], bool]":
+    """(destinations, sources, whether the destinations are directories)."""
+    directories = option_values(options, "-t", "--target-directory")
+    if directories:
+        return [Arg(v) for v in directories], operands, True
+    if kind == "ln" and len(operands) == 1 and operands[0].value is not None:
+        return [Arg(operands[0].value.rstrip("/").rsplit("/", 1)[-1] or None)], operands, False
+    return operands[-1:], operands[:-1], False
+
+
+def _links(
+    kind: str,
+    options: "list[tuple[str, str | None]]",
+    sources: "list[Arg]",
+    destinations: "list[Arg]",
+    into_directory: bool,
+) -> "tuple[bool, list[Arg]]":
+    """(whether the copy makes or keeps links, what the links point at)."""
+    linked: list[Arg] = []
+    if kind == "ln" or (kind == "cp" and has_option(options, "-l", "--link", "-s")):
+        # Writing through a link writes what it points at, so that must be in
+        # scope too: a hard link's source as named, a symlink's source as seen
+        # from the link's directory (the destination itself, if it is a directory).
+        symbolic = kind == "ln" and has_option(options, "-s", "--symbolic", "--symbolic-link")
+        for source in sources:
+            if symbolic:
+                linked.extend(_link_sources(source, destinations, into_directory))
+            else:
+                linked.append(source)
+        return True, linked
+    if kind != "cp":
+        return False, linked
+    keeps = any(name in _CP_LINK_OPTIONS for name, _ in options) or any(
+        name == "--preserve" and value is not None and ("links" in value or "all" in value)
+        for name, value in options
+    )
+    return keeps, linked
+
+
+def _mark_links(w: "Walker", text: str, cwd: str | None, linked: "list[Arg]") -> None:
+    """The part just written makes links: what they point at is written too."""
+    probe = type(w)(())
+    if linked:
+        probe.write(text, cwd, linked, "linked")
+    pointed = probe.parts[0] if probe.parts else Part(text, False)
+    w.parts[-1] = w.parts[-1]._replace(
+        links=True,
+        linked=pointed.targets,
+        unbounded=w.parts[-1].unbounded or (pointed.write and pointed.unbounded),
+    )
+
+
+def _install_special(
+    w: "Walker",
+    text: str,
+    options: "list[tuple[str, str | None]]",
+    operands: "list[Arg]",
+    cwd: str | None,
+) -> bool:
+    """`install --strip-program` and `install -d`: answered here (True) or not."""
+    if has_option(options, "--strip-program"):
+        w.unknown(text, "install --strip-program runs the program it names")
+        return True
+    if has_option(options, "-d", "--directory"):
+        w.write(text, cwd, operands, "install -d creates directories")
+        return True
+    return False
+
+
 def _copy_like(kind: str) -> "Handler":
     short = {"cp": "tS", "mv": "tS", "install": "tSmogf", "ln": "tS"}[kind]
     long_values = ("--target-directory", "--suffix", "--mode", "--owner", "--group")
 
     def handler(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
         options, operands = split_options(args, short, long_values)
-        directories = option_values(options, "-t", "--target-directory")
-        if kind == "install" and has_option(options, "--strip-program"):
-            w.unknown(text, "install --strip-program runs the program it names")
+        if kind == "install" and _install_special(w, text, options, operands, cwd):
             return cwd
-        if kind == "install" and has_option(options, "-d", "--directory"):
-            w.write(text, cwd, operands, "install -d creates directories")
-            return cwd
-        if directories:
-            destinations = [Arg(v) for v in directories]
-            sources = operands
-        elif kind == "ln" and len(operands) == 1 and operands[0].value is not None:
-            destinations = [Arg(operands[0].value.rstrip("/").rsplit("/", 1)[-1] or None)]
-            sources = operands
-        else:
-            destinations = operands[-1:]
-            sources = operands[:-1]
-        targets = list(destinations)
-        if kind == "mv":
-            targets = [*sources, *destinations]
+        destinations, sources, into_directory = _ends(kind, options, operands)
+        targets = [*sources, *destinations] if kind == "mv" else list(destinations)
         if has_option(options, "-b", "--backup", "-S", "--suffix"):
-            targets.extend(_backups(options, sources, destinations, bool(directories)))
-        links = False
-        linked: list[Arg] = []
-        symbolic = has_option(options, "-s", "--symbolic", "--symbolic-link")
-        if kind == "ln" or (kind == "cp" and has_option(options, "-l", "--link", "-s")):
-            # Writing through a link writes what it points at, so that must be in
-            # scope too: a hard link's source as named, a symlink's source as seen
-            # from the link's directory (the destination itself, if it is a directory).
-            links = True
-            for source in sources:
-                if symbolic and kind == "ln":
-                    linked.extend(_link_sources(source, destinations, bool(directories)))
-                else:
-                    linked.append(source)
-        elif kind == "cp" and any(name in _CP_LINK_OPTIONS for name, _ in options):
-            links = True
-        if kind == "cp" and any(
-            name == "--preserve" and value is not None and ("links" in value or "all" in value)
-            for name, value in options
-        ):
-            links = True
+            targets.extend(_backups(options, sources, destinations, into_directory))
+        links, linked = _links(kind, options, sources, destinations, into_directory)
         before = len(w.parts)
         w.write(text, cwd, targets, f"{kind} writes its destination")
         if links and len(w.parts) > before:
-            probe = type(w)(())
-            if linked:
-                probe.write(text, cwd, linked, "linked")
-            pointed = probe.parts[0] if probe.parts else Part(text, False)
-            w.parts[-1] = w.parts[-1]._replace(
-                links=True,
-                linked=pointed.targets,
-                unbounded=w.parts[-1].unbounded or (pointed.write and pointed.unbounded),
-            )
+            _mark_links(w, text, cwd, linked)
         return cwd
 
     return handler
