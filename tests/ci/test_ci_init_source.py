@@ -9,7 +9,6 @@ for real into another fresh environment.
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.helpers import GIT_IDENTITY, REPO_ROOT, fresh_venv, git, make_repo
+from tests.helpers import GIT_IDENTITY, copy_checkout, fresh_venv, git, make_repo
 from zodyssey import __version__
 from zodyssey.commands.init import _https
 
@@ -45,22 +44,7 @@ def offline_env(bindir: Path) -> dict[str, str]:
 
 
 def source_repo(dest: Path) -> Path:
-    shutil.copytree(
-        REPO_ROOT,
-        dest,
-        ignore=shutil.ignore_patterns(
-            ".git",
-            ".nox",
-            ".venv",
-            "*_cache",
-            "__pycache__",
-            "*.egg-info",
-            "build",
-            "dist",
-            "bench",
-        ),
-    )
-    make_repo(dest, commit=True)
+    make_repo(copy_checkout(dest), commit=True)
     return dest
 
 

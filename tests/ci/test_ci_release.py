@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.helpers import GIT_IDENTITY, REPO_ROOT, git, make_repo, run_zodyssey
+from tests.helpers import GIT_IDENTITY, REPO_ROOT, copy_checkout, git, make_repo, run_zodyssey
 from zodyssey import HOMEPAGE, __version__
 
 RELEASE = REPO_ROOT / ".github" / "workflows" / "release.yml"
@@ -116,14 +116,7 @@ def test_release_workflow_shape() -> None:
 
 def source_copy(dest: Path) -> Path:
     """This checkout's files (as build_wheel copies them) committed in a new repository."""
-    shutil.copytree(
-        REPO_ROOT,
-        dest,
-        ignore=shutil.ignore_patterns(
-            ".git", ".nox", ".venv", "*_cache", "__pycache__", "*.egg-info", "build", "dist"
-        ),
-    )
-    make_repo(dest, commit=True)
+    make_repo(copy_checkout(dest), commit=True)
     return dest
 
 

@@ -40,6 +40,8 @@ The whole API (arguments always in this order: where, then what):
 ``js_checkout()``
     The JavaScript tool's checkout named by ``$ZODYSSEY_JS_CHECKOUT``, or None
     (comparison tests skip, saying how to set it).
+``copy_checkout(dest)``
+    A copy of this checkout's source (no git, caches, build output or bench/).
 ``build_wheel(out)``
     A wheel of this checkout (no build isolation), in ``out/dist``.
 ``fresh_venv(path)``
@@ -257,24 +259,29 @@ def fresh_venv(path: Path) -> Path:
     return path / "bin"
 
 
+# What a copy of this checkout leaves out: git, virtualenvs, caches, build output, bench/.
+CHECKOUT_LEFT_OUT = (
+    ".git",
+    ".nox",
+    ".venv",
+    "*_cache",
+    "__pycache__",
+    "*.egg-info",
+    "build",
+    "dist",
+    "bench",
+)
+
+
+def copy_checkout(dest: Path) -> Path:
+    """A copy of this checkout's source at `dest` (no git, caches or build output)."""
+    shutil.copytree(REPO_ROOT, dest, ignore=shutil.ignore_patterns(*CHECKOUT_LEFT_OUT))
+    return dest
+
+
 def build_wheel(out: Path) -> Path:
     """A wheel of this checkout, built without build isolation into `out/dist`."""
-    source = out / "src"
-    shutil.copytree(
-        REPO_ROOT,
-        source,
-        ignore=shutil.ignore_patterns(
-            ".git",
-            ".nox",
-            ".venv",
-            "*_cache",
-            "__pycache__",
-            "*.egg-info",
-            "build",
-            "dist",
-            "bench",
-        ),
-    )
+    source = copy_checkout(out / "src")
     subprocess.run(
         [
             *(sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"),
