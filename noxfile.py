@@ -64,13 +64,18 @@ COMPLEXITY_CHECKED = (
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff check and ruff format --check; no function above complexity 25 where it holds."""
+    """ruff check and ruff format --check; the package's complexity bar (or its ratchet)."""
     session.install("-e", ".[test]")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
     # McCabe complexity (ruff's C901, max-complexity in pyproject.toml), on the
     # modules brought under the bar; the list grows as others are.
     session.run("ruff", "check", "--select", "C901", *COMPLEXITY_CHECKED)
+    # Package-wide, with radon: no function above 25 and at most 8% at >= 11, or, until
+    # the package gets there, no worse than its last measured figures (the script says).
+    # radon rather than C901 because the bar is a share of functions, and C901 can only
+    # flag each function over one maximum.
+    session.run("python", "scripts/complexity.py", "zodyssey")
 
 
 @nox.session(python=PYTHON)
