@@ -75,11 +75,8 @@ def _str_list(table: "dict[str, Any]", key: str, source: "Path") -> list[str] | 
     return list(value)
 
 
-def load_config(root: "str | Path") -> "Config":
-    """Load the configuration of the repository at `root` (defaults when none)."""
-    base = Path(root)
-    table: dict[str, Any] = {}
-    source: Path | None = None
+def _table(base: Path) -> "tuple[dict[str, Any], Path | None]":
+    """The zodyssey table of the repository at `base` and the file holding it."""
     dedicated = base / ".zodyssey.toml"
     pyproject = base / "pyproject.toml"
     for candidate in (dedicated, pyproject):
@@ -94,15 +91,30 @@ def load_config(root: "str | Path") -> "Config":
         nested = (
             data.get("tool", {}).get("zodyssey") if isinstance(data.get("tool"), dict) else None
         )
-        table = nested if isinstance(nested, dict) else data
-        source = dedicated
-    elif pyproject.is_file():
-        data = _read_toml(pyproject)
-        tool = data.get("tool", {})
+        return (nested if isinstance(nested, dict) else data), dedicated
+    if pyproject.is_file():
+        tool = _read_toml(pyproject).get("tool", {})
         nested = tool.get("zodyssey") if isinstance(tool, dict) else None
         if isinstance(nested, dict):
-            table = nested
-            source = pyproject
+            return nested, pyproject
+    return {}, None
+
+
+def _windows(table: "dict[str, Any]", where: Path) -> "dict[str, str] | None":
+    if "windows" not in table:
+        return None
+    windows = table["windows"]
+    if not isinstance(windows, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in windows.items()
+    ):
+        raise UsageError(f'{where}: `windows` must map document paths to "top-section" or "all"')
+    return dict(windows)
+
+
+def load_config(root: "str | Path") -> "Config":
+    """Load the configuration of the repository at `root` (defaults when none)."""
+    base = Path(root)
+    table, source = _table(base)
     config = Config(root=base, source=source, raw=table)
     where = source or base
     for key in ("documents", "exclude", "exempt", "claims_documents"):
@@ -114,15 +126,9 @@ def load_config(root: "str | Path") -> "Config":
             if not isinstance(table[key], str) or not table[key]:
                 raise UsageError(f"{where}: `{key}` must be a non-empty path string")
             setattr(config, key, table[key])
-    if "windows" in table:
-        windows = table["windows"]
-        if not isinstance(windows, dict) or not all(
-            isinstance(k, str) and isinstance(v, str) for k, v in windows.items()
-        ):
-            raise UsageError(
-                f'{where}: `windows` must map document paths to "top-section" or "all"'
-            )
-        config.windows = dict(windows)
+    windows = _windows(table, where)
+    if windows is not None:
+        config.windows = windows
     return config
 
 

@@ -203,22 +203,12 @@ def _html(parts: dict[str, Part], code: int) -> str:
     return render(merged, "html")
 
 
-# format -> how the parts' reports become one document
-MERGED: dict[str, Callable[[list[Report]], str]] = {
-    "junit": _junit,
-    "sarif": _sarif,
-    "rdjson": _rdjson,
-}
+def _shown(parts: dict[str, Part]) -> list[Report]:
+    return [part.report for part in parts.values() if part.report is not None]
 
 
-def _combine(fmt: str, parts: dict[str, Part], code: int) -> str:
-    if fmt == "json":
-        return _json(parts, code)
-    if fmt == "html":
-        return _html(parts, code)
-    reports = [part.report for part in parts.values() if part.report is not None]
-    if fmt in MERGED:
-        return MERGED[fmt](reports)
+def _concatenated(fmt: str, parts: dict[str, Part], code: int) -> str:
+    """Text formats: each part's report as it renders alone, then the verdict line."""
     from zodyssey.formats import render
 
     chunks = [
@@ -228,6 +218,21 @@ def _combine(fmt: str, parts: dict[str, Part], code: int) -> str:
     ]
     chunks = [text if text.endswith("\n") or not text else text + "\n" for text in chunks]
     return "".join(chunks) + _tail(fmt, parts, code)
+
+
+# format -> how the parts become one document (text formats: one after the other)
+MERGED: dict[str, Callable[[dict[str, Part], int], str]] = {
+    "json": _json,
+    "html": _html,
+    "junit": lambda parts, _: _junit(_shown(parts)),
+    "sarif": lambda parts, _: _sarif(_shown(parts)),
+    "rdjson": lambda parts, _: _rdjson(_shown(parts)),
+}
+
+
+def _combine(fmt: str, parts: dict[str, Part], code: int) -> str:
+    merge = MERGED.get(fmt)
+    return merge(parts, code) if merge is not None else _concatenated(fmt, parts, code)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -76,6 +76,33 @@ def _line(record: dict[str, Any]) -> str:
     return text + "\n"
 
 
+def _problem(raw: bytes) -> tuple[Any, str | None]:
+    """(the decoded record, None) or (None, what is wrong with the input line)."""
+    try:
+        record = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return None, "is not UTF-8"
+    except json.JSONDecodeError as exc:
+        return None, f"is not JSON ({exc.msg})"
+    if not isinstance(record, dict) or not isinstance(record.get("command"), str):
+        return None, 'is not an object with a "command" string'
+    return record, None
+
+
+def _answer(number: int, raw: bytes, read_only: list[list[str]]) -> tuple[dict[str, Any], bool]:
+    """The output record of one input line, and whether it is an error."""
+    from zodyssey.gate.shell import classify
+
+    record, error = _problem(raw)
+    if error is None:
+        try:
+            return classify(record["command"], read_only).as_record(), False
+        except Exception as exc:  # a classifier bug: say so for this line, go on
+            error = f"could not be classified ({type(exc).__name__}: {exc})"
+    print(f"zodyssey gate classify: stdin line {number} {error}", file=sys.stderr)
+    return {"line": number, "error": error}, True
+
+
 def run(args: argparse.Namespace) -> int:
     from zodyssey.gate.shell import classify
 
@@ -93,28 +120,8 @@ def run(args: argparse.Namespace) -> int:
     for number, raw in enumerate(sys.stdin.buffer, start=1):
         if not raw.strip():
             continue
-        error = None
-        try:
-            record = json.loads(raw.decode("utf-8"))
-        except UnicodeDecodeError:
-            error = "is not UTF-8"
-        except json.JSONDecodeError as exc:
-            error = f"is not JSON ({exc.msg})"
-        else:
-            if not isinstance(record, dict) or not isinstance(record.get("command"), str):
-                error = 'is not an object with a "command" string'
-        if error is not None:
-            bad += 1
-            print(f"zodyssey gate classify: stdin line {number} {error}", file=sys.stderr)
-            out.write(_line({"line": number, "error": error}))
-        else:
-            try:
-                answer = classify(record["command"], read_only).as_record()
-            except Exception as exc:  # a classifier bug: say so for this line, go on
-                bad += 1
-                error = f"could not be classified ({type(exc).__name__}: {exc})"
-                print(f"zodyssey gate classify: stdin line {number} {error}", file=sys.stderr)
-                answer = {"line": number, "error": error}
-            out.write(_line(answer))
+        answer, failed = _answer(number, raw, read_only)
+        bad += failed
+        out.write(_line(answer))
         out.flush()
     return Exit.USAGE if bad else Exit.OK

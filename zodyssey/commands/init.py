@@ -341,36 +341,22 @@ def _initialise_js(root: Path, force: bool, pins: int, exempt: int) -> list[Outc
     return outcomes
 
 
-def initialise(root: Path, force: bool) -> list[Outcome]:
-    """Write the starter files under `root`; return what happened to each."""
-    from zodyssey.config import load_config
-
-    js = _js_lock(root)
-    if js is not None:
-        return _initialise_js(root, force, *js)
-    outcomes: list[Outcome] = []
+def _config_outcome(root: Path, force: bool) -> Outcome:
     if _pyproject_has_table(root) and not (root / CONFIG_PATH).exists():
-        outcomes.append(
-            Outcome(
-                CONFIG_PATH,
-                "skipped",
-                "pyproject.toml has [tool.zodyssey]; it stays the configuration",
-            )
+        return Outcome(
+            CONFIG_PATH,
+            "skipped",
+            "pyproject.toml has [tool.zodyssey]; it stays the configuration",
         )
-    else:
-        outcome = _write(root, CONFIG_PATH, template_text("zodyssey.toml"), force)
-        if outcome.action != "kept" and (root / "pyproject.toml").is_file():
-            outcome.note = (
-                "pyproject.toml exists: you may move these keys under [tool.zodyssey] there"
-            )
-        outcomes.append(outcome)
+    outcome = _write(root, CONFIG_PATH, template_text("zodyssey.toml"), force)
+    if outcome.action != "kept" and (root / "pyproject.toml").is_file():
+        outcome.note = "pyproject.toml exists: you may move these keys under [tool.zodyssey] there"
+    return outcome
 
-    # Read the configuration before writing anything else: a broken one stops here.
-    config = load_config(root)
-    workflow = _write_workflow(root, force)
-    lock_rel = Path(config.lock).as_posix()
+
+def _doc_and_lock(root: Path, force: bool, lock_rel: str) -> list[Outcome]:
+    """The starter doc citing one line of ours, and the lock pinning that citation."""
     citation = _find_citation(root)
-    doc_outcome: Outcome
     pins: dict[str, str] = {}
     if (root / STARTER_DOC_PATH).exists() and not force:
         doc_outcome = Outcome(STARTER_DOC_PATH, "kept", "exists; --force overwrites")
@@ -389,7 +375,21 @@ def initialise(root: Path, force: bool) -> list[Outcome]:
         lock_outcome.note = f"{len(pins)} citation pinned" if pins else "empty"
         if doc_outcome.action == "kept":
             lock_outcome.note += f"; run `check-anchors --update` to pin {STARTER_DOC_PATH}"
-    outcomes += [doc_outcome, lock_outcome, workflow]
+    return [doc_outcome, lock_outcome]
+
+
+def initialise(root: Path, force: bool) -> list[Outcome]:
+    """Write the starter files under `root`; return what happened to each."""
+    from zodyssey.config import load_config
+
+    js = _js_lock(root)
+    if js is not None:
+        return _initialise_js(root, force, *js)
+    outcomes = [_config_outcome(root, force)]
+    # Read the configuration before writing anything else: a broken one stops here.
+    config = load_config(root)
+    workflow = _write_workflow(root, force)
+    outcomes += [*_doc_and_lock(root, force, Path(config.lock).as_posix()), workflow]
     # The gate already wired for a harness: declare it, so `zodyssey check` guards it.
     from zodyssey.gate.wiring import declare_wired
 

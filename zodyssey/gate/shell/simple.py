@@ -138,13 +138,20 @@ class Commands:
             name = base
         if name.startswith("python") and name[6:].replace(".", "").isdigit():
             name = "python3"
+        as_written = name == name_arg.value
         function = self.functions.get(name_arg.value or "") if functions else None
-        if function is not None and name == name_arg.value:
+        if function is not None and as_written:
             return self.call(text, name, function[0], cwd)
+        return self._named(text, name, as_written, args, cwd)
+
+    def _named(
+        self, text: str, name: str, as_written: bool, args: "list[Arg]", cwd: str | None
+    ) -> str | None:
+        """A command by its name (a function of the script ruled out)."""
         if self._configured_read_only(name, args):
             self.read(text)
             return cwd
-        if name in NAME_BUILTINS and name == name_arg.value and _evaluates(name, args):
+        if name in NAME_BUILTINS and as_written and _evaluates(name, args):
             self.unknown(text, f"{name} evaluates a subscript or callback it is given")
             return cwd
         handler = handler_for(name)
@@ -154,9 +161,7 @@ class Commands:
                 self.unknown(text, f"{name} {abbreviated} abbreviates an option that matters")
                 return cwd
             return handler(self, text, args, cwd)
-        if name in READ_ONLY or (
-            name in VERSION_QUERY and len(args) == 1 and args[0].value in VERSION_QUERY[name]
-        ):
+        if _listed_read_only(name, args):
             self.read(text)
             return cwd
         self.unknown(text, f"{name} is not on the read-only allowlist")
@@ -217,6 +222,13 @@ class Commands:
 
     def call(self, text: str, name: str, definition: "Any", cwd: str | None) -> str | None:
         raise NeedsParser(text)  # functions exist only in a walked script
+
+
+def _listed_read_only(name: str, args: "list[Arg]") -> bool:
+    """On the read-only allowlist, or its version query (`node --version`)."""
+    if name in READ_ONLY:
+        return True
+    return name in VERSION_QUERY and len(args) == 1 and args[0].value in VERSION_QUERY[name]
 
 
 def _evaluates(name: str, args: "list[Arg]") -> bool:

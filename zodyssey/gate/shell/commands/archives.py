@@ -58,27 +58,39 @@ _TAR_LONG_MODES = frozenset(
 )
 
 
+def _tar_letters(words: "list[str]") -> str:
+    """Every short option letter, the old style's bundle (`tar tzf x.tgz`) first."""
+    first = words[0] if words else ""
+    letters = first if first and not first.startswith("-") else ""
+    return letters + "".join(v[1:] for v in words if v.startswith("-") and not v.startswith("--"))
+
+
+def _tar_mode(words: "list[str]", letters: str) -> str:
+    """ "list", "extract" or "" (any other or more than one mode)."""
+    modes = set(letters) & set("txcruA")
+    long_modes = {v for v in words if v in _TAR_LONG_MODES}
+    if (modes == {"t"} and not long_modes) or (not modes and long_modes == {"--list"}):
+        return "list"
+    if (modes == {"x"} and not long_modes) or (
+        not modes and long_modes in ({"--extract"}, {"--get"})
+    ):
+        return "extract"
+    return ""
+
+
 def _tar_reads(words: "list[str]") -> bool:
     """tar only lists (or extracts to stdout), with options known to be inert."""
-    first = words[0] if words else ""
-    # old style `tar tzf x.tgz`: the first word is a bundle of letters without a dash
-    letters = first if first and not first.startswith("-") else ""
-    short = "".join(v[1:] for v in words if v.startswith("-") and not v.startswith("--"))
-    modes = set(letters + short) & set("txcruA")
-    long_modes = {v for v in words if v in _TAR_LONG_MODES}
-    listing = (modes == {"t"} and not long_modes) or (not modes and long_modes == {"--list"})
+    letters = _tar_letters(words)
+    mode = _tar_mode(words, letters)
     # extracting to stdout (-xO, --to-stdout) writes no file
-    to_stdout = "O" in letters + short or "--to-stdout" in words
-    extracting = (modes == {"x"} and not long_modes) or (
-        not modes and long_modes in ({"--extract"}, {"--get"})
-    )
-    if not (listing or (extracting and to_stdout)):
+    to_stdout = "O" in letters or "--to-stdout" in words
+    if not (mode == "list" or (mode == "extract" and to_stdout)):
         return False
     # A listing still runs programs through options such as --to-command,
     # --checkpoint-action=exec=, -I or -F (and GNU accepts any unambiguous
     # abbreviation of them), so only options known to be inert keep it read-only.
-    inert = _TAR_LIST_LETTERS + ("x" if extracting and to_stdout else "")
-    return not set(letters + short) - set(inert) and not any(
+    inert = _TAR_LIST_LETTERS + ("x" if mode == "extract" else "")
+    return not set(letters) - set(inert) and not any(
         v.startswith("--") and v.split("=", 1)[0] not in _TAR_LIST_OPTIONS for v in words
     )
 

@@ -17,36 +17,43 @@ if TYPE_CHECKING:
 # -- navigation
 
 
-@handles("cd", "pushd")
-def _cd(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
-    w.read(text)
-    options = [a.value for a in args if (a.value or "").startswith("-") and a.value != "-"]
-    operands = [a for a in args if not (a.value or "").startswith("-") or a.value == "-"]
-    if not operands:
-        return "~"
-    target = operands[0]
-    if target.value is None or target.multi or target.value == "-":
-        return None
-    if (
-        w.cdpath
-        and not target.value.startswith(("/", "./", "../", "~"))
-        and target.value
-        not in (
-            ".",
-            "..",
-        )
-    ):
-        return None  # CDPATH may be set: `cd NAME` searches it first
-    joined = join_path(cwd, target.value)
-    physical = w.physical or any(o and o != "--" and "P" in o for o in options)
-    if joined is None or physical or joined.startswith("~") or ".." not in joined.split("/"):
-        return joined
-    # Bash's `cd` is logical: `dir/..` is removed by name, not by following a
-    # symlink `dir` to its real parent, so the gate must see the same path.
+def _searched(w: "Walker", name: str) -> bool:
+    """`cd NAME` may go anywhere when CDPATH may be set: NAME is searched there first."""
+    return w.cdpath and not name.startswith(("/", "./", "../", "~")) and name not in (".", "..")
+
+
+def _logical(joined: str) -> str:
+    """Bash's `cd` is logical: `dir/..` is removed by name, not by following a
+    symlink `dir` to its real parent, so the gate must see the same path."""
     import posixpath
 
     normal = posixpath.normpath(joined)
     return "" if normal == "." else normal
+
+
+def _option(value: str | None) -> bool:
+    return (value or "").startswith("-") and value != "-"
+
+
+def _physical(w: "Walker", options: "list[str | None]") -> bool:
+    """`cd -P` (or `set -P` before it): symlinks are resolved, `..` follows them."""
+    return w.physical or any(o and o != "--" and "P" in o for o in options)
+
+
+@handles("cd", "pushd")
+def _cd(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+    w.read(text)
+    options = [a.value for a in args if _option(a.value)]
+    operands = [a for a in args if not _option(a.value)]
+    if not operands:
+        return "~"
+    target = operands[0].value
+    if target is None or operands[0].multi or target == "-" or _searched(w, target):
+        return None
+    joined = join_path(cwd, target)
+    if joined is None or joined.startswith("~") or ".." not in joined.split("/"):
+        return joined
+    return joined if _physical(w, options) else _logical(joined)
 
 
 @handles("popd")
