@@ -153,15 +153,17 @@ def js_scanned_lines(doc: str, text: str, lines: list[str]) -> int:
         if part in _JS_SKIPPED or (part.startswith(".") and part not in _JS_HIDDEN_WALKED):
             return 0
     if doc == "CHANGELOG.md":
-        return scan_window(doc, lines, {doc: "top-section"})
+        return scan_window(doc, lines, {doc: "top-section"}, js=True)
     return len(lines)
 
 
-def scan_window(doc: str, lines: list[str], windows: dict[str, str]) -> int:
+def scan_window(doc: str, lines: list[str], windows: dict[str, str], *, js: bool = False) -> int:
     """How many lines of `doc` are scanned: all, or a CHANGELOG-style top section.
 
     The top section ends before the second column-0 `## [` heading; headings
-    inside ``` fences are illustrations and do not count.
+    inside fences (``` or ~~~) and HTML comments are illustrations (a release
+    template) and do not count. `js`: the JavaScript checker's window, which
+    knows only ``` fences (what its lock could have seen).
     """
     mode = windows.get(doc)
     if mode is None:
@@ -171,11 +173,38 @@ def scan_window(doc: str, lines: list[str], windows: dict[str, str]) -> int:
                 break
     if mode != "top-section":
         return len(lines)
+    if js:
+        return _js_window(lines)
+    headings = 0
+    fence: str | None = None  # the opening fence's marker while inside one
+    in_comment = False
+    for number, line in enumerate(lines):
+        if in_comment:
+            in_comment = "-->" not in line
+            continue
+        opened = _ANY_FENCE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+            continue
+        if opened:
+            fence = opened.group(1)
+            continue
+        start = line.find("<!--")
+        if start >= 0 and "-->" not in line[start + 4 :]:
+            in_comment = True
+        if line.startswith("## ["):
+            headings += 1
+            if headings == 2:
+                return number
+    return len(lines)
+
+
+def _js_window(lines: list[str]) -> int:
     headings = 0
     in_fence = False
-    fence = _FENCE
     for number, line in enumerate(lines):
-        if fence.match(line):
+        if _FENCE.match(line):
             in_fence = not in_fence
             continue
         if in_fence:
@@ -185,6 +214,9 @@ def scan_window(doc: str, lines: list[str], windows: dict[str, str]) -> int:
             if headings == 2:
                 return number
     return len(lines)
+
+
+_ANY_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 
 
 # JavaScript's `\s` (not Python's: no U+0085, no \x1c-\x1f), as in the JS checker's fence test.
@@ -297,6 +329,7 @@ def discover(root: Path, config: Config, *, lock: LockFile | None = None) -> Dis
     past = GitPast(root)
     result = Discovery(index=index, past=past, left_out_dirs=left_out)
     pinned_paths = lock_paths(lock)
+    pinned_keys = frozenset(lock.citations) if lock is not None else frozenset()
     documents = select_documents(files, config.documents)
     parts = min(worker_count(), max(1, len(documents) // PARALLEL_MIN_DOCUMENTS))
     if parts > 1:
@@ -310,8 +343,9 @@ def discover(root: Path, config: Config, *, lock: LockFile | None = None) -> Dis
         js_lines: dict[str, int] = {}
         accept = _Acceptor(index, pinned_paths, past)
         failed: list[str] = []
+        remotes = OwnRemotes(root, pinned_keys)
         scanned, skipped = _scan_documents(
-            root, config, index, documents[lo:hi], found, js_lines, accept, failed
+            root, config, index, documents[lo:hi], found, js_lines, accept, failed, remotes
         )
         # Children send plain tuples: rebuilding is cheaper than pickling dataclasses.
         rows = found if part == 0 else [_row(c) for c in found]
@@ -385,10 +419,10 @@ def _scan_documents(
     js_lines: dict[str, int],
     accept: _Acceptor,
     failed: list[str],
+    remotes: OwnRemotes,
 ) -> tuple[list[str], list[str]]:
     scanned: list[str] = []
     skipped: list[str] = []
-    remotes = OwnRemotes(root)
     for doc in documents:
         try:
             text = (root / doc).read_bytes().decode("utf-8", errors="surrogateescape")

@@ -171,6 +171,16 @@ def neighbour_line(target: TargetFile, number: int, step: int) -> int | None:
     return None
 
 
+# A Git LFS pointer stands in the work tree for content that is not there
+# (`git lfs pull` not run): pinning its lines would pin the pointer, which
+# changes with every new version of the content, or never.
+LFS_POINTER = b"version https://git-lfs.github.com/spec/v1\n"
+LFS_REASON = (
+    "it is a Git LFS pointer: the content is not in the work tree, so its lines cannot be "
+    "checked (run `git lfs pull` first, or cite the file without line numbers)"
+)
+
+
 class TargetFile:
     """One cited file, read once; normalised lines, span hashes and locators are cached."""
 
@@ -205,6 +215,8 @@ class TargetFile:
                 data = handle.read()
         except OSError as exc:
             return cls(path, None, exc.strerror or type(exc).__name__)
+        if data.startswith(LFS_POINTER) and len(data) < 1024:
+            return cls(path, None, LFS_REASON)
         return cls.from_bytes(path, data)
 
     @classmethod

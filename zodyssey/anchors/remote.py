@@ -13,6 +13,7 @@ from pathlib import Path
 
 from zodyssey.anchors import grammar
 from zodyssey.anchors.files import FileIndex
+from zodyssey.anchors.model import make_key
 
 _SCP = re.compile(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)$")
 _URL = re.compile(r"^[a-z+]+://(?:[^@/]+@)?([^/:]+)(?::[0-9]+)?/(.+)$")
@@ -34,8 +35,18 @@ def parse_remote_url(url: str) -> tuple[str, str, str] | None:
 
 
 class OwnRemotes:
-    def __init__(self, root: Path) -> None:
+    """Blob URLs of this repository: those of its remotes, and those the lock pins.
+
+    A blob URL pinned under one remote name stays this repository's citation
+    when the remote is renamed (a transferred repository) or absent (a tree
+    without `.git`): its exact key in the lock (`pinned`) says it was ours, so
+    it keeps being checked instead of vanishing. A foreign URL never pinned
+    is not read.
+    """
+
+    def __init__(self, root: Path, pinned: frozenset[str] = frozenset()) -> None:
         self.root = root
+        self.pinned = pinned
         self._remotes: set[tuple[str, str, str]] | None = None
 
     def remotes(self) -> set[tuple[str, str, str]]:
@@ -58,7 +69,8 @@ class OwnRemotes:
             owner, repo = match.group(2).lower(), match.group(3).lower()
             if repo.endswith(".git"):
                 repo = repo[:-4]
-            if (host, owner, repo) not in self.remotes():
+            own = (host, owner, repo) in self.remotes()
+            if not own and not self.pinned:
                 continue
             ref_and_path = match.group(4)
             path_start = match.start(4)
@@ -82,6 +94,8 @@ class OwnRemotes:
                 b = int(match.group(6))
                 ranged = b != 0
                 spans.append(match.span(6))
+            if not own and make_key(cited, a, b, ranged) not in self.pinned:
+                continue
             out.append(
                 grammar.RawRef(
                     cited, a, b, ranged, "blob", tuple(spans), (begin, begin + len(cited))
