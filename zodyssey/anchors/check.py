@@ -158,31 +158,7 @@ class Checker:
         return self._renames
 
     def run(self) -> CheckResult:
-        exempt = set(self.lock.exempt) | set(self.config.exempt)
-        groups: dict[str, list[Citation]] = {}
-        exempted = 0
-        for citation in self.discovery.citations:
-            groups.setdefault(span_key(citation), []).append(citation)
-        partly_exempt: set[str] = set()
-        exempt_keys: set[str] = set()
-        if exempt:
-            # An exempt entry skips the citations written exactly that way, nothing else:
-            # `thing.py:2` in a template must not hide `src/thing.py:2` in another document
-            # although both name the same lines. (Under a JavaScript checker's lock, which
-            # skipped the whole key, the other sites' `unlocked` is a note: set_aside_unseen.)
-            for group, members in groups.items():
-                kept = [c for c in members if c.cited_as not in exempt]
-                if len(kept) == len(members):
-                    continue
-                if kept:
-                    partly_exempt.add(group)
-                else:
-                    exempt_keys.add(group)
-                    exempted += 1
-                groups[group] = kept
-        problems: list[Problem] = []
-        pins: dict[str, str] = {}
-        spans: dict[str, list[str]] = {}
+        groups, exempted, exempt_keys, partly_exempt = self._groups()
         items = [(group, members) for group, members in groups.items() if members]
         parts = min(worker_count(), max(1, len(items) // PARALLEL_MIN_GROUPS))
         # Each target file belongs to one part, so every file is read once; each part
@@ -195,53 +171,12 @@ class Checker:
             buckets[part_of[path] if path is not None else 0].append(position)
 
         def work(part: int, count: int) -> list[Outcome]:
-            out: list[Outcome] = []
-            for position in buckets[part] if count > 1 else range(len(items)):
-                group, members = items[position]
-                found_pins: dict[str, str] = {}
-                found_spans: dict[str, list[str]] = {}
-                problem = self._check_group(group, members, found_pins, found_spans)
-                evidence = None
-                resolved = members[0].resolved
-                if (
-                    self.pinning
-                    and group in found_pins
-                    and resolved is not None
-                    and members[0].symbol is None  # a symbol is found by name, not by place
-                ):
-                    first = members[0]
-                    evidence = self.target(resolved).evidence(first.start, first.end).encode()
-                out.append(
-                    (position, problem, found_pins.get(group), found_spans.get(group), evidence)
-                )
-            return out
+            positions = buckets[part] if count > 1 else range(len(items))
+            return [self._outcome(position, *items[position]) for position in positions]
 
         outcomes = [o for chunk in split_run(work, parts) for o in chunk]
         outcomes.sort(key=lambda o: o[0])
-        evidence: dict[str, str] = {}
-        placed: dict[str, list[tuple[int, int]]] = {}  # path -> (old start, offset) known for sure
-        for position, problem, pin, span, found_evidence in outcomes:
-            group, members = items[position]
-            if pin is not None:
-                pins[group] = pin
-            if span is not None:
-                spans[group] = span
-            if found_evidence is not None:
-                evidence[group] = found_evidence
-            path = members[0].resolved
-            if problem is None and pin is not None and path is not None:
-                placed.setdefault(path, []).append((members[0].start, 0))
-            elif (
-                problem is not None
-                and problem.kind == "moved"
-                and problem.moved_to
-                and problem.moved_to["path"] == problem.target
-                and problem.lines
-            ):
-                offset = int(str(problem.moved_to["start"])) - problem.lines[0]
-                placed.setdefault(str(problem.target), []).append((problem.lines[0], offset))
-            if problem is not None:
-                problems.append(problem)
+        problems, pins, spans, evidence, placed = self._gather(outcomes, items)
         problems = [self._follow_shift(p, placed) for p in problems]
         problems = self._uniform_shifts(problems, outcomes, items)
         cited = {k for k in groups if not k.startswith("?")}
@@ -266,6 +201,90 @@ class Checker:
             partly_exempt=partly_exempt,
             skipped_documents=len(self.discovery.skipped),
         )
+
+    def _groups(self) -> tuple[dict[str, list[Citation]], int, set[str], set[str]]:
+        """Citations by the span they name, exempt ones taken out.
+
+        Returns (groups, keys wholly exempt (count), those keys, keys partly exempt).
+        """
+        exempt = set(self.lock.exempt) | set(self.config.exempt)
+        groups: dict[str, list[Citation]] = {}
+        for citation in self.discovery.citations:
+            groups.setdefault(span_key(citation), []).append(citation)
+        partly_exempt: set[str] = set()
+        exempt_keys: set[str] = set()
+        if not exempt:
+            return groups, 0, exempt_keys, partly_exempt
+        # An exempt entry skips the citations written exactly that way, nothing else:
+        # `thing.py:2` in a template must not hide `src/thing.py:2` in another document
+        # although both name the same lines. (Under a JavaScript checker's lock, which
+        # skipped the whole key, the other sites' `unlocked` is a note: set_aside_unseen.)
+        for group, members in groups.items():
+            kept = [c for c in members if c.cited_as not in exempt]
+            if len(kept) == len(members):
+                continue
+            if kept:
+                partly_exempt.add(group)
+            else:
+                exempt_keys.add(group)
+            groups[group] = kept
+        return groups, len(exempt_keys), exempt_keys, partly_exempt
+
+    def _outcome(self, position: int, group: str, members: list[Citation]) -> Outcome:
+        """One key group checked: its problem, fresh pin, per-line pins and evidence."""
+        found_pins: dict[str, str] = {}
+        found_spans: dict[str, list[str]] = {}
+        problem = self._check_group(group, members, found_pins, found_spans)
+        evidence = None
+        resolved = members[0].resolved
+        if (
+            self.pinning
+            and group in found_pins
+            and resolved is not None
+            and members[0].symbol is None  # a symbol is found by name, not by place
+        ):
+            first = members[0]
+            evidence = self.target(resolved).evidence(first.start, first.end).encode()
+        return (position, problem, found_pins.get(group), found_spans.get(group), evidence)
+
+    def _gather(
+        self, outcomes: list[Outcome], items: list[tuple[str, list[Citation]]]
+    ) -> tuple[
+        list[Problem],
+        dict[str, str],
+        dict[str, list[str]],
+        dict[str, str],
+        dict[str, list[tuple[int, int]]],
+    ]:
+        """Problems, pins, per-line pins, evidence, and the places known for sure per file."""
+        problems: list[Problem] = []
+        pins: dict[str, str] = {}
+        spans: dict[str, list[str]] = {}
+        evidence: dict[str, str] = {}
+        placed: dict[str, list[tuple[int, int]]] = {}  # path -> (old start, offset) for sure
+        for position, problem, pin, span, found_evidence in outcomes:
+            group, members = items[position]
+            if pin is not None:
+                pins[group] = pin
+            if span is not None:
+                spans[group] = span
+            if found_evidence is not None:
+                evidence[group] = found_evidence
+            path = members[0].resolved
+            if problem is None and pin is not None and path is not None:
+                placed.setdefault(path, []).append((members[0].start, 0))
+            elif (
+                problem is not None
+                and problem.kind == "moved"
+                and problem.moved_to
+                and problem.moved_to["path"] == problem.target
+                and problem.lines
+            ):
+                offset = int(str(problem.moved_to["start"])) - problem.lines[0]
+                placed.setdefault(str(problem.target), []).append((problem.lines[0], offset))
+            if problem is not None:
+                problems.append(problem)
+        return problems, pins, spans, evidence, placed
 
     def _check_group(
         self, key: str, members: list[Citation], pins: dict[str, str], spans: dict[str, list[str]]
@@ -485,17 +504,8 @@ class Checker:
         """
         candidates: dict[str, list[Problem]] = {}
         for problem in problems:
-            if (
-                problem.kind in ("drift", "out-of-range", "contentless")
-                and problem.evidence is None
-                and problem.target is not None
-                and problem.lines is not None
-                and problem.citations
-                and problem.citations[0].resolved == problem.target
-                and problem.citations[0].symbol is None  # a symbol's key has no lines to shift
-                and problem.key in self.lock.citations
-                and problem.key not in self.lock.evidence
-            ):
+            if self._shift_candidate(problem):
+                assert problem.target is not None
                 candidates.setdefault(problem.target, []).append(problem)
         if not candidates:
             return problems
@@ -507,45 +517,61 @@ class Checker:
                 in_place.setdefault(path, []).append(members[0].start)
         changed: dict[int, Problem] = {}
         for path, group in candidates.items():
-            if len(group) < 2:
-                continue
-            target = self.target(path)
-            offsets: set[int] = set()
-            places: list[int] = []
-            for problem in group:
-                assert problem.lines is not None
-                a, b = problem.lines
-                pinned = self.lock.citations[problem.key]
-                found = target.find_nearby(pinned, b - a + 1, a, reach=NEAR[-1])
-                found = [f for f in found if f != a]
-                if len(found) != 1 or target.occurrences(found[0], found[0] + b - a) != found:
-                    break
-                offsets.add(found[0] - a)
-                places.append(found[0])
-            else:
-                if len(offsets) != 1:
-                    continue
-                starts = [p.lines[0] for p in group if p.lines is not None]
-                still = in_place.get(path, [])
-                if still and not (max(still) < min(starts) or min(still) > max(starts)):
-                    continue  # pins in place among the shifted ones: not one shift
-                for problem, start in zip(group, places, strict=True):
-                    assert problem.lines is not None
-                    moved = self._moved(
-                        problem.key,
-                        problem.citations[0],
-                        problem.citations,
-                        problem.sites,
-                        path,
-                        path,
-                        start,
-                        problem.lines[1] - problem.lines[0] + 1,
-                        target,
-                        shifted=True,
-                    )
-                    if moved is not None:
-                        changed[id(problem)] = moved
+            if len(group) >= 2:
+                changed.update(self._one_shift(path, group, in_place.get(path, [])))
         return [changed.get(id(p), p) for p in problems]
+
+    def _shift_candidate(self, problem: Problem) -> bool:
+        """A mismatched pin with no evidence of its own, of a file cited by lines."""
+        return (
+            problem.kind in ("drift", "out-of-range", "contentless")
+            and problem.evidence is None
+            and problem.target is not None
+            and problem.lines is not None
+            and bool(problem.citations)
+            and problem.citations[0].resolved == problem.target
+            and problem.citations[0].symbol is None  # a symbol's key has no lines to shift
+            and problem.key in self.lock.citations
+            and problem.key not in self.lock.evidence
+        )
+
+    def _one_shift(self, path: str, group: list[Problem], still: list[int]) -> dict[int, Problem]:
+        """The group's problems as `moved` when they all shifted by one offset, else none."""
+        target = self.target(path)
+        offsets: set[int] = set()
+        places: list[int] = []
+        for problem in group:
+            assert problem.lines is not None
+            a, b = problem.lines
+            pinned = self.lock.citations[problem.key]
+            found = [f for f in target.find_nearby(pinned, b - a + 1, a, reach=NEAR[-1]) if f != a]
+            if len(found) != 1 or target.occurrences(found[0], found[0] + b - a) != found:
+                return {}
+            offsets.add(found[0] - a)
+            places.append(found[0])
+        if len(offsets) != 1:
+            return {}
+        starts = [p.lines[0] for p in group if p.lines is not None]
+        if still and not (max(still) < min(starts) or min(still) > max(starts)):
+            return {}  # pins in place among the shifted ones: not one shift
+        changed: dict[int, Problem] = {}
+        for problem, start in zip(group, places, strict=True):
+            assert problem.lines is not None
+            moved = self._moved(
+                problem.key,
+                problem.citations[0],
+                problem.citations,
+                problem.sites,
+                path,
+                path,
+                start,
+                problem.lines[1] - problem.lines[0] + 1,
+                target,
+                shifted=True,
+            )
+            if moved is not None:
+                changed[id(problem)] = moved
+        return changed
 
     def _moved(
         self,

@@ -98,39 +98,10 @@ def _recover(path: Path) -> str:
 def read_lock(path: str | Path) -> LockFile:
     """Read a lock; a missing file is an empty lock, a malformed one a UsageError (exit 2)."""
     target = Path(path)
-    try:
-        info = target.stat()  # follows a symlink: a linked lock is read (and written) through
-    except FileNotFoundError:
+    raw = _read_regular(target)
+    if raw is None:
         return LockFile()
-    except OSError as exc:
-        raise UsageError(f"cannot read lock {target}: {exc.strerror}") from exc
-    if stat.S_ISDIR(info.st_mode):
-        raise UsageError(
-            f"lock {target} is a directory, not a file; move it away, then {_recover(target)}"
-        )
-    if not stat.S_ISREG(info.st_mode):
-        # A FIFO would block the check forever, a device would feed it anything.
-        raise UsageError(
-            f"lock {target} is not a regular file (a pipe, socket or device); "
-            f"remove it, then {_recover(target)}"
-        )
-    try:
-        raw = target.read_bytes()
-    except FileNotFoundError:
-        return LockFile()
-    except OSError as exc:
-        raise UsageError(f"cannot read lock {target}: {exc.strerror}") from exc
-    try:
-        # utf-8-sig: an editor's BOM in front of an otherwise valid lock is no reason to fail.
-        data = json.loads(raw.decode("utf-8-sig"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise UsageError(f"lock {target} is not valid JSON ({exc}); {_recover(target)}") from exc
-    except RecursionError as exc:
-        raise UsageError(
-            f"lock {target} is not valid JSON (nested too deeply); {_recover(target)}"
-        ) from exc
-    if not isinstance(data, dict):
-        raise UsageError(f"lock {target} is not a JSON object; {_recover(target)}")
+    data = _parse_object(target, raw)
     citations = data.get("citations", {})
     if not isinstance(citations, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in citations.items()
@@ -144,20 +115,21 @@ def read_lock(path: str | Path) -> LockFile:
         exempt = []
     if not isinstance(exempt, list) or not all(isinstance(e, str) for e in exempt):
         raise UsageError(f"lock {target}: `exempt` must be a list of strings; {_recover(target)}")
-    spans: dict[str, list[str]] = {}
     raw_spans = data.get("spans", {})
-    if isinstance(raw_spans, dict):
-        for key, value in raw_spans.items():
-            # Per-line detail is an optional extra: ignore entries we cannot read.
-            if isinstance(value, str):
-                spans[key] = value.split()
-    evidence: dict[str, str] = {}
+    # Per-line detail is an optional extra: entries we cannot read are ignored.
+    spans = (
+        {k: v.split() for k, v in raw_spans.items() if isinstance(v, str)}
+        if isinstance(raw_spans, dict)
+        else {}
+    )
     raw_evidence = data.get("evidence", {})
-    if isinstance(raw_evidence, dict):
-        evidence = {k: v for k, v in raw_evidence.items() if isinstance(v, str)}
+    evidence = (
+        {k: v for k, v in raw_evidence.items() if isinstance(v, str)}
+        if isinstance(raw_evidence, dict)
+        else {}
+    )
     comment = data.get("_comment")
     known = ("_comment", "exempt", "citations", "spans", "evidence", FORMAT_KEY)
-    extra = {k: v for k, v in data.items() if k not in known}
     return LockFile(
         citations=dict(citations),
         exempt=list(exempt),
@@ -165,9 +137,50 @@ def read_lock(path: str | Path) -> LockFile:
         evidence=evidence,
         comment=comment if isinstance(comment, str) else DEFAULT_COMMENT,
         exists=True,
-        extra=extra,
+        extra={k: v for k, v in data.items() if k not in known},
         legacy=not _written_by_us(data),
     )
+
+
+def _read_regular(target: Path) -> bytes | None:
+    """The lock's bytes; None when there is none; exit 2 for anything but a regular file."""
+    try:
+        info = target.stat()  # follows a symlink: a linked lock is read (and written) through
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise UsageError(f"cannot read lock {target}: {exc.strerror}") from exc
+    if stat.S_ISDIR(info.st_mode):
+        raise UsageError(
+            f"lock {target} is a directory, not a file; move it away, then {_recover(target)}"
+        )
+    if not stat.S_ISREG(info.st_mode):
+        # A FIFO would block the check forever, a device would feed it anything.
+        raise UsageError(
+            f"lock {target} is not a regular file (a pipe, socket or device); "
+            f"remove it, then {_recover(target)}"
+        )
+    try:
+        return target.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise UsageError(f"cannot read lock {target}: {exc.strerror}") from exc
+
+
+def _parse_object(target: Path, raw: bytes) -> dict[str, Any]:
+    try:
+        # utf-8-sig: an editor's BOM in front of an otherwise valid lock is no reason to fail.
+        data = json.loads(raw.decode("utf-8-sig"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise UsageError(f"lock {target} is not valid JSON ({exc}); {_recover(target)}") from exc
+    except RecursionError as exc:
+        raise UsageError(
+            f"lock {target} is not valid JSON (nested too deeply); {_recover(target)}"
+        ) from exc
+    if not isinstance(data, dict):
+        raise UsageError(f"lock {target} is not a JSON object; {_recover(target)}")
+    return data
 
 
 def write_lock(path: str | Path, lock: LockFile) -> None:

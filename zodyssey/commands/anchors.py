@@ -463,75 +463,83 @@ def _run_update(
     result = _check(root, config, discovery, lock, lock_path, pinning=True)
     # Re-pinning drift and unlocked citations is what --update is for; the rest are refused.
     refused = [p for p in result.problems if p.kind not in ("drift", "unlocked")]
-    citations = dict(result.pins)
-    spans = dict(result.spans)
-    evidence = dict(result.evidence)
-    kept_moved = 0
-    kept_cited = 0
-    for p in refused:
-        # A refused citation keeps its old pin: a moved one so `check` keeps saying where the
-        # content went and --fix can still rewrite it; any other (its file deleted or renamed,
-        # out of range now) because a document still cites it, and dropping the pin would
-        # forget what it said. Re-pinning the old numbers would bless wrong content.
-        if p.key in lock.citations and p.key not in citations:
-            citations[p.key] = lock.citations[p.key]
-            if p.key in lock.spans:
-                spans[p.key] = lock.spans[p.key]
-            if p.key in lock.evidence:
-                evidence[p.key] = lock.evidence[p.key]
-            kept_moved += p.kind == "moved"
-            kept_cited += p.kind != "moved"
     new_lock = LockFile(
-        citations=citations,
+        citations=dict(result.pins),
         exempt=list(lock.exempt),
-        spans=spans,
-        evidence=evidence,
+        spans=dict(result.spans),
+        evidence=dict(result.evidence),
         comment=lock.comment,
         exists=True,
         extra=lock.extra,
     )
-    dropped = sorted(k for k in lock.citations if k not in citations)
+    kept_moved, kept_cited = _keep_refused_pins(lock, new_lock, refused)
+    dropped = sorted(k for k in lock.citations if k not in new_lock.citations)
     try:
         write_lock(lock_path, new_lock)
     except OSError as exc:
         raise UsageError(f"cannot write lock {lock_path}: {exc.strerror}") from exc
     repinned = sum(1 for p in result.problems if p.kind == "drift")
-    parts = [f"check-anchors: wrote {len(citations)} citation fingerprints to {lock_path}"]
+    parts = [f"check-anchors: wrote {len(new_lock.citations)} citation fingerprints to {lock_path}"]
     if dropped:
         stale = sum(1 for k in dropped if k not in result.cited_keys)
         parts.append(
             f"{len(dropped)} entr{'y' if len(dropped) == 1 else 'ies'} dropped "
             f"({stale} stale, {len(dropped) - stale} no longer pinnable)"
         )
-    if repinned:
-        parts.append(f"{repinned} drifted citation(s) re-pinned to their current content")
-    if kept_moved:
-        parts.append(f"{kept_moved} moved citation(s) kept at their old pin (run --fix)")
-    if kept_cited:
-        parts.append(f"{kept_cited} pin(s) of problem citations kept, as documents still cite them")
-    if refused:
-        parts.append(f"{len(refused)} citation(s) could NOT be pinned (listed above)")
+    counted = (
+        (repinned, "drifted citation(s) re-pinned to their current content"),
+        (kept_moved, "moved citation(s) kept at their old pin (run --fix)"),
+        (kept_cited, "pin(s) of problem citations kept, as documents still cite them"),
+        (len(refused), "citation(s) could NOT be pinned (listed above)"),
+    )
+    parts += [f"{n} {what}" for n, what in counted if n]
     summary = "; ".join(parts)
     result.problems = refused
-    stale_problems = []
-    from zodyssey.anchors.check import Problem
-
-    for key in dropped:
-        if key not in result.cited_keys:
-            where = result.stale_written.get(key)
-            detail = "dropped from the lock: nothing cites it"
-            if where is not None:
-                detail = (
-                    f"dropped from the lock: no citation reads it, but {where} still writes it "
-                    "(in a comment, an ignored line or region, or outside the scanned window); "
-                    "restore the citation there if a reader relies on it"
-                )
-            stale_problems.append(Problem("stale", key, key, [], detail))
     report = build_report(result, mode="update", strict=False, summary=summary, fmt=fmt)
     # Dropped stale entries are reported, but they are the point of --update, not a failure.
-    report.findings += [_note(p.key, p.detail) for p in stale_problems]
+    report.findings += [_note(key, detail) for key, detail in _dropped_notes(result, dropped)]
     _render(report, fmt, args.output)
     return Exit.PROBLEMS if refused else Exit.OK
+
+
+def _keep_refused_pins(lock: LockFile, new_lock: LockFile, refused: list[Any]) -> tuple[int, int]:
+    """Keep the old pins of refused citations; (moved kept, others kept).
+
+    A moved one keeps its pin so `check` keeps saying where the content went
+    and --fix can still rewrite it; any other (its file deleted or renamed, out
+    of range now) because a document still cites it, and dropping the pin
+    would forget what it said. Re-pinning the old numbers would bless wrong content.
+    """
+    kept_moved = kept_cited = 0
+    for p in refused:
+        if p.key not in lock.citations or p.key in new_lock.citations:
+            continue
+        new_lock.citations[p.key] = lock.citations[p.key]
+        if p.key in lock.spans:
+            new_lock.spans[p.key] = lock.spans[p.key]
+        if p.key in lock.evidence:
+            new_lock.evidence[p.key] = lock.evidence[p.key]
+        kept_moved += p.kind == "moved"
+        kept_cited += p.kind != "moved"
+    return kept_moved, kept_cited
+
+
+def _dropped_notes(result: CheckResult, dropped: list[str]) -> list[tuple[str, str]]:
+    """(key, detail) of each stale entry --update dropped."""
+    notes = []
+    for key in dropped:
+        if key in result.cited_keys:
+            continue
+        where = result.stale_written.get(key)
+        detail = "dropped from the lock: nothing cites it"
+        if where is not None:
+            detail = (
+                f"dropped from the lock: no citation reads it, but {where} still writes it "
+                "(in a comment, an ignored line or region, or outside the scanned window); "
+                "restore the citation there if a reader relies on it"
+            )
+        notes.append((key, detail))
+    return notes
 
 
 def _note(key: str, detail: str) -> Any:
@@ -555,9 +563,7 @@ def _run_fix(
     lock_path: Path,
     fmt: str,
 ) -> int:
-    from zodyssey.anchors.discover import discover
     from zodyssey.anchors.fix import apply_moves
-    from zodyssey.anchors.lock import write_lock
     from zodyssey.anchors.report import build_report
     from zodyssey.anchors.rewrite import moves_of
 
@@ -582,42 +588,7 @@ def _run_fix(
         return Exit.PROBLEMS if result.problems or stale else Exit.OK
     repinned_docs = 0
     if moved:
-        # Re-pin from what the documents cite now: a move whose text could not be
-        # rewritten keeps its old key. Read every old pin before writing any, since
-        # one move's new key is often another's old key.
-        fresh = discover(root, config, lock=lock)
-        cited_now = {c.key for c in fresh.citations if c.key is not None}
-        pins: dict[str, str] = {}
-        per_line: dict[str, list[str]] = {}
-        touched: set[str] = set()
-        for p in moved:
-            assert p.moved_to is not None
-            new_key = str(p.moved_to["key"])
-            if new_key in cited_now and p.key in lock.citations:
-                pins[new_key] = lock.citations[p.key]
-                touched.add(new_key)
-                if p.key in lock.spans:
-                    per_line[new_key] = lock.spans[p.key]
-        for p in moved:
-            if p.key not in cited_now:
-                lock.citations.pop(p.key, None)
-                lock.spans.pop(p.key, None)
-                lock.evidence.pop(p.key, None)
-        lock.citations.update(pins)
-        lock.spans.update(per_line)
-        # The fix rewrote documents that other documents may cite: their pins follow
-        # the fix's own edits (and only those), so the fix never creates a drift.
-        repinned_docs = _follow_rewrites(lock, rewritten, touched)
-        if not lock.legacy:
-            pinned = _check(root, config, fresh, lock, lock_path, pinning=True)
-            for key in touched:
-                if key in pinned.evidence:
-                    lock.evidence[key] = pinned.evidence[key]
-        try:
-            write_lock(lock_path, lock)
-        except OSError as exc:
-            raise UsageError(f"cannot write lock {lock_path}: {exc.strerror}") from exc
-        discovery = fresh
+        discovery, repinned_docs = _repin_after_fix(root, config, lock, lock_path, moved, rewritten)
         result = _check(root, config, discovery, lock, lock_path)
     if diff:
         sys.stderr.write(diff)
@@ -626,16 +597,7 @@ def _run_fix(
         p for p in result.problems if (p.kind, p.key) not in before and p.key not in moved_keys
     ]
     count = len(result.problems) + (len(result.stale) if args.strict else 0)
-    if applied:
-        summary = (
-            f"check-anchors --fix: rewrote {_rewrite_count(applied, moved)} and re-pinned them"
-        )
-    else:
-        summary = "check-anchors --fix: nothing rewritten (" + (
-            "no moved citations; drift is never rewritten)"
-            if not moved
-            else f"{len(moved)} moved citation key(s), but their text changed since it was read)"
-        )
+    summary = _fix_head(applied, moved)
     if repinned_docs:
         summary += (
             f"; {repinned_docs} citation(s) of the rewritten documents re-pinned to the "
@@ -696,6 +658,68 @@ def _run_symbols(
         if s.why_not is not None:
             print("  " + s.line(), file=sys.stderr)
     return _run_check(args, root, config, discovery, lock, lock_path, fmt)
+
+
+def _fix_head(applied: list[Citation], moved: list[Any]) -> str:
+    if applied:
+        return f"check-anchors --fix: rewrote {_rewrite_count(applied, moved)} and re-pinned them"
+    return "check-anchors --fix: nothing rewritten (" + (
+        "no moved citations; drift is never rewritten)"
+        if not moved
+        else f"{len(moved)} moved citation key(s), but their text changed since it was read)"
+    )
+
+
+def _repin_after_fix(
+    root: Path,
+    config: Config,
+    lock: LockFile,
+    lock_path: Path,
+    moved: list[Any],
+    rewritten: dict[str, tuple[list[str], list[str]]],
+) -> tuple[Discovery, int]:
+    """Re-pin from what the documents cite now, write the lock; (fresh discovery, re-pinned).
+
+    A move whose text could not be rewritten keeps its old key. Every old pin
+    is read before any is written, since one move's new key is often another's
+    old key.
+    """
+    from zodyssey.anchors.discover import discover
+    from zodyssey.anchors.lock import write_lock
+
+    fresh = discover(root, config, lock=lock)
+    cited_now = {c.key for c in fresh.citations if c.key is not None}
+    pins: dict[str, str] = {}
+    per_line: dict[str, list[str]] = {}
+    touched: set[str] = set()
+    for p in moved:
+        assert p.moved_to is not None
+        new_key = str(p.moved_to["key"])
+        if new_key in cited_now and p.key in lock.citations:
+            pins[new_key] = lock.citations[p.key]
+            touched.add(new_key)
+            if p.key in lock.spans:
+                per_line[new_key] = lock.spans[p.key]
+    for p in moved:
+        if p.key not in cited_now:
+            lock.citations.pop(p.key, None)
+            lock.spans.pop(p.key, None)
+            lock.evidence.pop(p.key, None)
+    lock.citations.update(pins)
+    lock.spans.update(per_line)
+    # The fix rewrote documents that other documents may cite: their pins follow
+    # the fix's own edits (and only those), so the fix never creates a drift.
+    repinned_docs = _follow_rewrites(lock, rewritten, touched)
+    if not lock.legacy:
+        pinned = _check(root, config, fresh, lock, lock_path, pinning=True)
+        for key in touched:
+            if key in pinned.evidence:
+                lock.evidence[key] = pinned.evidence[key]
+    try:
+        write_lock(lock_path, lock)
+    except OSError as exc:
+        raise UsageError(f"cannot write lock {lock_path}: {exc.strerror}") from exc
+    return fresh, repinned_docs
 
 
 def _rewrite_count(applied: list[Citation], moved: list[Any]) -> str:

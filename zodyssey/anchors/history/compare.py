@@ -12,7 +12,7 @@ import difflib
 from dataclasses import dataclass
 from typing import Literal
 
-from zodyssey.anchors.fingerprint import TargetFile, neighbour_line, normalise
+from zodyssey.anchors.fingerprint import Evidence, TargetFile, neighbour_line, normalise
 
 SpanKind = Literal["ok", "moved", "drift"]
 
@@ -115,13 +115,9 @@ def locate_span(
         files if files is not None else (_as_file(then_lines), _as_file(now_lines))
     )
     mapped = mapping[start - 1 : end]
-    diff_start: int | None = None
-    if all(m is not None for m in mapped):
-        targets = [m for m in mapped if m is not None]
-        if targets[-1] - targets[0] == size - 1:
-            diff_start = targets[0] + 1
-            if same_place and diff_start == start:
-                return SpanLocation("ok", start, end)
+    diff_start = _diff_start(mapped, size)
+    if same_place and diff_start == start:
+        return SpanLocation("ok", start, end)
     evidence = then_file.evidence(start, end)
     pinned = then_file.span_hash(start, end)
     places = [
@@ -129,11 +125,9 @@ def locate_span(
         for s in now_file.find_evidence(evidence, pinned, start)
         if not (same_place and s == start)
     ]
-    if len(places) == 1:
-        neighbours = now_file.neighbours(evidence, places[0])
-        if neighbours == 2 or (evidence.unique and neighbours == 1):
-            how = "diff" if places[0] == diff_start else "search"
-            return SpanLocation("moved", places[0], places[0] + size - 1, how=how)
+    if len(places) == 1 and _held_by_neighbours(now_file, evidence, places[0]):
+        how = "diff" if places[0] == diff_start else "search"
+        return SpanLocation("moved", places[0], places[0] + size - 1, how=how)
     if (
         diff_start is not None
         and diff_start in places
@@ -145,6 +139,20 @@ def locate_span(
     if nearby is None:
         nearby = _neighbour_position(mapping, start, end)
     return SpanLocation("drift", start, end, nearby=nearby, possibly=tuple(places))
+
+
+def _held_by_neighbours(now_file: TargetFile, evidence: Evidence, place: int) -> bool:
+    """Both neighbours are the old ones there, or one is and the span was unique then."""
+    neighbours = now_file.neighbours(evidence, place)
+    return neighbours == 2 or (evidence.unique and neighbours == 1)
+
+
+def _diff_start(mapped: list[int | None], size: int) -> int | None:
+    """Where the diff carries the whole span, unbroken (1-based), or None."""
+    if any(m is None for m in mapped):
+        return None
+    targets = [m for m in mapped if m is not None]
+    return targets[0] + 1 if targets[-1] - targets[0] == size - 1 else None
 
 
 def _as_file(lines: list[str]) -> TargetFile:

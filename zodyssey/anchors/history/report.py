@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -72,38 +72,61 @@ def history_report(
     documents = len({c.site.doc for c in citations})
     tally = Tally.of(citations, scanned if scanned is not None else documents)
     run = trace_citations(root, selected, jobs=jobs, progress_stream=progress_stream)
-    fixable = [t for t in run.traces if _fixable(t)]
-    diff = ""
-    rewritten: set[int] = set()
-    would_rewrite: set[int] = set()
-    repinned = 0
-    if fix and fixable:
-        diff, would_rewrite = _rewrite_moves(root, config, fixable, dry_run)
-        rewritten = set() if dry_run else would_rewrite
-        if rewritten and not dry_run:
-            moved = [t for t in fixable if id(t) in rewritten]
-            kept = [t.citation for t in run.traces if id(t) not in rewritten]
-            repinned = _repin_moved(root, config, moved, kept)
-        if diff:
-            # stdout carries the report (maybe JSON); the diff goes beside it.
-            sys.stderr.write(diff)
-    report = _build_report(run, rewritten, fix=fix, dry_run=dry_run, diff=diff, tally=tally)
+    fixed = _Fixed()
+    if fix:
+        fixed = _apply_fix(root, config, run, dry_run)
+    report = _build_report(
+        run, fixed.rewritten, fix=fix, dry_run=dry_run, diff=fixed.diff, tally=tally
+    )
     if len(selected) < len(citations):
         report.summary += f"; {len(citations) - len(selected)} exempt (not judged)"
     if fix and dry_run:
         report.summary += (
-            f"; --dry-run: would rewrite {len(would_rewrite)} moved citation(s), nothing written"
+            f"; --dry-run: would rewrite {len(fixed.would_rewrite)} moved citation(s), "
+            "nothing written"
         )
-    if repinned:
-        report.summary += f"; re-pinned {repinned} lock entr{'y' if repinned == 1 else 'ies'}"
+    if fixed.repinned:
+        many = "y" if fixed.repinned == 1 else "ies"
+        report.summary += f"; re-pinned {fixed.repinned} lock entr{many}"
     if not selected:
         return report, Exit.EMPTY
+    return report, _verdict(report, run, fixed.rewritten, allow_unknown)
+
+
+@dataclass
+class _Fixed:
+    """What `--fix` did: the diff, the traces rewritten (or, dry, would be), pins renewed."""
+
+    diff: str = ""
+    rewritten: set[int] = field(default_factory=set)
+    would_rewrite: set[int] = field(default_factory=set)
+    repinned: int = 0
+
+
+def _apply_fix(root: Path, config: Config, run: TraceRun, dry_run: bool) -> _Fixed:
+    fixable = [t for t in run.traces if _fixable(t)]
+    if not fixable:
+        return _Fixed()
+    diff, would_rewrite = _rewrite_moves(root, config, fixable, dry_run)
+    fixed = _Fixed(diff, set() if dry_run else would_rewrite, would_rewrite)
+    if fixed.rewritten:
+        moved = [t for t in fixable if id(t) in fixed.rewritten]
+        kept = [t.citation for t in run.traces if id(t) not in fixed.rewritten]
+        fixed.repinned = _repin_moved(root, config, moved, kept)
+    if diff:
+        # stdout carries the report (maybe JSON); the diff goes beside it.
+        sys.stderr.write(diff)
+    return fixed
+
+
+def _verdict(report: Report, run: TraceRun, rewritten: set[int], allow_unknown: bool) -> int:
+    """Exit 4 when nothing was proven, 9 for problems or (unless allowed) unknowns, else 0."""
     unknown = [t for t in run.traces if t.kind == "unknown"]
     if unknown and len(unknown) == len(run.traces):
         report.summary += "\nnothing proven: every citation is unknown. " + _causes(unknown)
         if report.payload is not None:
             report.payload["ok"] = False
-        return report, Exit.EMPTY
+        return Exit.EMPTY
     failing = [t for t in run.traces if t.kind in PROBLEM_KINDS and id(t) not in rewritten]
     if unknown and not allow_unknown:
         report.summary += (
@@ -113,8 +136,8 @@ def history_report(
         )
         if report.payload is not None:
             report.payload["ok"] = False
-        return report, Exit.PROBLEMS
-    return report, Exit.PROBLEMS if failing else Exit.OK
+        return Exit.PROBLEMS
+    return Exit.PROBLEMS if failing else Exit.OK
 
 
 def _causes(unknown: list[Trace]) -> str:
