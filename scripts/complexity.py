@@ -25,9 +25,9 @@ from radon.visitors import Class, ComplexityVisitor
 
 TARGET_ABOVE_25 = 0
 TARGET_SHARE_11 = 0.08
-# The ratchet: what the package measured when it was last tightened (488a4f8:
-# 1,485 functions, 215 = 14.5% at CC >= 11, 19 above 25, highest 60).
-RATCHET_ABOVE_25 = 19
+# The ratchet: what the package measured when it was last tightened (main, 00:45:
+# 1,501 functions, 221 = 14.7% at CC >= 11, 12 above 25, highest 60).
+RATCHET_ABOVE_25 = 12
 RATCHET_SHARE_11 = 0.150
 
 
