@@ -142,3 +142,16 @@ def test_update_refuses_a_failing_collection_and_writes_through_links(tmp_path: 
 def test_results_from_another_checkout_are_refused(tmp_path: Path) -> None:
     trust.test_results_carry_the_checkout_and_are_refused_elsewhere(tmp_path)
     trust.test_results_without_a_checkout_are_refused(tmp_path / "none")
+
+
+from tests.claims import test_drill_languages as languages  # noqa: E402
+
+
+@pytest.mark.claim("drill-other-languages")
+def test_javascript_breaks_killed_and_survived(tmp_path: Path) -> None:
+    languages.test_javascript_claims_killed_and_survived(tmp_path)
+
+
+@pytest.mark.claim("drill-other-languages")
+def test_go_breaks_are_the_grammars_statements(tmp_path: Path) -> None:
+    languages.test_go_breaks_are_statements_by_the_grammar(tmp_path)

@@ -387,6 +387,24 @@ class ClaimResult:
 Progress = Callable[[int, int, dict[str, int]], None]
 
 
+@dataclass
+class _Tally:
+    """Breaks counted per outcome as they finish, for the progress bar."""
+
+    total: int
+    progress: Progress | None
+    done: int = 0
+    counts: dict[str, int] = field(default_factory=lambda: {KILLED: 0, SURVIVED: 0, NOT_JUDGED: 0})
+
+    def add(self, status: str) -> None:
+        self.counts[status] = self.counts.get(status, 0) + 1
+        self.done += 1
+
+    def show(self) -> None:
+        if self.progress:
+            self.progress(self.done, self.total, self.counts)
+
+
 def drill(
     root: Path,
     targets: list[Target],
@@ -405,52 +423,16 @@ def drill(
     if not live:
         return results
     deadline = time.monotonic() + budget if budget is not None else None
-    total = sum(len(r.target.breaks) for r in live)
-    jobs = max(1, min(jobs, total))
+    tally = _Tally(sum(len(r.target.breaks) for r in live), progress)
+    jobs = max(1, min(jobs, tally.total))
     scratch = Scratch(root, jobs)
     runner = Runner(scratch.base, deadline)
-    counts = {KILLED: 0, SURVIVED: 0, NOT_JUDGED: 0}
-    done = 0
     try:
         with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="drill") as pool:
-            base_futures = {
-                pool.submit(_baseline, scratch, runner, r, timeout): r
-                for r in live
-                if r.target.tests
-            }
-            for r in live:
-                if not r.target.tests:
-                    r.baseline = Outcome(NOT_JUDGED, cause="the claim has no linked test")
-            _wait_all(list(base_futures), runner)
-            pending: dict[Future[Outcome], tuple[ClaimResult, Break]] = {}
-            for r in live:
-                assert r.baseline is not None
-                if r.baseline.status != PASSED:
-                    why = f"its linked tests do not pass on the unbroken copy: {r.baseline.cause}"
-                    for brk in r.target.breaks:
-                        r.results.append(
-                            BreakResult(brk, Outcome(NOT_JUDGED, cause=why, cut=r.baseline.cut))
-                        )
-                        counts[NOT_JUDGED] += 1
-                        done += 1
-                    continue
-                limit = timeout or max(60.0, 10 * r.baseline.seconds)
-                for brk in r.target.breaks:
-                    future = pool.submit(_one_break, scratch, runner, brk, r.target.tests, limit)
-                    pending[future] = (r, brk)
-            if progress:
-                progress(done, total, counts)
-            outcomes: dict[Future[Outcome], Outcome] = {}
-            remaining = set(pending)
-            while remaining:
-                finished, remaining = _wait_some(remaining, runner)
-                for future in finished:
-                    outcome = future.result()
-                    outcomes[future] = outcome
-                    counts[outcome.status] = counts.get(outcome.status, 0) + 1
-                    done += 1
-                if progress:
-                    progress(done, total, counts)
+            _baselines(pool, scratch, runner, live, timeout)
+            pending = _submit_breaks(pool, scratch, runner, live, timeout, tally)
+            tally.show()
+            outcomes = _outcomes(pending, runner, tally)
             for future, (r, brk) in pending.items():
                 r.results.append(BreakResult(brk, outcomes[future]))
     except BaseException:
@@ -459,6 +441,64 @@ def drill(
     finally:
         scratch.remove()
     return results
+
+
+def _baselines(
+    pool: ThreadPoolExecutor,
+    scratch: Scratch,
+    runner: Runner,
+    live: list[ClaimResult],
+    timeout: float | None,
+) -> None:
+    """The linked tests of each claim on the unbroken copy (in parallel)."""
+    futures = [pool.submit(_baseline, scratch, runner, r, timeout) for r in live if r.target.tests]
+    for r in live:
+        if not r.target.tests:
+            r.baseline = Outcome(NOT_JUDGED, cause="the claim has no linked test")
+    _wait_all(futures, runner)
+
+
+def _submit_breaks(
+    pool: ThreadPoolExecutor,
+    scratch: Scratch,
+    runner: Runner,
+    live: list[ClaimResult],
+    timeout: float | None,
+    tally: _Tally,
+) -> dict[Future[Outcome], tuple[ClaimResult, Break]]:
+    """One run per break of each claim whose tests pass unbroken; the breaks of
+    the others are not judged at once."""
+    pending: dict[Future[Outcome], tuple[ClaimResult, Break]] = {}
+    for r in live:
+        assert r.baseline is not None
+        if r.baseline.status != PASSED:
+            why = f"its linked tests do not pass on the unbroken copy: {r.baseline.cause}"
+            for brk in r.target.breaks:
+                r.results.append(
+                    BreakResult(brk, Outcome(NOT_JUDGED, cause=why, cut=r.baseline.cut))
+                )
+                tally.add(NOT_JUDGED)
+            continue
+        limit = timeout or max(60.0, 10 * r.baseline.seconds)
+        for brk in r.target.breaks:
+            future = pool.submit(_one_break, scratch, runner, brk, r.target.tests, limit)
+            pending[future] = (r, brk)
+    return pending
+
+
+def _outcomes(
+    pending: dict[Future[Outcome], tuple[ClaimResult, Break]], runner: Runner, tally: _Tally
+) -> dict[Future[Outcome], Outcome]:
+    outcomes: dict[Future[Outcome], Outcome] = {}
+    remaining = set(pending)
+    while remaining:
+        finished, remaining = _wait_some(remaining, runner)
+        for future in finished:
+            outcome = future.result()
+            outcomes[future] = outcome
+            tally.add(outcome.status)
+        tally.show()
+    return outcomes
 
 
 def _wait_some(

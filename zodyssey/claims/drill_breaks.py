@@ -16,8 +16,10 @@ annotation>`; a guard (an `if` whose block raises, or returns or calls
 something named like block/deny/reject/refuse/fail/exit) gets its condition
 negated, and separately its raise/return/call replaced by `pass` (the gate
 switched off). A Python line span also loses its whole statements at once.
-Other files lose the cited lines (they are blanked, so line numbers stay); a
-grammar-aware break for other languages is not built yet.
+Go, Rust, JavaScript, TypeScript, Java, C and C++ (a symbol or a line span)
+lose statements the language's tree-sitter grammar delimits (`drill_ts.py`);
+other files lose the cited lines (blanked, so line numbers stay), and a whole
+file is emptied.
 
 Edits are splices of the original source bytes (by the ast's byte offsets),
 never a re-print of the module, so everything outside the break stays as it is.
@@ -34,6 +36,8 @@ from pathlib import Path
 # Bumped when the set of breaks or their meaning changes: cached results made by
 # another engine are re-drilled.
 ENGINE = "drill-2"
+# Part of the cache key of spans that are not Python: bumped when those breaks change.
+ENGINE_OTHER = "tree-sitter-1"
 
 _SYMBOL = re.compile(r"^(?P<path>[^:\s]+\.py)::(?P<symbol>[A-Za-z_][A-Za-z0-9_.]*)$")
 _OTHER_SYMBOL = re.compile(
@@ -78,7 +82,9 @@ class Break:
     span: str  # the spec it came from
     path: str
     line: int
-    kind: str  # body-raise | body-return | negate-guard | drop-guard | delete-span | delete-lines
+    # body-raise | body-return | negate-guard | drop-guard | delete-span | delete-lines
+    # | delete-statements | delete-statement (other languages)
+    kind: str
     what: str  # human description
     source: bytes  # the whole broken file
 
@@ -416,61 +422,100 @@ def _covered_statements(body: list[ast.stmt], start: int, end: int) -> list[list
     return runs
 
 
+_Made = tuple[int, str, str, bytes]  # (line, kind, what, broken source)
+
+
 def breaks_for(root: Path, span: Span) -> list[Break]:
     """Every break of one span, in a stable order."""
     data = (root / span.path).read_bytes()
     if not span.path.endswith(".py"):
-        return [_line_break(span, data)]
+        return _other_breaks(span, data)
     tree, _ = _parse_py(root, span.path, span.spec)
     src = _Source(data)
     classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
-    made: list[tuple[int, str, str, bytes]] = []
+    made: list[_Made] = []
     if span.kind == "symbol":
-        node = _find_symbol(tree, span.symbol)
-        assert node is not None  # resolve() checked it
-        if isinstance(node, ast.ClassDef):
-            for qual, fn in _defs(node.body, f"{node.name}."):
-                made.extend(_function_breaks(src, fn, classes, qual))
-        else:
-            made.extend(_function_breaks(src, node, classes, span.symbol))
+        made = _symbol_breaks(tree, src, classes, span)
     elif span.kind == "file":
         for qual, fn in _defs(tree.body):
             made.extend(_function_breaks(src, fn, classes, qual))
     else:
-        runs = _covered_statements(tree.body, span.start, span.end)
-        if runs:
-            edits = [(src.segment(run[0])[0], src.segment(run[-1])[1], b"pass") for run in runs]
-            # A decorated definition starts at its first decorator.
-            fixed = []
-            for (s, e, new), run in zip(edits, runs, strict=True):
-                decorators = getattr(run[0], "decorator_list", [])
-                if decorators:
-                    s = src.offset(decorators[0].lineno, decorators[0].col_offset - 1)
-                fixed.append((s, e, new))
-            made.append(
-                (
-                    span.start,
-                    "delete-span",
-                    f"{span.spec}: its statements removed",
-                    src.splice(fixed),
-                )
-            )
-        else:
-            made.append(
-                (
-                    span.start,
-                    "delete-lines",
-                    f"{span.spec}: lines blanked",
-                    _line_break(span, data).source,
-                )
-            )
-        for qual, fn in _defs(tree.body):
-            if span.start <= _first_line(fn) and (fn.end_lineno or fn.lineno) <= span.end:
-                made.extend(_function_breaks(src, fn, classes, qual))
-            elif fn.lineno <= span.end and (fn.end_lineno or fn.lineno) >= span.start:
-                for inner in _walk_own(fn):
-                    if isinstance(inner, ast.If) and span.start <= inner.lineno <= span.end:
-                        made.extend(_guard_breaks(src, inner, qual))
+        made = _span_breaks(tree, src, classes, span, data)
+    return _runnable(made, data, span)
+
+
+def _other_breaks(span: Span, data: bytes) -> list[Break]:
+    """Statements deleted by the file's tree-sitter grammar; lines blanked when the
+    language has none (or the span is a whole file, which is emptied)."""
+    from zodyssey.anchors.symbols import language_of
+    from zodyssey.claims.drill_ts import breaks
+
+    language = language_of(span.path)
+    made = (
+        breaks(data, language, span.start, span.end, span.spec)
+        if language and span.kind != "file"
+        else None
+    )
+    if not made:
+        return [_line_break(span, data)]
+    out: list[Break] = []
+    seen: set[bytes] = set()
+    for line, kind, what, source in made:
+        if source != data and source not in seen:
+            seen.add(source)
+            out.append(Break(span.spec, span.path, line, kind, what, source))
+    return out
+
+
+def _symbol_breaks(tree: ast.Module, src: _Source, classes: set[str], span: Span) -> list[_Made]:
+    node = _find_symbol(tree, span.symbol)
+    assert node is not None  # resolve() checked it
+    if not isinstance(node, ast.ClassDef):
+        return list(_function_breaks(src, node, classes, span.symbol))
+    made: list[_Made] = []
+    for qual, fn in _defs(node.body, f"{node.name}."):
+        made.extend(_function_breaks(src, fn, classes, qual))
+    return made
+
+
+def _span_breaks(
+    tree: ast.Module, src: _Source, classes: set[str], span: Span, data: bytes
+) -> list[_Made]:
+    """A line span: its statements deleted, then the functions and guards inside it."""
+    runs = _covered_statements(tree.body, span.start, span.end)
+    made: list[_Made] = []
+    if runs:
+        what = f"{span.spec}: its statements removed"
+        made.append((span.start, "delete-span", what, _delete_runs(src, runs)))
+    else:
+        blanked = _line_break(span, data).source
+        made.append((span.start, "delete-lines", f"{span.spec}: lines blanked", blanked))
+    for qual, fn in _defs(tree.body):
+        last = fn.end_lineno or fn.lineno
+        if span.start <= _first_line(fn) and last <= span.end:
+            made.extend(_function_breaks(src, fn, classes, qual))
+        elif fn.lineno <= span.end and last >= span.start:
+            for inner in _walk_own(fn):
+                if isinstance(inner, ast.If) and span.start <= inner.lineno <= span.end:
+                    made.extend(_guard_breaks(src, inner, qual))
+    return made
+
+
+def _delete_runs(src: _Source, runs: list[list[ast.stmt]]) -> bytes:
+    """Each run of statements replaced by `pass` (a decorated definition from its
+    first decorator on)."""
+    edits = []
+    for run in runs:
+        start, end = src.segment(run[0])[0], src.segment(run[-1])[1]
+        decorators = getattr(run[0], "decorator_list", [])
+        if decorators:
+            start = src.offset(decorators[0].lineno, decorators[0].col_offset - 1)
+        edits.append((start, end, b"pass"))
+    return src.splice(edits)
+
+
+def _runnable(made: list[_Made], data: bytes, span: Span) -> list[Break]:
+    """The breaks worth running: changed, distinct, and still Python."""
     breaks: list[Break] = []
     seen: set[bytes] = set()
     for line, kind, what, source in made:

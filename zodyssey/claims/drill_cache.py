@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from zodyssey.claims.drill import ClaimResult, Target
-from zodyssey.claims.drill_breaks import ENGINE
+from zodyssey.claims.drill_breaks import ENGINE, ENGINE_OTHER
 from zodyssey.errors import UsageError
 
 CACHE_VERSION = 1
@@ -57,6 +57,8 @@ def cache_key(root: Path, target: Target) -> str:
         digest.update(data)
 
     add("engine", ENGINE.encode())
+    if any(not span.path.endswith(".py") for span in target.spans):
+        add("engine", ENGINE_OTHER.encode())  # tree-sitter breaks (other languages)
     add("text", target.claim.text.encode("utf-8"))
     for spec in target.specs:
         add("spec", spec.encode("utf-8"))

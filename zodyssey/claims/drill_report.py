@@ -89,7 +89,8 @@ def _from_cache(target: Target, entry: CachedClaim) -> ClaimResult:
     return result
 
 
-def run_drill(root: Path, options: Options) -> tuple[Report, int]:
+def _targets(root: Path, options: Options) -> tuple[Any, Any, list[Target]]:
+    """(configuration, the documents' claims, the targets of the chosen claims)."""
     from zodyssey.claims.ledger import read_ledger
     from zodyssey.claims.markers import collect_claims
     from zodyssey.config import load_config
@@ -102,18 +103,19 @@ def run_drill(root: Path, options: Options) -> tuple[Report, int]:
     unknown = [i for i in options.ids if i not in claims.claims]
     if unknown:
         raise UsageError(f"no claim with id {', '.join(unknown)} in the claims documents")
-    chosen = (
-        [claims.claims[i] for i in options.ids] if options.ids else list(claims.claims.values())
-    )
+    chosen = [claims.claims[i] for i in options.ids] or list(claims.claims.values())
     tests: dict[str, list[str]] = {}
     if ledger is not None:
         tests = {cid: list(e.tests) for cid, e in ledger.entries.items()}
     if any(c.id not in tests for c in chosen):
         tests.update(_collected(root, config))
-    targets = [plan(root, c, tests.get(c.id, [])) for c in chosen]
-    path = cache_path(root, config.raw, config.claims_lock, options.cache)
-    cached = read_cache(path) if options.use_cache else {}
-    keys = {t.claim.id: cache_key(root, t) for t in targets if t.spans and not t.problems}
+    return config, claims, [plan(root, c, tests.get(c.id, [])) for c in chosen]
+
+
+def _split_cached(
+    targets: list[Target], cached: dict[str, CachedClaim], keys: dict[str, str]
+) -> tuple[dict[str, ClaimResult], list[Target]]:
+    """(results the cache answers, the targets to drill)."""
     results: dict[str, ClaimResult] = {}
     to_drill: list[Target] = []
     for target in targets:
@@ -123,6 +125,36 @@ def run_drill(root: Path, options: Options) -> tuple[Report, int]:
             results[target.claim.id] = _from_cache(target, entry)
         else:
             to_drill.append(target)
+    return results, to_drill
+
+
+def _save_cache(
+    path: Path,
+    cached: dict[str, CachedClaim],
+    known: set[str],
+    looked: set[str],
+    keys: dict[str, str],
+    ordered: list[ClaimResult],
+) -> None:
+    # Kept: what this run did not look at, of claims that still exist; dropped:
+    # a claim that names no (existing) code any more.
+    entries = {
+        cid: e for cid, e in cached.items() if cid in known and (cid not in looked or cid in keys)
+    }
+    for result in ordered:
+        key = keys.get(result.target.claim.id)
+        if key is not None and result.complete and not result.cached:
+            entries[result.target.claim.id] = entry_of(result, key)
+    if entries or cached:
+        write_cache(path, entries)
+
+
+def run_drill(root: Path, options: Options) -> tuple[Report, int]:
+    config, claims, targets = _targets(root, options)
+    path = cache_path(root, config.raw, config.claims_lock, options.cache)
+    cached = read_cache(path) if options.use_cache else {}
+    keys = {t.claim.id: cache_key(root, t) for t in targets if t.spans and not t.problems}
+    results, to_drill = _split_cached(targets, cached, keys)
     progress = _terminal_progress() if options.progress else None
     for result in drill(
         root,
@@ -135,20 +167,8 @@ def run_drill(root: Path, options: Options) -> tuple[Report, int]:
         results[result.target.claim.id] = result
     ordered = [results[t.claim.id] for t in targets]
     if options.write and (options.use_cache or options.cache):
-        # Kept: what this run did not look at, of claims that still exist; dropped:
-        # a claim that names no (existing) code any more.
         looked = {t.claim.id for t in targets}
-        entries = {
-            cid: e
-            for cid, e in cached.items()
-            if cid in claims.claims and (cid not in looked or cid in keys)
-        }
-        for result in ordered:
-            key = keys.get(result.target.claim.id)
-            if key is not None and result.complete and not result.cached:
-                entries[result.target.claim.id] = entry_of(result, key)
-        if entries or cached:
-            write_cache(path, entries)
+        _save_cache(path, cached, set(claims.claims), looked, keys, ordered)
     return build_report(root, ordered)
 
 
@@ -182,126 +202,108 @@ def _exit_code(results: list[ClaimResult]) -> int:
     return Exit.OK
 
 
-def build_report(root: Path, results: list[ClaimResult]) -> tuple[Report, int]:
-    findings: list[Finding] = []
-    cases: list[Case] = []
-    rows: list[str] = []
-    claims_doc: list[dict[str, Any]] = []
-    for result in results:
-        claim = result.target.claim
-        status = result.status
-        extra_id = {"id": claim.id}
-        killed = sum(1 for r in result.results if r.outcome.status == KILLED)
-        n = len(result.results)
-        for problem in result.target.problems:
-            findings.append(
-                Finding(
-                    "drill",
-                    "bad-code",
-                    "error",
-                    f"claim {claim.id}: {problem}",
-                    claim.doc,
-                    claim.marker_line or claim.line,
-                    dict(extra_id),
-                )
-            )
-        for r in result.results:
-            brk, outcome = r.brk, r.outcome
-            related = {"file": brk.path, "line": brk.line, "message": brk.what}
-            if outcome.status == SURVIVED:
-                findings.append(
-                    Finding(
-                        "drill",
-                        "survived",
-                        "error",
-                        f"claim {claim.id}: break `{brk.what}` ({brk.path}:{brk.line}) survived: "
-                        f"every linked test passed ({', '.join(outcome.tests)})",
-                        claim.doc,
-                        claim.line,
-                        {
-                            **extra_id,
-                            "key": f"{claim.id} {brk.id}",
-                            "break": brk.id,
-                            "tests": outcome.tests,
-                            "related": [related],
-                        },
-                    )
-                )
-            elif outcome.status == NOT_JUDGED:
-                findings.append(
-                    Finding(
-                        "drill",
-                        "not-judged",
-                        "warning",
-                        f"claim {claim.id}: break `{brk.what}` ({brk.path}:{brk.line}) "
-                        f"not judged: {outcome.cause}",
-                        claim.doc,
-                        claim.line,
-                        {
-                            **extra_id,
-                            "key": f"{claim.id} {brk.id}",
-                            "break": brk.id,
-                            "cause": outcome.cause,
-                            "related": [related],
-                        },
-                    )
-                )
-        if status == "not-drillable":
-            findings.append(
-                Finding(
-                    "drill",
-                    "not-drillable",
-                    "note",
-                    f"claim {claim.id} names no code; not drilled",
-                    claim.doc,
-                    claim.line,
-                    dict(extra_id),
-                )
-            )
-        cached = " (cached)" if result.cached else ""
-        if status != "not-drillable":
-            rows.append(
-                f"  {status:<13} {claim.id} ({claim.where}): {killed}/{n} breaks killed{cached}"
-            )
-        label = f"{claim.id} ({claim.where})"
-        if status == SURVIVED or status == "bad-code":
-            failure = "\n".join(
-                f.message
-                for f in findings
-                if f.extra.get("id") == claim.id and f.severity == "error"
-            )
-            cases.append(Case(label, "zodyssey.drill", failure=failure))
-        elif status == "drilled":
-            cases.append(Case(label, "zodyssey.drill"))
-        else:
-            cases.append(Case(label, "zodyssey.drill", skipped=status))
-        claims_doc.append(
-            {
-                "id": claim.id,
-                "doc": claim.doc,
-                "line": claim.line,
-                "status": status,
-                "cached": result.cached,
-                "code": list(result.target.specs),
-                "tests": result.target.tests,
-                "problems": result.target.problems,
-                "breaks": [
-                    {
-                        "id": r.brk.id,
-                        "file": r.brk.path,
-                        "line": r.brk.line,
-                        "kind": r.brk.kind,
-                        "what": r.brk.what,
-                        "status": r.outcome.status,
-                        "tests": r.outcome.tests,
-                        "cause": r.outcome.cause,
-                        "seconds": round(r.outcome.seconds, 3),
-                    }
-                    for r in result.results
-                ],
-            }
+def _break_finding(claim: Any, r: BreakResult) -> Finding | None:
+    """`survived` (error) or `not-judged` (warning) for one break, else None."""
+    brk, outcome = r.brk, r.outcome
+    if outcome.status not in (SURVIVED, NOT_JUDGED):
+        return None
+    where = f"claim {claim.id}: break `{brk.what}` ({brk.path}:{brk.line})"
+    extra: dict[str, Any] = {
+        "id": claim.id,
+        "key": f"{claim.id} {brk.id}",
+        "break": brk.id,
+        "related": [{"file": brk.path, "line": brk.line, "message": brk.what}],
+    }
+    if outcome.status == SURVIVED:
+        extra["tests"] = outcome.tests
+        message = f"{where} survived: every linked test passed ({', '.join(outcome.tests)})"
+        return Finding("drill", "survived", "error", message, claim.doc, claim.line, extra)
+    extra["cause"] = outcome.cause
+    message = f"{where} not judged: {outcome.cause}"
+    return Finding("drill", "not-judged", "warning", message, claim.doc, claim.line, extra)
+
+
+def _claim_findings(result: ClaimResult) -> list[Finding]:
+    claim = result.target.claim
+    findings = [
+        Finding(
+            "drill",
+            "bad-code",
+            "error",
+            f"claim {claim.id}: {problem}",
+            claim.doc,
+            claim.marker_line or claim.line,
+            {"id": claim.id},
         )
-    code = _exit_code(results)
+        for problem in result.target.problems
+    ]
+    findings.extend(f for f in (_break_finding(claim, r) for r in result.results) if f)
+    if result.status == "not-drillable":
+        message = f"claim {claim.id} names no code; not drilled"
+        findings.append(
+            Finding(
+                "drill", "not-drillable", "note", message, claim.doc, claim.line, {"id": claim.id}
+            )
+        )
+    return findings
+
+
+def _case(result: ClaimResult, findings: list[Finding]) -> Case:
+    claim, status = result.target.claim, result.status
+    label = f"{claim.id} ({claim.where})"
+    if status in (SURVIVED, "bad-code"):
+        failure = "\n".join(
+            f.message for f in findings if f.extra.get("id") == claim.id and f.severity == "error"
+        )
+        return Case(label, "zodyssey.drill", failure=failure)
+    if status == "drilled":
+        return Case(label, "zodyssey.drill")
+    return Case(label, "zodyssey.drill", skipped=status)
+
+
+def _claim_doc(result: ClaimResult) -> dict[str, Any]:
+    claim = result.target.claim
+    return {
+        "id": claim.id,
+        "doc": claim.doc,
+        "line": claim.line,
+        "status": result.status,
+        "cached": result.cached,
+        "code": list(result.target.specs),
+        "tests": result.target.tests,
+        "problems": result.target.problems,
+        "breaks": [
+            {
+                "id": r.brk.id,
+                "file": r.brk.path,
+                "line": r.brk.line,
+                "kind": r.brk.kind,
+                "what": r.brk.what,
+                "status": r.outcome.status,
+                "tests": r.outcome.tests,
+                "cause": r.outcome.cause,
+                "seconds": round(r.outcome.seconds, 3),
+            }
+            for r in result.results
+        ],
+    }
+
+
+def _row(result: ClaimResult) -> str | None:
+    if result.status == "not-drillable":
+        return None
+    claim = result.target.claim
+    killed = sum(1 for r in result.results if r.outcome.status == KILLED)
+    cached = " (cached)" if result.cached else ""
+    return (
+        f"  {result.status:<13} {claim.id} ({claim.where}): "
+        f"{killed}/{len(result.results)} breaks killed{cached}"
+    )
+
+
+def _summary(results: list[ClaimResult], code: int) -> tuple[str, dict[str, int], dict[str, int]]:
+    """(summary text, claims per status, breaks per outcome)."""
+    rows = [row for row in (_row(r) for r in results) if row is not None]
     counts: dict[str, int] = {}
     for result in results:
         counts[result.status] = counts.get(result.status, 0) + 1
@@ -317,6 +319,18 @@ def build_report(root: Path, results: list[ClaimResult]) -> tuple[Report, int]:
         f"{counts.get('not-drillable', 0)} not drillable; {len(breaks)} break(s): "
         f"{tally[KILLED]} killed, {tally[SURVIVED]} survived, {tally[NOT_JUDGED]} not judged; exit {code}"
     )
+    return summary, counts, tally
+
+
+def build_report(root: Path, results: list[ClaimResult]) -> tuple[Report, int]:
+    findings: list[Finding] = []
+    cases: list[Case] = []
+    for result in results:
+        own = _claim_findings(result)
+        findings.extend(own)
+        cases.append(_case(result, own))
+    code = _exit_code(results)
+    summary, counts, tally = _summary(results, code)
     payload = {
         "tool": "drill",
         "version": 1,
@@ -325,7 +339,7 @@ def build_report(root: Path, results: list[ClaimResult]) -> tuple[Report, int]:
         "root": str(root),
         "counts": counts,
         "breaks": tally,
-        "claims": claims_doc,
+        "claims": [_claim_doc(r) for r in results],
         "findings": [f.to_dict() for f in findings],
     }
     report = Report(

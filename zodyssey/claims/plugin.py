@@ -461,27 +461,33 @@ class ClaimsRecorder:
             return
         if self.show and self.rows:
             terminalreporter.write_sep("=", "zodyssey claims matrix")
-            covered = sum(1 for r in self.rows if r["covered"])
-            for row in self.rows:
-                state = "covered" if row["covered"] else "NOT COVERED"
-                write(f"{row['id']}  {row['doc']}:{row['line']}  {state}")
-                if not row["tests"]:
-                    write("    (no linked test)")
-                for test in row["tests"]:
-                    write(f"    {test['outcome']:<10} {test['nodeid']}")
-            write(f"{covered}/{len(self.rows)} claims covered")
+            for line in _matrix_lines(self.rows):
+                write(line)
         if self.problems:
             title = "zodyssey claims: strict check FAILED" if self.strict else "zodyssey claims"
             terminalreporter.write_sep("=", title, red=True)
             for finding in self.problems:
-                where = (
-                    f"{finding.file}:{finding.line}"
-                    if finding.file and finding.line
-                    else (finding.file or "-")
-                )
-                write(f"{finding.rule} {finding.extra.get('id', '-')} {where}: {finding.message}")
+                write(_finding_line(finding))
         elif self.strict and self.rows:
             terminalreporter.write_sep("=", "zodyssey claims: strict check passed", green=True)
+
+
+def _matrix_lines(rows: list[dict[str, Any]]) -> list[str]:
+    lines: list[str] = []
+    for row in rows:
+        state = "covered" if row["covered"] else "NOT COVERED"
+        lines.append(f"{row['id']}  {row['doc']}:{row['line']}  {state}")
+        if not row["tests"]:
+            lines.append("    (no linked test)")
+        lines.extend(f"    {test['outcome']:<10} {test['nodeid']}" for test in row["tests"])
+    covered = sum(1 for r in rows if r["covered"])
+    lines.append(f"{covered}/{len(rows)} claims covered")
+    return lines
+
+
+def _finding_line(finding: Finding) -> str:
+    where = f"{finding.file}:{finding.line}" if finding.file and finding.line else None
+    return f"{finding.rule} {finding.extra.get('id', '-')} {where or finding.file or '-'}: {finding.message}"
 
 
 def _run_from(raw: Any) -> TestRun | None:

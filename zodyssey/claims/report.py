@@ -220,61 +220,55 @@ def results_report(root: Path, ledger: str | None, paths: list[str]) -> tuple[Re
     return report, code
 
 
-def _report(state: ClaimsState, findings: list[Finding], code: int) -> Report:
-    linked = links_by_claim(state.collection.links)
-    failed_ids = {f.extra.get("id") for f in findings if f.severity == "error"}
-    claims_doc: list[dict[str, Any]] = []
+def _cases(state: ClaimsState, findings: list[Finding]) -> list[Case]:
+    """One case per claim (failed when an error names it), one per other error."""
     cases: list[Case] = []
     for claim_id, claim in state.claims.claims.items():
-        claims_doc.append(
-            {
-                "id": claim_id,
-                "doc": claim.doc,
-                "line": claim.line,
-                "block": claim.block,
-                "fingerprint": claim.fingerprint,
-                "text": claim.text,
-                "tests": linked.get(claim_id, []),
-            }
-        )
         problems = [
             f.message for f in findings if f.extra.get("id") == claim_id and f.severity == "error"
         ]
-        cases.append(
-            Case(
-                name=f"{claim_id} ({claim.where})",
-                classname="zodyssey.claims",
-                failure="\n".join(problems) if claim_id in failed_ids else None,
-            )
-        )
+        failure = "\n".join(problems) or None  # an error naming the claim fails it
+        cases.append(Case(f"{claim_id} ({claim.where})", "zodyssey.claims", failure=failure))
     for finding in findings:
-        if finding.severity == "error" and finding.extra.get("id") not in state.claims.claims:
-            where = (
-                f"{finding.file}:{finding.line}"
-                if finding.file and finding.line
-                else finding.file or "-"
-            )
-            cases.append(
-                Case(
-                    name=f"{finding.rule} {where}",
-                    classname="zodyssey.claims",
-                    failure=finding.message,
-                )
-            )
+        if finding.severity != "error" or finding.extra.get("id") in state.claims.claims:
+            continue
+        where = f"{finding.file}:{finding.line}" if finding.file and finding.line else None
+        name = f"{finding.rule} {where or finding.file or '-'}"
+        cases.append(Case(name, "zodyssey.claims", failure=finding.message))
+    return cases
+
+
+def _summary(state: ClaimsState, findings: list[Finding], counts: dict[str, int]) -> str:
+    n_errors = sum(1 for f in findings if f.severity == "error")
+    detail = ", ".join(f"{rule} {n}" for rule, n in counts.items())
+    verdict = (
+        f"{n_errors} problem(s): {detail}"
+        if n_errors
+        else "ok" + (f" ({detail})" if detail else "")
+    )
+    return (
+        f"claims: {len(state.claims.claims)} claim(s) in {len(state.claims.documents)} document(s), "
+        f"{len(state.collection.links)} linked test(s); " + verdict
+    )
+
+
+def _report(state: ClaimsState, findings: list[Finding], code: int) -> Report:
+    linked = links_by_claim(state.collection.links)
+    claims_doc = [
+        {
+            "id": claim_id,
+            "doc": claim.doc,
+            "line": claim.line,
+            "block": claim.block,
+            "fingerprint": claim.fingerprint,
+            "text": claim.text,
+            "tests": linked.get(claim_id, []),
+        }
+        for claim_id, claim in state.claims.claims.items()
+    ]
     counts: dict[str, int] = {}
     for finding in findings:
         counts[finding.rule] = counts.get(finding.rule, 0) + 1
-    n_errors = sum(1 for f in findings if f.severity == "error")
-    detail = ", ".join(f"{rule} {n}" for rule, n in counts.items())
-    summary = (
-        f"claims: {len(state.claims.claims)} claim(s) in {len(state.claims.documents)} document(s), "
-        f"{len(state.collection.links)} linked test(s); "
-        + (
-            f"{n_errors} problem(s): {detail}"
-            if n_errors
-            else "ok" + (f" ({detail})" if detail else "")
-        )
-    )
     payload = {
         "tool": "claims",
         "version": 1,
@@ -291,8 +285,8 @@ def _report(state: ClaimsState, findings: list[Finding], code: int) -> Report:
         tool="claims",
         title="zodyssey claims",
         findings=findings,
-        summary=summary,
+        summary=_summary(state, findings, counts),
         payload=payload,
-        cases=cases,
+        cases=_cases(state, findings),
         rules=dict(RULES),
     )

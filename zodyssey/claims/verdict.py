@@ -144,56 +144,80 @@ def judge(
     rows: list[dict[str, Any]] = []
     for claim_id, claim in claims.claims.items():
         tests = by_claim.get(claim_id, [])
-        covered = any(t.outcome == PASSED for t in tests)
-        broken = [t for t in tests if t.outcome in BROKEN]
-        rows.append(
-            {
-                "id": claim_id,
-                "doc": claim.doc,
-                "line": claim.line,
-                "covered": covered,
-                "tests": [{"nodeid": t.nodeid, "outcome": t.outcome} for t in tests],
-                "failed": len(broken),
-            }
+        rows.append(_row(claim_id, claim.doc, claim.line, tests))
+        findings.extend(
+            _claim_findings(claim_id, claim.doc, claim.line, tests, ledger, where, shards)
         )
-        if broken:
-            # Covered or not, a failing defender puts the promise in doubt: name
-            # the claim, not only the test (the deletion drill relies on it).
-            names = ", ".join(f"{t.nodeid} {t.outcome}" for t in broken)
-            findings.append(
-                Finding(
-                    "claims",
-                    "test-failed",
-                    "error",
-                    f"claim `{claim_id}`: {len(broken)} of {len(tests)} linked test(s) "
-                    f"failed {where} ({names})",
-                    claim.doc,
-                    claim.line,
-                    {"id": claim_id, "tests": [t.nodeid for t in broken]},
-                )
-            )
-        if ledger is not None and claim_id in ledger.entries:
-            # Every locked defender must have run and passed, in one session as over
-            # shards: one that was deselected, skipped, xfailed or xpassed proves nothing.
-            by_id = {t.nodeid: t for t in tests}
-            per_test = _locked_tests(claim_id, claim.doc, claim.line, ledger, by_id, shards)
-            findings.extend(per_test)
-            if per_test:
-                continue
-        if tests and not covered:
-            seen = ", ".join(f"{t.nodeid} {t.outcome}" for t in tests)
-            findings.append(
-                Finding(
-                    "claims",
-                    "not-passed",
-                    "error",
-                    f"claim `{claim_id}`: no linked test passed {where} ({seen})",
-                    claim.doc,
-                    claim.line,
-                    {"id": claim_id, "tests": [t.nodeid for t in tests]},
-                )
-            )
     return rows, findings
+
+
+def _row(claim_id: str, doc: str, line: int, tests: list[TestRun]) -> dict[str, Any]:
+    return {
+        "id": claim_id,
+        "doc": doc,
+        "line": line,
+        "covered": any(t.outcome == PASSED for t in tests),
+        "tests": [{"nodeid": t.nodeid, "outcome": t.outcome} for t in tests],
+        "failed": sum(1 for t in tests if t.outcome in BROKEN),
+    }
+
+
+def _claim_findings(
+    claim_id: str,
+    doc: str,
+    line: int,
+    tests: list[TestRun],
+    ledger: Ledger | None,
+    where: str,
+    shards: int,
+) -> list[Finding]:
+    """`test-failed`, then per locked defender `never-ran`/`not-passed`, else the
+    claim's own `not-passed` when none of its linked tests passed."""
+    out = _test_failed(claim_id, doc, line, tests, where)
+    if ledger is not None and claim_id in ledger.entries:
+        # Every locked defender must have run and passed, in one session as over
+        # shards: one that was deselected, skipped, xfailed or xpassed proves nothing.
+        by_id = {t.nodeid: t for t in tests}
+        per_test = _locked_tests(claim_id, doc, line, ledger, by_id, shards)
+        if per_test:
+            return out + per_test
+    if tests and not any(t.outcome == PASSED for t in tests):
+        seen = ", ".join(f"{t.nodeid} {t.outcome}" for t in tests)
+        out.append(
+            Finding(
+                "claims",
+                "not-passed",
+                "error",
+                f"claim `{claim_id}`: no linked test passed {where} ({seen})",
+                doc,
+                line,
+                {"id": claim_id, "tests": [t.nodeid for t in tests]},
+            )
+        )
+    return out
+
+
+def _test_failed(
+    claim_id: str, doc: str, line: int, tests: list[TestRun], where: str
+) -> list[Finding]:
+    broken = [t for t in tests if t.outcome in BROKEN]
+    if not broken:
+        return []
+    # Covered or not, a failing defender puts the promise in doubt: name the
+    # claim, not only the test (the deletion drill relies on it).
+    names = ", ".join(f"{t.nodeid} {t.outcome}" for t in broken)
+    return [
+        Finding(
+            "claims",
+            "test-failed",
+            "error",
+            f"claim `{claim_id}`: {len(broken)} of {len(tests)} linked test(s) "
+            f"failed {where} ({names})",
+            doc,
+            line,
+            {"id": claim_id, "tests": [t.nodeid for t in broken]},
+        )
+    ]
 
 
 def _locked_tests(

@@ -212,7 +212,17 @@ def run_test(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise UsageError(f"cannot run pytest: {exc}") from exc
         judged = _read_verdict(verdict)
-    if done.returncode in (0, 1) and judged is None:
+    return _test_exit(done.returncode, judged)
+
+
+def _test_exit(returncode: int, judged: bool | None) -> int:
+    """`claims test`'s exit from pytest's and the judge's: 0 only when both passed."""
+    from zodyssey.core.exits import Exit
+
+    if returncode not in (0, 1):
+        print(f"zodyssey claims test: pytest ended with exit {returncode}", file=sys.stderr)
+        return Exit.USAGE
+    if judged is None:
         print(
             "zodyssey claims test: the session wrote no claims verdict: it did not end "
             "through pytest's own finish (os._exit in a test, a crash) or the claims judge "
@@ -220,12 +230,7 @@ def run_test(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return Exit.PROBLEMS
-    if done.returncode == 0 and judged is True:
-        return Exit.OK
-    if done.returncode in (0, 1):
-        return Exit.PROBLEMS
-    print(f"zodyssey claims test: pytest ended with exit {done.returncode}", file=sys.stderr)
-    return Exit.USAGE
+    return Exit.OK if returncode == 0 and judged else Exit.PROBLEMS
 
 
 def _pytest_argv(root: Path, args: list[str], scratch: Path) -> tuple[list[str], Path]:
@@ -266,12 +271,11 @@ def _read_verdict(path: Path) -> bool | None:
     return bool(document["ok"])
 
 
-def run_update(args: argparse.Namespace) -> int:
-    from zodyssey.claims.ledger import build_ledger, describe_changes, marker_findings, write_ledger
-    from zodyssey.claims.report import load_state
+def _update_refused(state: Any) -> int | None:
+    """The exit code when `update` must write nothing, after saying why; else None."""
+    from zodyssey.claims.ledger import marker_findings
     from zodyssey.core.exits import Exit
 
-    state = load_state(Path(args.root).resolve(), args.ledger, args.tests)
     if state.collection.errors:
         # The tests of a module pytest cannot import are not in the collection: an
         # update now would drop them from the ledger as if they had been deleted.
@@ -285,11 +289,9 @@ def run_update(args: argparse.Namespace) -> int:
         )
         return Exit.PROBLEMS
     blocking = marker_findings(state.claims)
+    for finding in blocking:
+        print(f"{finding.file}:{finding.line}: {finding.rule}: {finding.message}", file=sys.stderr)
     if blocking:
-        for finding in blocking:
-            print(
-                f"{finding.file}:{finding.line}: {finding.rule}: {finding.message}", file=sys.stderr
-            )
         print(
             "claims update: refused; fix the markers above first (nothing written)", file=sys.stderr
         )
@@ -300,6 +302,36 @@ def run_update(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return Exit.EMPTY
+    return None
+
+
+def _update_leftovers(state: Any, new: Any) -> None:
+    """What the new ledger still lacks: uncovered claims, tests naming unknown ones."""
+    uncovered = sorted(cid for cid, entry in new.entries.items() if not entry.tests)
+    if uncovered:
+        print(
+            f"claims update: still uncovered (no linked test): {', '.join(uncovered)}; "
+            "`zodyssey claims check` fails until each has a test",
+            file=sys.stderr,
+        )
+    known = set(state.claims.claims)
+    for link in state.collection.links:
+        for claim_id in (c for c in link.claims if c not in known):
+            print(
+                f"claims update: test {link.nodeid} names unknown claim `{claim_id}`",
+                file=sys.stderr,
+            )
+
+
+def run_update(args: argparse.Namespace) -> int:
+    from zodyssey.claims.ledger import build_ledger, describe_changes, write_ledger
+    from zodyssey.claims.report import load_state
+    from zodyssey.core.exits import Exit
+
+    state = load_state(Path(args.root).resolve(), args.ledger, args.tests)
+    refused = _update_refused(state)
+    if refused is not None:
+        return refused
     new = build_ledger(state.claims, state.collection.links)
     changes = describe_changes(state.ledger, new)
     path = Path(state.ledger_rel)
@@ -314,21 +346,7 @@ def run_update(args: argparse.Namespace) -> int:
     print(
         f"claims update: {verb} {state.ledger_rel} ({len(new.entries)} claim(s), {len(changes)} change(s))"
     )
-    uncovered = sorted(cid for cid, entry in new.entries.items() if not entry.tests)
-    if uncovered:
-        print(
-            f"claims update: still uncovered (no linked test): {', '.join(uncovered)}; "
-            "`zodyssey claims check` fails until each has a test",
-            file=sys.stderr,
-        )
-    known = set(state.claims.claims)
-    for link in state.collection.links:
-        for claim_id in link.claims:
-            if claim_id not in known:
-                print(
-                    f"claims update: test {link.nodeid} names unknown claim `{claim_id}`",
-                    file=sys.stderr,
-                )
+    _update_leftovers(state, new)
     return Exit.OK
 
 
