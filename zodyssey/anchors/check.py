@@ -14,7 +14,6 @@ with the places it is possibly at now; `--fix` never acts on a guess.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -25,6 +24,8 @@ from zodyssey.anchors.gitbase import GitBase
 from zodyssey.anchors.lock import LockFile
 from zodyssey.anchors.model import Citation, Site, Tally, key_path, make_key, span_key
 from zodyssey.anchors.parallel import split_run, worker_count
+from zodyssey.anchors.problem import Problem as Problem
+from zodyssey.anchors.problem import printable as printable
 from zodyssey.anchors.renames import follow, git_renames
 from zodyssey.config import Config
 
@@ -62,22 +63,6 @@ KIND_HELP = {
     "unscanned": "a pinned citation still written in a document the scan leaves out "
     "(hidden folder, `exclude`, outside `documents`): include it or remove the citation",
 }
-
-
-@dataclass
-class Problem:
-    kind: str
-    key: str
-    cited_as: str
-    sites: list[Site]
-    detail: str
-    citations: list[Citation] = field(default_factory=list)
-    target: str | None = None
-    lines: tuple[int, int] | None = None
-    now_reads: str | None = None
-    moved_to: dict[str, object] | None = None  # {"path", "start", "end", "key"}
-    possibly: list[int] = field(default_factory=list)  # uncertain places of the pinned content
-    evidence: Evidence | None = None  # the pin's evidence, when a search was made
 
 
 # (position of the key group, its problem, its fresh pin, its per-line pins)
@@ -741,14 +726,6 @@ def _resolve_in(index: FileIndex, first: Citation) -> str | None:
             "/" + base if first.dialect == "blob" else base, first.site.doc
         ).path
     return index.resolve(first.cited, first.site.doc).path
-
-
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-def printable(text: str) -> str:
-    """Text safe for a terminal or a CI log: control bytes (a binary file's) shown as `?`."""
-    return _CONTROL.sub("?", text)
 
 
 def _possibly(path: str, places: list[int], length: int) -> str:

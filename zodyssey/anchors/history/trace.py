@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import TextIO
 from urllib.parse import unquote
 
 from zodyssey.anchors.fingerprint import TargetFile, is_contentless
@@ -33,28 +33,10 @@ from zodyssey.anchors.history.plumbing import (
     read_blobs,
 )
 from zodyssey.anchors.history.progress import Progress
+from zodyssey.anchors.history.traced import Trace as Trace
+from zodyssey.anchors.history.traced import TraceKind as TraceKind
 from zodyssey.anchors.model import Citation
 from zodyssey.git import GitError
-
-TraceKind = Literal["ok", "moved", "drift", "gone", "contentless", "unknown"]
-
-
-@dataclass(frozen=True, slots=True)
-class Trace:
-    """What history says about one citation."""
-
-    citation: Citation
-    kind: TraceKind
-    reason: str  # one line for people: why unknown, or what happened
-    commit: str | None = None  # the commit that last wrote the citing line
-    shallow: bool = False  # that commit is a shallow boundary: the line may be older
-    then_path: str | None = None  # root-relative name of the cited file at `commit`
-    then_text: tuple[str, ...] = ()  # the cited lines as they were at `commit`
-    now_path: str | None = None  # root-relative name of that file now
-    now_text: tuple[str, ...] = ()  # the cited lines now (or the moved lines)
-    moved_to: tuple[str, int, int] | None = None  # (path, start, end) for moved
-    nearby: tuple[int, int] | None = None  # drift: where the diff places the span now
-    possibly: tuple[int, ...] = ()  # drift: starts that hold the text now, none certain
 
 
 @dataclass

@@ -23,38 +23,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-# File extensions whose definitions can be cited, and the grammar that reads them.
-EXTENSIONS: dict[str, str] = {
-    "py": "python",
-    "pyi": "python",
-    "go": "go",
-    "rs": "rust",
-    "js": "javascript",
-    "mjs": "javascript",
-    "cjs": "javascript",
-    "jsx": "javascript",
-    "ts": "typescript",
-    "mts": "typescript",
-    "cts": "typescript",
-    "tsx": "tsx",
-    "java": "java",
-    "c": "c",
-    "h": "cpp",  # C++ reads C headers too, and headers are often shared
-    "cc": "cpp",
-    "cpp": "cpp",
-    "cxx": "cpp",
-    "hpp": "cpp",
-    "hh": "cpp",
-    "hxx": "cpp",
-}
-
-
-def language_of(path: str) -> str | None:
-    """The grammar that reads `path` (by extension), or None for an unsupported file."""
-    name = path.rsplit("/", 1)[-1]
-    if "." not in name:
-        return None
-    return EXTENSIONS.get(name.rsplit(".", 1)[-1].lower())
+from zodyssey.anchors.symbols.extensions import EXTENSIONS as EXTENSIONS
+from zodyssey.anchors.symbols.extensions import language_of as language_of
 
 
 def symbol_span(root: Path | str, path: str, symbol: str) -> tuple[int, int] | None:

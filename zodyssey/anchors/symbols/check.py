@@ -18,14 +18,34 @@ is left:
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from zodyssey.anchors.model import Citation, Site
+from zodyssey.anchors.problem import Problem, printable
 from zodyssey.anchors.symbols import evidence
 from zodyssey.anchors.symbols.resolve import read_definitions
 
 if TYPE_CHECKING:
-    from zodyssey.anchors.check import Checker, Problem
+    from typing import Protocol
+
+    from zodyssey.anchors.discover import Discovery
+    from zodyssey.anchors.fingerprint import TargetFile
+    from zodyssey.anchors.lock import LockFile
+
+    class Checker(Protocol):
+        """What these checks use of `anchors.check.Checker` (named structurally, so
+        this module does not import the checker that calls it)."""
+
+        root: Path
+        discovery: Discovery
+        lock: LockFile
+
+        def target(self, path: str) -> TargetFile: ...
+
+        def renames(self) -> dict[str, str]: ...
+
+        def _old_path(self, first: Citation) -> str | None: ...
 
 
 def check_symbol_group(
@@ -36,7 +56,6 @@ def check_symbol_group(
     pins: dict[str, str],
     spans: dict[str, list[str]],
 ) -> Problem | None:
-    from zodyssey.anchors.check import Problem, printable
 
     first = members[0]
     symbol = first.symbol
@@ -90,7 +109,6 @@ def check_symbol_group(
 
 def _undefined(checker: Checker, make: Callable[..., Problem], path: str, symbol: str) -> Problem:
     """The file defines no single `symbol`: ambiguous, renamed, deleted, or never defined."""
-    from zodyssey.anchors.check import printable
 
     now = read_definitions(checker.root, path)
     if now is not None and now.error:
@@ -139,7 +157,6 @@ def _file_vanished(
     checker: Checker, key: str, first: Citation, members: list[Citation], sites: list[Site]
 ) -> Problem:
     """The cited file resolves to nothing now: ambiguous, renamed, deleted or unknown."""
-    from zodyssey.anchors.check import Problem, printable
     from zodyssey.anchors.renames import follow
 
     old = checker._old_path(first)

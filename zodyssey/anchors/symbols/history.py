@@ -11,11 +11,14 @@ citing line was written `unknown` (history cannot judge it).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from zodyssey.anchors.fingerprint import normalise
-from zodyssey.anchors.history.trace import Trace
 from zodyssey.anchors.symbols import evidence
 from zodyssey.anchors.symbols.resolve import parse_source
+
+if TYPE_CHECKING:
+    from zodyssey.anchors.history.traced import Trace
 
 
 def compare_symbol(

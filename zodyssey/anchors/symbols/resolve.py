@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from zodyssey.anchors.model import Citation
-from zodyssey.anchors.symbols import language_of
+from zodyssey.anchors.symbols.extensions import language_of
 from zodyssey.anchors.symbols.languages import SEPARATOR, Definition, GrammarMissing, definitions
 
 _SEPARATOR = re.compile(r"::|\.")
