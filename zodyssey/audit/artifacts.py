@@ -4,17 +4,21 @@ The state file is the one artifact without which there is nothing to audit:
 when it is missing or unreadable the audit stops with exit 3, naming the path
 and the reason (`ArtifactMissing`). Every other artifact is read with
 `read_optional_json`, which returns the reason instead of raising, so the
-checks can turn it into a finding.
+checks can turn it into a finding. A path that is not a regular file (a FIFO,
+a device) is the one exception: it is refused with exit 2 (`NotRegularFile`,
+zodyssey/core/files.py) before anything could block on it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from zodyssey.core.exits import Exit
+from zodyssey.core.files import open_regular
 from zodyssey.errors import ZodysseyError
 
 # Larger than any honest artifact; protects the audit from a file meant to exhaust memory.
@@ -30,10 +34,13 @@ class ArtifactMissing(ZodysseyError):
 def read_bytes(path: Path) -> tuple[bytes | None, str | None]:
     """(content, None) or (None, reason)."""
     try:
-        size = path.stat().st_size
-        if size > MAX_ARTIFACT_BYTES:
-            return None, f"{size} bytes is larger than the {MAX_ARTIFACT_BYTES} byte limit"
-        return path.read_bytes(), None
+        # A FIFO or device is refused (NotRegularFile, exit 2) before anything blocks.
+        fd = open_regular(path, "run artifact")
+        with os.fdopen(fd, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > MAX_ARTIFACT_BYTES:
+                return None, f"{size} bytes is larger than the {MAX_ARTIFACT_BYTES} byte limit"
+            return handle.read(), None
     except FileNotFoundError:
         return None, "does not exist"
     except IsADirectoryError:

@@ -18,6 +18,7 @@ import time
 
 from zodyssey.core.atomic import write_atomic
 from zodyssey.core.exits import Exit
+from zodyssey.core.files import NotRegularFile, read_regular, read_regular_text
 from zodyssey.core.paths import state_path
 from zodyssey.core.vocabulary import STATE, TERMINAL_PHASES, is_slug
 from zodyssey.errors import ZodysseyError
@@ -82,10 +83,11 @@ class file_lock:  # lower case: used as `with file_lock(path):`, like a function
 
 def read_json(path: "StrPath") -> "Any":
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+        text = read_regular_text(path, "state file")
     except FileNotFoundError:
         raise
+    except NotRegularFile as exc:
+        raise StateError(exc.message) from exc
     except OSError as exc:
         raise StateError(f"cannot read {path}: {exc.strerror}") from exc
     except UnicodeDecodeError as exc:
@@ -130,10 +132,11 @@ def append_jsonl(path: "StrPath", record: "dict[str, Any]") -> None:
 
     with file_lock(path):
         try:
-            with open(path, "rb") as handle:
-                existing = handle.read()
+            existing = read_regular(path, "log file")
         except FileNotFoundError:
             existing = b""
+        except NotRegularFile as exc:
+            raise StateError(exc.message) from exc
         if existing and not existing.endswith(b"\n"):
             existing += b"\n"
         line = dumps(record, ensure_ascii=False, sort_keys=True) + "\n"
@@ -158,10 +161,11 @@ def jsonl_values(text: str) -> "Iterator[tuple[int, str, Any, ValueError | Recur
 
 def read_jsonl(path: "StrPath") -> "list[Any]":
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
+        text = read_regular_text(path, "log file")
     except FileNotFoundError:
         return []
+    except NotRegularFile as exc:
+        raise StateError(exc.message) from exc
     out: list[Any] = []
     for number, _line, value, error in jsonl_values(text):
         if error is not None:

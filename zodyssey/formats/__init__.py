@@ -41,7 +41,9 @@ def write_report(text: str, output: str | None) -> None:
         sys.stdout.flush()
         return
     from zodyssey.core.atomic import write_atomic
+    from zodyssey.core.files import require_regular_target
 
+    require_regular_target(output, "report output")
     try:
         write_atomic(output, text)
     except OSError as exc:

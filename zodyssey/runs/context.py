@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from zodyssey.core.exits import Exit
+from zodyssey.core.files import read_regular
 from zodyssey.core.paths import plan_location
 from zodyssey.core.plan import Plan, parse_plan, plan_sha256
 from zodyssey.core.store import RunStore, StateError, now_iso
@@ -114,7 +115,7 @@ class RunContext:
             shown = raw if isinstance(raw, str) and raw else path
             raise StateError(f"the plan {shown} lies outside the repository {self.root}")
         try:
-            data = resolved.read_bytes()
+            data = read_regular(resolved, "the plan")
         except OSError as exc:
             raise StateError(f"cannot read the plan {resolved}: {exc.strerror}") from exc
         try:

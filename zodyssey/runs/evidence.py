@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from zodyssey.core.atomic import write_atomic
+from zodyssey.core.files import read_regular, read_regular_text
 from zodyssey.core.paths import evidence_path, state_path, verify_dir
 from zodyssey.core.plan import Criterion, Todo
 from zodyssey.core.store import StateError, file_lock, jsonl_values, read_json
@@ -76,7 +77,7 @@ def append_record(root: Path, slug: str, record: dict[str, Any]) -> dict[str, An
     path = evidence_path(root, slug)
     with file_lock(path):
         try:
-            existing = path.read_bytes()
+            existing = read_regular(path, "evidence chain")
         except FileNotFoundError:
             existing = b""
         except OSError as exc:
@@ -163,7 +164,7 @@ def read_evidence(path: Path) -> ReadResult:
     """Read every record; a line that is not a JSON object is a problem, not an exception."""
     result = ReadResult()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_regular_text(path, "evidence chain")
     except FileNotFoundError:
         return result
     except (OSError, UnicodeDecodeError) as exc:

@@ -13,6 +13,7 @@ from zodyssey import __version__
 from zodyssey.core import paths
 from zodyssey.core.atomic import write_atomic
 from zodyssey.core.exits import Exit
+from zodyssey.core.files import read_regular_text
 from zodyssey.core.paths import archive_dir, plan_path, reviews_dir, verify_dir
 from zodyssey.core.store import RunStore, StateError, dump_json, now_iso, read_json
 from zodyssey.core.vocabulary import (
@@ -160,7 +161,7 @@ def cmd_start(args: argparse.Namespace) -> int:
     text: str | None = None
     if args.plan:
         try:
-            text = Path(args.plan).read_text(encoding="utf-8")
+            text = read_regular_text(args.plan, "--plan")
         except (OSError, UnicodeDecodeError) as exc:
             raise UsageError(f"cannot read --plan {args.plan}: {exc}") from exc
     title = args.title
