@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
+    from zodyssey.core.plan import Criterion
+
 DEFAULT_CAP = 4
 DEFAULT_REVIEWER = "momus"
 # Plugin namespaces whose packaging of the reviewer is the reviewer.
@@ -120,7 +122,7 @@ def plan_view(path: str, text: bytes | None, root: str, error: str | None = None
     dirs: set[str] = set()
     owners: list[tuple[str, str]] = []
     criteria = frozenset(
-        c.command.strip() for todo in plan.todos for c in todo.criteria if c.command
+        command for todo in plan.todos for c in todo.criteria for command in _commands(c)
     )
     entries = sum(len(todo.files) for todo in plan.todos)
     if entries > MAX_PLAN_FILES:
@@ -230,6 +232,20 @@ class RunContext:
 # over either bound grants nothing and blocks with the reason (docs/gate.md).
 MAX_PLAN_BYTES = 256 * 1024
 MAX_PLAN_FILES = 2048
+
+
+def _commands(criterion: "Criterion") -> "list[str]":
+    """Every command a criterion names (`run verify` runs them all), verbatim."""
+    if criterion.text.count("`") <= 2:
+        return [criterion.command.strip()] if criterion.command else []
+    # Several backticked spans: the criteria grammar tells commands from printed
+    # text. Imported only for such plans (it loads `re`).
+    from zodyssey.runs.criteria import parse_criterion
+
+    spec = parse_criterion(criterion.text)
+    if spec.problem is not None:
+        return [criterion.command.strip()] if criterion.command else []
+    return [step.command.strip() for step in spec.steps]
 
 
 def load_plan(layout: "Layout", slug: str, state: "dict[str, Any]") -> "PlanView":
