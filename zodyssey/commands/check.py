@@ -180,7 +180,9 @@ def _rdjson(reports: list[Report]) -> str:
 
 
 def _tail(fmt: str, parts: dict[str, Part], code: int) -> str:
-    names = ", ".join(f"{name} exit {part.code}" for name, part in parts.items())
+    names = ", ".join(
+        f"{name} exit {part.code}" for name, part in parts.items() if not name.endswith(VERDICT)
+    )
     if fmt == "markdown":
         return f"**zodyssey check: exit {code}** ({names})\n"
     return f"zodyssey check: exit {code} ({names})\n"
@@ -191,7 +193,8 @@ def _html(parts: dict[str, Part], code: int) -> str:
     from zodyssey.findings import Report
     from zodyssey.formats import render
 
-    reports = [part.report for part in parts.values() if part.report is not None]
+    shown = _with_verdicts(parts).values()
+    reports = [part.report for part in shown if part.report is not None]
     summaries = [report.summary for report in reports if report.summary]
     merged = Report(
         tool="check",
@@ -213,7 +216,7 @@ def _concatenated(fmt: str, parts: dict[str, Part], code: int) -> str:
 
     chunks = [
         render(part.report, fmt, colour=part.colour)
-        for part in parts.values()
+        for part in shown.values()
         if part.report is not None
     ]
     chunks = [text if text.endswith("\n") or not text else text + "\n" for text in chunks]
@@ -230,9 +233,26 @@ MERGED: dict[str, Callable[[dict[str, Part], int], str]] = {
 }
 
 
+VERDICT = "-verdict"  # a part added by _with_verdicts (not a part of the check)
+
+
+def _with_verdicts(parts: dict[str, Part]) -> dict[str, Part]:
+    """Each failing part whose report shows no failure gets one saying so
+    (zodyssey/formats/combine.py): every format says what the exit code says."""
+    from zodyssey.formats.combine import verdict_report
+
+    out = dict(parts)
+    for name, part in parts.items():
+        added = verdict_report(name, part.code, part.report, part.err)
+        if added is not None:
+            out[name + VERDICT] = Part(0, added, colour=part.colour)
+    return out
+
+
 def _combine(fmt: str, parts: dict[str, Part], code: int) -> str:
     merge = MERGED.get(fmt)
-    return merge(parts, code) if merge is not None else _concatenated(fmt, parts, code)
+    shown = parts if fmt == "json" else _with_verdicts(parts)
+    return merge(shown, code) if merge is not None else _concatenated(fmt, shown, code)
 
 
 def run(args: argparse.Namespace) -> int:

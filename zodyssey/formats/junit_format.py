@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 
 from zodyssey.findings import Case, Report
+
+# What XML 1.0 cannot hold at all, escaped or not: C0 controls but tab, LF and
+# CR; lone surrogates; U+FFFE and U+FFFF. ElementTree writes them as they are,
+# which makes the file unreadable to every JUnit consumer.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_text(value: str) -> str:
+    """`value` with every character XML 1.0 forbids shown as a visible `\\xNN`/`\\uNNNN`."""
+    return _NOT_XML.sub(
+        lambda m: (
+            f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}"
+        ),
+        value,
+    )
 
 
 def _cases(report: Report) -> list[Case]:
@@ -28,7 +44,7 @@ def suite(report: Report) -> ET.Element:
     cases = _cases(report)
     element_suite = ET.Element(
         "testsuite",
-        name=f"zodyssey {report.tool}",
+        name=xml_text(f"zodyssey {report.tool}"),
         tests=str(len(cases)),
         failures=str(sum(1 for c in cases if c.failure is not None)),
         skipped=str(sum(1 for c in cases if c.skipped is not None)),
@@ -38,19 +54,19 @@ def suite(report: Report) -> ET.Element:
         element = ET.SubElement(
             element_suite,
             "testcase",
-            name=case.name,
-            classname=case.classname,
+            name=xml_text(case.name),
+            classname=xml_text(case.classname),
             time=f"{case.seconds:.3f}",
         )
         if case.failure is not None:
             failure = ET.SubElement(
                 element,
                 "failure",
-                message=case.failure.splitlines()[0][:200] if case.failure else "",
+                message=xml_text(case.failure.splitlines()[0][:200] if case.failure else ""),
             )
-            failure.text = case.failure
+            failure.text = xml_text(case.failure)
         elif case.skipped is not None:
-            ET.SubElement(element, "skipped", message=case.skipped)
+            ET.SubElement(element, "skipped", message=xml_text(case.skipped))
     return element_suite
 
 

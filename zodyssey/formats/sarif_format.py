@@ -10,6 +10,21 @@ from zodyssey import __version__
 from zodyssey.findings import Finding, Report
 
 _LEVEL = {"error": "error", "warning": "warning", "note": "note"}
+# Characters a URI path keeps as they are (RFC 3986 unreserved, sub-delims, "@"
+# and "/"); ":" is encoded too, so a first segment never reads as a scheme.
+_URI_SAFE = "/-._~!$&'()*+,;=@"
+
+
+def uri(path: str) -> str:
+    """A repository path as a SARIF `artifactLocation.uri` (an RFC 3986 URI reference).
+
+    Spaces, non-ASCII letters (as UTF-8), "%", "#", "?" and the like are
+    percent-encoded: `docs/my guide.md` is `docs/my%20guide.md`, `docs/naïve.md`
+    is `docs/na%C3%AFve.md`; a consumer decodes them back to the path.
+    """
+    from urllib.parse import quote
+
+    return quote(path, safe=_URI_SAFE)
 
 
 def _fingerprint(finding: Finding) -> str:
@@ -26,7 +41,7 @@ def _result(finding: Finding) -> dict[str, Any]:
         "partialFingerprints": {"zodysseyKey/v1": _fingerprint(finding)},
     }
     if finding.file:
-        location: dict[str, Any] = {"artifactLocation": {"uri": finding.file}}
+        location: dict[str, Any] = {"artifactLocation": {"uri": uri(finding.file)}}
         if finding.line:
             location["region"] = {"startLine": finding.line}
         result["locations"] = [{"physicalLocation": location}]
@@ -37,7 +52,7 @@ def _result(finding: Finding) -> dict[str, Any]:
             {
                 "id": n,
                 "physicalLocation": {
-                    "artifactLocation": {"uri": str(r["file"])},
+                    "artifactLocation": {"uri": uri(str(r["file"]))},
                     "region": {"startLine": int(r.get("line") or 1)},
                 },
                 "message": {"text": str(r.get("message", ""))},
