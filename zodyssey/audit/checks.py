@@ -373,71 +373,83 @@ def _completion(outcome: AuditOutcome, emit: _Emitter) -> None:
     )
 
 
-def _judge(
-    run: AuditedRun,
-    todo: str,
-    index: int,
-    text: str,
-    command: str | None,
-    records: list[CriterionRecord],
-    bound: str | None,
-) -> CriterionResult:
-    result = CriterionResult(todo, index, clip(text, 500), "", "not-executed")
-    if not records:
-        result.message = "no record of it was ever executed"
-        return result
-    result.record = records[-1]
-    if run.source == "zodyssey":
-        want = _sha(text)
+@dataclass
+class _Judging:
+    """One criterion being judged: what the plan says and the result so far."""
+
+    run: AuditedRun
+    text: str
+    command: str | None
+    bound: str | None
+    result: CriterionResult
+
+
+def _by_text(j: _Judging, records: list[CriterionRecord]) -> list[CriterionRecord]:
+    """Records of this criterion's text (the JS pipeline: of its command)."""
+    if j.run.source == "zodyssey":
+        want = _sha(j.text)
         matching = [r for r in records if (r.text_sha256 or _sha(r.text or "")) == want]
     else:
         # The JS pipeline records the command it ran, not a hash of the plan's text.
-        matching = [r for r in records if _covers(r.command, text, command)]
-    if not matching:
-        result.status = "text-mismatch"
-        result.message = (
-            f"recorded criterion {clip(records[-1].text, 200)!r} is not the plan's "
-            f"{clip(text, 200)!r}"
-        )
-        if run.source != "zodyssey":
-            from zodyssey.audit.js_plan import commands
+        matching = [r for r in records if _covers(r.command, j.text, j.command)]
+    if matching:
+        return matching
+    j.result.status = "text-mismatch"
+    j.result.message = (
+        f"recorded criterion {clip(records[-1].text, 200)!r} is not the plan's "
+        f"{clip(j.text, 200)!r}"
+    )
+    if j.run.source != "zodyssey":
+        from zodyssey.audit.js_plan import commands
 
-            named = commands(text)
-            ran = {_normal_command(p) for p in _AND.split(_normal_command(records[-1].command))}
-            if len(named) > 1 and ran & {_normal_command(c) for c in named}:
-                result.message = (
-                    f"the recorded command {clip(records[-1].command, 200)!r} runs only part "
-                    f"of the criterion, which names {len(named)} commands: "
-                    + ", ".join(repr(clip(c, 100)) for c in named)
-                )
-        return result
-    result.record = matching[-1]
-    if run.source == "zodyssey":
-        # The commands recorded must be the ones the criterion names, each judged as it says.
-        wanted = [step.as_dict() for step in parse_criterion(text).steps]
-        matching = [r for r in matching if _recorded_steps(r) == wanted]
-        if not matching:
-            result.status = "text-mismatch"
-            shown = "; ".join(f"`{clip(s['command'], 80)}` {describe(s['expect'])}" for s in wanted)
-            result.message = (
-                f"no record ran every command of the criterion as it states ({shown or 'none'}); "
-                f"the latest ran {clip(result.record.command, 200)!r}"
+        named = commands(j.text)
+        ran = {_normal_command(p) for p in _AND.split(_normal_command(records[-1].command))}
+        if len(named) > 1 and ran & {_normal_command(c) for c in named}:
+            j.result.message = (
+                f"the recorded command {clip(records[-1].command, 200)!r} runs only part "
+                f"of the criterion, which names {len(named)} commands: "
+                + ", ".join(repr(clip(c, 100)) for c in named)
             )
-            return result
-        result.record = matching[-1]
-    if run.source == "zodyssey" and bound:
-        matching = [r for r in matching if r.plan_sha256 == bound]
-        if not matching:
-            result.status = "wrong-plan"
-            result.message = (
-                f"every record ran under plan {short_hash(result.record.plan_sha256)}, "
-                f"not the plan bound at OKAY ({short_hash(bound)})"
-            )
-            return result
-        result.record = matching[-1]
-    executed = [r for r in matching if r.executed is True]
+    return []
+
+
+def _by_steps(j: _Judging, records: list[CriterionRecord]) -> list[CriterionRecord]:
+    """The commands recorded must be the ones the criterion names, each judged as it says."""
+    if j.run.source != "zodyssey":
+        return records
+    wanted = [step.as_dict() for step in parse_criterion(j.text).steps]
+    matching = [r for r in records if _recorded_steps(r) == wanted]
+    if not matching:
+        j.result.status = "text-mismatch"
+        shown = "; ".join(f"`{clip(s['command'], 80)}` {describe(s['expect'])}" for s in wanted)
+        latest = j.result.record.command if j.result.record else None
+        j.result.message = (
+            f"no record ran every command of the criterion as it states ({shown or 'none'}); "
+            f"the latest ran {clip(latest, 200)!r}"
+        )
+    return matching
+
+
+def _by_plan(j: _Judging, records: list[CriterionRecord]) -> list[CriterionRecord]:
+    """Records made under the plan bound at OKAY."""
+    if j.run.source != "zodyssey" or not j.bound:
+        return records
+    matching = [r for r in records if r.plan_sha256 == j.bound]
+    if not matching:
+        j.result.status = "wrong-plan"
+        recorded = j.result.record.plan_sha256 if j.result.record else None
+        j.result.message = (
+            f"every record ran under plan {short_hash(recorded)}, "
+            f"not the plan bound at OKAY ({short_hash(j.bound)})"
+        )
+    return matching
+
+
+def _by_execution(result: CriterionResult, records: list[CriterionRecord]) -> CriterionResult:
+    """The latest record that was executed decides."""
+    executed = [r for r in records if r.executed is True]
     if not executed:
-        if any(r.executed is False for r in matching):
+        if any(r.executed is False for r in records):
             result.status = "asserted"
             result.message = "its exit code was supplied by the caller, the criterion was not run"
         else:
@@ -453,6 +465,30 @@ def _judge(
     code = "timed out" if latest.timed_out else f"exit {latest.exit_code}"
     result.message = f"latest executed run {how} ({code})"
     return result
+
+
+def _judge(
+    run: AuditedRun,
+    todo: str,
+    index: int,
+    text: str,
+    command: str | None,
+    records: list[CriterionRecord],
+    bound: str | None,
+) -> CriterionResult:
+    result = CriterionResult(todo, index, clip(text, 500), "", "not-executed")
+    if not records:
+        result.message = "no record of it was ever executed"
+        return result
+    result.record = records[-1]
+    judging = _Judging(run, text, command, bound, result)
+    matching = records
+    for narrow in (_by_text, _by_steps, _by_plan):
+        matching = narrow(judging, matching)
+        if not matching:
+            return result
+        result.record = matching[-1]
+    return _by_execution(result, matching)
 
 
 def _recorded_steps(record: CriterionRecord) -> list[dict[str, object]]:

@@ -343,7 +343,25 @@ def _cross_check_summaries(run: AuditedRun, doc: dict[str, Any]) -> None:
     record edited afterwards no longer agrees with them."""
     verify = as_dict(doc.get("verify"))
     history = [as_dict(h) for h in as_list(verify.get("history"))]
-    where = f"{run.state_path} $.verify"
+    _verify_counts_agree(run, verify, history)
+    for todo, raw in as_dict(doc.get("acceptance")).items():
+        summary = as_dict(raw)
+        contradiction = _acceptance_contradiction(summary, history, todo)
+        if contradiction is None:
+            continue
+        run.problem(
+            "summary-mismatch",
+            f"acceptance[{clip(todo, 40)}] written at {clip(as_str(summary.get('at')), 40)} "
+            f"with the latest verify record of todo {clip(todo, 40)} {contradiction}: the "
+            "record was edited",
+            run.state_path,
+            json_path=f"$.acceptance.{clip(todo, 40)}",
+        )
+
+
+def _verify_counts_agree(
+    run: AuditedRun, verify: dict[str, Any], history: list[dict[str, Any]]
+) -> None:
     passed = sum(1 for h in history if as_bool(h.get("passed")) is True)
     flaky = sum(1 for h in history if as_bool(h.get("flaky")) is True)
     expected = {
@@ -362,41 +380,36 @@ def _cross_check_summaries(run: AuditedRun, doc: dict[str, Any]) -> None:
                 run.state_path,
                 json_path=f"$.verify.{key}",
             )
-    del where
-    for todo, raw in as_dict(doc.get("acceptance")).items():
-        summary = as_dict(raw)
-        at = as_str(summary.get("at"))
-        claimed = as_bool(summary.get("pass"))
-        records = [h for h in history if _todo_key(h.get("todo_id")) == todo]
-        if at is None or claimed is None or not records:
-            continue
-        latest = [h for h in records if as_str(h.get("at")) == at]
-        if not latest or as_str(latest[-1].get("at")) != max(
-            as_str(h.get("at")) or "" for h in records
-        ):
-            continue  # the summary is not the one written with the latest record
-        all_passed = all(as_bool(h.get("passed")) is True for h in records)
-        distinct = len({as_int(h.get("criterion_index")) for h in records})
-        run_count = as_int(summary.get("criteria_run"))
-        declared = as_int(summary.get("criteria_declared"))
-        if (
-            claimed is False
-            and all_passed
-            and run_count == distinct
-            and (declared is None or distinct >= declared)
-        ):
-            contradiction = "says the todo did not pass, but every record of it now says passed"
-        elif claimed is True and not all_passed:
-            contradiction = "says the todo passed, but a record of it now says failed"
-        else:
-            continue
-        run.problem(
-            "summary-mismatch",
-            f"acceptance[{clip(todo, 40)}] written at {clip(at, 40)} with the latest verify "
-            f"record of todo {clip(todo, 40)} {contradiction}: the record was edited",
-            run.state_path,
-            json_path=f"$.acceptance.{clip(todo, 40)}",
-        )
+
+
+def _acceptance_contradiction(
+    summary: dict[str, Any], history: list[dict[str, Any]], todo: str
+) -> str | None:
+    """How `acceptance[todo]` contradicts the records it was written with (None: it does not)."""
+    at = as_str(summary.get("at"))
+    claimed = as_bool(summary.get("pass"))
+    records = [h for h in history if _todo_key(h.get("todo_id")) == todo]
+    if at is None or claimed is None or not records:
+        return None
+    latest = [h for h in records if as_str(h.get("at")) == at]
+    if not latest or as_str(latest[-1].get("at")) != max(
+        as_str(h.get("at")) or "" for h in records
+    ):
+        return None  # the summary is not the one written with the latest record
+    all_passed = all(as_bool(h.get("passed")) is True for h in records)
+    if claimed is True and not all_passed:
+        return "says the todo passed, but a record of it now says failed"
+    distinct = len({as_int(h.get("criterion_index")) for h in records})
+    run_count = as_int(summary.get("criteria_run"))
+    declared = as_int(summary.get("criteria_declared"))
+    if (
+        claimed is False
+        and all_passed
+        and run_count == distinct
+        and (declared is None or distinct >= declared)
+    ):
+        return "says the todo did not pass, but every record of it now says passed"
+    return None
 
 
 def _check_worktree(run: AuditedRun, root: Path, doc: dict[str, Any]) -> None:

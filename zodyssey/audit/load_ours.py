@@ -272,7 +272,6 @@ def _cross_check(
     the one anchored in git (`zodyssey/runs/anchor.py`).
     """
     from zodyssey.runs.anchor import read_anchors
-    from zodyssey.runs.evidence import record_passed
 
     state = run.state_path
     evidence_file = evidence_path("", run.slug)  # as the repository names it
@@ -282,21 +281,7 @@ def _cross_check(
         if seq is not None:
             by_seq.setdefault(seq, record)
     run_id = as_str(doc.get("run_id"))
-    foreign = 0
-    for record in records:
-        named_slug = record.get("slug")
-        named_run = record.get("run_id")
-        if named_slug != run.slug or (named_run is not None and named_run != run_id):
-            foreign += 1
-            if foreign <= MAX_VIOLATIONS:
-                run.problem(
-                    "chain-broken",
-                    f"record seq {clip(record.get('seq'), 20)} belongs to another run (slug "
-                    f"{clip(named_slug, 60)!r}, run id {clip(named_run, 40)}), not "
-                    f"{run.slug!r} ({clip(run_id, 40)})",
-                    evidence_file,
-                    line=as_int(record.get("_line")),
-                )
+    _foreign_records(run, records, run_id, evidence_file)
     head = doc.get("evidence")
     if records and (not isinstance(head, dict) or "count" not in head or "head" not in head):
         run.problem(
@@ -306,66 +291,8 @@ def _cross_check(
             state,
             json_path="$.evidence",
         )
-
-    def disagree(message: str, json_path: str) -> None:
-        run.problem("evidence-disagrees", message, state, json_path=json_path)
-
-    verify = as_dict(doc.get("verify"))
-    for position, raw in enumerate(as_list(verify.get("history"))):
-        entry = as_dict(raw)
-        seq = as_int(entry.get("seq"))
-        chained = by_seq.get(seq) if seq is not None else None
-        path = f"$.verify.history[{position}]"
-        label = f"verify.history[{position}] (todo {clip(entry.get('todo_id'), 40)} criterion {clip(entry.get('criterion_index'), 10)})"
-        if chained is None or chained.get("kind") != "criterion":
-            disagree(
-                f"{label} names evidence seq {clip(seq, 20)}, which the chain does not hold", path
-            )
-            continue
-        if (
-            str(chained.get("todo")) != str(entry.get("todo_id"))
-            or chained.get("criterion_index") != entry.get("criterion_index")
-            or record_passed(chained) != (entry.get("passed") is True)
-            or chained.get("exit_code") != entry.get("exit_code")
-        ):
-            disagree(
-                f"{label} says {'passed' if entry.get('passed') is True else 'failed'} with exit "
-                f"{clip(entry.get('exit_code'), 20)}; record seq {seq} says "
-                f"{'passed' if record_passed(chained) else 'failed'} with exit "
-                f"{clip(chained.get('exit_code'), 20)}",
-                path,
-            )
-    for position, raw in enumerate(as_list(doc.get("gate_log"))):
-        entry = as_dict(raw)
-        found = _SEQ_IN_REASON.search(as_str(entry.get("reason")) or "")
-        if found is None:
-            continue
-        seq = int(found.group(1))
-        logged = by_seq.get(seq)
-        path = f"$.gate_log[{position}]"
-        command = as_str(entry.get("command")) or "?"
-        decision = as_str(entry.get("decision")) or "?"
-        if logged is None:
-            disagree(
-                f"gate_log[{position}] ({command} {decision}) names evidence seq {seq}, which the chain does not hold",
-                path,
-            )
-            continue
-        kind = logged.get("kind")
-        if kind == "window":
-            said = decision == "pass"
-            actual = logged.get("readOnlyViolation") is False
-        elif kind in ("criterion", "check") and decision in ("pass", "fail", "warn"):
-            said = decision == "pass"
-            actual = record_passed(logged)
-        else:
-            continue
-        if said != actual:
-            disagree(
-                f"gate_log[{position}] says {command} {decision} for evidence seq {seq}; the "
-                f"record says it {'passed' if actual else 'did not pass'}",
-                path,
-            )
+    _history_agrees(run, doc, by_seq)
+    _gate_log_agrees(run, doc, by_seq)
     anchors = read_anchors(root, run.slug, run_id)
     if not anchors.available:
         run.problem(
@@ -377,6 +304,112 @@ def _cross_check(
         )
     elif records or anchors.entries:
         _check_anchor(run, anchors.entries, anchors.problem, by_seq, len(records), evidence_file)
+
+
+def _foreign_records(
+    run: AuditedRun, records: list[dict[str, Any]], run_id: str | None, evidence_file: str
+) -> None:
+    """Records naming another slug or run id than the state's."""
+    foreign = 0
+    for record in records:
+        named_slug = record.get("slug")
+        named_run = record.get("run_id")
+        if named_slug == run.slug and (named_run is None or named_run == run_id):
+            continue
+        foreign += 1
+        if foreign > MAX_VIOLATIONS:
+            continue
+        run.problem(
+            "chain-broken",
+            f"record seq {clip(record.get('seq'), 20)} belongs to another run (slug "
+            f"{clip(named_slug, 60)!r}, run id {clip(named_run, 40)}), not "
+            f"{run.slug!r} ({clip(run_id, 40)})",
+            evidence_file,
+            line=as_int(record.get("_line")),
+        )
+
+
+def _history_agrees(
+    run: AuditedRun, doc: dict[str, Any], by_seq: dict[int, dict[str, Any]]
+) -> None:
+    """Each `verify.history` entry says what the record it names says."""
+    from zodyssey.runs.evidence import record_passed
+
+    verify = as_dict(doc.get("verify"))
+    for position, raw in enumerate(as_list(verify.get("history"))):
+        entry = as_dict(raw)
+        seq = as_int(entry.get("seq"))
+        chained = by_seq.get(seq) if seq is not None else None
+        path = f"$.verify.history[{position}]"
+        label = f"verify.history[{position}] (todo {clip(entry.get('todo_id'), 40)} criterion {clip(entry.get('criterion_index'), 10)})"
+        if chained is None or chained.get("kind") != "criterion":
+            run.problem(
+                "evidence-disagrees",
+                f"{label} names evidence seq {clip(seq, 20)}, which the chain does not hold",
+                run.state_path,
+                json_path=path,
+            )
+            continue
+        if (
+            str(chained.get("todo")) != str(entry.get("todo_id"))
+            or chained.get("criterion_index") != entry.get("criterion_index")
+            or record_passed(chained) != (entry.get("passed") is True)
+            or chained.get("exit_code") != entry.get("exit_code")
+        ):
+            run.problem(
+                "evidence-disagrees",
+                f"{label} says {'passed' if entry.get('passed') is True else 'failed'} with exit "
+                f"{clip(entry.get('exit_code'), 20)}; record seq {seq} says "
+                f"{'passed' if record_passed(chained) else 'failed'} with exit "
+                f"{clip(chained.get('exit_code'), 20)}",
+                run.state_path,
+                json_path=path,
+            )
+
+
+def _logged_outcome(decision: str, logged: dict[str, Any]) -> tuple[bool, bool] | None:
+    """(what the gate log said, what the record says) as passed/not; None: not comparable."""
+    from zodyssey.runs.evidence import record_passed
+
+    kind = logged.get("kind")
+    if kind == "window":
+        return decision == "pass", logged.get("readOnlyViolation") is False
+    if kind in ("criterion", "check") and decision in ("pass", "fail", "warn"):
+        return decision == "pass", record_passed(logged)
+    return None
+
+
+def _gate_log_agrees(
+    run: AuditedRun, doc: dict[str, Any], by_seq: dict[int, dict[str, Any]]
+) -> None:
+    """Each gate-log decision naming `(evidence seq N)` says what record N says."""
+    for position, raw in enumerate(as_list(doc.get("gate_log"))):
+        entry = as_dict(raw)
+        found = _SEQ_IN_REASON.search(as_str(entry.get("reason")) or "")
+        if found is None:
+            continue
+        seq = int(found.group(1))
+        logged = by_seq.get(seq)
+        path = f"$.gate_log[{position}]"
+        command = as_str(entry.get("command")) or "?"
+        decision = as_str(entry.get("decision")) or "?"
+        if logged is None:
+            run.problem(
+                "evidence-disagrees",
+                f"gate_log[{position}] ({command} {decision}) names evidence seq {seq}, which the chain does not hold",
+                run.state_path,
+                json_path=path,
+            )
+            continue
+        compared = _logged_outcome(decision, logged)
+        if compared is not None and compared[0] != compared[1]:
+            run.problem(
+                "evidence-disagrees",
+                f"gate_log[{position}] says {command} {decision} for evidence seq {seq}; the "
+                f"record says it {'passed' if compared[1] else 'did not pass'}",
+                run.state_path,
+                json_path=path,
+            )
 
 
 def _check_latest(run: AuditedRun, root: Path, doc: dict[str, Any], state_file: Path) -> None:

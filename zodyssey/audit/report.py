@@ -300,36 +300,39 @@ def _when(value: str | None) -> datetime | None:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def timeline(outcome: AuditOutcome) -> dict[str, Any]:
-    """Lanes of positioned marks (percent of the run's span) for the HTML page."""
-    run = outcome.run
-    marks: list[_Mark] = []
-    phase_points = [(p.phase, _when(p.at)) for p in run.phases]
-    phase_points = [(name, at) for name, at in phase_points if at is not None]
-    for position, (name, at) in enumerate(phase_points):
-        assert at is not None
-        following = phase_points[position + 1][1] if position + 1 < len(phase_points) else None
+def _phase_marks(run: AuditedRun) -> list[_Mark]:
+    points = [(p.phase, _when(p.at)) for p in run.phases]
+    dated = [(name, at) for name, at in points if at is not None]
+    marks = []
+    for position, (name, at) in enumerate(dated):
+        following = dated[position + 1][1] if position + 1 < len(dated) else None
         marks.append(_Mark("phases", at, following, name, f"phase phase-{_css(name)}"))
+    return marks
+
+
+def _review_marks(run: AuditedRun) -> list[_Mark]:
+    marks = []
     for entry in run.review.rounds:
         at = _when(entry.at)
-        if at is not None:
-            who = f" by {entry.human_by}" if entry.human_by else ""
-            marks.append(
-                _Mark(
-                    "review",
-                    at,
-                    None,
-                    f"round {entry.round}: {entry.verdict}{who}",
-                    "okay" if entry.verdict == "OKAY" else "reject",
-                )
-            )
+        if at is None:
+            continue
+        who = f" by {entry.human_by}" if entry.human_by else ""
+        label = f"round {entry.round}: {entry.verdict}{who}"
+        marks.append(
+            _Mark("review", at, None, label, "okay" if entry.verdict == "OKAY" else "reject")
+        )
+    return marks
+
+
+def _criterion_marks(outcome: AuditOutcome) -> list[_Mark]:
     # Every recorded execution of a declared criterion, not only its latest: a
     # criterion that failed and then passed shows both runs ("runs 2" in the table).
     declared = {(result.todo, result.index) for result in outcome.criteria}
     runs: dict[tuple[str, int], list[Any]] = {}
-    for record in run.criteria:
+    for record in outcome.run.criteria:
         if (record.todo, record.index) in declared:
             runs.setdefault((record.todo, record.index), []).append(record)
+    marks = []
     for (todo, index), records in runs.items():
         for number, record in enumerate(records, start=1):
             end = _when(record.finished_at)
@@ -340,6 +343,11 @@ def timeline(outcome: AuditOutcome) -> dict[str, Any]:
             attempt = f" (run {number} of {len(records)})" if len(records) > 1 else ""
             css = "okay" if record.passed else "reject"
             marks.append(_Mark("criteria", start, end, f"{todo}.{index} {status}{attempt}", css))
+    return marks
+
+
+def _window_marks(run: AuditedRun) -> list[_Mark]:
+    marks = []
     for window in run.windows:
         end = _when(window.finished_at)
         start = _when(window.started_at) or end
@@ -347,10 +355,50 @@ def timeline(outcome: AuditOutcome) -> dict[str, Any]:
             continue
         css = "okay" if window.present and window.violation is False else "reject"
         marks.append(_Mark("windows", start, end, window.label, css))
+    return marks
+
+
+def _placed(mark: _Mark, first: datetime, last: datetime, span: float) -> dict[str, Any]:
+    """A mark positioned on the track: left and width in percent."""
+    left = (mark.start - first).total_seconds() / span * 100
+    end = mark.end if mark.end is not None and mark.end >= mark.start else None
+    if mark.lane == "phases" and end is None:
+        end = last
+    width = ((end - mark.start).total_seconds() / span * 100) if end is not None else 0.0
+    return {
+        "left": round(min(max(left, 0.0), 100.0), 3),
+        "width": round(min(max(width, 0.0), 100.0 - left), 3),
+        "label": clip(mark.label, 200),
+        "css": mark.css,
+        "at": mark.start.isoformat(timespec="seconds"),
+    }
+
+
+def _lane(name: str, items: list[dict[str, Any]]) -> dict[str, Any]:
+    lane: dict[str, Any] = {"name": name, "marks": items}
+    if name != "phases":
+        # Overlapping marks (two windows at once, criteria run together) are
+        # stacked in rows so that every one stays visible.
+        lane["rows"] = _pack(items, _mark_extent, "row")
+        return lane
+    # Phases are contiguous bands (one row); their names are written under
+    # them, in as many rows as it takes for no two names to overlap.
+    lane["rows"] = 1
+    for item in items:
+        item["row"] = 0
+    lane["label_rows"] = _pack(items, _label_extent, "label_row")
+    for item in items:
+        # a name that would run past the right edge is written leftwards
+        item["label_end"] = float(item["left"]) + _label_extent(item) > 100.0
+    return lane
+
+
+def timeline(outcome: AuditOutcome) -> dict[str, Any]:
+    """Lanes of positioned marks (percent of the run's span) for the HTML page."""
+    run = outcome.run
+    marks = _phase_marks(run) + _review_marks(run) + _criterion_marks(outcome) + _window_marks(run)
     moments = [m.start for m in marks] + [m.end for m in marks if m.end is not None]
-    for extra in (_when(run.started_at), _when(run.updated_at)):
-        if extra is not None:
-            moments.append(extra)
+    moments += [at for at in (_when(run.started_at), _when(run.updated_at)) if at is not None]
     if not moments:
         return {"lanes": [], "start": None, "end": None}
     first, last = min(moments), max(moments)
@@ -362,42 +410,9 @@ def timeline(outcome: AuditOutcome) -> dict[str, Any]:
         "windows": [],
     }
     for mark in marks:
-        left = (mark.start - first).total_seconds() / span * 100
-        end = mark.end if mark.end is not None and mark.end >= mark.start else None
-        if mark.lane == "phases" and end is None:
-            end = last
-        width = ((end - mark.start).total_seconds() / span * 100) if end is not None else 0.0
-        lanes[mark.lane].append(
-            {
-                "left": round(min(max(left, 0.0), 100.0), 3),
-                "width": round(min(max(width, 0.0), 100.0 - left), 3),
-                "label": clip(mark.label, 200),
-                "css": mark.css,
-                "at": mark.start.isoformat(timespec="seconds"),
-            }
-        )
-    out_lanes: list[dict[str, Any]] = []
-    for name, items in lanes.items():
-        if not items:
-            continue
-        lane: dict[str, Any] = {"name": name, "marks": items}
-        if name == "phases":
-            # Phases are contiguous bands (one row); their names are written under
-            # them, in as many rows as it takes for no two names to overlap.
-            lane["rows"] = 1
-            for item in items:
-                item["row"] = 0
-            lane["label_rows"] = _pack(items, _label_extent, "label_row")
-            for item in items:
-                # a name that would run past the right edge is written leftwards
-                item["label_end"] = float(item["left"]) + _label_extent(item) > 100.0
-        else:
-            # Overlapping marks (two windows at once, criteria run together) are
-            # stacked in rows so that every one stays visible.
-            lane["rows"] = _pack(items, _mark_extent, "row")
-        out_lanes.append(lane)
+        lanes[mark.lane].append(_placed(mark, first, last, span))
     return {
-        "lanes": out_lanes,
+        "lanes": [_lane(name, items) for name, items in lanes.items() if items],
         "start": first.isoformat(timespec="seconds"),
         "end": last.isoformat(timespec="seconds"),
         "seconds": span,

@@ -92,84 +92,114 @@ def _spans(text: str) -> list[tuple[str, str]]:
     return out
 
 
+class _Unjudgeable(Exception):
+    """What keeps a criterion from being judged (becomes `CriterionSpec.problem`)."""
+
+
+class _Reader:
+    """Reads a criterion's pieces left to right: commands wait for the expectation after them."""
+
+    def __init__(self, pieces: list[tuple[str, str]], spec: CriterionSpec) -> None:
+        self.pieces = pieces
+        self.spec = spec
+        self.at = 0
+        self.pending: list[str] = []
+        self.seen_command = False
+
+    def read(self) -> None:
+        while self.at < len(self.pieces):
+            kind, value = self.pieces[self.at]
+            self.at += 1
+            if kind == "cmd":
+                self._command(value)
+            elif self.seen_command:
+                self._prose(value)
+            elif _JUDGEMENT.search(" ".join(value.split()).lower()):
+                # Lead-in prose ("Run", "The tests:") may describe, never judge.
+                raise _Unjudgeable(
+                    f"cannot judge the prose before the first command: {value.strip()!r}"
+                )
+        self.spec.steps.extend(Step(c, dict(DEFAULT_EXPECT)) for c in self.pending)
+
+    def _command(self, value: str) -> None:
+        if not value.strip():
+            raise _Unjudgeable("an empty code span")
+        self.pending.append(value.strip())
+        self.seen_command = True
+
+    def _expect(self, expect: Expect, what: str) -> None:
+        """`expect` applies to every command named since the previous expectation."""
+        if not self.pending:
+            raise _Unjudgeable(f"an expectation{what} that follows no command")
+        self.spec.steps.extend(Step(c, expect) for c in self.pending)
+        self.pending = []
+
+    def _prose(self, value: str) -> None:
+        prose = " ".join(value.split()).lower()
+        while prose:
+            prose = _FILLER.sub("", prose)
+            if not prose:
+                return
+            matched = _PRINTS.match(prose)
+            if matched:
+                prose = self._prints(prose[matched.end() :].strip(), value)
+                continue
+            found = _exit_expectation(prose)
+            if found is None:
+                if _JUDGEMENT.search(prose):
+                    raise _Unjudgeable(
+                        f"cannot judge {prose[:80]!r} unambiguously: state each command's "
+                        "expected result as `exits N`, `exits non-zero` or `prints VALUE`"
+                    )
+                return  # descriptive prose: nothing to judge in it
+            expect, end = found
+            self._expect(expect, f" ({prose[:40]!r})")
+            prose = prose[end:]
+
+    def _prints(self, rest: str, value: str) -> str:
+        """`prints VALUE` / `prints `VALUE``: the expected output; returns the prose left."""
+        left = ""
+        if rest:
+            # A bare value: the first word of the original prose (case kept).
+            original = " ".join(value.split())
+            where = original.lower().find(rest)
+            word = original[where:].split()[0] if where >= 0 else rest.split()[0]
+            word = word.rstrip(",;.")
+            expect: Expect = {"stdout": word}
+            left = rest[len(word) :]
+        elif self.at < len(self.pieces) and self.pieces[self.at][0] == "cmd":
+            expect = {"stdout": self.pieces[self.at][1]}
+            self.at += 1
+        else:
+            raise _Unjudgeable("`prints` names no value to compare the output with")
+        self._expect(expect, "")
+        return left
+
+
+def _exit_expectation(prose: str) -> tuple[Expect, int] | None:
+    """An exit-status phrase at the start of `prose`: (expectation, where it ends)."""
+    matched = _EXIT_N.match(prose) or _EXIT_CODE_IS.match(prose)
+    if matched:
+        return {"exit": int(matched.group(1))}, matched.end()
+    if matched := _NONZERO.match(prose):
+        return {"exit": "nonzero"}, matched.end()
+    if matched := _SUCCEEDS.match(prose):
+        return dict(DEFAULT_EXPECT), matched.end()
+    return None
+
+
 def parse_criterion(text: str) -> CriterionSpec:
     """The steps of a criterion, or the problem that keeps it from being judged."""
     spec = CriterionSpec()
     if text.count("`") % 2:
         spec.problem = "an unclosed backtick: which part is the command is ambiguous"
         return spec
-    pieces = _spans(" ".join(text.split("\n")))
-    pending: list[str] = []
-    seen_command = False
-    i = 0
-    while i < len(pieces):
-        kind, value = pieces[i]
-        i += 1
-        if kind == "cmd":
-            if not value.strip():
-                spec.problem = "an empty code span"
-                return spec
-            pending.append(value.strip())
-            seen_command = True
-            continue
-        prose = " ".join(value.split()).lower()
-        if not seen_command:
-            # Lead-in prose ("Run", "The tests:") may describe, never judge.
-            if _JUDGEMENT.search(prose):
-                spec.problem = f"cannot judge the prose before the first command: {value.strip()!r}"
-                return spec
-            continue
-        while prose:
-            prose = _FILLER.sub("", prose)
-            if not prose:
-                break
-            expect: Expect | None = None
-            matched = _EXIT_N.match(prose) or _EXIT_CODE_IS.match(prose)
-            if matched:
-                expect = {"exit": int(matched.group(1))}
-            elif matched := _NONZERO.match(prose):
-                expect = {"exit": "nonzero"}
-            elif matched := _SUCCEEDS.match(prose):
-                expect = dict(DEFAULT_EXPECT)
-            elif matched := _PRINTS.match(prose):
-                rest = prose[matched.end() :].strip()
-                if rest:
-                    # A bare value: the first word of the original prose (case kept).
-                    original = " ".join(value.split())
-                    where = original.lower().find(rest)
-                    word = original[where:].split()[0] if where >= 0 else rest.split()[0]
-                    word = word.rstrip(",;.")
-                    expect = {"stdout": word}
-                    prose = rest[len(word) :]
-                elif i < len(pieces) and pieces[i][0] == "cmd":
-                    expect = {"stdout": pieces[i][1]}
-                    i += 1
-                    prose = ""
-                else:
-                    spec.problem = "`prints` names no value to compare the output with"
-                    return spec
-                if not pending:
-                    spec.problem = "an expectation that follows no command"
-                    return spec
-                spec.steps.extend(Step(c, expect) for c in pending)
-                pending = []
-                continue
-            if expect is None or matched is None:
-                if _JUDGEMENT.search(prose):
-                    spec.problem = (
-                        f"cannot judge {prose[:80]!r} unambiguously: state each command's "
-                        "expected result as `exits N`, `exits non-zero` or `prints VALUE`"
-                    )
-                    return spec
-                break  # descriptive prose: nothing to judge in it
-            if not pending:
-                spec.problem = f"an expectation ({prose[:40]!r}) that follows no command"
-                return spec
-            spec.steps.extend(Step(c, expect) for c in pending)
-            pending = []
-            prose = prose[matched.end() :]
-    spec.steps.extend(Step(c, dict(DEFAULT_EXPECT)) for c in pending)
-    if not spec.steps and spec.problem is None:
+    try:
+        _Reader(_spans(" ".join(text.split("\n"))), spec).read()
+    except _Unjudgeable as problem:
+        spec.problem = str(problem)
+        return spec
+    if not spec.steps:
         spec.problem = "no backticked command"
     return spec
 

@@ -51,32 +51,40 @@ def parse_artifact(text: str, source: str) -> ParsedArtifact:
     """The verdict of a reviewer artifact: JSON, or prose with exactly one VERDICT line."""
     stripped = text.strip()
     if stripped.startswith("{"):
-        try:
-            data = json.loads(stripped)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"review artifact {source} is not valid JSON ({exc.msg})") from exc
-        except RecursionError as exc:
-            raise UsageError(f"review artifact {source} nests too deeply to be a verdict") from exc
-        if not isinstance(data, dict):
-            raise UsageError(f"review artifact {source} is not a JSON object")
-        verdict = data.get("verdict")
-        if verdict not in ("OKAY", "REJECT"):
-            raise UsageError(
-                f'review artifact {source}: verdict must be "OKAY" or "REJECT", got {verdict!r}'
-            )
-        nonce = data.get("nonce")
-        provenance = data.get("_provenance")
-        if nonce is None and isinstance(provenance, dict):
-            nonce = provenance.get("nonce")  # the JavaScript pipeline's place for it
-        if nonce is not None and not isinstance(nonce, str):
-            raise UsageError(f"review artifact {source}: nonce must be a string")
-        blockers = data.get("blockers", [])
-        if not isinstance(blockers, list):
-            raise UsageError(f"review artifact {source}: blockers must be a list")
-        plan_sha = data.get("plan_sha256")
-        return ParsedArtifact(
-            verdict, nonce, blockers, plan_sha if isinstance(plan_sha, str) else None, "json"
+        return _json_artifact(stripped, source)
+    return _prose_artifact(text, source)
+
+
+def _json_artifact(stripped: str, source: str) -> ParsedArtifact:
+    try:
+        data = json.loads(stripped)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"review artifact {source} is not valid JSON ({exc.msg})") from exc
+    except RecursionError as exc:
+        raise UsageError(f"review artifact {source} nests too deeply to be a verdict") from exc
+    if not isinstance(data, dict):
+        raise UsageError(f"review artifact {source} is not a JSON object")
+    verdict = data.get("verdict")
+    if verdict not in ("OKAY", "REJECT"):
+        raise UsageError(
+            f'review artifact {source}: verdict must be "OKAY" or "REJECT", got {verdict!r}'
         )
+    nonce = data.get("nonce")
+    provenance = data.get("_provenance")
+    if nonce is None and isinstance(provenance, dict):
+        nonce = provenance.get("nonce")  # the JavaScript pipeline's place for it
+    if nonce is not None and not isinstance(nonce, str):
+        raise UsageError(f"review artifact {source}: nonce must be a string")
+    blockers = data.get("blockers", [])
+    if not isinstance(blockers, list):
+        raise UsageError(f"review artifact {source}: blockers must be a list")
+    plan_sha = data.get("plan_sha256")
+    return ParsedArtifact(
+        verdict, nonce, blockers, plan_sha if isinstance(plan_sha, str) else None, "json"
+    )
+
+
+def _prose_artifact(text: str, source: str) -> ParsedArtifact:
     lines = text.splitlines()
     claimed = [line for line in lines if _VERDICT_ANY.match(line)]
     verdicts = [m.group(1) for line in claimed if (m := _VERDICT_LINE.match(line))]
@@ -94,19 +102,27 @@ def parse_artifact(text: str, source: str) -> ParsedArtifact:
     nonces = [m.group(1) for line in lines if (m := _NONCE_LINE.match(line))]
     if len(nonces) > 1:
         raise UsageError(f"review artifact {source} carries {len(nonces)} NONCE lines; one only")
-    prose_blockers: list[Any] = []
+    return ParsedArtifact(
+        verdicts[0], nonces[0] if nonces else None, _prose_blockers(lines), None, "prose"
+    )
+
+
+def _prose_blockers(lines: list[str]) -> list[Any]:
+    """The `- item` lines under a BLOCKERS heading, up to the first other text."""
+    blockers: list[Any] = []
     collecting = False
     for line in lines:
         if _BLOCKERS_HEAD.match(line):
             collecting = True
             continue
-        if collecting:
-            item = re.match(r"^\s*[-*]\s+(.*\S)\s*$", line)
-            if item:
-                prose_blockers.append(item.group(1))
-            elif line.strip():
-                collecting = False
-    return ParsedArtifact(verdicts[0], nonces[0] if nonces else None, prose_blockers, None, "prose")
+        if not collecting:
+            continue
+        item = re.match(r"^\s*[-*]\s+(.*\S)\s*$", line)
+        if item:
+            blockers.append(item.group(1))
+        elif line.strip():
+            collecting = False
+    return blockers
 
 
 def _read_arguments(args: argparse.Namespace) -> None:
