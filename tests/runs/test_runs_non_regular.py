@@ -127,3 +127,14 @@ def test_the_helper_refuses_without_blocking_and_reads_regular_files(tmp_path: P
     require_regular_target(tmp_path / "absent", "report")
     with pytest.raises(FileNotFoundError):
         open_regular(tmp_path / "absent", "plan")
+
+
+def test_a_tracked_file_replaced_by_a_fifo_is_hashed_not_read(tmp_path: Path) -> None:
+    """The work-tree snapshots of verify and the audit's staleness digest name a FIFO."""
+    repo = verified(tmp_path)
+    fifo_at(repo.root / "README.md")  # tracked: git reports it as modified
+    done = zodyssey(repo, "run", "verify", "--repo", str(repo.root), "demo", "1")
+    assert done.returncode == 0, done.stderr
+    audited = zodyssey(repo, "audit", "--repo", str(repo.root), "demo", "--format", "json")
+    assert "Traceback" not in audited.stderr, audited.stderr
+    assert audited.returncode in (0, 1), audited.stderr

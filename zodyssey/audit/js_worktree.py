@@ -20,6 +20,8 @@ import hashlib
 import re
 from pathlib import Path
 
+from zodyssey.core.files import NotRegularFile, read_regular
+
 PATHSPEC = (".", ":(exclude).zcode", ":(exclude).zcode/**")
 _ZCODE_LINE = re.compile(r"\s\.zcode/")
 TIMEOUT_S = 60
@@ -64,7 +66,9 @@ def fingerprint(root: Path) -> tuple[str | None, str]:
     for rel in sorted(paths):
         digest.update(rel.encode("utf-8"))
         try:
-            digest.update((root / rel).read_bytes())
+            digest.update(read_regular(root / rel, "work-tree file"))
+        except NotRegularFile:
+            digest.update(b"<not a regular file>")  # a FIFO would block the read
         except OSError:
             digest.update(b"<unreadable>")
     return digest.hexdigest(), ""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Any
 
 from zodyssey.core.atomic import write_atomic
 from zodyssey.core.exits import Exit
+from zodyssey.core.files import NotRegularFile, open_regular
 from zodyssey.core.paths import reviews_dir
 from zodyssey.core.store import dump_json, now_iso
 from zodyssey.core.vocabulary import BLOCKED, HALTED_PHASES
@@ -490,10 +492,10 @@ def transcript_holds(path: str, digest: str, agent: str | None) -> bool | None:
     `invoke_agent` call naming the reviewer. None when the file cannot be read.
     """
     try:
-        with open(path, "rb") as handle:
+        with os.fdopen(open_regular(path, "transcript"), "rb") as handle:
             raw = handle.read(MAX_TRANSCRIPT + 1)
-    except OSError:
-        return None
+    except (OSError, NotRegularFile):
+        return None  # a FIFO as the transcript is unreadable, never waited on
     if len(raw) > MAX_TRANSCRIPT:
         return None
     text = raw.decode("utf-8", "replace")

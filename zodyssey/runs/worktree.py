@@ -16,6 +16,8 @@ import os
 from pathlib import Path
 from typing import Any
 
+from zodyssey.core.files import NotRegularFile, open_regular
+
 # Pathspecs relative to the run's root: everything except the run bookkeeping.
 _PATHSPEC = ("--", ".", ":(exclude).zcode")
 
@@ -61,10 +63,13 @@ def _content_hash(path: Path) -> str:
         if path.is_dir():
             return "dir"  # a nested repository or submodule: git reports it as a whole
         digest = hashlib.sha256()
-        with path.open("rb") as handle:
+        # A FIFO or device in the work tree is named, never read (it would block).
+        with os.fdopen(open_regular(path, "work-tree file"), "rb") as handle:
             for chunk in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(chunk)
         return digest.hexdigest()
+    except NotRegularFile:
+        return "special"
     except FileNotFoundError:
         return "missing"
     except OSError as exc:
