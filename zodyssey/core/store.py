@@ -83,7 +83,7 @@ class file_lock:  # lower case: used as `with file_lock(path):`, like a function
 
 def read_json(path: "StrPath") -> "Any":
     try:
-        text = read_regular_text(path, "state file")
+        text = read_regular_text(path, "file")
     except FileNotFoundError:
         raise
     except NotRegularFile as exc:
@@ -132,7 +132,7 @@ def append_jsonl(path: "StrPath", record: "dict[str, Any]") -> None:
 
     with file_lock(path):
         try:
-            existing = read_regular(path, "log file")
+            existing = read_regular(path, "file")
         except FileNotFoundError:
             existing = b""
         except NotRegularFile as exc:
@@ -161,7 +161,7 @@ def jsonl_values(text: str) -> "Iterator[tuple[int, str, Any, ValueError | Recur
 
 def read_jsonl(path: "StrPath") -> "list[Any]":
     try:
-        text = read_regular_text(path, "log file")
+        text = read_regular_text(path, "file")
     except FileNotFoundError:
         return []
     except NotRegularFile as exc:
