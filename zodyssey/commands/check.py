@@ -193,8 +193,7 @@ def _html(parts: dict[str, Part], code: int) -> str:
     from zodyssey.findings import Report
     from zodyssey.formats import render
 
-    shown = _with_verdicts(parts).values()
-    reports = [part.report for part in shown if part.report is not None]
+    reports = [part.report for part in parts.values() if part.report is not None]
     summaries = [report.summary for report in reports if report.summary]
     merged = Report(
         tool="check",
@@ -216,7 +215,7 @@ def _concatenated(fmt: str, parts: dict[str, Part], code: int) -> str:
 
     chunks = [
         render(part.report, fmt, colour=part.colour)
-        for part in shown.values()
+        for part in parts.values()
         if part.report is not None
     ]
     chunks = [text if text.endswith("\n") or not text else text + "\n" for text in chunks]
