@@ -79,3 +79,44 @@ def test_deleted_gate_fails_the_check(lab: Any, sabotage: Any, rule: str) -> Non
         assert "claude-code" in found[0]["message"]
     if rule == "matcher-narrowed":
         assert "Bash" in found[0]["message"] and "mcp__" in found[0]["message"]
+
+
+def _hook_words(repo: Path) -> list[str]:
+    words: list[str] = []
+    for rel in (SETTINGS, ".codex/hooks.json"):
+        data = json.loads((repo / rel).read_text(encoding="utf-8"))
+        for key in ("PreToolUse", "PostToolUse"):
+            for group in data["hooks"][key]:
+                words += [w for h in group["hooks"] for w in h["command"].split()]
+    return words
+
+
+@pytest.mark.claim("wiring-names-no-machine-path")
+def test_a_teammates_clone_runs_the_committed_wiring_or_fails_the_check(lab: Any) -> None:
+    import os
+    import subprocess
+    import sys
+
+    repo: Path = lab.repo("mine")
+    assert lab.zodyssey("init", cwd=repo).returncode == 0
+    for harness in ("claude-code", "codex"):  # this venv lives outside the project
+        done = lab.zodyssey("hook", "install", "--harness", harness, cwd=repo)
+        assert done.returncode == 0, done.stderr
+    lab.commit(repo, "wire the gate")
+    assert not [w for w in _hook_words(repo) if w.startswith("/") or sys.prefix in w]
+    clone = lab.base / "elsewhere" / "theirs"
+    clone.parent.mkdir()
+    subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True)
+    scripts = os.path.dirname(sys.executable)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_PROJECT_DIR")}
+    installed = {**env, "PATH": scripts + os.pathsep + "/usr/bin:/bin"}
+    assert lab.zodyssey("check", cwd=clone, env=installed).returncode == 0
+    bare = lab.zodyssey(
+        "check", "--format", "json", cwd=clone, env={**env, "PATH": "/usr/bin:/bin"}
+    )
+    assert bare.returncode == 9, bare.stdout
+    findings = json.loads(bare.stdout)["gate"]["report"]["findings"]
+    named = {
+        (f["extra"]["harness"], f["file"]) for f in findings if f["rule"] == "hook-not-holding"
+    }
+    assert named == {("claude-code", SETTINGS), ("codex", ".codex/hooks.json")}

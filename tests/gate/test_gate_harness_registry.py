@@ -20,13 +20,16 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from tests.helpers import REPO_ROOT, clean_env, git
 from zodyssey.gate.harness import HARNESSES, adapters, get_harness
 from zodyssey.gate.install import our_entries
+
+if TYPE_CHECKING:
+    from zodyssey.gate.harness import Harness
 
 TOY = '''"""Toy: a harness made up for the registry test."""
 
@@ -237,3 +240,30 @@ def test_every_registered_module_holds_its_facts() -> None:
         payload = harness.probe_payload("/scratch", "/scratch/src/probe.py")
         call = harness.to_call(payload)
         assert call.targets and call.targets[0].path == "/scratch/src/probe.py", (harness, call)
+
+
+def _row(harness: Harness) -> str:
+    def words(values: tuple[str, ...]) -> str:
+        return ", ".join(f"`{v}`" for v in values) or "none"
+
+    timeout = f"{harness.timeout} {harness.timeout_unit}" if harness.timeout else "none"
+    shown = f"`{harness.command_var}`" if harness.command_var else "PATH `zodyssey`"
+    cells = [
+        f"`{harness.name}`",
+        f"`{HARNESSES[harness.name]}.py`",
+        words(harness.config_files),
+        words(harness.pre_events),
+        words(harness.post_events),
+        f"`{harness.matcher}`" if harness.matcher else "none",
+        timeout,
+        f"{words(harness.project_vars)} ({shown})",
+    ]
+    return "| " + " | ".join(cells) + " |"
+
+
+def test_adapt_md_table_is_the_modules() -> None:
+    """docs/ADAPT.md's table of harnesses says what each module holds, row for row."""
+    text = (REPO_ROOT / "docs" / "ADAPT.md").read_text(encoding="utf-8")
+    table = text.split("### The harnesses at a glance", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    assert rows == [_row(h) for h in adapters()]

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import make_repo, run_zodyssey
 from tests.helpers.gate import REPO, hook_env
 
@@ -29,8 +31,8 @@ def test_claude_install_merges_and_is_idempotent(tmp_path: Path) -> None:
     assert data["model"] == "opus"
     assert data["hooks"]["PreToolUse"][0] == user_hook
     ours = data["hooks"]["PreToolUse"][1]
-    assert ours["hooks"][0]["command"].endswith("/zodyssey/gate/hook_entry.py pre-tool")
-    assert " -S -P " in ours["hooks"][0]["command"]
+    # this venv is outside the project: `zodyssey` from PATH, no path of this machine
+    assert ours["hooks"][0]["command"] == "zodyssey hook pre-tool"
     assert ours["hooks"][0]["timeout"] == 30
     before = settings.read_text()
     second = install(tmp_path)
@@ -76,25 +78,36 @@ def test_broken_settings_is_one_clear_error(tmp_path: Path) -> None:
     assert settings.read_text() == "{ nope"
 
 
-def test_claude_command_survives_moving_the_checkout(tmp_path: Path) -> None:
-    """An interpreter inside the project is written relative to $CLAUDE_PROJECT_DIR,
-    and the command still starts the gate after the project directory moves."""
+def test_claude_command_survives_moving_the_checkout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An interpreter and hook script inside the project are written relative to
+    $CLAUDE_PROJECT_DIR, and the command still starts the gate after the project moves."""
     import shutil
     import subprocess
 
-    from zodyssey.gate.install import hook_command
+    from zodyssey.gate import install as installer
 
     project = tmp_path / "checkout"
     (project / ".venv" / "bin").mkdir(parents=True)
     link = project / ".venv" / "bin" / "python"
     link.symlink_to(sys.executable)
-    real = sys.executable  # the same `sys` module zodyssey.gate.install reads
-    sys.executable = str(link)
-    try:
-        command = hook_command("pre-tool", "claude-code", project=project)
-    finally:
-        sys.executable = real
-    assert command.startswith('"$CLAUDE_PROJECT_DIR"/.venv/bin/python -S -P '), command
+    package = project / "src" / "zodyssey"
+    shutil.copytree(REPO / "zodyssey", package, ignore=shutil.ignore_patterns("__pycache__"))
+    # the interpreter and package this project holds (the same `sys` install reads)
+    real_entry = installer.entry_script
+    monkeypatch.setattr(sys, "executable", str(link))
+    monkeypatch.setattr(installer, "entry_script", lambda: package / "gate" / "hook_entry.py")
+    command = installer.hook_command("pre-tool", "claude-code", project=project)
+    monkeypatch.setattr(installer, "entry_script", real_entry)
+    half = installer.hook_command("pre-tool", "claude-code", project=project)
+    monkeypatch.undo()
+    assert command == (
+        '"$CLAUDE_PROJECT_DIR"/.venv/bin/python -S -P '
+        '"$CLAUDE_PROJECT_DIR"/src/zodyssey/gate/hook_entry.py pre-tool'
+    ), command
+    # Half inside is not enough: the script outside would name this machine's path.
+    assert half == "zodyssey hook pre-tool"
     moved = tmp_path / "moved"
     shutil.move(str(project), str(moved))
     make_repo(moved, commit=False)
@@ -103,11 +116,11 @@ def test_claude_command_survives_moving_the_checkout(tmp_path: Path) -> None:
         input='{"tool_name": "Bash", "tool_input": {"command": "ls"}}',
         capture_output=True,
         text=True,
-        # the stand-in interpreter is not a virtualenv: point it at this checkout
+        # the stand-in interpreter is not a virtualenv: point it at the project's package
         env={
             "CLAUDE_PROJECT_DIR": str(moved),
             "PATH": "/usr/bin:/bin",
-            "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+            "PYTHONPATH": str(moved / "src"),
         },
         check=False,
     )
@@ -115,7 +128,7 @@ def test_claude_command_survives_moving_the_checkout(tmp_path: Path) -> None:
 
 
 def test_install_says_what_the_command_depends_on(tmp_path: Path) -> None:
-
     done = run_zodyssey("hook", "install", "--project", str(tmp_path), cwd=REPO)
     assert done.returncode == 0, done.stderr
-    assert "lets tool calls through" in done.stdout and "re-run" in done.stdout
+    assert "found on the PATH" in done.stdout and "names no path of this machine" in done.stdout
+    assert "hook-not-holding" in done.stdout

@@ -89,8 +89,15 @@ SCRUBBED = (
 DEEP_JSON = "[" * 100_000 + "]" * 100_000
 
 
+# This interpreter's scripts: a committed hook command runs `zodyssey` from PATH.
+SCRIPTS = str(Path(sys.executable).parent)
+
+
 def clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in SCRUBBED}
+    path = env.get("PATH", "/usr/bin:/bin")
+    if SCRIPTS not in path.split(os.pathsep):
+        env["PATH"] = SCRIPTS + os.pathsep + path
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     env.update(extra)
     return env

@@ -61,10 +61,17 @@ def register(sub: Any) -> None:
         help="merge the hook entries into the harness configuration",
         description=(
             "Merge the gate's pre-tool and post-tool entries into the harness's hook "
-            "configuration (.claude/settings.json, .codex/hooks.json, .gemini/settings.json "
-            "or .cursor/hooks.json under the project), keeping every other hook, and "
+            "configuration (the file its module in zodyssey/gate/harness/ names: "
+            ".claude/settings.json, .codex/hooks.json, .gemini/settings.json or "
+            ".cursor/hooks.json under the project), keeping every other hook, and "
             "declare the harness in [tool.zodyssey.gate] harnesses so `zodyssey check` "
-            "fails when the wiring is deleted later. Idempotent; prints what changed."
+            "fails when the wiring is deleted later. The written command names no path "
+            "of this machine, so the committed file works on a teammate's checkout: "
+            "with this interpreter and zodyssey inside the project, "
+            '`"$CLAUDE_PROJECT_DIR"/.venv/bin/python -S -P "$CLAUDE_PROJECT_DIR"/.../'
+            "hook_entry.py pre-tool` (relative to the harness's project variable; Claude "
+            "Code, ZCode, Gemini CLI); otherwise `zodyssey hook pre-tool`, found on the "
+            "PATH of each machine. Idempotent; prints what changed."
         ),
     )
     install.add_argument("--harness", choices=HARNESS_NAMES, default=DEFAULT)
@@ -75,8 +82,8 @@ def register(sub: Any) -> None:
         default=None,
         help=(
             "command that runs zodyssey, written as `COMMAND hook pre-tool|post-tool` "
-            "(default: this interpreter running zodyssey's gate/hook_entry.py script "
-            "directly, `python -S -P .../hook_entry.py pre-tool`)"
+            "(default: the project's own interpreter running zodyssey's gate/hook_entry.py "
+            "script relative to the project variable, else `zodyssey` from PATH)"
         ),
     )
     install.add_argument("--dry-run", action="store_true", help="print the changes, write nothing")
@@ -95,7 +102,7 @@ def run_install(args: argparse.Namespace) -> int:
     path, changes = install(Path(args.project), args.harness, args.base_command, args.dry_run)
     for line in changes:
         print(f"{path}: {line}")
-    print(explain_command(changes))
+    print(explain_command(changes, args.harness))
     if args.dry_run:
         print("(dry run: nothing written)")
         return 0

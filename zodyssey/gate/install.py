@@ -39,37 +39,51 @@ def adapter(harness: str) -> Harness:
         ) from None
 
 
-def _shown(path: str, project: Path | None, var: str | None) -> str:
-    """`path` quoted for the shell; inside the project as `"$VAR"/rel`."""
-    if project is not None and var:
-        root = str(project.resolve())
-        absolute = str(Path(path).absolute())
-        if absolute.startswith(root + "/"):
-            return f'"${var}"' + shlex.quote(absolute[len(root) :])
-    return shlex.quote(path)
+# The committed command where no project-relative form starts the gate: the
+# `zodyssey` on the PATH the harness gives its hooks, found on each machine.
+PORTABLE = "zodyssey"
+
+
+def _relative(path: str, project: Path) -> str | None:
+    """`path` relative to `project` (leading `/`), or None when it lies outside."""
+    root = str(project.resolve())
+    absolute = str(Path(path).absolute())
+    return absolute[len(root) :] if absolute.startswith(root + "/") else None
+
+
+def _direct(event: str, var: str | None, project: Path | None) -> str | None:
+    """This interpreter running the hook script, as the committed file may name it:
+    absolute without `project`; with it, relative to the harness's project variable
+    (None when the harness expands none, or the interpreter or script is outside)."""
+    # The script file, not `-m zodyssey.gate`: no CLI front end and no `runpy`
+    # on every tool call; `-P` keeps the script's directory off sys.path,
+    # `-S` skips `site` (hook_entry.py sets the path it needs, or runs site).
+    # Same behaviour as `zodyssey hook`.
+    python, script = sys.executable, str(entry_script())
+    if project is None:
+        return f"{shlex.quote(python)} -S -P {shlex.quote(script)} {event}"
+    inside = [_relative(python, project), _relative(script, project)]
+    if not var or None in inside:
+        return None
+    shown = [f'"${var}"' + shlex.quote(str(rel)) for rel in inside]
+    return f"{shown[0]} -S -P {shown[1]} {event}"
 
 
 def hook_command(
     event: str, harness: str, base: str | None = None, project: Path | None = None
 ) -> str:
-    """The command line the harness runs; the interpreter path avoids PATH surprises.
+    """The command line the harness runs.
 
-    With `project` (and a harness that expands a project variable in its hook
-    commands, `command_var`), an interpreter or script inside the project is
-    written relative to it, so the command keeps working when the checkout
-    moves; outside the project the paths are absolute (the interpreter that
-    installed zodyssey).
+    Without `project`: this interpreter running the hook script, by absolute
+    paths (what tests and benchmarks start directly). With `project` (what
+    `hook install` commits) the command names no path of this machine: the
+    interpreter and script relative to the harness's project variable
+    (`command_var`) when both are inside the project, else `zodyssey` found on
+    PATH. `base` (`--command`) is written as given.
     """
-    if base:
-        command = f"{base} hook {event}"
-    else:
-        # The script file, not `-m zodyssey.gate`: no CLI front end and no `runpy`
-        # on every tool call; `-P` keeps the script's directory off sys.path,
-        # `-S` skips `site` (hook_entry.py sets the path it needs, or runs site).
-        # Same behaviour as `zodyssey hook`.
-        var = adapter(harness).command_var
-        python = _shown(sys.executable, project, var)
-        command = f"{python} -S -P {_shown(str(entry_script()), project, var)} {event}"
+    command = None if base else _direct(event, adapter(harness).command_var, project)
+    if command is None:
+        command = f"{base or PORTABLE} hook {event}"
     if harness != DEFAULT:
         command += f" --harness {harness}"
     return command
@@ -208,19 +222,32 @@ def install(
     return path, changes
 
 
-def explain_command(changes: list[str]) -> str:
-    """One line saying what the written command depends on (printed by `hook install`)."""
+def explain_command(changes: list[str], harness: str) -> str:
+    """What the written command depends on (printed by `hook install`)."""
     text = " ".join(changes)
-    if "$CLAUDE_PROJECT_DIR" in text:
+    var = adapter(harness).command_var
+    if var and f"${var}" in text:
         return (
-            "the command names the interpreter and hook script relative to $CLAUDE_PROJECT_DIR: "
-            "it keeps working when the checkout moves. If it ever cannot start, Claude Code "
-            "treats that as a non-blocking error and lets tool calls through: re-run "
-            "`zodyssey hook install` after moving the interpreter."
+            f"the command names the interpreter and hook script relative to ${var}: it "
+            "names no path of this machine and keeps working when the checkout moves, on "
+            "every machine whose checkout has the same interpreter there. Where it cannot "
+            "start, `zodyssey check` fails (hook-not-holding) and `zodyssey run start` refuses."
         )
+    if f"{PORTABLE} hook " not in text:
+        return "the command is written as given by --command."
+    import shutil
+
+    found = shutil.which(PORTABLE)
+    here = (
+        f"here that is {found}"
+        if found
+        else "on this machine none is on PATH now, so the hook does not start here yet"
+    )
     return (
-        f"the command names the interpreter that installed zodyssey ({sys.executable}) by its "
-        "absolute path: moving the project does not affect it; moving or deleting that "
-        "interpreter does (a harness that cannot start the hook lets tool calls through), "
-        "so re-run `zodyssey hook install` after reinstalling."
+        f"the command runs `{PORTABLE}` found on the PATH the harness gives its hooks "
+        f"({here}): the committed file names no path of this machine; each machine needs "
+        "zodyssey installed on its PATH (a virtualenv inside the project is written "
+        "relative to the project instead, where the harness sets a project variable). "
+        "Where it cannot start, `zodyssey check` fails (hook-not-holding) and "
+        "`zodyssey run start` refuses."
     )
