@@ -53,8 +53,9 @@ def break_interpreter(repo: Path, harness: str) -> None:
     }[harness]
     path = repo / rel
     text = path.read_text(encoding="utf-8")
-    assert sys.executable in text
-    path.write_text(text.replace(sys.executable, MISSING_PYTHON), encoding="utf-8")
+    broken = text.replace('"zodyssey hook ', f'"{MISSING_PYTHON} -m zodyssey hook ')
+    assert broken != text  # install wrote `zodyssey` from PATH (this venv is elsewhere)
+    path.write_text(broken, encoding="utf-8")
     commit(repo, "the wiring of another machine")
 
 

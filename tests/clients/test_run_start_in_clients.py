@@ -11,7 +11,6 @@ The companion tests hold that a gate that does hold still starts.
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -39,7 +38,10 @@ def start(repo: Path, home: Path) -> subprocess.CompletedProcess[str]:
 def test_run_start_refuses_a_hook_command_that_cannot_start(tmp_path: Path, harness: str) -> None:
     repo = make_user_repo(tmp_path, [harness])
     path = repo / CONFIG[harness]
-    path.write_text(path.read_text().replace(sys.executable, MISSING_PYTHON), encoding="utf-8")
+    text = path.read_text(encoding="utf-8")
+    broken = text.replace('"zodyssey hook ', f'"{MISSING_PYTHON} -m zodyssey hook ')
+    assert broken != text  # install wrote `zodyssey` from PATH (this venv is elsewhere)
+    path.write_text(broken, encoding="utf-8")
     commit(repo, "the wiring of another machine")
     done = start(repo, tmp_path / "home")
     assert done.returncode == 11, (done.returncode, done.stdout, done.stderr)
