@@ -42,6 +42,7 @@ RULES: dict[str, str] = {
     "review-artifact": "the deciding review round's artifact is missing, unreadable or contradicts the state",
     "nonce-reuse": "a review nonce was not consumed exactly once by its own round",
     "review-transcript": "a reviewer verdict whose dispatch the harness transcript does not record",
+    "gate-unproven": "a tool call the harness transcript records in the run's window has no gate decision",
     "plan-drift": "the plan on disk differs from the plan bound at OKAY",
     "review-rounds-exceeded": "more review rounds than max_rounds",
     "window-violated": "a read-only window changed the work tree or HEAD",
@@ -201,6 +202,9 @@ def audit(
     _external_audit(run, emit)
     _ungated_and_overrides(run, emit)
     _effect_violations(run, emit)
+    from zodyssey.audit.transcript import check as gate_ran
+
+    gate_ran(run, emit)
     for text in run.not_verifiable:
         emit(
             "not-verifiable",

@@ -146,13 +146,14 @@ def main(argv: list[str]) -> int:
         raw = b""
     in_run = False  # becomes True once an active run (or unreadable state) is found
     slug = "?"
+    judged: list[Any] = []  # the active runs, once found: each decision is noted for them
+    payload: Any = None
     try:
         from zodyssey.gate.discovery import locate_all, state_files
 
         # Cheapest first: with the project dir in the environment, a project
         # without run state is recognised by a few stat calls, before stdin is
         # even parsed.
-        payload: Any = None
         payload_error: str | None = None
         parsed = False
         start = _env_dir(harness_name)
@@ -220,22 +221,24 @@ def main(argv: list[str]) -> int:
             adapter = get_harness(harness_name)
         except KeyError:
             problem = problem or f"unknown harness {harness_name!r} ({USAGE})"
+        judged = runs
         if event == "post-tool":
+            _noted(runs, payload, "post", 0)
             return _post_tool(runs, payload, adapter)
         for s, state in active:
             if isinstance(state, str):
                 slug = s
-                return _fail_closed(harness_name, state, s)
+                return _noted(runs, payload, "pre", _fail_closed(harness_name, state, s))
         if event != "pre-tool":
             return _fail_closed(harness_name, f"unknown hook event {event!r} ({USAGE})", slug)
         if problem:
-            return _fail_closed(harness_name, problem, slug)
+            return _noted(runs, payload, "pre", _fail_closed(harness_name, problem, slug))
         if payload_error or adapter is None:
-            return _fail_closed(
-                harness_name, f"cannot read the hook payload: {payload_error}", slug
-            )
+            reason = f"cannot read the hook payload: {payload_error}"
+            return _noted(runs, payload, "pre", _fail_closed(harness_name, reason, slug))
         call = adapter.to_call(payload)
-        return _pre_tool(runs, call, adapter, (payload, start) if in_repo else None, payload)
+        code = _pre_tool(runs, call, adapter, (payload, start) if in_repo else None, payload)
+        return _noted(runs, payload, "pre", code)
     except BaseException as exc:  # fail closed inside a run, stay open outside
         if isinstance(exc, KeyboardInterrupt | SystemExit) and not in_run:
             return 0
@@ -246,9 +249,22 @@ def main(argv: list[str]) -> int:
                 f"zodyssey gate post-tool: internal error {exc.__class__.__name__}: {exc}\n"
             )
             return 1  # post-tool cannot undo a call; report, do not block
-        return _fail_closed(
+        code = _fail_closed(
             harness_name, f"internal gate error {exc.__class__.__name__}: {exc}", slug
         )
+        return _noted(judged, payload, "pre", code) if event == "pre-tool" else code
+
+
+def _noted(runs: "list[Any]", payload: "Any", event: str, code: int) -> int:
+    """Record the decision for the audit's proof that the gate ran
+    (zodyssey/audit/transcript.py); returns `code`."""
+    try:
+        from zodyssey.audit.transcript import note
+
+        note(runs, payload, event, code)
+    except Exception:
+        pass
+    return code
 
 
 def _maybe_in_run(raw: bytes) -> bool:
@@ -336,18 +352,19 @@ def _sandbox_wrap(
     the write sandbox (docs/gate.md, "Enforcement"); None: it runs as it is."""
     if call.kind != "shell" or call.error is not None or not isinstance(payload, dict):
         return None
-    active = [(root, pair) for root, pairs in runs for pair in pairs]
-    if len(active) != 1 or os.environ.get("ZODYSSEY_UNGATE_BASH", "") == "1":
-        return None  # one run's grants; several runs keep the parser's judgement
-    root, (slug, state) = active[0]
-    recorded = state.get("sandbox") if isinstance(state, dict) else None
-    abi = recorded.get("landlock_abi") if isinstance(recorded, dict) else None
-    if not isinstance(abi, int) or isinstance(abi, bool) or abi < 1:
-        return None  # run start found no Landlock (or another tool started the run)
+    if len(runs) != 1 or os.environ.get("ZODYSSEY_UNGATE_BASH", "") == "1":
+        return None  # one repository's runs (stacked grants); several keep the parser's
+    root, active = runs[0]
+    for _, state in active:
+        recorded = state.get("sandbox") if isinstance(state, dict) else None
+        abi = recorded.get("landlock_abi") if isinstance(recorded, dict) else None
+        if not isinstance(abi, int) or isinstance(abi, bool) or abi < 1:
+            return None  # run start found no Landlock (or another tool started the run)
     from zodyssey.sandbox.wrap import wants_wrap
 
     decision = wants_wrap(getattr(adapter, "name", ""), payload, call.command, is_write)
-    return None if decision is None else (decision, slug, root)
+    slugs = ",".join(slug for slug, _ in active)
+    return None if decision is None else (decision, slugs, root)
 
 
 def _wrapped_reply(call: "Any", payload: "Any", wrap: "tuple[str, str, str]") -> int:
@@ -418,11 +435,14 @@ def _pre_tool(
     return _allowed(runs, call, adapter, payload, wrap)
 
 
-def _single_run(runs: "list[tuple[str, list[tuple[str, Any]]]]") -> "tuple[str, str, Any] | None":
-    active = [(root, slug, state) for root, pairs in runs for slug, state in pairs]
-    if len(active) != 1 or not isinstance(active[0][2], dict):
-        return None
-    return active[0]
+def _by_repo(runs: "list[tuple[str, list[tuple[str, Any]]]]") -> "list[tuple[str, list[Any]]]":
+    """(root, [(slug, state)]) of each repository's active runs whose state was read."""
+    out = []
+    for root, pairs in runs:
+        readable = [(slug, state) for slug, state in pairs if isinstance(state, dict)]
+        if readable:
+            out.append((root, readable))
+    return out
 
 
 def _allowed(
@@ -434,21 +454,22 @@ def _allowed(
 ) -> int:
     """An allowed call: the effect check's snapshot first (a change made between
     calls blocks this call with what was caught), then the (wrapped) reply."""
-    one = _single_run(runs) if call.kind != "read" and call.error is None else None
-    if one is not None and os.path.exists(os.path.join(one[0], ".git")):
-        note = _effects_pre(one[0], one[1], call)
-        if note:
-            return _write(adapter.block(note, one[1]))
+    checked = _by_repo(runs) if call.kind != "read" and call.error is None else []
+    for root, pairs in checked:
+        if os.path.exists(os.path.join(root, ".git")):
+            note = _effects_pre(root, ",".join(slug for slug, _ in pairs), call)
+            if note:
+                return _write(adapter.block(note, pairs[0][0]))
     return 0 if wrap is None else _wrapped_reply(call, payload, wrap)
 
 
-def _effects_pre(root: str, slug: str, call: "Any") -> str:
+def _effects_pre(root: str, slugs: str, call: "Any") -> str:
     """The effect check's pre-tool snapshot, in a child process: it needs git,
     `subprocess` and `hashlib`, which the hook's own write path never imports
     (docs/gate.md, performance). Returns the child's message ("" when none);
     best effort: a child that fails leaves the call allowed (post-tool says so)."""
     entry = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hook_entry.py")
-    argv = [sys.executable, "-S", "-P", entry, "effects-pre", root, slug]
+    argv = [sys.executable, "-S", "-P", entry, "effects-pre", root, slugs]
     argv += [str(call.tool_use_id or ""), str(call.tool_name or ""), str(call.command or "")[:4096]]
     read_end, write_end = os.pipe()
     try:
@@ -489,11 +510,10 @@ def _post_tool(
     if call.error:
         return 0
     code = 0
-    one = _single_run(runs) if call.kind != "read" else None
-    if one is not None:
+    for root, pairs in _by_repo(runs) if call.kind != "read" else []:
         from zodyssey.sandbox import violations
 
-        note = violations.post_tool(one[0], one[1], one[2], call)
+        note = violations.post_tool(root, pairs, call)
         if note:
             sys.stderr.write(note + "\n")
             code = 2  # the harness shows it to the agent (the call already ran)

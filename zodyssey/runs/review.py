@@ -483,14 +483,12 @@ MAX_TRANSCRIPT = 256 * 1024 * 1024
 _ID_KEYS = ("id", "tool_use_id", "toolUseId", "callId", "call_id")
 
 
-def transcript_holds(path: str, digest: str, agent: str | None) -> bool | None:
-    """Whether the harness transcript at `path` records the reviewer dispatch `digest`.
-
-    Claude Code's transcript (JSON lines) names every tool call by its
-    `tool_use_id`: the dispatch is there when one of its ids digests to
-    `digest`. A harness without call ids (Gemini CLI) is matched by the
-    `invoke_agent` call naming the reviewer. None when the file cannot be read.
-    """
+def read_transcript(path: str) -> list[Any] | None:
+    """The JSON documents of a harness transcript: the whole file when it is one
+    JSON document (Gemini CLI's chat file), else one per JSON line (Claude Code,
+    Codex); lines that are not JSON are skipped. None when the file cannot be
+    read or is larger than MAX_TRANSCRIPT. Also the audit's reader
+    (`zodyssey/audit/transcript.py`)."""
     try:
         with os.fdopen(open_regular(path, "transcript"), "rb") as handle:
             raw = handle.read(MAX_TRANSCRIPT + 1)
@@ -508,6 +506,20 @@ def transcript_holds(path: str, digest: str, agent: str | None) -> bool | None:
                 documents.append(json.loads(line))
             except (ValueError, RecursionError):
                 continue
+    return documents
+
+
+def transcript_holds(path: str, digest: str, agent: str | None) -> bool | None:
+    """Whether the harness transcript at `path` records the reviewer dispatch `digest`.
+
+    Claude Code's transcript (JSON lines) names every tool call by its
+    `tool_use_id`: the dispatch is there when one of its ids digests to
+    `digest`. A harness without call ids (Gemini CLI) is matched by the
+    `invoke_agent` call naming the reviewer. None when the file cannot be read.
+    """
+    documents = read_transcript(path)
+    if documents is None:
+        return None
     stack = documents
     while stack:
         item = stack.pop()

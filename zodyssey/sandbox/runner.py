@@ -1,4 +1,4 @@
-"""`zodyssey sandbox --run SLUG [--repo DIR] [--explain] -- CMD...`
+"""`zodyssey sandbox --run SLUG [--run SLUG...] [--repo DIR] [--explain] -- CMD...`
 
 Runs CMD (argv, no shell of its own: the gate wraps a shell command as
 `bash -c '<original>'`) under a Landlock ruleset built from run SLUG's state
@@ -6,6 +6,10 @@ at this moment (`zodyssey/sandbox/grants.py`): writes only where the run's
 policy allows now, reads unrestricted. The process restricts itself and then
 `exec`s CMD, so CMD's exit status is the command's own and nothing of the
 sandbox stays running.
+
+Several `--run`s (several runs active in one repository): one Landlock layer
+per run, stacked, so CMD may write only where every run allows it now (the
+intersection; the gate's own rule for several runs).
 
 The runner's own failures use the exit codes of `env`/`timeout`/`chroot`:
 125 (cannot sandbox: bad arguments, no such active run, unreadable state,
@@ -19,7 +23,9 @@ front of every shell command of a run.
 import os
 import sys
 
-USAGE = "usage: zodyssey sandbox --run SLUG [--repo DIR] [--explain] -- CMD [ARG...]"
+USAGE = (
+    "usage: zodyssey sandbox --run SLUG [--run SLUG...] [--repo DIR] [--explain] -- CMD [ARG...]"
+)
 EXIT_SANDBOX = 125
 EXIT_CANNOT_EXEC = 126
 EXIT_NOT_FOUND = 127
@@ -30,24 +36,24 @@ class SandboxRefused(Exception):
     pass
 
 
-def _parse(argv: "list[str]") -> "tuple[str, str | None, bool, list[str]]":
-    slug = ""
+def _parse(argv: "list[str]") -> "tuple[list[str], str | None, bool, list[str]]":
+    slugs: list[str] = []
     repo: str | None = None
     explain = False
     i = 0
     while i < len(argv):
         arg = argv[i]
         if arg == "--":
-            return slug, repo, explain, argv[i + 1 :]
+            return slugs or [""], repo, explain, argv[i + 1 :]
         if arg in ("--run", "--repo") and i + 1 < len(argv):
             if arg == "--run":
-                slug = argv[i + 1]
+                slugs.append(argv[i + 1])
             else:
                 repo = argv[i + 1]
             i += 2
             continue
         if arg.startswith("--run="):
-            slug = arg[len("--run=") :]
+            slugs.append(arg[len("--run=") :])
         elif arg.startswith("--repo="):
             repo = arg[len("--repo=") :]
         elif arg == "--explain":
@@ -56,7 +62,7 @@ def _parse(argv: "list[str]") -> "tuple[str, str | None, bool, list[str]]":
             raise SandboxRefused(f"unknown argument {arg!r} ({USAGE})")
         i += 1
     if explain:
-        return slug, repo, explain, []
+        return slugs or [""], repo, explain, []
     raise SandboxRefused(f"no command after `--` ({USAGE})")
 
 
@@ -90,23 +96,26 @@ def main(argv: "list[str]") -> int:
         print(USAGE)
         return 0
     try:
-        slug, repo, explain, command = _parse(list(argv))
-        root, state = find_run(slug, repo)
+        slugs, repo, explain, command = _parse(list(argv))
         from zodyssey.sandbox import grants as grants_module
         from zodyssey.sandbox import landlock
 
-        grants = grants_module.compute(root, slug, state)
+        layers = []
+        for slug in dict.fromkeys(slugs):
+            root, state = find_run(slug, repo)
+            layers.append(grants_module.compute(root, slug, state))
         abi = landlock.abi_version()
         if explain:
             print(f"Landlock ABI {abi}" if abi else "Landlock: not available")
-            print(grants.explain())
+            print("\n".join(grants.explain() for grants in layers))
             return 0
         if abi < 1:
             raise SandboxRefused(
                 "Landlock is not available on this system, so the command cannot run sandboxed "
                 "(the gate then relies on its parser and the post-call check)"
             )
-        landlock.restrict_writes([(p, r) for p, r, _ in grants.grants], abi)
+        for grants in layers:  # one layer per run: the kernel allows what every layer allows
+            landlock.restrict_writes([(p, r) for p, r, _ in grants.grants], abi)
     except SandboxRefused as exc:
         sys.stderr.write(f"zodyssey sandbox: {exc}\n")
         return EXIT_SANDBOX
@@ -114,8 +123,9 @@ def main(argv: "list[str]") -> int:
         sys.stderr.write(f"zodyssey sandbox: cannot sandbox: {exc}\n")
         return EXIT_SANDBOX
     env = dict(os.environ)
-    env.update(grants.env)
-    env[ENV_MARK] = slug
+    for grants in layers:
+        env.update(grants.env)
+    env[ENV_MARK] = ",".join(grants.slug for grants in layers)
     try:
         os.execvpe(command[0], command, env)
     except FileNotFoundError:

@@ -18,9 +18,13 @@ the path restored from git's objects or moved to `.zcode/quarantine/`, and a
 message for the agent. Only paths git does not ignore count: build outputs and
 caches in ignored folders are not product.
 
-Outside git, with several active runs, or when git fails in pre-tool, the
-check is skipped (silently in pre-tool: an allowed call stays silent; said in
-post-tool).
+Several active runs in one repository: one snapshot, kept in each run's
+effects file; a change is a violation when any of them did not allow it (as
+the gate allows a call only when every run's policy allows it), restored once
+and recorded in the evidence of each run that did not allow it.
+
+Outside git, or when git fails in pre-tool, the check is skipped (silently in
+pre-tool: an allowed call stays silent; said in post-tool).
 """
 
 from __future__ import annotations
@@ -112,28 +116,40 @@ def _key(call: Any) -> str:
 
 def _handle(
     root: str,
-    slug: str,
-    state: dict[str, Any],
+    runs: list[tuple[str, dict[str, Any], dict[str, Any]]],
     call: Any,
-    before: dict[str, Any],
     after: dict[str, Any],
     when: str,
 ) -> list[dict[str, Any]]:
-    """Judge, undo and record; returns the violations (with what was done to each)."""
-    changes = effects.compare(root, before, after)
-    if not changes:
+    """Judge, undo and record; returns the violations (with what was done to each).
+
+    `runs`: (slug, state, snapshot before) of every active run of the
+    repository. A change is a violation when any run did not allow it (the
+    gate's own rule for several runs: every run's policy must allow a call);
+    it is undone once and recorded in the evidence of each run that did not
+    allow it."""
+    per_run: list[tuple[str, list[dict[str, Any]]]] = []
+    undo: dict[str, dict[str, Any]] = {}
+    for slug, state, before in runs:
+        changes = effects.compare(root, before, after)
+        found = judge(root, slug, state, changes) if changes else []
+        if found:
+            per_run.append((slug, found))
+            for change in found:
+                undo.setdefault(change["path"], change)
+    if not undo:
         return []
-    found = judge(root, slug, state, changes)
-    if not found:
-        return []
-    quarantine = os.path.join(root, QUARANTINE, slug, _safe(_key(call)))
-    for change in found:
+    quarantine = os.path.join(root, QUARANTINE, runs[0][0], _safe(_key(call)))
+    for change in undo.values():
         try:
             change["action"] = effects.restore(root, change, quarantine)
         except OSError as exc:
             change["action"] = f"not restored ({exc})"
-    record_violation(root, slug, call, found, when)
-    return found
+    for slug, found in per_run:
+        for change in found:
+            change["action"] = undo[change["path"]].get("action", "kept")
+        record_violation(root, slug, call, found, when)
+    return list(undo.values())
 
 
 def _safe(text: str) -> str:
@@ -177,23 +193,38 @@ def message(found: list[dict[str, Any]], when: str) -> str:
     )
 
 
-def pre_tool(root: str, slug: str, state: dict[str, Any], call: Any) -> str | None:
-    """Snapshot before the call; a message when changes between calls were caught."""
-    if not os.path.exists(os.path.join(root, ".git")):
+def _protected(root: str, runs: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """The protected files of every run (their union)."""
+    out: list[str] = []
+    for slug, state in runs:
+        out.extend(p for p in _view(root, slug, state)[3] if p not in out)
+    return out
+
+
+def pre_tool(root: str, runs: list[tuple[str, dict[str, Any]]], call: Any) -> str | None:
+    """Snapshot before the call; a message when changes between calls were caught.
+
+    `runs`: (slug, state) of each active run of the repository. The snapshot
+    is kept in each run's effects file; each run compares it with the snapshot
+    it kept last (a run started since has none)."""
+    if not os.path.exists(os.path.join(root, ".git")) or not runs:
         return None
-    _, _, _, protected = _view(root, slug, state)
-    stored = _load(root, slug)
-    last = stored.get("last") if isinstance(stored.get("last"), dict) else None
+    protected = _protected(root, runs)
+    lasts = []
+    for slug, state in runs:
+        last = _load(root, slug).get("last")
+        if isinstance(last, dict):
+            lasts.append((slug, state, last))
     try:
-        now = effects.snapshot(root, protected, previous=last)
+        now = effects.snapshot(root, protected, previous=lasts[0][2] if lasts else None)
     except (OSError, ValueError):
         return None
     note = None
-    if last is not None:
-        found = _handle(root, slug, state, call, last, now, "something between tool calls")
-        if found:
-            note = message(found, "something between tool calls")
-            now = effects.snapshot(root, protected, previous=now)
+    what = "something between tool calls"
+    found = _handle(root, lasts, call, now, what) if lasts else []
+    if found:
+        note = message(found, what)
+        now = effects.snapshot(root, protected, previous=now)
     key = _key(call)
 
     def put(value: dict[str, Any]) -> None:
@@ -201,25 +232,28 @@ def pre_tool(root: str, slug: str, state: dict[str, Any], call: Any) -> str | No
         calls[key] = now
         value["last"] = now
 
-    _store(root, slug, put)
+    for slug, _ in runs:
+        _store(root, slug, put)
     return note
 
 
-def post_tool(root: str, slug: str, state: dict[str, Any], call: Any) -> str | None:
+def post_tool(root: str, runs: list[tuple[str, dict[str, Any]]], call: Any) -> str | None:
     """Compare with the call's own snapshot; the message for the agent, or None."""
-    if not os.path.exists(os.path.join(root, ".git")):
+    if not os.path.exists(os.path.join(root, ".git")) or not runs:
         return None
     key = _key(call)
-    stored = _load(root, slug)
-    raw = stored.get("calls")
-    calls: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    before = calls.get(key)
-    if not isinstance(before, dict):
-        return None  # no pre-tool snapshot (a read, or the hook was not wired before)
-    _, _, _, protected = _view(root, slug, state)
-    after = effects.snapshot(root, protected, previous=before)
+    judged = []
+    for slug, state in runs:
+        raw = _load(root, slug).get("calls")
+        before = raw.get(key) if isinstance(raw, dict) else None
+        if isinstance(before, dict):  # else no pre-tool snapshot (a read, or not wired then)
+            judged.append((slug, state, before))
+    if not judged:
+        return None
+    protected = _protected(root, runs)
+    after = effects.snapshot(root, protected, previous=judged[0][2])
     what = f"the {call.tool_name} call" + (f" {call.tool_use_id}" if call.tool_use_id else "")
-    found = _handle(root, slug, state, call, before, after, what)
+    found = _handle(root, judged, call, after, what)
     if found:
         after = effects.snapshot(root, protected, previous=after)
 
@@ -227,7 +261,8 @@ def post_tool(root: str, slug: str, state: dict[str, Any], call: Any) -> str | N
         value.setdefault("calls", {}).pop(key, None)
         value["last"] = after
 
-    _store(root, slug, put)
+    for slug, _ in runs:
+        _store(root, slug, put)
     return message(found, what) if found else None
 
 
@@ -241,22 +276,25 @@ class _Call:
 
 
 def main(argv: list[str]) -> int:
-    """`hook_entry.py effects-pre ROOT SLUG TOOL_USE_ID TOOL_NAME COMMAND`: the
-    pre-tool snapshot; prints the message for the agent when a change made
-    between calls was caught. Exit 0 always (best effort)."""
+    """`hook_entry.py effects-pre ROOT SLUG[,SLUG...] TOOL_USE_ID TOOL_NAME COMMAND`:
+    the pre-tool snapshot for the active runs of ROOT; prints the message for
+    the agent when a change made between calls was caught. Exit 0 always (best
+    effort)."""
     import sys
 
     if len(argv) != 5:
         return 0
-    root, slug, tool_use_id, tool_name, command = argv
+    root, slugs, tool_use_id, tool_name, command = argv
     try:
         from zodyssey.core.paths import state_path
         from zodyssey.core.store import read_json
 
-        state = read_json(state_path(root, slug))
-        if not isinstance(state, dict):
-            return 0
-        note = pre_tool(root, slug, state, _Call(tool_use_id, tool_name, command))
+        runs = []
+        for slug in slugs.split(","):
+            state = read_json(state_path(root, slug))
+            if isinstance(state, dict):
+                runs.append((slug, state))
+        note = pre_tool(root, runs, _Call(tool_use_id, tool_name, command))
     except Exception:
         return 0
     if note:

@@ -41,8 +41,10 @@ def quote(text: str) -> str:
 
 
 def wrapped(command: str, slug: str, root: str) -> str:
+    """`slug`: the run, or several joined by `,` (each becomes a `--run`)."""
+    runs = " --run ".join(slug.split(","))
     return (
-        f"{quote(sys.executable)} -S -P {quote(ENTRY)}{MARK}{slug} --repo {quote(root)} "
+        f"{quote(sys.executable)} -S -P {quote(ENTRY)}{MARK}{runs} --repo {quote(root)} "
         f"-- bash -c {quote(command)}"
     )
 

@@ -1,0 +1,280 @@
+"""Prove the gate ran: every tool call the harness's transcript records inside the
+run's window has a pre-tool decision of the gate recorded under its id.
+
+The hook side (`note`, on the hook's path: only `os` and `time`, both loaded
+already) appends one short line per pre-tool decision to
+`.zcode/state/<slug>.decisions` (run state: no agent tool may write there):
+
+    pre<TAB>tool_use_id<TAB>exit code<TAB>unix time<TAB>transcript_path
+
+one `write(2)` on a file opened with O_APPEND, for every active run the call was
+judged for. A post-tool call writes a `post` line: that names the transcript
+too when only the post-tool hook is wired.
+
+The audit side (`check`) reads the transcripts those lines name (and those the
+review recorded, and Claude Code's own folder of the project's sessions,
+`~/.claude/projects/<project dir with each non-alphanumeric character as
+->/*.jsonl`, so a session whose hook never ran is found too) with the
+reviewer check's reader (`zodyssey.runs.review.read_transcript`), and fails
+(`gate-unproven`) for each tool call whose timestamp lies in the run's window
+(from `started_at` to the moment the run left the active phases, or now) and
+whose id has no `pre` line: the hook was not wired, crashed before deciding,
+its matcher left the tool out, or its interpreter was missing. A transcript
+named but unreadable is a warning. A harness whose hook payload carries no
+call id (Gemini CLI's BeforeTool) cannot be proven this way; its calls are
+not counted (docs/gate.md, "Proving the gate ran").
+"""
+
+import os
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+    from typing import Any
+
+SUFFIX = ".decisions"
+# Tool-call items of the transcripts: Claude Code's `tool_use` content blocks,
+# Codex's response items.
+CALL_TYPES = (
+    "tool_use",
+    "server_tool_use",
+    "function_call",
+    "custom_tool_call",
+    "local_shell_call",
+)
+MAX_SHOWN = 20
+
+
+def decisions_file(root: str, slug: str) -> str:
+    from zodyssey.core.paths import state_dir
+
+    return os.path.join(state_dir(root), slug + SUFFIX)
+
+
+def _field(value: "Any") -> str:
+    text = value if isinstance(value, str) else ""
+    return text.replace("\t", " ").replace("\n", " ").replace("\r", " ")[:1024]
+
+
+def note(
+    runs: "Iterable[tuple[str, Iterable[tuple[str, Any]]]]", payload: "Any", event: str, code: int
+) -> None:
+    """Append the decision line to each run's decisions file (best effort: a
+    failed write is found by the audit as a call without a decision)."""
+    import time
+
+    body = payload if isinstance(payload, dict) else {}
+    line = (
+        f"{event}\t{_field(body.get('tool_use_id'))}\t{code}\t{time.time():.3f}\t"
+        f"{_field(body.get('transcript_path'))}\n"
+    ).encode("utf-8", "replace")
+    for root, active in runs:
+        for slug, _ in active:
+            try:
+                fd = os.open(
+                    os.path.join(root, ".zcode", "state", slug + SUFFIX),
+                    os.O_WRONLY | os.O_APPEND | os.O_CREAT,
+                    0o644,
+                )
+            except OSError:
+                continue
+            try:
+                os.write(fd, line)
+            except OSError:
+                pass
+            finally:
+                os.close(fd)
+
+
+# ----------------------------------------------------------------------------- audit
+
+
+class Decisions:
+    """What the decisions file of a run says: the ids decided in pre-tool and the
+    transcripts the hook was told about."""
+
+    def __init__(self) -> None:
+        self.decided: set[str] = set()
+        self.transcripts: list[str] = []
+
+
+def read_decisions(path: str) -> Decisions:
+    out = Decisions()
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return out
+    for line in lines:
+        fields = line.split("\t")
+        if len(fields) < 5:
+            continue
+        event, tool_use_id, _, _, transcript = fields[:5]
+        if event == "pre" and tool_use_id:
+            out.decided.add(tool_use_id)
+        if transcript and transcript not in out.transcripts:
+            out.transcripts.append(transcript)
+    return out
+
+
+def _epoch(value: "Any") -> float | None:
+    if not isinstance(value, str) or not value:
+        return None
+    from datetime import datetime
+
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        return None
+    return moment.timestamp()
+
+
+def tool_calls(documents: "list[Any]") -> "list[tuple[str, str, float | None]]":
+    """(id, tool name, timestamp) of every tool call the transcript records; the
+    timestamp is the nearest enclosing one (a Claude Code line's, a Codex
+    rollout line's)."""
+    out: list[tuple[str, str, float | None]] = []
+    seen: set[str] = set()
+    stack: list[tuple[Any, float | None]] = [(doc, None) for doc in reversed(documents)]
+    while stack:
+        item, when = stack.pop()
+        if isinstance(item, list):
+            stack.extend((value, when) for value in reversed(item))
+            continue
+        if not isinstance(item, dict):
+            continue
+        stamp = _epoch(item.get("timestamp"))
+        when = stamp if stamp is not None else when
+        if item.get("type") in CALL_TYPES:
+            ident = item.get("id") if item.get("type") in ("tool_use", "server_tool_use") else None
+            ident = ident or item.get("call_id")
+            if isinstance(ident, str) and ident and ident not in seen:
+                seen.add(ident)
+                out.append((ident, str(item.get("name") or item.get("type")), when))
+        stack.extend((value, when) for value in reversed(list(item.values())))
+    return out
+
+
+def window(state: "dict[str, Any]") -> "tuple[float | None, float | None]":
+    """(start, end) of the run's active time; end None while it is active."""
+    from zodyssey.core.vocabulary import is_active
+
+    start = _epoch(state.get("started_at"))
+    end = None
+    history = state.get("phase_history")
+    for entry in history if isinstance(history, list) else []:
+        if isinstance(entry, dict) and not is_active(entry.get("to")):
+            end = _epoch(entry.get("at"))
+            if end is not None:
+                break
+    return start, end
+
+
+def claude_project_transcripts(project_dir: str, home: str | None = None) -> "list[str]":
+    """Claude Code's transcripts of sessions in `project_dir`: found whether or not
+    a hook ever ran (`$CLAUDE_CONFIG_DIR` or `~/.claude`, `projects/<munged dir>`)."""
+    base = os.environ.get("CLAUDE_CONFIG_DIR") or os.path.join(
+        home or os.path.expanduser("~"), ".claude"
+    )
+    munged = "".join(c if c.isascii() and c.isalnum() else "-" for c in project_dir)
+    folder = os.path.join(base, "projects", munged)
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    return [os.path.join(folder, n) for n in names if n.endswith(".jsonl")]
+
+
+class Unproven:
+    """One transcript's verdict: the calls in the window without a decision."""
+
+    def __init__(
+        self, path: str, readable: bool, missing: "list[tuple[str, str]]", seen: int
+    ) -> None:
+        self.path = path
+        self.readable = readable
+        self.missing = missing
+        self.seen = seen
+
+
+def unproven(
+    root: str, slug: str, state: "dict[str, Any]", extra: "Iterable[str]" = ()
+) -> "list[Unproven]":
+    """Per transcript: the tool calls inside the run's window with no pre-tool decision."""
+    from zodyssey.runs.review import read_transcript
+
+    decisions = read_decisions(decisions_file(root, slug))
+    paths = list(dict.fromkeys([*decisions.transcripts, *extra]))
+    project = state.get("project_dir") if isinstance(state.get("project_dir"), str) else root
+    for found in claude_project_transcripts(str(project)):
+        if found not in paths and os.path.realpath(found) not in map(os.path.realpath, paths):
+            paths.append(found)
+    start, end = window(state)
+    out = []
+    for path in paths:
+        documents = read_transcript(path)
+        if documents is None:
+            out.append(Unproven(path, False, [], 0))
+            continue
+        inside = [
+            (ident, name)
+            for ident, name, when in tool_calls(documents)
+            if when is not None
+            and start is not None
+            and when >= start
+            and (end is None or when <= end)
+        ]
+        missing = [(i, n) for i, n in inside if i not in decisions.decided]
+        out.append(Unproven(path, True, missing, len(inside)))
+    return out
+
+
+def check(run: "Any", emit: "Callable[..., None]") -> None:
+    """The audit's `gate-unproven` check of a zodyssey run (see the module docstring)."""
+    if run.source != "zodyssey":
+        return
+    from pathlib import Path
+
+    from zodyssey.core.store import read_json
+
+    state_path = Path(run.state_path).resolve()
+    root = str(state_path.parent.parent.parent)
+    try:
+        state = read_json(state_path)
+    except (OSError, ValueError):
+        return
+    if not isinstance(state, dict):
+        return
+    extra = [r.transcript_path for r in run.review.rounds if getattr(r, "transcript_path", None)]
+    for verdict in unproven(root, run.slug, state, extra):
+        if not verdict.readable:
+            emit(
+                "gate-unproven",
+                "warning",
+                f"the harness transcript {verdict.path} cannot be read here, so the gate's "
+                "decisions for its calls are not cross-checked",
+                verdict.path,
+                key=f"unread/{verdict.path}",
+            )
+            continue
+        for ident, name in verdict.missing[:MAX_SHOWN]:
+            emit(
+                "gate-unproven",
+                "error",
+                f"the {name} call {ident} in the run's window has no gate decision: the "
+                "pre-tool hook did not run for it (not wired, crashed, matcher narrowed or "
+                "interpreter missing)",
+                verdict.path,
+                key=f"call/{ident}",
+            )
+        if len(verdict.missing) > MAX_SHOWN:
+            emit(
+                "gate-unproven",
+                "error",
+                f"and {len(verdict.missing) - MAX_SHOWN} more calls in {verdict.path} without "
+                "a gate decision",
+                verdict.path,
+                key=f"more/{verdict.path}",
+            )
