@@ -58,6 +58,31 @@ def _site() -> None:
 
 if sys.flags.no_site and "site" not in sys.modules:
     _paths_without_site()
+
+
+def _sub_command() -> "int | None":
+    """The gate's helpers that run through this entry, before the hook is imported
+    (the sandbox wrapper runs in front of every shell command of a run)."""
+    if sys.argv[1:2] == ["effects-pre"]:  # the hook's pre-tool snapshot (a child of the hook)
+        from zodyssey.sandbox.violations import main as effects_main
+
+        return effects_main(sys.argv[2:])
+    if sys.argv[1:2] == ["sandbox"]:  # the gate's wrapper of shell commands in a run
+        from zodyssey.sandbox.runner import main as sandbox_main
+
+        return sandbox_main(sys.argv[2:])
+    return None
+
+
+if __name__ == "__main__" and sys.argv[1:2] in (["effects-pre"], ["sandbox"]):
+    try:
+        code = _sub_command()
+    except ImportError:
+        if "site" in sys.modules:
+            raise
+        _site()
+        code = _sub_command()
+    sys.exit(code)
 try:
     from zodyssey.gate.hook import main
 except ImportError:
@@ -67,12 +92,4 @@ except ImportError:
     from zodyssey.gate.hook import main
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["effects-pre"]:  # the hook's pre-tool snapshot (a child of the hook)
-        from zodyssey.sandbox.violations import main as effects_main
-
-        sys.exit(effects_main(sys.argv[2:]))
-    if sys.argv[1:2] == ["sandbox"]:  # the gate's wrapper of shell commands in a run
-        from zodyssey.sandbox.runner import main as sandbox_main
-
-        sys.exit(sandbox_main(sys.argv[2:]))
     sys.exit(main(sys.argv[1:]))

@@ -207,37 +207,64 @@ def _private_temp() -> str | None:
 
 def compute(root: str, slug: str, state: "dict[str, Any]", home: str | None = None) -> "Grants":
     """The grants of one shell command of run `slug` now (see the module docstring)."""
-    from zodyssey.gate.context import ConfigChanged, check_config, load_plan
+    from zodyssey.gate.context import load_plan
 
     home = os.path.expanduser("~") if home is None else home
     layout = Layout(root, home)
-    root = layout.root
-    result = Grants(root, slug)
+    result = Grants(layout.root, slug)
     review = state.get("review") if isinstance(state.get("review"), dict) else {}
     okay = isinstance(review, dict) and review.get("verdict") == "OKAY"
-    phase = state.get("phase") if isinstance(state.get("phase"), str) else ""
     plan = load_plan(layout, slug, state)
+    result.protected = _protected(layout, plan.path if okay else None)
+    _grant_bookkeeping(result, layout, plan.path, okay)
+    _grant_temp_and_caches(result, home)
+    for directory in _ignored_dirs(layout.root):
+        result.add(directory, ll.ALL_WRITES, "ignored by git")
+    why_closed = _why_closed(layout.root, state, plan, okay)
+    if why_closed is not None:
+        result.notes.append(f"no product path is writable: {why_closed}")
+        return result
+    result.product_open = True
+    phase = state.get("phase") if isinstance(state.get("phase"), str) else ""
+    frozen = phase if phase in TEST_FROZEN_PHASES else None
+    for declared in sorted(plan.dirs):
+        _grant_declared_dir(result, declared, frozen)
+    for declared in sorted(plan.files):
+        _grant_declared_file(result, declared, frozen)
+    return result
 
+
+def _protected(layout: "Layout", bound_plan: str | None) -> "list[str]":
+    root = layout.root
     protected = [*layout.state_dirs, *layout.gate_paths]
     protected.extend(os.path.join(root, name) for name in CONFIG_FILES)
     protected.extend(git_dirs(root))
-    if okay and plan.path:
-        protected.append(plan.path)
-    result.protected = [os.path.realpath(p) for p in dict.fromkeys(protected)]
+    if bound_plan:
+        protected.append(bound_plan)
+    return [os.path.realpath(p) for p in dict.fromkeys(protected)]
 
-    # bookkeeping: made if missing (while `.zcode` is a real directory), so they can be granted
-    zcode = os.path.join(root, ZCODE)
+
+def _grant_bookkeeping(
+    result: "Grants", layout: "Layout", plan_path: str | None, okay: bool
+) -> None:
+    """The bookkeeping folders (made if missing while `.zcode` is a real
+    directory, so they can be granted); the plans and the plan until OKAY."""
+    zcode = os.path.join(layout.root, ZCODE)
+    real_zcode = os.path.isdir(zcode) and not os.path.islink(zcode)
     for directory in (layout.notepads_dir, layout.staging_dir, layout.plans_dir):
-        if os.path.isdir(zcode) and not os.path.islink(zcode) and directory.startswith(zcode + "/"):
+        if real_zcode and directory.startswith(zcode + "/"):
             _makedirs(directory)
     result.add(layout.notepads_dir, ll.ALL_WRITES, "bookkeeping")
     result.add(layout.staging_dir, ll.ALL_WRITES, "bookkeeping")
-    if not okay:
-        result.add(layout.plans_dir, ll.ALL_WRITES, "bookkeeping")
-        if plan.path and layout.bookkeeping(plan.path) is None:
-            result.add(plan.path, ll.ONE_FILE, "the plan (until OKAY)")
+    if okay:
+        return
+    result.add(layout.plans_dir, ll.ALL_WRITES, "bookkeeping")
+    if plan_path and layout.bookkeeping(plan_path) is None:
+        result.add(plan_path, ll.ONE_FILE, "the plan (until OKAY)")
 
-    # temporary folders and caches outside the repository
+
+def _grant_temp_and_caches(result: "Grants", home: str) -> None:
+    """Temporary folders, package caches and terminals, outside the repository."""
     temp = os.environ.get("TMPDIR") or "/tmp"
     if not result.add(temp, ll.ALL_WRITES, "temporary folder"):
         private = _private_temp()
@@ -255,64 +282,64 @@ def compute(root: str, slug: str, state: "dict[str, Any]", home: str | None = No
             result.add(directory, ll.ALL_WRITES, "cache")
     for device in DEVICE_PATHS:
         result.add(device, ll.DEVICES, "terminal/device")
-    for directory in _ignored_dirs(root):
-        result.add(directory, ll.ALL_WRITES, "ignored by git")
 
-    # product: declared paths, only after OKAY on the bound plan
+
+def _why_closed(root: str, state: "dict[str, Any]", plan: "Any", okay: bool) -> str | None:
+    """Why no product path is writable now, or None: after OKAY on the bound plan."""
+    from zodyssey.gate.context import ConfigChanged, check_config
+
+    review = state.get("review")
     bound = review.get("plan_sha256") if isinstance(review, dict) else None
-    why_closed = None
     if not okay:
-        why_closed = "the review has not said OKAY"
-    elif phase == BLOCKED:
-        why_closed = "the run is blocked"
-    elif plan.text is None or plan.error:
-        why_closed = plan.error or "the plan is unreadable"
-    elif not isinstance(bound, str) or plan.sha256 != bound:
-        why_closed = "the plan on disk is not the one the review bound"
-    else:
-        try:
-            check_config(root, state)
-        except (ConfigChanged, ValueError, OSError) as exc:
-            why_closed = str(exc)
-    if why_closed is not None:
-        result.notes.append(f"no product path is writable: {why_closed}")
-        return result
-    result.product_open = True
-    frozen_tests = phase in TEST_FROZEN_PHASES
-    for declared in sorted(plan.dirs):
-        if not within(declared, root) or _is_git(declared):
-            continue
-        if frozen_tests and _test_path(declared, root, is_dir=True):
-            result.notes.append(f"not granted {declared}: tests are frozen in phase {phase}")
-            continue
-        if os.path.isdir(declared):
-            result.add(declared, ll.ALL_WRITES, "declared directory")
-        else:
-            parent = _existing_parent(declared, root)
-            if parent is not None:
-                result.add(parent, ll.MAKE_DIR, f"creating declared directory {declared}")
-    for declared in sorted(plan.files):
-        if _is_git(declared):
-            continue
-        if frozen_tests and _test_path(declared, root, is_dir=False):
-            result.notes.append(f"not granted {declared}: tests are frozen in phase {phase}")
-            continue
-        if os.path.isfile(declared) and not os.path.islink(declared):
-            result.add(declared, ll.ONE_FILE, "declared file")
-        parent = os.path.dirname(declared)
-        if within(parent, root) and parent != root and os.path.isdir(parent):
-            granted = result.add(parent, ll.FILES_IN_DIR, f"creating/replacing declared {declared}")
-            if not granted and not os.path.exists(declared):
-                result.notes.append(
-                    f"{declared} does not exist and its directory cannot be granted: "
-                    "create it with the Edit/Write tool"
-                )
-        elif not os.path.exists(declared):
-            result.notes.append(
-                f"{declared} does not exist and its directory cannot be granted: "
-                "create it with the Edit/Write tool"
-            )
-    return result
+        return "the review has not said OKAY"
+    if state.get("phase") == BLOCKED:
+        return "the run is blocked"
+    if plan.text is None or plan.error:
+        return str(plan.error or "the plan is unreadable")
+    if not isinstance(bound, str) or plan.sha256 != bound:
+        return "the plan on disk is not the one the review bound"
+    try:
+        check_config(root, state)
+    except (ConfigChanged, ValueError, OSError) as exc:
+        return str(exc)
+    return None
+
+
+def _frozen(result: "Grants", declared: str, frozen: str | None, *, is_dir: bool) -> bool:
+    """True (and said in the notes) when `declared` is a test path and tests are frozen."""
+    if frozen is None or not _test_path(declared, result.root, is_dir=is_dir):
+        return False
+    result.notes.append(f"not granted {declared}: tests are frozen in phase {frozen}")
+    return True
+
+
+def _grant_declared_dir(result: "Grants", declared: str, frozen: str | None) -> None:
+    if not within(declared, result.root) or _is_git(declared):
+        return
+    if _frozen(result, declared, frozen, is_dir=True):
+        return
+    if os.path.isdir(declared):
+        result.add(declared, ll.ALL_WRITES, "declared directory")
+        return
+    parent = _existing_parent(declared, result.root)
+    if parent is not None:
+        result.add(parent, ll.MAKE_DIR, f"creating declared directory {declared}")
+
+
+def _grant_declared_file(result: "Grants", declared: str, frozen: str | None) -> None:
+    if _is_git(declared) or _frozen(result, declared, frozen, is_dir=False):
+        return
+    if os.path.isfile(declared) and not os.path.islink(declared):
+        result.add(declared, ll.ONE_FILE, "declared file")
+    parent = os.path.dirname(declared)
+    granted = False
+    if within(parent, result.root) and parent != result.root and os.path.isdir(parent):
+        granted = result.add(parent, ll.FILES_IN_DIR, f"creating/replacing declared {declared}")
+    if not granted and not os.path.exists(declared):
+        result.notes.append(
+            f"{declared} does not exist and its directory cannot be granted: "
+            "create it with the Edit/Write tool"
+        )
 
 
 def _makedirs(directory: str) -> bool:

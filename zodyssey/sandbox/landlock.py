@@ -1,4 +1,4 @@
-"""Landlock through its three system calls, with `ctypes` (Linux only).
+"""Landlock through its three system calls, with `_ctypes` (Linux only).
 
 The sandbox restricts WRITES only: the ruleset handles every write-like right
 the running kernel knows and none of the read rights (read file, read
@@ -23,6 +23,7 @@ import os
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable
+    from typing import Any
 
 # System call numbers: the same on every architecture (the unified table).
 SYS_CREATE_RULESET = 444
@@ -78,18 +79,49 @@ ONE_FILE = WRITE_FILE | TRUNCATE
 # Terminals and /dev/null: write and ioctl, nothing made or removed.
 DEVICES = WRITE_FILE | TRUNCATE | IOCTL_DEV
 
-_LIBC: list[object] = []
+_LIBC: "list[Any]" = []
 
 
 class LandlockError(OSError):
     """Landlock is missing, disabled, or a call failed."""
 
 
-def _libc() -> "object":
+def _libc() -> "Any":
+    """libc's `syscall` and `prctl`, and the C types the calls need, built on
+    `_ctypes` directly: the `ctypes` package around it costs more at start-up
+    than the rest of the sandbox runner (docs/gate.md, performance)."""
     if not _LIBC:
-        import ctypes
+        import _ctypes
 
-        _LIBC.append(ctypes.CDLL(None, use_errno=True))
+        class Long(_ctypes._SimpleCData):  # type: ignore[type-arg]
+            _type_ = "l"
+
+        class U64(_ctypes._SimpleCData):  # type: ignore[type-arg]
+            _type_ = "Q"
+
+        class I32(_ctypes._SimpleCData):  # type: ignore[type-arg]
+            _type_ = "i"
+
+        class Function(_ctypes.CFuncPtr):
+            _flags_ = _ctypes.FUNCFLAG_CDECL | _ctypes.FUNCFLAG_USE_ERRNO
+            _restype_ = Long
+
+        class Library:
+            _handle = _ctypes.dlopen(None, _ctypes.RTLD_LOCAL)  # type: ignore[arg-type]
+
+        class Namespace:
+            pass
+
+        lib: Any = Namespace()
+        lib.syscall = Function(("syscall", Library()))  # type: ignore[arg-type]
+        lib.prctl = Function(("prctl", Library()))  # type: ignore[arg-type]
+        lib.Long, lib.U64, lib.I32 = Long, U64, I32
+        lib.Structure, lib.byref, lib.get_errno = (
+            _ctypes.Structure,
+            _ctypes.byref,
+            _ctypes.get_errno,
+        )
+        _LIBC.append(lib)
     return _LIBC[0]
 
 
@@ -98,15 +130,14 @@ def abi_version() -> int:
     if os.uname().sysname != "Linux":
         return 0
     try:
-        import ctypes
-
-        libc = _libc()
-        version = int(libc.syscall(SYS_CREATE_RULESET, None, 0, CREATE_RULESET_VERSION))  # type: ignore[attr-defined]
-        if version < 0:
-            ctypes.get_errno()
-            return 0
-        return version
-    except (OSError, AttributeError, ValueError):
+        lib = _libc()
+        version = int(
+            lib.syscall(
+                lib.Long(SYS_CREATE_RULESET), None, lib.Long(0), lib.Long(CREATE_RULESET_VERSION)
+            )
+        )
+        return version if version > 0 else 0
+    except (OSError, AttributeError, ValueError, TypeError):
         return 0
 
 
@@ -137,6 +168,53 @@ def handled_writes(abi: int) -> int:
     return rights
 
 
+def _ruleset(lib: "Any", version: int) -> int:
+    """A new ruleset handling every write right of this ABI (and the scopes from 6)."""
+    handled = handled_writes(version)
+    scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if version >= 6 else 0
+
+    class RulesetAttr(lib.Structure):  # type: ignore[misc]
+        _fields_ = (("fs", lib.U64), ("net", lib.U64), ("scoped", lib.U64))
+
+    attr = RulesetAttr(handled, 0, scoped)
+    # ABI 1-3 know only handled_access_fs, 4-5 also the net field: pass the size they know
+    size = 24 if version >= 6 else (16 if version >= 4 else 8)
+    fd = int(
+        lib.syscall(lib.Long(SYS_CREATE_RULESET), lib.byref(attr), lib.Long(size), lib.Long(0))
+    )
+    if fd < 0:
+        err = lib.get_errno()
+        raise LandlockError(err, f"landlock_create_ruleset: {os.strerror(err)}")
+    return fd
+
+
+def _add_rule(lib: "Any", ruleset: int, path: str, rights: int, handled: int) -> None:
+    """Grant `rights` beneath `path` (on the file, when it is one); a path that
+    cannot be opened is skipped: grants exist on what exists."""
+    try:
+        fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        allowed = rights & handled
+        if not _fd_is_dir(fd):
+            allowed &= FILE_RIGHTS
+        if not allowed:
+            return
+
+        class PathBeneath(lib.Structure):  # type: ignore[misc]
+            _pack_ = 1
+            _fields_ = (("allowed_access", lib.U64), ("parent_fd", lib.I32))
+
+        rule = PathBeneath(allowed, fd)
+        call = (lib.Long(SYS_ADD_RULE), lib.Long(ruleset), lib.Long(RULE_PATH_BENEATH))
+        if int(lib.syscall(*call, lib.byref(rule), lib.Long(0))) < 0:
+            err = lib.get_errno()
+            raise LandlockError(err, f"landlock_add_rule {path}: {os.strerror(err)}")
+    finally:
+        os.close(fd)
+
+
 def restrict_writes(grants: "Iterable[tuple[str, int]]", abi: int | None = None) -> int:
     """Restrict this process (and what it executes) to writing only where `grants` say.
 
@@ -144,63 +222,23 @@ def restrict_writes(grants: "Iterable[tuple[str, int]]", abi: int | None = None)
     be opened) is skipped, and rights a file cannot carry are dropped for a
     file. Sets no_new_privs first (the kernel requires it without
     CAP_SYS_ADMIN). Returns the ABI used; raises LandlockError when the
-    kernel refuses, so the caller can fail closed.
+    kernel refuses, so the caller can fail closed. Called again, it stacks
+    one more layer: what is allowed then is what every layer allows.
     """
-    import ctypes
-
     version = abi_version() if abi is None else abi
     if version < 1:
         raise LandlockError("Landlock is not available on this kernel")
-    libc = _libc()
-    handled = handled_writes(version)
-    scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if version >= 6 else 0
-
-    class RulesetAttr(ctypes.Structure):
-        _fields_ = [
-            ("handled_access_fs", ctypes.c_uint64),
-            ("handled_access_net", ctypes.c_uint64),
-            ("scoped", ctypes.c_uint64),
-        ]
-
-    class PathBeneath(ctypes.Structure):
-        _pack_ = 1
-        _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
-
-    attr = RulesetAttr(handled, 0, scoped)
-    # ABI 1-3 know only handled_access_fs, 4-5 also the net field: pass the size they know
-    size = 24 if version >= 6 else (16 if version >= 4 else 8)
-    syscall = libc.syscall  # type: ignore[attr-defined]
-    ruleset = int(syscall(SYS_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size), 0))
-    if ruleset < 0:
-        err = ctypes.get_errno()
-        raise LandlockError(err, f"landlock_create_ruleset: {os.strerror(err)}")
+    lib = _libc()
+    ruleset = _ruleset(lib, version)
     try:
         for path, rights in grants:
-            try:
-                fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
-            except OSError:
-                continue  # grants exist on what exists; the caller said what that means
-            try:
-                is_dir = _fd_is_dir(fd)
-                allowed = rights & handled
-                if not is_dir:
-                    allowed &= FILE_RIGHTS
-                if not allowed:
-                    continue
-                rule = PathBeneath(allowed, fd)
-                if (
-                    int(syscall(SYS_ADD_RULE, ruleset, RULE_PATH_BENEATH, ctypes.byref(rule), 0))
-                    < 0
-                ):
-                    err = ctypes.get_errno()
-                    raise LandlockError(err, f"landlock_add_rule {path}: {os.strerror(err)}")
-            finally:
-                os.close(fd)
-        if int(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)) != 0:  # type: ignore[attr-defined]
-            err = ctypes.get_errno()
+            _add_rule(lib, ruleset, path, rights, handled_writes(version))
+        long = lib.Long
+        if int(lib.prctl(long(PR_SET_NO_NEW_PRIVS), long(1), long(0), long(0), long(0))) != 0:
+            err = lib.get_errno()
             raise LandlockError(err, f"prctl(PR_SET_NO_NEW_PRIVS): {os.strerror(err)}")
-        if int(syscall(SYS_RESTRICT_SELF, ruleset, 0)) < 0:
-            err = ctypes.get_errno()
+        if int(lib.syscall(long(SYS_RESTRICT_SELF), long(ruleset), long(0))) < 0:
+            err = lib.get_errno()
             raise LandlockError(err, f"landlock_restrict_self: {os.strerror(err)}")
     finally:
         os.close(ruleset)
