@@ -86,3 +86,75 @@ def test_a_forbidden_change_is_restored_recorded_and_refuses_done(lab: Any) -> N
     evidence = repo / ".zcode" / "verify" / "demo" / "evidence.jsonl"
     kinds = [json.loads(line)["kind"] for line in evidence.read_text().splitlines()]
     assert kinds == ["violation"]
+
+
+@pytest.mark.claim("several-runs-intersection")
+@pytest.mark.skipif(abi_version() < 1, reason="Landlock is not available on this kernel")
+def test_with_two_runs_a_write_lands_only_where_both_allow_it(lab: Any) -> None:
+    repo = lab.repo()
+    (repo / "src").mkdir()
+    (repo / "src" / "app.py").write_text("x = 1\n")
+    lab.commit(repo, "initial")
+    lab.start_run(repo, verdict="OKAY")  # declares src/app.py
+    lab.start_run(repo, slug="other")  # still in plan: no product write
+    write = ("bash", "-c", "echo y > src/app.py")
+    lab.zodyssey("sandbox", "--run", "demo", "--run", "other", "--", *write, cwd=repo)
+    assert (repo / "src" / "app.py").read_text() == "x = 1\n"
+    lab.zodyssey("sandbox", "--run", "other", "--run", "demo", "--", *write, cwd=repo)
+    assert (repo / "src" / "app.py").read_text() == "x = 1\n"
+    lab.zodyssey("sandbox", "--run", "demo", "--", *write, cwd=repo)
+    assert (repo / "src" / "app.py").read_text() == "y\n"
+
+
+@pytest.mark.claim("several-runs-effects")
+def test_with_two_runs_a_change_one_does_not_allow_is_its_violation(lab: Any) -> None:
+    import json
+
+    repo = lab.repo()
+    (repo / "src").mkdir()
+    (repo / "src" / "app.py").write_text("x = 1\n")
+    lab.commit(repo, "initial")
+    lab.start_run(repo, verdict="OKAY")  # src/app.py is in its scope
+    lab.start_run(repo, slug="other")  # in plan: it allows no product change
+    payload = lab.bash(repo, "ls")
+    payload["tool_use_id"] = "toolu_8"
+    assert lab.hook(repo, payload).allowed
+    (repo / "src" / "app.py").write_text("y = 2\n")
+    done = lab.zodyssey("hook", "post-tool", cwd=repo, stdin=json.dumps(payload))
+    assert done.returncode == 2 and "src/app.py (restored)" in done.stderr, done.stderr
+    assert (repo / "src" / "app.py").read_text() == "x = 1\n"
+    verify = repo / ".zcode" / "verify"
+    assert not (verify / "demo" / "evidence.jsonl").exists()
+    [line] = (verify / "other" / "evidence.jsonl").read_text().splitlines()
+    assert json.loads(line)["kind"] == "violation"
+
+
+@pytest.mark.claim("gate-ran-proven")
+def test_a_transcript_call_without_a_gate_decision_fails_the_audit(lab: Any) -> None:
+    import json
+    import time
+
+    repo = lab.repo()
+    (repo / "README.md").write_text("readme\n")
+    lab.commit(repo, "initial")
+    state = lab.start_run(repo)
+    marked = json.loads(state.read_text())
+    marked["created_by"] = "zodyssey 0.1.0"
+    state.write_text(json.dumps(marked))
+    now = time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(time.time() + 1))
+    transcript = lab.base / "session.jsonl"
+    lines = [
+        {"type": "assistant", "timestamp": now, "message": {"content": [block]}}
+        for block in (
+            {"type": "tool_use", "id": "toolu_seen", "name": "Read", "input": {}},
+            {"type": "tool_use", "id": "toolu_unseen", "name": "Bash", "input": {}},
+        )
+    ]
+    transcript.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    payload = lab.bash(repo, "ls")
+    payload.update(tool_use_id="toolu_seen", transcript_path=str(transcript))
+    assert lab.hook(repo, payload).allowed  # the gate decided this one, and recorded it
+    done = lab.zodyssey("audit", "demo", "--format", "json", cwd=repo)
+    findings = [f for f in json.loads(done.stdout)["findings"] if f["rule"] == "gate-unproven"]
+    assert len(findings) == 1 and "toolu_unseen" in findings[0]["message"], findings
+    assert findings[0]["severity"] == "error" and done.returncode != 0

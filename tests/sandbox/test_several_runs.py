@@ -129,7 +129,7 @@ def test_the_hook_wraps_with_every_active_run(tmp_path: Path) -> None:
 # -- the effect check: a violation of any run, recorded in each that did not allow it
 
 
-@pytest.mark.claim("several-runs-intersection")
+@pytest.mark.claim("several-runs-effects")
 def test_a_change_one_run_allows_is_a_violation_of_the_other(tmp_path: Path) -> None:
     repo = two_runs(tmp_path)
     assert hook(repo, "pre-tool", "ls").returncode == 0
@@ -146,7 +146,7 @@ def test_a_change_one_run_allows_is_a_violation_of_the_other(tmp_path: Path) -> 
     assert record["changes"][0]["action"] == "restored"
 
 
-@pytest.mark.claim("several-runs-intersection")
+@pytest.mark.claim("several-runs-effects")
 def test_a_change_neither_allows_is_recorded_in_both_and_undone_once(tmp_path: Path) -> None:
     repo = two_runs(tmp_path)
     assert hook(repo, "pre-tool", "ls").returncode == 0
