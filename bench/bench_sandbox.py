@@ -8,6 +8,7 @@ recorded), interleaved round by round, medians of wall time:
   wrapped      the command the gate writes in its place:
                PYTHON -S -P .../hook_entry.py sandbox --run bench --repo R -- bash -c true
   floor        PYTHON -S -P -c pass                          interpreter start-up alone
+  lean         PYTHON -S -I -c 'import os, _ctypes; exec bash'  the least a Python wrapper costs
   hook-read    the installed pre-tool hook, `ls` (not wrapped: default mode)
   hook-wrap    the same with permission_mode bypassPermissions (reply with updatedInput)
 
@@ -15,9 +16,12 @@ and prints `wrapped - bash` in ms (the issue's target: <= 5 ms) and the ratios.
 
 `--snapshot N [N ...]` instead times the post-call effect check on generated,
 committed repositories of N files (a few of them changed, one untracked):
-one `git status` against the check's pre-tool plus post-tool work (two
-snapshots and the comparison, `zodyssey/sandbox/effects.py`); the issue's
-target is pre+post <= 1.5x one `git status` + 5 ms.
+one `git status` against the check's work per ordinary call (no pre-tool
+snapshot; post-tool: one snapshot and the comparison with the last one,
+`zodyssey/sandbox/effects.py`) and against the pair a call takes when a
+pre-tool snapshot is due; wall and CPU time (CPU is what a loaded machine
+does not distort); the issue's target is pre+post <= 1.5x one `git status` +
+5 ms.
 The package is byte-compiled first (with PYTHONDONTWRITEBYTECODE set nothing
 else would cache it).
 """
@@ -34,9 +38,11 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+LEAN = "import os, _ctypes; os.execvp('bash', ['bash', '-c', 'true'])"
 PLAN = """# Bench plan
 ## Todos
 - [ ] 1. Change the app
@@ -73,48 +79,95 @@ def once(argv: list[str], stdin: bytes = b"") -> float:
     return time.perf_counter() - start
 
 
-def bench_snapshot(sizes: list[int], rounds: int) -> int:
+def _generated(root: Path, size: int) -> None:
+    """A committed repository of `size` files (100 per directory), 5 of them
+    changed and one untracked file: the work tree of a run in progress."""
+    import os
+
+    for index in range(size):
+        path = root / f"d{index % 100:02d}" / f"s{index // 100 % 100:02d}" / f"f{index}.txt"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"{index}\n")
+    env = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "b"}
+    env = {**os.environ, **env, "GIT_COMMITTER_EMAIL": "b@x"}
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
+    subprocess.run(["git", "-C", str(root), "commit", "-qm", "i"], check=True, env=env)
+    for index in range(5):
+        (root / "d00" / "s00" / f"f{index * 100}.txt").write_text("changed\n")
+    (root / "new.txt").write_text("new\n")
+
+
+def _cpu_and_wall(work: Callable[[], object]) -> tuple[float, float]:
+    """(CPU seconds of this process and its children, wall seconds) of `work()`."""
+    import resource
+
+    def cpu() -> float:
+        own = resource.getrusage(resource.RUSAGE_SELF)
+        kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+    start_cpu, start = cpu(), time.perf_counter()
+    work()
+    return cpu() - start_cpu, time.perf_counter() - start
+
+
+def _time_snapshot(root: Path, size: int, rounds: int) -> None:
     from zodyssey.sandbox import effects
 
+    status = ["git", "-C", str(root), "status", "--porcelain=v2", "-z"]
+    subprocess.run(status, capture_output=True, check=True)  # warm the index
+    last = effects.snapshot(str(root))  # what the previous call's post-tool left
+
+    def plain() -> None:
+        subprocess.run(status, capture_output=True, check=True)
+
+    def per_call() -> None:
+        after = effects.snapshot(str(root), previous=last)
+        effects.compare(str(root), last, after)
+
+    def pair() -> None:
+        before = effects.snapshot(str(root), previous=last)
+        after = effects.snapshot(str(root), previous=before)
+        effects.compare(str(root), before, after)
+
+    series = {"git status": plain, "per call": per_call, "pre+post pair": pair}
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in series}
+    for _ in range(rounds):
+        for name, work in series.items():
+            times[name].append(_cpu_and_wall(work))
+    med = {
+        name: (
+            statistics.median(c for c, _ in values) * 1000,
+            statistics.median(w for _, w in values) * 1000,
+        )
+        for name, values in times.items()
+    }
+    base_cpu, base_wall = med["git status"]
+    target = 1.5 * base_wall + 5
+    print(f"{size} files, {rounds} interleaved rounds, medians:")
+    for name, (cpu_ms, wall_ms) in med.items():
+        verdict = ""
+        if name != "git status":
+            met = "met" if wall_ms <= target else "NOT met"
+            verdict = f"  (target <= {target:.1f} ms wall: {met})"
+        print(
+            f"  {name:14s} wall {wall_ms:8.1f} ms ({wall_ms / base_wall:.2f}x)  "
+            f"cpu {cpu_ms:8.1f} ms ({cpu_ms / base_cpu:.2f}x){verdict}"
+        )
+
+
+def bench_snapshot(sizes: list[int], rounds: int) -> int:
+    """Per size: one `git status`, the check as the hook does it per call (an
+    ordinary call: no pre-tool snapshot, the previous post-tool's is its
+    "before"; post-tool: one snapshot and the comparison), and the pair of
+    snapshots a call takes when one is due (the run's first call, `zodyssey`
+    commands). Wall and CPU medians, interleaved round by round."""
     for size in sizes:
         with tempfile.TemporaryDirectory() as tmp:
             root = Path(tmp) / "big"
-            for index in range(size):
-                path = root / f"d{index % 100:02d}" / f"s{index // 100 % 100:02d}" / f"f{index}.txt"
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(f"{index}\n")
-            env = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "b"}
-            env["GIT_COMMITTER_EMAIL"] = "b@x"
-            import os
-
-            env = {**os.environ, **env}
-            subprocess.run(["git", "init", "-q", str(root)], check=True)
-            subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
-            subprocess.run(["git", "-C", str(root), "commit", "-qm", "i"], check=True, env=env)
-            for index in range(5):
-                (root / "d00" / "s00" / f"f{index * 100}.txt").write_text("changed\n")
-            (root / "new.txt").write_text("new\n")
-            status = ["git", "-C", str(root), "status", "--porcelain=v2", "-z"]
-            subprocess.run(status, capture_output=True, check=True)  # warm the index
-            plain: list[float] = []
-            check: list[float] = []
-            for _ in range(rounds):
-                start = time.perf_counter()
-                subprocess.run(status, capture_output=True, check=True)
-                plain.append(time.perf_counter() - start)
-                start = time.perf_counter()
-                before = effects.snapshot(str(root))
-                after = effects.snapshot(str(root), previous=before)
-                effects.compare(str(root), before, after)
-                check.append(time.perf_counter() - start)
-            status_ms = statistics.median(plain) * 1000
-            check_ms = statistics.median(check) * 1000
-            target = 1.5 * status_ms + 5
-            print(
-                f"{size} files: git status {status_ms:.1f} ms, pre+post {check_ms:.1f} ms "
-                f"({check_ms / status_ms:.2f}x; target <= {target:.1f} ms: "
-                f"{'met' if check_ms <= target else 'NOT met'})"
-            )
+            _generated(root, size)
+            _time_snapshot(root, size, rounds)
     return 0
 
 
@@ -158,6 +211,9 @@ def main() -> int:
                 b"",
             ),
             "floor": ([py, "-S", "-P", "-c", "pass"], b""),
+            # the least any Python wrapper can cost: isolated start-up, the one
+            # module Landlock's calls need, exec (no grants computed, no syscalls)
+            "lean": ([py, "-S", "-I", "-c", LEAN], b""),
             "hook-read": (hook, payload("default")),
             "hook-wrap": (hook, payload("bypassPermissions")),
         }
@@ -172,6 +228,11 @@ def main() -> int:
     print(f"Landlock ABI {abi}, {args.rounds} interleaved rounds, medians (ms):")
     for name, value in med.items():
         print(f"  {name:10s} {value:8.2f}")
+    lean = med["lean"] - med["bash"]
+    print(
+        f"a minimal Python entry (-S -I, _ctypes, exec) over the command: {lean:.2f} ms "
+        f"({lean / med['floor']:.2f}x the interpreter's start-up)"
+    )
     added = med["wrapped"] - med["bash"]
     print(
         f"sandbox start-up over the command: {added:.2f} ms (target <= 5 ms: "

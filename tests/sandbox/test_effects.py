@@ -112,15 +112,44 @@ def test_a_commit_during_the_call_is_seen(tmp_path: Path) -> None:
     assert done.returncode == 2 and "README.md" in done.stderr
 
 
-def test_a_change_between_calls_is_caught_at_the_next_pre_tool(tmp_path: Path) -> None:
+def test_a_change_between_calls_is_caught_at_the_next_post_tool(tmp_path: Path) -> None:
+    """An ordinary call takes no snapshot of its own in pre-tool: the previous
+    call's post-tool snapshot is its "before", so a change made in between is
+    caught by its post-tool (one snapshot per call, not two)."""
     repo = repo_with_run(tmp_path, phase="plan", verdict=None)
     hook(repo, "pre-tool", "ls", "toolu_1")
     assert hook(repo, "post-tool", "ls", "toolu_1").returncode == 0
     (repo.root / "README.md").write_text("background job\n")
-    done = hook(repo, "pre-tool", "ls", "toolu_2")
+    assert hook(repo, "pre-tool", "ls", "toolu_2").returncode == 0
+    done = hook(repo, "post-tool", "ls", "toolu_2")
+    assert done.returncode == 2 and "README.md (restored)" in done.stderr, done.stderr
+    assert "or something since the previous call" in done.stderr
+    assert (repo.root / "README.md").read_text() == "x\n"
+    [record] = violations(repo)
+    assert record["tool_use_id"] == "toolu_2"
+
+
+def test_a_zodyssey_command_sees_a_change_between_calls_before_it_runs(tmp_path: Path) -> None:
+    """`zodyssey run todo ... done` must not decide on a tree changed since the last
+    call: a `zodyssey` command takes its own pre-tool snapshot, which blocks it."""
+    repo = repo_with_run(tmp_path, phase="plan", verdict=None)
+    hook(repo, "pre-tool", "ls", "toolu_1")
+    assert hook(repo, "post-tool", "ls", "toolu_1").returncode == 0
+    (repo.root / "README.md").write_text("background job\n")
+    done = hook(repo, "pre-tool", "zodyssey run list", "toolu_2")
     assert done.returncode == 2 and "between tool calls" in done.stderr
     assert (repo.root / "README.md").read_text() == "x\n"
     assert violations(repo)[0]["when"] == "something between tool calls"
+
+
+def test_an_ordinary_call_takes_no_pre_tool_snapshot_once_one_exists(tmp_path: Path) -> None:
+    repo = repo_with_run(tmp_path, phase="plan", verdict=None)
+    effects = repo.root / ".zcode" / "state" / "demo.effects"
+    assert hook(repo, "pre-tool", "ls", "toolu_1").returncode == 0
+    assert "toolu_1" in json.loads(effects.read_text())["calls"]  # the first one: a snapshot
+    assert hook(repo, "post-tool", "ls", "toolu_1").returncode == 0
+    assert hook(repo, "pre-tool", "ls", "toolu_2").returncode == 0
+    assert json.loads(effects.read_text())["calls"] == {}
 
 
 def test_done_is_refused_while_a_violation_is_open(tmp_path: Path) -> None:

@@ -169,9 +169,13 @@ def test_a_change_between_calls_is_caught_for_both_runs(tmp_path: Path) -> None:
     assert hook(repo, "pre-tool", "ls", "toolu_1").returncode == 0
     assert hook(repo, "post-tool", "ls", "toolu_1").returncode == 0
     (repo.root / "docs" / "api.md").write_text("background\n")  # demo allows, other does not
-    done = hook(repo, "pre-tool", "ls", "toolu_2")
-    assert done.returncode != 0 or "between tool calls" in done.stdout + done.stderr
-    assert "docs/api.md" in done.stdout + done.stderr
+    done = hook(repo, "pre-tool", "zodyssey run list", "toolu_2")
+    assert done.returncode == 2 and "docs/api.md" in done.stderr, done.stderr
     assert (repo.root / "docs" / "api.md").read_text() == "x\n"
     assert violations(repo, "demo") == []
     assert [c["path"] for c in violations(repo, "other")[0]["changes"]] == ["docs/api.md"]
+    (repo.root / "docs" / "api.md").write_text("background again\n")
+    assert hook(repo, "pre-tool", "ls", "toolu_3").returncode == 0
+    done = hook(repo, "post-tool", "ls", "toolu_3")
+    assert done.returncode == 2 and "docs/api.md (restored)" in done.stderr, done.stderr
+    assert len(violations(repo, "other")) == 2 and violations(repo, "demo") == []

@@ -452,15 +452,27 @@ def _allowed(
     payload: "Any",
     wrap: "tuple[str, str, str] | None",
 ) -> int:
-    """An allowed call: the effect check's snapshot first (a change made between
-    calls blocks this call with what was caught), then the (wrapped) reply."""
+    """An allowed call: the effect check's pre-tool snapshot where one is due (a
+    change made since the last snapshot blocks this call with what was caught),
+    then the (wrapped) reply."""
     checked = _by_repo(runs) if call.kind != "read" and call.error is None else []
     for root, pairs in checked:
-        if os.path.exists(os.path.join(root, ".git")):
+        if os.path.exists(os.path.join(root, ".git")) and _snapshot_due(root, pairs, call):
             note = _effects_pre(root, ",".join(slug for slug, _ in pairs), call)
             if note:
                 return _write(adapter.block(note, pairs[0][0]))
     return 0 if wrap is None else _wrapped_reply(call, payload, wrap)
+
+
+def _snapshot_due(root: str, pairs: "list[Any]", call: "Any") -> bool:
+    """Whether this call takes a pre-tool snapshot: when a run has none yet, and
+    for `zodyssey` commands (`run todo ... done` must see a change made since the
+    last call before it decides). Otherwise the snapshot the previous call's
+    post-tool left is this call's "before" (docs/gate.md, the post-call check)."""
+    if call.kind == "shell" and "zodyssey" in (call.command or ""):
+        return True
+    state = os.path.join(root, ".zcode", "state")
+    return any(not os.path.exists(os.path.join(state, slug + ".effects")) for slug, _ in pairs)
 
 
 def _effects_pre(root: str, slugs: str, call: "Any") -> str:

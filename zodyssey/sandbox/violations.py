@@ -1,13 +1,19 @@
 """The post-call effect check in the hook: which changes a call was not allowed
 to make, recorded in the run's evidence, undone, and told to the agent.
 
-pre-tool (every call but native reads, after the gate allowed it): a snapshot
-(`zodyssey/sandbox/effects.py`), compared first with the snapshot left by the
-previous call's post-tool, so a change made between calls (a background
-process) is caught here; then kept under the call's `tool_use_id` in
-`.zcode/state/<slug>.effects` (run state: no agent tool can write it).
+pre-tool (after the gate allowed a call that is not a native read), only where
+a snapshot is due: the run has none yet, or the call is a `zodyssey` command
+(`run todo ... done` must not decide on a tree changed since the last call): a
+snapshot (`zodyssey/sandbox/effects.py`), compared first with the snapshot
+left by the previous call's post-tool, so a change made between calls (a
+background process) is caught and blocks the call; then kept under the call's
+`tool_use_id` in `.zcode/state/<slug>.effects` (run state: no agent tool can
+write it). Every other call takes no snapshot of its own: the one the previous
+post-tool left is its "before", so each call costs one snapshot, not two.
 
-post-tool: a new snapshot compared with the call's own. A change is allowed
+post-tool: a new snapshot compared with the call's own, else with the last
+one (then a change made between the calls is caught here, named as "the call
+or something since the previous call"). A change is allowed
 when the run allowed it at that moment: bookkeeping (`.zcode/notepads|staging`,
 `.zcode/plans` and the plan until OKAY) in every phase; after OKAY (phase not
 `blocked`, plan still bound) a path in the plan's scope (not a test file in
@@ -243,16 +249,23 @@ def post_tool(root: str, runs: list[tuple[str, dict[str, Any]]], call: Any) -> s
         return None
     key = _key(call)
     judged = []
+    since_last = False
     for slug, state in runs:
-        raw = _load(root, slug).get("calls")
+        stored = _load(root, slug)
+        raw = stored.get("calls")
         before = raw.get(key) if isinstance(raw, dict) else None
-        if isinstance(before, dict):  # else no pre-tool snapshot (a read, or not wired then)
+        if not isinstance(before, dict):  # no snapshot of its own: the last one is "before"
+            before = stored.get("last")
+            since_last = True
+        if isinstance(before, dict):  # else no snapshot at all (not wired before)
             judged.append((slug, state, before))
     if not judged:
         return None
     protected = _protected(root, runs)
     after = effects.snapshot(root, protected, previous=judged[0][2])
     what = f"the {call.tool_name} call" + (f" {call.tool_use_id}" if call.tool_use_id else "")
+    if since_last:
+        what += " (or something since the previous call)"
     found = _handle(root, judged, call, after, what)
     if found:
         after = effects.snapshot(root, protected, previous=after)
