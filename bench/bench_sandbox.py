@@ -91,6 +91,8 @@ def _generated(root: Path, size: int) -> None:
     env = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "b"}
     env = {**os.environ, **env, "GIT_COMMITTER_EMAIL": "b@x"}
     subprocess.run(["git", "init", "-q", str(root)], check=True)
+    # no background `git gc --auto` writing into .git while it is timed or removed
+    subprocess.run(["git", "-C", str(root), "config", "gc.auto", "0"], check=True)
     subprocess.run(["git", "-C", str(root), "add", "-A"], check=True)
     subprocess.run(["git", "-C", str(root), "commit", "-qm", "i"], check=True, env=env)
     for index in range(5):
@@ -164,7 +166,7 @@ def bench_snapshot(sizes: list[int], rounds: int) -> int:
     snapshots a call takes when one is due (the run's first call, `zodyssey`
     commands). Wall and CPU medians, interleaved round by round."""
     for size in sizes:
-        with tempfile.TemporaryDirectory() as tmp:
+        with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
             root = Path(tmp) / "big"
             _generated(root, size)
             _time_snapshot(root, size, rounds)
