@@ -57,7 +57,10 @@ def _field(value: "Any") -> str:
 
 
 def note(
-    runs: "Iterable[tuple[str, Iterable[tuple[str, Any]]]]", payload: "Any", event: str, code: int
+    runs: "Iterable[tuple[str, Iterable[tuple[str, Any]]]]",
+    payload: "Any",
+    event: str,
+    code: int,
 ) -> None:
     """Append the decision line to each run's decisions file (best effort: a
     failed write is found by the audit as a call without a decision)."""
@@ -117,18 +120,27 @@ def read_decisions(path: str) -> Decisions:
     return out
 
 
-def _epoch(value: "Any") -> float | None:
+def _epoch(value: "Any", default: float | None = None) -> float | None:
+    """The unix time of an ISO 8601 timestamp with a zone, else `default`."""
     if not isinstance(value, str) or not value:
-        return None
+        return default
     from datetime import datetime
 
     try:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
+        return default
+    return default if moment.tzinfo is None else moment.timestamp()
+
+
+def _call_id(item: "dict[str, Any]") -> str | None:
+    """The id of a transcript item that is a tool call, else None."""
+    kind = item.get("type")
+    if kind not in CALL_TYPES:
         return None
-    if moment.tzinfo is None:
-        return None
-    return moment.timestamp()
+    ident = item.get("id") if kind in ("tool_use", "server_tool_use") else None
+    ident = ident or item.get("call_id")
+    return ident if isinstance(ident, str) and ident else None
 
 
 def tool_calls(documents: "list[Any]") -> "list[tuple[str, str, float | None]]":
@@ -145,14 +157,11 @@ def tool_calls(documents: "list[Any]") -> "list[tuple[str, str, float | None]]":
             continue
         if not isinstance(item, dict):
             continue
-        stamp = _epoch(item.get("timestamp"))
-        when = stamp if stamp is not None else when
-        if item.get("type") in CALL_TYPES:
-            ident = item.get("id") if item.get("type") in ("tool_use", "server_tool_use") else None
-            ident = ident or item.get("call_id")
-            if isinstance(ident, str) and ident and ident not in seen:
-                seen.add(ident)
-                out.append((ident, str(item.get("name") or item.get("type")), when))
+        when = _epoch(item.get("timestamp"), when)
+        ident = _call_id(item)
+        if ident is not None and ident not in seen:
+            seen.add(ident)
+            out.append((ident, str(item.get("name") or item.get("type")), when))
         stack.extend((value, when) for value in reversed(list(item.values())))
     return out
 
@@ -206,11 +215,7 @@ def unproven(
     from zodyssey.runs.review import read_transcript
 
     decisions = read_decisions(decisions_file(root, slug))
-    paths = list(dict.fromkeys([*decisions.transcripts, *extra]))
-    project = state.get("project_dir") if isinstance(state.get("project_dir"), str) else root
-    for found in claude_project_transcripts(str(project)):
-        if found not in paths and os.path.realpath(found) not in map(os.path.realpath, paths):
-            paths.append(found)
+    paths = _transcript_paths(root, state, [*decisions.transcripts, *extra])
     start, end = window(state)
     out = []
     for path in paths:
@@ -221,14 +226,29 @@ def unproven(
         inside = [
             (ident, name)
             for ident, name, when in tool_calls(documents)
-            if when is not None
-            and start is not None
-            and when >= start
-            and (end is None or when <= end)
+            if _inside(when, start, end)
         ]
         missing = [(i, n) for i, n in inside if i not in decisions.decided]
         out.append(Unproven(path, True, missing, len(inside)))
     return out
+
+
+def _inside(when: float | None, start: float | None, end: float | None) -> bool:
+    if when is None or start is None or when < start:
+        return False
+    return end is None or when <= end
+
+
+def _transcript_paths(root: str, state: "dict[str, Any]", named: "Iterable[str]") -> "list[str]":
+    """The transcripts named (decision lines, review rounds) and Claude Code's own
+    of the project, each once."""
+    paths = list(dict.fromkeys(named))
+    project = state.get("project_dir") if isinstance(state.get("project_dir"), str) else root
+    known = {os.path.realpath(p) for p in paths}
+    for found in claude_project_transcripts(str(project)):
+        if os.path.realpath(found) not in known:
+            paths.append(found)
+    return paths
 
 
 def check(run: "Any", emit: "Callable[..., None]") -> None:

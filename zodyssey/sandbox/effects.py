@@ -136,28 +136,35 @@ def snapshot(
     known = previous.get("files", {}) if previous else {}
     to_hash: list[str] = []
     for rel in listed:
-        meta = _content(root, rel)
-        if meta is None:
-            files[rel] = [None, None, MISSING, MISSING]
-            continue
-        old = known.get(rel)
-        if old and old[0] == meta[0] and old[1] == meta[1] and old[2] == meta[2]:
-            files[rel] = list(old)
-        else:
-            files[rel] = [meta[0], meta[1], meta[2], None]
+        files[rel] = _entry(root, rel, known.get(rel))
+        if files[rel][3] is None:
             to_hash.append(rel)
     for rel, blob in _blobs(root, to_hash, write=True).items():
         files[rel][3] = blob
-    guarded: dict[str, str] = {}
-    for path in protected:
-        try:
-            with open(path, "rb") as handle:
-                guarded[path] = hashlib.sha256(handle.read()).hexdigest()
-        except FileNotFoundError:
-            guarded[path] = MISSING
-        except OSError as exc:
-            guarded[path] = f"unreadable:{exc.errno}"
+    guarded = {path: _digest(path) for path in protected}
     return {"head": head, "files": files, "protected": guarded}
+
+
+def _entry(root: str, rel: str, old: list[Any] | None) -> list[Any]:
+    """[size, mtime_ns, kind, blob id] of a listed path: the earlier snapshot's blob
+    id while size, mtime and kind are the same; None when it is to be hashed."""
+    meta = _content(root, rel)
+    if meta is None:
+        return [None, None, MISSING, MISSING]
+    if old and old[0] == meta[0] and old[1] == meta[1] and old[2] == meta[2]:
+        return list(old)
+    return [meta[0], meta[1], meta[2], None]
+
+
+def _digest(path: str) -> str:
+    """sha256 of a protected file (MISSING, or `unreadable:ERRNO`)."""
+    try:
+        with open(path, "rb") as handle:
+            return hashlib.sha256(handle.read()).hexdigest()
+    except FileNotFoundError:
+        return MISSING
+    except OSError as exc:
+        return f"unreadable:{exc.errno}"
 
 
 def _head_blobs(root: str, head: str, rels: list[str]) -> dict[str, str]:
@@ -178,32 +185,35 @@ def _head_blobs(root: str, head: str, rels: list[str]) -> dict[str, str]:
     return out
 
 
+def _moved_paths(root: str, before: dict[str, Any], after: dict[str, Any]) -> set[str]:
+    """The paths of the commits between the two snapshots' HEADs (none when equal)."""
+    old, new = before.get("head"), after.get("head")
+    if old == new or not old or not new:
+        return set()
+    raw = _git(root, "diff-tree", "-r", "-z", "--name-only", "--no-renames", old, new)
+    return {n for n in raw.decode("utf-8", "surrogateescape").split("\0") if n}
+
+
+def _blob_ids(root: str, snap: dict[str, Any], rels: list[str]) -> dict[str, str]:
+    """The blob id of each path in snapshot `snap`: its own entry, else HEAD's."""
+    files = snap.get("files", {})
+    clean = [r for r in rels if r not in files]
+    out = _head_blobs(root, snap.get("head", ""), clean)
+    out.update((r, files[r][3]) for r in rels if r in files)
+    return out
+
+
 def compare(root: str, before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
     """Every path whose content differs: {path, before, after} blob ids (or MISSING)."""
     rels = set(before.get("files", {})) | set(after.get("files", {}))
-    if before.get("head") != after.get("head") and before.get("head") and after.get("head"):
-        raw = _git(
-            root,
-            "diff-tree",
-            "-r",
-            "-z",
-            "--name-only",
-            "--no-renames",
-            before["head"],
-            after["head"],
-        )
-        rels.update(n for n in raw.decode("utf-8", "surrogateescape").split("\0") if n)
-    ordered = sorted(rels)
-    clean_before = [r for r in ordered if r not in before.get("files", {})]
-    clean_after = [r for r in ordered if r not in after.get("files", {})]
-    base_before = _head_blobs(root, before.get("head", ""), clean_before)
-    base_after = _head_blobs(root, after.get("head", ""), clean_after)
-    changes: list[dict[str, Any]] = []
-    for rel in ordered:
-        old = before["files"][rel][3] if rel in before.get("files", {}) else base_before[rel]
-        new = after["files"][rel][3] if rel in after.get("files", {}) else base_after[rel]
-        if old != new:
-            changes.append({"path": rel, "before": old, "after": new})
+    ordered = sorted(rels | _moved_paths(root, before, after))
+    old_ids = _blob_ids(root, before, ordered)
+    new_ids = _blob_ids(root, after, ordered)
+    changes: list[dict[str, Any]] = [
+        {"path": rel, "before": old_ids[rel], "after": new_ids[rel]}
+        for rel in ordered
+        if old_ids[rel] != new_ids[rel]
+    ]
     for path, digest in after.get("protected", {}).items():
         old = before.get("protected", {}).get(path)
         if old is not None and old != digest:

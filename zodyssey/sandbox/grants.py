@@ -56,7 +56,14 @@ HOME_CACHES = (
     ".local/share/uv",
 )
 SYSTEM_TEMP = ("/tmp", "/var/tmp", "/dev/shm")
-DEVICE_PATHS = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts")
+DEVICE_PATHS = (
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/tty",
+    "/dev/ptmx",
+    "/dev/pts",
+)
 PRIVATE_TEMP_PREFIX = "zodyssey-sandbox-"
 
 
@@ -141,6 +148,34 @@ def git_dirs(root: str) -> list[str]:
     return out
 
 
+def _ignore_entry(raw: str) -> "tuple[str, bool, bool] | None":
+    """(name, negated, directory only) of a `.gitignore` line naming one top-level
+    name exactly; None for comments, globs and deeper paths."""
+    line = raw.strip()
+    if not line or line.startswith("#"):
+        return None
+    negate = line.startswith("!")
+    name = line[1:] if negate else line
+    name = name.strip("/") if name.count("/") <= 2 else ""
+    if not name or "/" in name or any(c in name for c in "*?[\\"):
+        return None
+    return name, negate, line.endswith("/")
+
+
+def _ignore_lines(root: str) -> "list[str]":
+    lines: list[str] = []
+    for source in (
+        os.path.join(root, ".gitignore"),
+        os.path.join(root, ".git", "info", "exclude"),
+    ):
+        try:
+            with open(source, encoding="utf-8", errors="replace") as handle:
+                lines.extend(handle.read(1 << 20).splitlines())
+        except OSError:
+            continue
+    return lines
+
+
 def _ignored_dirs(root: str) -> list[str]:
     """Top-level directories the root `.gitignore` (or `.git/info/exclude`) names
     exactly (`node_modules/`, `/target`, `.pytest_cache`): no globs, no
@@ -148,33 +183,22 @@ def _ignored_dirs(root: str) -> list[str]:
     when missing. A tracked file inside one is still seen by the post-call
     check (git status lists it when it changes)."""
     names: list[str] = []
-    negated: set[str] = set()
+    negated: set[str] = {".git", ZCODE, ".", ".."}
     dirs_only: set[str] = set()  # `build/`: git ignores a directory of that name only
-    for source in (os.path.join(root, ".gitignore"), os.path.join(root, ".git", "info", "exclude")):
-        try:
-            with open(source, encoding="utf-8", errors="replace") as handle:
-                lines = handle.read(1 << 20).splitlines()
-        except OSError:
+    for entry in filter(None, map(_ignore_entry, _ignore_lines(root))):
+        name, negate, directory = entry
+        if negate:
+            negated.add(name)
             continue
-        for raw in lines:
-            line = raw.strip()
-            if not line or line.startswith("#"):
-                continue
-            negate = line.startswith("!")
-            name = line[1:] if negate else line
-            name = name.strip("/") if name.count("/") <= 2 else ""
-            if not name or "/" in name or any(c in name for c in "*?[\\"):
-                continue
-            if negate:
-                negated.add(name)
-            else:
-                names.append(name)
-                if line.endswith("/"):
-                    dirs_only.add(name)
+        names.append(name)
+        if directory:
+            dirs_only.add(name)
+    return _existing_dirs(root, [n for n in dict.fromkeys(names) if n not in negated], dirs_only)
+
+
+def _existing_dirs(root: str, names: "list[str]", dirs_only: "set[str]") -> "list[str]":
     out = []
-    for name in dict.fromkeys(names):
-        if name in negated or name in (".git", ZCODE, ".", ".."):
-            continue
+    for name in names:
         path = os.path.join(root, name)
         if name in dirs_only and not os.path.lexists(path):
             # made empty now, so that a first build (`cargo test` -> target/) can write it
@@ -223,15 +247,20 @@ def compute(root: str, slug: str, state: "dict[str, Any]", home: str | None = No
     why_closed = _why_closed(layout.root, state, plan, okay)
     if why_closed is not None:
         result.notes.append(f"no product path is writable: {why_closed}")
-        return result
+    else:
+        _grant_product(result, state, plan)
+    return result
+
+
+def _grant_product(result: "Grants", state: "dict[str, Any]", plan: "Any") -> None:
+    """After OKAY on the bound plan: its declared directories and files."""
     result.product_open = True
-    phase = state.get("phase") if isinstance(state.get("phase"), str) else ""
-    frozen = phase if phase in TEST_FROZEN_PHASES else None
+    phase = state.get("phase")
+    frozen = phase if isinstance(phase, str) and phase in TEST_FROZEN_PHASES else None
     for declared in sorted(plan.dirs):
         _grant_declared_dir(result, declared, frozen)
     for declared in sorted(plan.files):
         _grant_declared_file(result, declared, frozen)
-    return result
 
 
 def _protected(layout: "Layout", bound_plan: str | None) -> "list[str]":
@@ -273,15 +302,20 @@ def _grant_temp_and_caches(result: "Grants", home: str) -> None:
     for directory in SYSTEM_TEMP:
         if os.path.realpath(directory) != os.path.realpath(temp):
             result.add(directory, ll.ALL_WRITES, "temporary folder")
+    for directory in _caches(home):
+        result.add(directory, ll.ALL_WRITES, "cache")
+    for device in DEVICE_PATHS:
+        result.add(device, ll.DEVICES, "terminal/device")
+
+
+def _caches(home: str) -> "list[str]":
+    """The user's package caches that exist (under the home directory, and
+    `$XDG_CACHE_HOME`)."""
     caches = [os.path.join(home, rel) for rel in HOME_CACHES] if home and home != "/" else []
     xdg = os.environ.get("XDG_CACHE_HOME")
     if xdg and os.path.isabs(xdg):
         caches.append(xdg)
-    for directory in dict.fromkeys(caches):
-        if os.path.isdir(directory):
-            result.add(directory, ll.ALL_WRITES, "cache")
-    for device in DEVICE_PATHS:
-        result.add(device, ll.DEVICES, "terminal/device")
+    return [d for d in dict.fromkeys(caches) if os.path.isdir(d)]
 
 
 def _why_closed(root: str, state: "dict[str, Any]", plan: "Any", okay: bool) -> str | None:

@@ -23,6 +23,10 @@ front of every shell command of a run.
 import os
 import sys
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 USAGE = (
     "usage: zodyssey sandbox --run SLUG [--run SLUG...] [--repo DIR] [--explain] -- CMD [ARG...]"
 )
@@ -36,6 +40,16 @@ class SandboxRefused(Exception):
     pass
 
 
+def _option(arg: str, following: "str | None") -> "tuple[str, str, int] | None":
+    """(name, value, arguments used) of `--run X`, `--run=X`, `--repo X`, `--repo=X`."""
+    for name in ("--run", "--repo"):
+        if arg == name and following is not None:
+            return name, following, 2
+        if arg.startswith(name + "="):
+            return name, arg[len(name) + 1 :], 1
+    return None
+
+
 def _parse(argv: "list[str]") -> "tuple[list[str], str | None, bool, list[str]]":
     slugs: list[str] = []
     repo: str | None = None
@@ -45,21 +59,18 @@ def _parse(argv: "list[str]") -> "tuple[list[str], str | None, bool, list[str]]"
         arg = argv[i]
         if arg == "--":
             return slugs or [""], repo, explain, argv[i + 1 :]
-        if arg in ("--run", "--repo") and i + 1 < len(argv):
-            if arg == "--run":
-                slugs.append(argv[i + 1])
+        option = _option(arg, argv[i + 1] if i + 1 < len(argv) else None)
+        if option is not None:
+            name, value, used = option
+            if name == "--run":
+                slugs.append(value)
             else:
-                repo = argv[i + 1]
-            i += 2
+                repo = value
+            i += used
             continue
-        if arg.startswith("--run="):
-            slugs.append(arg[len("--run=") :])
-        elif arg.startswith("--repo="):
-            repo = arg[len("--repo=") :]
-        elif arg == "--explain":
-            explain = True
-        else:
+        if arg != "--explain":
             raise SandboxRefused(f"unknown argument {arg!r} ({USAGE})")
+        explain = True
         i += 1
     if explain:
         return slugs or [""], repo, explain, []
@@ -91,37 +102,47 @@ def find_run(slug: str, repo: str | None) -> "tuple[str, dict[str, object]]":
     raise SandboxRefused(f"no run {slug} found from {repo or os.getcwd()}")
 
 
+def _restrict(argv: "list[str]") -> "tuple[list[Any], list[str]] | int":
+    """Compute each run's grants and restrict this process with them: (the
+    layers, the command), or the exit code (`--explain` printed, or refused)."""
+    slugs, repo, explain, command = _parse(list(argv))
+    from zodyssey.sandbox import grants as grants_module
+    from zodyssey.sandbox import landlock
+
+    layers = []
+    for slug in dict.fromkeys(slugs):
+        root, state = find_run(slug, repo)
+        layers.append(grants_module.compute(root, slug, state))
+    abi = landlock.abi_version()
+    if explain:
+        print(f"Landlock ABI {abi}" if abi else "Landlock: not available")
+        print("\n".join(grants.explain() for grants in layers))
+        return 0
+    if abi < 1:
+        raise SandboxRefused(
+            "Landlock is not available on this system, so the command cannot run sandboxed "
+            "(the gate then relies on its parser and the post-call check)"
+        )
+    for grants in layers:  # one layer per run: the kernel allows what every layer allows
+        landlock.restrict_writes([(p, r) for p, r, _ in grants.grants], abi)
+    return layers, command
+
+
 def main(argv: "list[str]") -> int:
     if "-h" in argv[:1] or "--help" in argv[:1]:
         print(USAGE)
         return 0
     try:
-        slugs, repo, explain, command = _parse(list(argv))
-        from zodyssey.sandbox import grants as grants_module
-        from zodyssey.sandbox import landlock
-
-        layers = []
-        for slug in dict.fromkeys(slugs):
-            root, state = find_run(slug, repo)
-            layers.append(grants_module.compute(root, slug, state))
-        abi = landlock.abi_version()
-        if explain:
-            print(f"Landlock ABI {abi}" if abi else "Landlock: not available")
-            print("\n".join(grants.explain() for grants in layers))
-            return 0
-        if abi < 1:
-            raise SandboxRefused(
-                "Landlock is not available on this system, so the command cannot run sandboxed "
-                "(the gate then relies on its parser and the post-call check)"
-            )
-        for grants in layers:  # one layer per run: the kernel allows what every layer allows
-            landlock.restrict_writes([(p, r) for p, r, _ in grants.grants], abi)
+        restricted = _restrict(argv)
     except SandboxRefused as exc:
         sys.stderr.write(f"zodyssey sandbox: {exc}\n")
         return EXIT_SANDBOX
     except OSError as exc:
         sys.stderr.write(f"zodyssey sandbox: cannot sandbox: {exc}\n")
         return EXIT_SANDBOX
+    if isinstance(restricted, int):
+        return restricted
+    layers, command = restricted
     env = dict(os.environ)
     for grants in layers:
         env.update(grants.env)

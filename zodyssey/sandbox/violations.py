@@ -59,20 +59,19 @@ def _view(root: str, slug: str, state: dict[str, Any]) -> tuple[Any, Any, bool, 
     raw = state.get("review")
     review: dict[str, Any] = raw if isinstance(raw, dict) else {}
     okay = review.get("verdict") == "OKAY"
-    bound = review.get("plan_sha256")
-    open_ = (
-        okay
-        and state.get("phase") != BLOCKED
-        and plan.text is not None
-        and not plan.error
-        and isinstance(bound, str)
-        and plan.sha256 == bound
-    )
+    open_ = okay and state.get("phase") != BLOCKED and _bound(plan, review.get("plan_sha256"))
     protected = [os.path.join(layout.root, f) for f in GATE_CONFIG_FILES]
     protected += [os.path.join(layout.root, f) for f in (".zodyssey.toml", "pyproject.toml")]
     if okay and plan.path:
         protected.append(plan.path)
     return layout, plan, bool(open_), protected
+
+
+def _bound(plan: Any, bound: Any) -> bool:
+    """The plan on disk is readable and is the one the review bound."""
+    return (
+        plan.text is not None and not plan.error and isinstance(bound, str) and plan.sha256 == bound
+    )
 
 
 def judge(
@@ -243,11 +242,11 @@ def pre_tool(root: str, runs: list[tuple[str, dict[str, Any]]], call: Any) -> st
     return note
 
 
-def post_tool(root: str, runs: list[tuple[str, dict[str, Any]]], call: Any) -> str | None:
-    """Compare with the call's own snapshot; the message for the agent, or None."""
-    if not os.path.exists(os.path.join(root, ".git")) or not runs:
-        return None
-    key = _key(call)
+def _befores(
+    root: str, runs: list[tuple[str, dict[str, Any]]], key: str
+) -> tuple[list[tuple[str, dict[str, Any], dict[str, Any]]], bool]:
+    """(slug, state, the snapshot before the call) of each run that has one (the
+    call's own, else the last), and whether any of them is the last one."""
     judged = []
     since_last = False
     for slug, state in runs:
@@ -259,6 +258,15 @@ def post_tool(root: str, runs: list[tuple[str, dict[str, Any]]], call: Any) -> s
             since_last = True
         if isinstance(before, dict):  # else no snapshot at all (not wired before)
             judged.append((slug, state, before))
+    return judged, since_last
+
+
+def post_tool(root: str, runs: list[tuple[str, dict[str, Any]]], call: Any) -> str | None:
+    """Compare with the call's own snapshot; the message for the agent, or None."""
+    if not os.path.exists(os.path.join(root, ".git")) or not runs:
+        return None
+    key = _key(call)
+    judged, since_last = _befores(root, runs, key)
     if not judged:
         return None
     protected = _protected(root, runs)

@@ -67,17 +67,16 @@ def wants_wrap(harness: str, payload: "Any", command: str, is_write: bool) -> st
     return "ask" if is_write else None
 
 
+_LITERALS = {True: "true", False: "false", None: "null"}
+
+
 def _encode(value: "Any") -> str:
     from _json import encode_basestring_ascii
 
     if isinstance(value, str):
         return str(encode_basestring_ascii(value))
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if value is None:
-        return "null"
+    if value is None or isinstance(value, bool):
+        return _LITERALS[value]
     if isinstance(value, int | float):
         return repr(value) if isinstance(value, int) else float.__repr__(value)
     if isinstance(value, dict):
