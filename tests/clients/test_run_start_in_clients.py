@@ -2,10 +2,9 @@
 
 The client tests in test_client_behaviour.py show what happens then: with the
 hook's interpreter missing, Claude Code and Codex run every call; Codex runs no
-hook of an untrusted project or hook. `run start` should refuse to activate a
-run that the gate would not hold (exit 11, saying how to fix it); today it
-starts the run, so these are strict xfails for the `trust` engineer to flip.
-The companion tests hold that a gate that does hold still starts.
+hook of an untrusted project or hook. `run start` refuses to activate a run
+that the gate would not hold (exit 11, saying how to fix it); the companion
+tests hold that a gate that does hold still starts.
 """
 
 from __future__ import annotations
@@ -49,10 +48,6 @@ def test_run_start_refuses_a_hook_command_that_cannot_start(tmp_path: Path, harn
     assert not (repo / ".zcode" / "state" / f"{SLUG}.json").exists()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="issue 21 item 4: run start activates a run Codex would run no hook for",
-)
 def test_run_start_refuses_untrusted_codex_and_says_how_to_trust(tmp_path: Path) -> None:
     repo = make_user_repo(tmp_path, ["codex"])
     home = tmp_path / "home"

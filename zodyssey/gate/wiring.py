@@ -42,6 +42,7 @@ RULES: dict[str, str] = {
     "unreadable-config": "the harness configuration does not parse",
     "hook-missing": "the harness configuration does not run the zodyssey pre-tool hook",
     "hook-not-holding": "the wired hook command does not start here, or starts and does not block a probe write in a run",
+    "codex-untrusted": "Codex's own trust records (project and hook) do not let it run the gate here",
     "matcher-narrowed": "the hook's matcher lets some tool calls (shell, MCP, ...) skip the gate",
     "event-missing": "a Cursor event that announces tool calls does not run the gate",
     "hooks-disabled": "the configuration switches every hook off",
@@ -312,6 +313,8 @@ def _check_declared(
         result.unreadable = True
     elif not any(f.rule in ("hook-missing", "hooks-disabled") for f in judged):
         result.findings.extend(_holding(root, harness, rel, parsed[rel]))
+        if harness == "codex":
+            result.findings.extend(_codex_trust(root, rel, parsed[rel]))
 
 
 def _hatch_findings(
@@ -400,6 +403,14 @@ def _holding(root: Path, harness: str, rel: str, value: Any) -> list[Finding]:
             )
         )
     return findings
+
+
+def _codex_trust(root: Path, rel: str, value: Any) -> list[Finding]:
+    """Codex runs no hook it does not trust (gate/codex_trust.py)."""
+    from zodyssey.gate.codex_trust import untrusted
+
+    problem = untrusted(root, rel, value)
+    return [_f("codex-untrusted", problem, rel, harness="codex")] if problem else []
 
 
 # Findings that do not keep the gate from holding on this machine now.
