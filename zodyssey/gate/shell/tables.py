@@ -403,7 +403,10 @@ RISKY_VARIABLES = frozenset(
     ]
 )
 RISKY_PREFIXES = ("LD_", "DYLD_", "GIT_", "BASH_FUNC_", "PIP_")
-PAGER_VALUES = frozenset(["", "cat", "less", "more", "less -R", "less -FRX", "less -FRSX"])
+# Pagers with no keyboard commands. `less` and `more` run `!cmd` typed at
+# them, and an interactive session (Codex `exec_command` with `tty`, then
+# `write_stdin`, which reaches no hook) types what it likes: write-capable.
+PAGER_VALUES = frozenset(["", "cat"])
 
 
 def risky_variable(name: str, value: str | None) -> bool:

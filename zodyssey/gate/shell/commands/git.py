@@ -365,7 +365,7 @@ def _inert_setting(setting: str) -> bool:
     if key.startswith("pager."):
         return value.lower() in _BOOLEANS  # a pager command would run
     if key == "core.pager":
-        return value in ("", "cat", "less")
+        return value in ("", "cat")  # less runs `!cmd` typed in an interactive session
     return key.startswith(_INERT_PREFIXES) or key in _INERT_KEYS
 
 
