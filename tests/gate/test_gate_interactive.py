@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.gate import bash, call, ctx
+from zodyssey.gate.context import RunContext
 from zodyssey.gate.policy import decide
 
 WRITE_CAPABLE = [
@@ -71,5 +72,5 @@ def test_plain_pagers_of_the_session_stay_reads(root: Path, command: str) -> Non
     assert decide(bash(root, command), plan_ctx(root)).allow
 
 
-def plan_ctx(root: Path) -> object:
+def plan_ctx(root: Path) -> RunContext:
     return ctx(root, phase="plan", verdict=None)
