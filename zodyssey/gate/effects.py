@@ -17,6 +17,7 @@ from zodyssey.gate.policy import (
     live_lock,
     parse_time,
     same_session,
+    slots_held,
 )
 
 TYPE_CHECKING = False
@@ -36,7 +37,8 @@ def apply(decision: "Decision", ctx: "RunContext") -> "Decision":
     try:
         for effect in decision.effects:
             if effect.kind == "slot":
-                taken_slot = _take_slot(root, ctx, str(effect.data or ""))
+                key, weight = effect.data if isinstance(effect.data, tuple) else (effect.data, 1)
+                taken_slot = _take_slot(root, ctx, str(key or ""), weight)
             elif effect.kind == "review":
                 key, agent, harness = effect.data
                 _pend_review(root, ctx, key, agent, harness)
@@ -60,7 +62,7 @@ def apply(decision: "Decision", ctx: "RunContext") -> "Decision":
     return decision
 
 
-def _take_slot(root: str, ctx: "RunContext", tool_use_id: str) -> str:
+def _take_slot(root: str, ctx: "RunContext", tool_use_id: str, weight: int = 1) -> str:
     if tool_use_id.startswith("anon-"):
         slot_id = f"{tool_use_id}-{os.urandom(4).hex()}"  # released by its key (anon_key)
     else:
@@ -78,12 +80,16 @@ def _take_slot(root: str, ctx: "RunContext", tool_use_id: str) -> str:
         if any(e.get("id") == slot_id for e in live):
             ledger[:] = live
             return  # the same call asked twice: it already holds its slot
-        if len(live) >= ctx.cap:
+        held = slots_held(live)  # a Workflow's entry holds its whole fan-out
+        if held + weight > ctx.cap:
             raise Refused(
-                f"{len(live)} subagents are already in flight (cap {ctx.cap}, "
+                f"{held} subagents are already in flight (cap {ctx.cap}, "
                 "ZODYSSEY_PARALLEL_CAP); wait for one to finish"
             )
-        live.append({"id": slot_id, "at": store.now_iso()})
+        entry: dict[str, Any] = {"id": slot_id, "at": store.now_iso()}
+        if weight > 1:
+            entry["weight"] = weight
+        live.append(entry)
         ledger[:] = live
 
     store.update_json(paths.inflight_path(root, ctx.slug), reserve, list)

@@ -55,6 +55,8 @@ MAX_INPUT = 1 << 20  # characters of strings a non-native call may hold
 MAX_STRINGS = 1 << 14  # strings (and keys) a non-native call may hold
 LOCK_TTL_SECONDS = 30 * 60  # mirrors zodyssey.core.store.LOCK_TTL_SECONDS
 DISPATCH_TTL_SECONDS = 2 * 60 * 60  # a ledger entry whose post-tool never came expires
+# Claude Code's `Workflow` runs up to this many subagents at once: it takes as many slots.
+WORKFLOW_FANOUT = 16
 EXECUTOR_PHASES = EXECUTING_PHASES
 ASK_THE_USER = "ask the user to run it in their own terminal"
 
@@ -90,6 +92,17 @@ def parse_time(value: "Any") -> float | None:
         return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
+
+
+def slots_held(entries: "list[dict[str, Any]]") -> int:
+    """Slots the ledger entries hold: one each, a fan-out (`weight`) its size."""
+    total = 0
+    for entry in entries:
+        weight = entry.get("weight", 1)
+        total += (
+            weight if isinstance(weight, int) and not isinstance(weight, bool) and weight > 1 else 1
+        )
+    return total
 
 
 def live_inflight(ctx: "RunContext") -> "list[dict[str, Any]]":
@@ -744,20 +757,35 @@ def _dispatch(call: "ToolCall", ctx: "RunContext") -> "Decision":
         refused = _reviewer_refused(ctx, agent)
         if refused is not None:
             return refused
-    live = live_inflight(ctx)
-    if len(live) >= ctx.cap:
-        return _block(
-            "dispatch-cap",
-            f"{len(live)} subagents are already in flight (cap {ctx.cap}, ZODYSSEY_PARALLEL_CAP); "
-            "wait for one to finish",
-        )
+    need = WORKFLOW_FANOUT if call.tool_name == "Workflow" else 1
+    full = _cap_refused(ctx, need)
+    if full is not None:
+        return full
     from zodyssey.gate.toolcall import anon_key
 
     key = call.tool_use_id or anon_key(call)
-    effects = [Effect("slot", key)]
+    effects = [Effect("slot", (key, need) if need > 1 else key)]
     if reviewer:
         effects.append(Effect("review", (key, agent, call.harness)))
     return Decision(True, "", "", tuple(effects))
+
+
+def _cap_refused(ctx: "RunContext", need: int) -> "Decision | None":
+    """A dispatch taking `need` slots past the parallel-dispatch cap is refused."""
+    held = slots_held(live_inflight(ctx))
+    if held + need <= ctx.cap:
+        return None
+    if need > 1:
+        reason = (
+            f"a Workflow runs up to {need} subagents at once and {held} are in flight: over "
+            f"the cap {ctx.cap} (ZODYSSEY_PARALLEL_CAP); dispatch the subagents one by one"
+        )
+    else:
+        reason = (
+            f"{held} subagents are already in flight (cap {ctx.cap}, "
+            "ZODYSSEY_PARALLEL_CAP); wait for one to finish"
+        )
+    return _block("dispatch-cap", reason)
 
 
 def _reviewer_refused(ctx: "RunContext", agent: str) -> "Decision | None":
