@@ -43,7 +43,9 @@ def locate_all(start: str) -> "tuple[list[str], bool]":
     The walk does not stop at the first `.zcode/state`: one planted in a
     subdirectory (`pkg/.zcode/state/`, an empty or finished run) must not hide
     the repository's own run. Not meeting a repository means `start` is a
-    folder above repositories (a workspace) unless run state was found.
+    folder above repositories (a workspace), run state there or not: a
+    `.zcode/state` planted in a workspace folder must not keep the hook from
+    looking for the runs of the repositories below it.
     """
     current = os.path.abspath(start)
     found: list[str] = []
@@ -56,7 +58,7 @@ def locate_all(start: str) -> "tuple[list[str], bool]":
         if parent == current:
             break
         current = parent
-    return found, bool(found)
+    return found, False
 
 
 def state_files(root: str) -> list[tuple[str, str]]:

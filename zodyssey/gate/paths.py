@@ -21,6 +21,24 @@ GATE_CONFIG_FILES = (
     ".codex/hooks.json",
     ".codex/config.toml",
 )
+# Harness configuration that changes what runs under the gate (subagents and
+# their tools, MCP servers, skills, commands, extensions, ZCode's host hook
+# registry), in the project and in the user's home: protected like the gate's
+# own wiring, in every phase, whatever the plan declares.
+HARNESS_CONFIG_PATHS = (
+    ".claude/agents",
+    ".claude/commands",
+    ".claude/skills",
+    ".mcp.json",
+    ".gemini/agents",
+    ".gemini/commands",
+    ".gemini/extensions",
+    ".codex/agents",
+    ".codex/skills",
+    ".codex/prompts",
+    ".cursor/mcp.json",
+    ".zcode/cli/config.json",
+)
 # Settings a machine administrator (or an agent with the rights) can set for every user.
 SYSTEM_CONFIG_FILES = (
     "/etc/claude-code/managed-settings.json",
@@ -182,13 +200,14 @@ class Layout:
         self.plans_dir, self.notepads_dir, self.staging_dir = (
             _real_dir(self.root, d) for d in BOOKKEEPING_DIRS
         )
+        wiring = (*GATE_CONFIG_FILES, *HARNESS_CONFIG_PATHS)
         user = (
-            tuple(os.path.realpath(os.path.join(home, f)) for f in GATE_CONFIG_FILES)
+            tuple(os.path.realpath(os.path.join(home, f)) for f in wiring)
             if home and home != "/"
             else ()
         )
         self.gate_paths = (
-            *(os.path.realpath(os.path.join(self.root, f)) for f in GATE_CONFIG_FILES),
+            *(os.path.realpath(os.path.join(self.root, f)) for f in wiring),
             *user,
             *SYSTEM_CONFIG_FILES,
             GATE_PACKAGE_DIR,
