@@ -16,7 +16,12 @@ from tests.helpers import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "zodyssey"
 STDLIB = frozenset({"os", "sys", "fcntl", "time", "_json"})
-COLD = ("gate/wiring", "gate/install", "gate/probe", "gate/codex_trust")  # the CI side of the gate: any import allowed
+COLD = (
+    "gate/wiring",
+    "gate/install",
+    "gate/probe",
+    "gate/codex_trust",
+)  # the CI side of the gate: any import allowed
 
 
 def hot_modules(package: Path = PACKAGE) -> list[Path]:
