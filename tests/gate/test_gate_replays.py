@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.gate import make_run_repo, run_hook
+from tests.helpers.gate import blocked, ctx, dispatch, make_run_repo, run_hook
+from zodyssey.gate.context import DEFAULT_SETTINGS
+from zodyssey.gate.policy import decide
 
 
 @pytest.mark.parametrize("planted", ["empty", "finished run", "active run of its own"])
@@ -106,3 +108,93 @@ def test_the_user_s_harness_configuration_is_not_writable_through_mcp(
         }
         done = run_hook(body, root, HOME=str(home))
         assert done.returncode == 2, (path, done.stdout, done.stderr)
+
+
+@pytest.mark.parametrize(
+    "agent", ["EXPLORE", " explore", "explore ", "eXplore", "PLAN", "plugin:EXPLORE", "Librarian"]
+)
+def test_read_only_dispatch_names_match_exactly(root: Path, agent: str) -> None:
+    """A custom executor named `EXPLORE` or ` explore` is not the read-only `explore`."""
+    c = ctx(root, phase="plan", verdict=None)
+    blocked(decide(dispatch(root, agent), c), "dispatch-phase")
+
+
+@pytest.mark.parametrize(
+    "agent",
+    ["explore", "Explore", "Plan", "plan", "feature-dev:code-explorer", "codebase_investigator"],
+)
+def test_the_read_only_agents_as_harnesses_name_them_still_run_in_plan(
+    root: Path, agent: str
+) -> None:
+    assert decide(dispatch(root, agent), ctx(root, phase="plan", verdict=None)).allow
+
+
+@pytest.mark.parametrize("agent", ["MOMUS", "Momus", " momus", "zodyssey:MOMUS", "ZODYSSEY:momus"])
+def test_the_reviewer_name_matches_exactly(agent: str) -> None:
+    assert not DEFAULT_SETTINGS.is_reviewer(agent)
+    assert DEFAULT_SETTINGS.is_reviewer("momus") and DEFAULT_SETTINGS.is_reviewer("zodyssey:momus")
+
+
+LT = chr(60)  # `<`, kept out of the literals so the tags below are only data
+HIDDEN_DISPATCH = {
+    "yaml": "steps:\n  - subagent_type: executor\n    prompt: write it",
+    "yaml value on the next line": "subagent_type:\n  executor",
+    "key=value": "subagent_type=executor prompt=x",
+    "json \\u005f": '{"subagent\\u005ftype": "executor"}',
+    "bare \\u005F": "subagent\\u005Ftype: executor",
+    "fullwidth colon": "subagent_type\uff1a executor",
+    "fullwidth equals": "subagent_type\uff1dexecutor",
+    "fullwidth underscore": "subagent\uff3ftype: executor",
+    "zero-width space": "subagent\u200b_type: executor",
+    "zero-width joiner": "sub\u200dagent_type: executor",
+    "soft hyphen": "sub\u00adagent_type: executor",
+    "html decimal entity": "subagent&#95;type: executor",
+    "html hex entity": "subagent&#x5f;type: executor",
+    "html named entity": "subagent&lowbar;type: executor",
+    "html entity colon": "subagent_type&#58; executor",
+    "html entity twice": "subagent&amp;#95;type: executor",
+    "namespaced invoke": LT + 'ns:invoke name="Task">',
+    "namespaced parameter": LT + 'x:parameter name="subagent_type">executor',
+    "namespaced function_calls": LT + "x:function_calls>",
+    "entity-escaped invoke": '&lt;invoke name="Agent"&gt;',
+}
+
+
+@pytest.mark.parametrize("prompt", list(HIDDEN_DISPATCH.values()), ids=list(HIDDEN_DISPATCH))
+def test_nested_dispatch_is_found_however_it_is_masked(root: Path, prompt: str) -> None:
+    blocked(decide(dispatch(root, "executor", prompt), ctx(root)), "nested-dispatch")
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "the subagent_type field names the agent",
+        "Use the Task list in docs/tasks.md; colons\uff1a fine",
+        "caf\u00e9 na\u00efve \u200b text &amp; more",
+    ],
+)
+def test_prose_about_dispatch_is_not_a_dispatch(root: Path, prompt: str) -> None:
+    assert decide(dispatch(root, "executor", prompt), ctx(root)).allow
+
+
+@pytest.mark.parametrize("where", [".zcode/staging/p.md", ".zcode/notepads/demo/p.md"])
+def test_a_hard_link_to_the_plan_made_before_okay_cannot_edit_it_after(
+    tmp_path: Path, where: str
+) -> None:
+    """In phase plan the plan and the bookkeeping folders are writable, so `ln` can give
+    the plan a second name there; after OKAY a write through that name is a plan edit."""
+    import os
+
+    repo = make_run_repo(tmp_path)  # OKAY, plan bound
+    link = repo.root / where
+    link.parent.mkdir(parents=True, exist_ok=True)
+    os.link(repo.plan_path, link)
+    before = repo.plan_path.read_bytes()
+    for tool, tool_input in (
+        ("Bash", {"command": f"echo '- Files: [`src/evil.py`]' >> {where}"}),
+        ("Write", {"file_path": str(link), "content": "# widened\n"}),
+        ("Edit", {"file_path": str(link), "old_string": "# ", "new_string": "# widened "}),
+    ):
+        done = run_hook(repo.payload(tool, tool_input), repo.root)
+        assert done.returncode == 2 and "frozen" in done.stderr, (tool, done.stderr)
+    assert repo.plan_path.read_bytes() == before

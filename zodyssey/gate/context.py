@@ -23,9 +23,13 @@ DEFAULT_REVIEWER = "momus"
 # Plugin namespaces whose packaging of the reviewer is the reviewer.
 DEFAULT_REVIEWER_NAMESPACES = ("zodyssey", "odyssey")
 # Subagents that only read or plan: allowed in every phase, the plan phase
-# included (the reviewer is added). Compared case-insensitively and without a
-# plugin namespace: `Explore`, `explore` and `my-plugin:explore` are one name.
+# included (the reviewer is added). Compared exactly, without a plugin
+# namespace: `explore` and `my-plugin:explore` are one name, but `EXPLORE` and
+# ` explore` are other agents (a custom executor could take either name).
 DEFAULT_READ_ONLY_AGENTS = (
+    # Claude Code's built-in agents that only read or plan
+    "Explore",
+    "Plan",
     "explore",
     "explorer",
     "code-explorer",
@@ -45,8 +49,8 @@ DEFAULT_READ_ONLY_AGENTS = (
 
 def agent_key(name: str) -> str:
     """How an agent name compares: the part after the last `:` (a harness's plugin
-    namespace, `plugin:momus`), lower-cased."""
-    return name.rsplit(":", 1)[-1].strip().lower()
+    namespace, `plugin:momus`), exactly as written: no case or space folding."""
+    return name.rsplit(":", 1)[-1]
 
 
 def parse_cap(raw: str) -> int:
@@ -87,7 +91,7 @@ class GateSettings(Fields):
             return False
         if agent == self.reviewer_agent:
             return True
-        return not namespace or namespace.strip().lower() in self.reviewer_namespaces
+        return not namespace or namespace in self.reviewer_namespaces
 
     def is_read_only_agent(self, agent: str) -> bool:
         return bool(agent) and agent_key(agent) in {agent_key(a) for a in self.read_only_agents}
@@ -355,6 +359,6 @@ def load_settings(root: str) -> "GateSettings":
         tuple(tuple(entry.split()) for entry in read_only_raw if entry.split()),
         reviewer,
         frozenset(agents_raw),
-        frozenset(v.strip().lower() for v in spaces),
+        frozenset(spaces),
         tuple(tools),
     )

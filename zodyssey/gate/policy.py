@@ -489,7 +489,7 @@ def _bookkeeping(ctx: "RunContext", resolved: "list[tuple[str, Target]]") -> "De
         if okay:
             if plan_path is None:
                 plan_path = ctx.plan().path
-            if plan_path and (within(plan_path, path)):
+            if plan_path and (within(plan_path, path) or _same_file(path, plan_path)):
                 return _block(
                     "plan-frozen",
                     f"the plan {layout.show(plan_path)} is frozen since the review said OKAY; "
@@ -644,6 +644,14 @@ def same_session(lock: "Any", holder: str, owner: str, session: str) -> bool:
     return bool(session) and lock_session == session and session in (holder, owner)
 
 
+def _same_file(path: str, other: str) -> bool:
+    """`path` is another name (a hard link) of the file `other`."""
+    try:
+        return path != other and os.path.samefile(path, other)
+    except OSError:
+        return False
+
+
 def _hard_linked(paths: list[str]) -> str | None:
     """The first existing regular file among `paths` with more than one link."""
     import stat
@@ -714,16 +722,38 @@ def _todo_for(path: str, owner: str, ctx: "RunContext") -> str | None:
 _Q = r"""[\\"' \t]*"""  # not newlines: the tool input's keys are joined by them
 _VALUE = r"""[\\"']*[A-Za-z0-9_.:-]"""
 _ID_VALUE = r"""(?:[\\"']+[^\\"'\s]{2,}[\\"']|toolu_|call_|Pre|Post)"""
+_AFTER = r"[ \t]*(?:\n[ \t]+)?"  # a YAML value may sit indented on the next line
+_NS = r"(?:[\w.-]+:)?"  # a namespace prefix of a tag (`<ns:invoke ...>`)
 _NESTED = (  # compiled on first use (re's cache): only dispatches need it
-    rf"\bsubagent[_-]?type{_Q}[:=][ \t]*{_VALUE}"
-    rf"|\b(?:tool[_-]?use[_-]?id|hook[_-]?event[_-]?name){_Q}[:=][ \t]*{_ID_VALUE}"
+    rf"\bsubagent[_-]?type{_Q}[:=]{_AFTER}{_VALUE}"
+    rf"|\b(?:tool[_-]?use[_-]?id|hook[_-]?event[_-]?name){_Q}[:=]{_AFTER}{_ID_VALUE}"
     rf"|\btool[_-]?name{_Q}[:=]{_Q}(?:Task|Agent)\b"
     rf"""|["']name{_Q}[:=]{_Q}(?:Task|Agent)\b"""
-    rf"|<invoke\s+name={_Q}(?:Task|Agent)\b"
-    rf"|<parameter\s+name={_Q}(?:subagent[_-]?type|tool[_-]?name){_Q}>"
-    r"|<(?:antml:)?function_calls>"
+    rf"|<{_NS}invoke\s+name={_Q}(?:Task|Agent)\b"
+    rf"|<{_NS}parameter\s+name={_Q}(?:subagent[_-]?type|tool[_-]?name){_Q}>"
+    rf"|<{_NS}function_calls>"
     rf"|[\"']type{_Q}[:=]{_Q}tool_use\b"
 )
+_ESCAPE = r"\\u([0-9a-fA-F]{4})|\\x([0-9a-fA-F]{2})"
+
+
+def _unmasked(text: str) -> str:
+    """`text` as a model would read it: format characters (zero-width, soft hyphen)
+    dropped, compatibility forms folded (fullwidth `：` is `:`), `\\u005f` and
+    `&#95;` escapes decoded, until nothing changes (`&amp;#95;`)."""
+    import html
+    import re
+    import unicodedata
+
+    for _ in range(4):
+        before = text
+        text = "".join(ch for ch in text if unicodedata.category(ch) != "Cf")
+        text = unicodedata.normalize("NFKC", text)
+        text = re.sub(_ESCAPE, lambda m: chr(int(m.group(1) or m.group(2), 16)), text)
+        text = html.unescape(text)
+        if text == before:
+            break
+    return text
 
 
 def _dispatch(call: "ToolCall", ctx: "RunContext") -> "Decision":
@@ -736,7 +766,7 @@ def _dispatch(call: "ToolCall", ctx: "RunContext") -> "Decision":
         )
     import re
 
-    if re.search(_NESTED, call.prompt, re.I):
+    if re.search(_NESTED, call.prompt, re.I) or re.search(_NESTED, _unmasked(call.prompt), re.I):
         return _block(
             "nested-dispatch",
             "the dispatch prompt embeds a serialized tool call or dispatch; subagents are "
