@@ -7,6 +7,7 @@ test failed on the code before its fix.
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -198,3 +199,34 @@ def test_a_hard_link_to_the_plan_made_before_okay_cannot_edit_it_after(
         done = run_hook(repo.payload(tool, tool_input), repo.root)
         assert done.returncode == 2 and "frozen" in done.stderr, (tool, done.stderr)
     assert repo.plan_path.read_bytes() == before
+
+
+def test_a_person_s_okay_says_it_binds_a_plan_changed_while_blocked(tmp_path: Path) -> None:
+    """The round cap reached (phase `blocked`, REJECT): the agent widens the plan,
+    which is still writable, and a person's OKAY then binds the widened plan."""
+    import hashlib
+
+    from tests.helpers import run_zodyssey
+
+    repo = make_run_repo(tmp_path, phase="blocked", verdict="REJECT")
+    reviewed = hashlib.sha256(repo.plan_path.read_bytes()).hexdigest()
+    state = repo.state()
+    state["review"].update(
+        round=3, history=[{"round": 3, "verdict": "REJECT", "plan_sha256": reviewed}]
+    )
+    repo.write_state(state)
+    widen = f"echo '  - Files: [`src/evil.py`]' >> {repo.plan_path}"
+    assert run_hook(repo.payload("Bash", {"command": widen}), repo.root).returncode == 0
+    subprocess.run(["sh", "-c", widen], check=True)  # the harness runs the allowed call
+    now = hashlib.sha256(repo.plan_path.read_bytes()).hexdigest()
+    done = run_zodyssey("run", "review", "demo", "--human", "OKAY", "--by", "p", cwd=repo.root)
+    assert done.returncode == 0, done.stderr
+    assert "changed since round 3 was reviewed" in done.stdout, done.stdout
+    assert reviewed[:16] in done.stdout and now[:16] in done.stdout
+    unchanged = make_run_repo(tmp_path / "other", phase="blocked", verdict="REJECT")
+    sha = hashlib.sha256(unchanged.plan_path.read_bytes()).hexdigest()
+    state = unchanged.state()
+    state["review"].update(round=3, history=[{"round": 3, "verdict": "REJECT", "plan_sha256": sha}])
+    unchanged.write_state(state)
+    done = run_zodyssey("run", "review", "demo", "--human", "OKAY", "--by", "p", cwd=unchanged.root)
+    assert done.returncode == 0 and "changed since" not in done.stdout, done.stdout

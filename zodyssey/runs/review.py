@@ -351,6 +351,7 @@ def cmd_review(args: argparse.Namespace) -> int:
             by=args.by.strip(),
             comment=args.comment,
         )
+        outcome["last_reviewed"] = _last_reviewed_plan(st)
         outcome.update(_record_round(st, ctx, decided, problems, todo_ids, loaded.sha256))
 
     ctx.store.update(mutate)
@@ -358,7 +359,27 @@ def cmd_review(args: argparse.Namespace) -> int:
         f"review round {outcome['round']}/{outcome['max_rounds']}: {outcome['verdict']} "
         f"(human verdict); recorded {outcome['path']}; phase {outcome['phase']}"
     )
+    last = outcome.get("last_reviewed")
+    if verdict == "OKAY" and last is not None and last[1] != loaded.sha256:
+        # An agent may edit the plan while the run is blocked or rejected: the person
+        # must know this OKAY binds a plan no earlier round saw.
+        print(
+            f"note: this OKAY binds a plan that changed since round {last[0]} was reviewed "
+            f"(plan sha256 {last[1][:16]} then, {loaded.sha256[:16]} now): read "
+            f"{loaded.path} before the run goes on; a REJECT now re-closes the gate"
+        )
     return 0
+
+
+def _last_reviewed_plan(st: dict[str, Any]) -> tuple[int, str] | None:
+    """(round, plan sha256) of the latest recorded round, before this one."""
+    review = st.get("review")
+    history = review.get("history") if isinstance(review, dict) else None
+    for entry in reversed(history if isinstance(history, list) else []):
+        sha = entry.get("plan_sha256") if isinstance(entry, dict) else None
+        if isinstance(sha, str) and sha:
+            return int(entry.get("round") or 0), sha
+    return None
 
 
 def dispatch_digest(key: str) -> str:
