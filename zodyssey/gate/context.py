@@ -324,6 +324,14 @@ def check_config(root: str, state: "dict[str, Any]") -> None:
         )
 
 
+def _strings(section: "Any", key: str, default: "list[str]") -> "list[str]":
+    """`[tool.zodyssey.gate] key`: a list of strings, else one clear error."""
+    value = section.get(key, default)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError(f"[tool.zodyssey.gate] {key} must be a list of strings")
+    return value
+
+
 def load_settings(root: str) -> "GateSettings":
     """`[tool.zodyssey.gate]`: read_only, reviewer_agent, read_only_agents."""
     # Parsing TOML costs milliseconds; skip it when no config file mentions the gate.
@@ -340,21 +348,13 @@ def load_settings(root: str) -> "GateSettings":
     from zodyssey.config import load_config
 
     section = load_config(root).section("gate")
-    read_only_raw = section.get("read_only", [])
-    if not isinstance(read_only_raw, list) or not all(isinstance(v, str) for v in read_only_raw):
-        raise ValueError("[tool.zodyssey.gate] read_only must be a list of strings")
+    read_only_raw = _strings(section, "read_only", [])
     reviewer = section.get("reviewer_agent", DEFAULT_REVIEWER)
     if not isinstance(reviewer, str) or not reviewer:
         raise ValueError("[tool.zodyssey.gate] reviewer_agent must be a non-empty string")
-    agents_raw = section.get("read_only_agents", list(DEFAULT_READ_ONLY_AGENTS))
-    if not isinstance(agents_raw, list) or not all(isinstance(v, str) for v in agents_raw):
-        raise ValueError("[tool.zodyssey.gate] read_only_agents must be a list of strings")
-    spaces = section.get("reviewer_namespaces", list(DEFAULT_REVIEWER_NAMESPACES))
-    if not isinstance(spaces, list) or not all(isinstance(v, str) for v in spaces):
-        raise ValueError("[tool.zodyssey.gate] reviewer_namespaces must be a list of strings")
-    tools = section.get("read_only_tools", [])
-    if not isinstance(tools, list) or not all(isinstance(v, str) for v in tools):
-        raise ValueError("[tool.zodyssey.gate] read_only_tools must be a list of strings")
+    agents_raw = _strings(section, "read_only_agents", list(DEFAULT_READ_ONLY_AGENTS))
+    spaces = _strings(section, "reviewer_namespaces", list(DEFAULT_REVIEWER_NAMESPACES))
+    tools = _strings(section, "read_only_tools", [])
     return GateSettings(
         tuple(tuple(entry.split()) for entry in read_only_raw if entry.split()),
         reviewer,
