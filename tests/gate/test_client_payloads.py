@@ -30,6 +30,7 @@ CONFIG = {
     "claude-code": (".claude/settings.json", "PreToolUse", "PostToolUse"),
     "codex": (".codex/hooks.json", "PreToolUse", "PostToolUse"),
     "gemini": (".gemini/settings.json", "BeforeTool", "AfterTool"),
+    "cursor": (".cursor/hooks.json", "preToolUse", "postToolUse"),
 }
 
 
@@ -38,9 +39,12 @@ def installed_command(repo: Path, harness: str, event: str) -> str:
     rel, pre, post = CONFIG[harness]
     config = json.loads((repo / rel).read_text(encoding="utf-8"))
     key = pre if event == "pre-tool" else post
+    entries = config["hooks"][key]
+    if harness == "cursor":  # a flat list of {command} per event
+        entries = [{"hooks": entries}]
     commands = [
         hook["command"]
-        for group in config["hooks"][key]
+        for group in entries
         for hook in group["hooks"]
         if f"{event}" in hook["command"]
     ]

@@ -85,7 +85,7 @@ def test_blocked_run_keeps_gating_through_the_hook(run_repo: Callable[..., RunRe
     assert run_hook(state_write, repo.root).returncode == 2
 
 
-@pytest.mark.parametrize("agent", ["momus", "Momus", "zodyssey:momus", "odyssey:momus"])
+@pytest.mark.parametrize("agent", ["momus", "zodyssey:momus", "odyssey:momus"])
 def test_namespaced_reviewer_is_the_reviewer(root: Path, agent: str) -> None:
     decision = decide(dispatch(root, agent), ctx(root, phase="review", verdict=None))
     assert [e.kind for e in decision.effects] == ["slot", "review"], decision
