@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.clients.drivers import APIS, Client, make_client
-from tests.clients.install import InstallError
+from tests.clients.drivers import Client, make_client
+from tests.clients.install import InstallError, pins
 
 HERE = Path(__file__).parent
-CLIENT_NAMES = tuple(APIS)
+CLIENT_NAMES = tuple(pins())  # every pinned client, an older Claude Code beside the current
 
 
 def _wanted(config: pytest.Config) -> bool:

@@ -237,8 +237,10 @@ def grouped(
     return table
 
 
-def make_client(name: str) -> Client:
-    return Client(name, APIS[name], pins()[name])
+def make_client(key: str) -> Client:
+    """The client of a versions.toml table (`claude-code`, or `claude-code@2.1.197`)."""
+    pin = pins()[key]
+    return Client(pin.name, APIS[pin.name], pin)
 
 
 def write_json(path: Path, value: Any) -> None:

@@ -37,9 +37,10 @@ class Pin:
 
 def pins() -> dict[str, Pin]:
     data = tomllib.loads(VERSIONS.read_text(encoding="utf-8"))
+    # `harness@version` tables drive a harness once more, at another version.
     return {
-        name: Pin(name, str(t["package"]), str(t["version"]), str(t["bin"]))
-        for name, t in data.items()
+        key: Pin(key.split("@", 1)[0], str(t["package"]), str(t["version"]), str(t["bin"]))
+        for key, t in data.items()
     }
 
 

@@ -115,7 +115,8 @@ def _cases() -> list[Any]:
 def test_every_pinned_client_has_recorded_payloads() -> None:
     """A version bump in tests/clients/versions.toml comes with payloads recorded from it."""
     labels = {document["label"] for _, document in FIXTURES}
-    for name, pin in pins().items():
+    for pin in pins().values():
+        name = pin.name
         assert f"{name}-{pin.version}" in labels, (
             f"no payloads under {PAYLOADS}/{name}-{pin.version}: run "
             "`ZODYSSEY_RECORD_PAYLOADS=1 nox -s clients` and commit them"
