@@ -135,27 +135,6 @@ def _load_payload(raw: bytes) -> "tuple[Any, str | None]":
     return payload, None
 
 
-class _Invocation:
-    """One hook process: its arguments, its stdin, and how far it got (for the
-    failure rules: `in_run` once run state was found, `slug` the run it names)."""
-
-    __slots__ = ("error", "event", "harness", "in_run", "payload", "problem", "raw", "slug")
-
-    def __init__(self, event: str, harness: str, problem: "str | None", raw: bytes) -> None:
-        self.event = event
-        self.harness = harness
-        self.problem = problem
-        self.raw = raw
-        self.in_run = False
-        self.slug = "?"
-        self.payload: Any = None
-        self.error: str | None = None
-
-    def parse(self) -> "Any":
-        self.payload, self.error = _load_payload(self.raw)
-        return self.payload
-
-
 def main(argv: list[str]) -> int:
     if "-h" in argv or "--help" in argv:
         print(USAGE + "\n(see `zodyssey hook --help`)")
