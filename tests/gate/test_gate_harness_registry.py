@@ -62,7 +62,7 @@ class Toy:
     def to_call(self, payload):
         from zodyssey.gate.toolcall import build_call
 
-        return build_call(self.name, payload.get("tool_name"), payload.get("tool_input"), payload)
+        return build_call(self.name, payload.get("tool_name"), payload.get("tool_input"), payload, shell_keys=self.shell_keys)
 
     def report(self, payload):
         return None

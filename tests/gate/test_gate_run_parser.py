@@ -177,6 +177,8 @@ def _expected(argv: list[str]) -> str:
         return "read"
     if sub == "review":
         return "person"
+    if sub in ("todo", "phase") and not isinstance(ns.status if sub == "todo" else ns.phase, str):
+        return "unknown"  # `-- --` gives an empty list: no status or phase to act on
     if sub == "todo":
         return "person" if ns.force_done or ns.status == "blocked" else "agent"
     if sub == "phase":
@@ -193,6 +195,14 @@ def test_the_gate_agrees_with_the_real_parser(sub: str, words: list[str]) -> Non
     argv = ["run", sub, *words]
     kind, _, _ = trusted.judge(list(argv))
     assert kind == _expected(argv), argv
+
+
+@pytest.mark.parametrize(
+    "argv", [["run", "phase", "demo", "--", "--"], ["run", "todo", "demo", "demo", "--", "--"]]
+)
+def test_a_double_dash_leaving_no_value_is_unknown_not_a_crash(argv: list[str]) -> None:
+    """Found by the property test: argparse leaves [] where a phase or status goes."""
+    assert trusted.judge(list(argv))[0] == "unknown"
 
 
 def test_judging_prints_nothing_on_the_hooks_stdout(root: Path, tmp_path: Path) -> None:

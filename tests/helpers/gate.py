@@ -21,6 +21,7 @@ from typing import Any
 
 from tests.helpers import REPO_ROOT, clean_env, make_repo, plan
 from zodyssey.gate.context import DEFAULT_SETTINGS, GateSettings, RunContext, plan_view
+from zodyssey.gate.harness import get_harness
 from zodyssey.gate.paths import Layout
 from zodyssey.gate.policy import Decision
 from zodyssey.gate.toolcall import ToolCall, build_call
@@ -259,7 +260,9 @@ def call(
 ) -> ToolCall:
     """A tool call as `harness` sends it (Claude Code by default); `extra` adds payload fields."""
     payload = {"cwd": str(root), "session_id": "s1", "tool_use_id": "t1", **extra}
-    return build_call(harness, tool, tool_input, payload)
+    return build_call(
+        harness, tool, tool_input, payload, shell_keys=get_harness(harness).shell_keys
+    )
 
 
 def write(root: Path, path: str, **extra: Any) -> ToolCall:

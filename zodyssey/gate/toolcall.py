@@ -108,13 +108,6 @@ COMMAND_KEYS = ("command", "cmd")
 DIR_KEYS = ("workdir", "directory", "dir_path", "cwd")
 
 
-def _shell_keys(harness: str) -> "tuple[tuple[str, ...], tuple[str, ...]]":
-    from zodyssey.gate.harness import HARNESSES, get_harness
-
-    keys = get_harness(harness).shell_keys if harness in HARNESSES else None
-    return keys if keys is not None else (COMMAND_KEYS, DIR_KEYS)
-
-
 # Keys a dispatch names its agent with; the harness's own key comes first.
 AGENT_KEYS = ("subagent_type", "agent", "name", "agent_type", "agent_name")
 # Words in an unknown tool's name that make it a dispatch (`delegate_to_agent`).
@@ -449,7 +442,16 @@ def _text(value: "Any") -> str:
 class _Call:
     """What every call built from one payload shares; `make` builds one kind."""
 
-    __slots__ = ("cwd", "harness", "owner", "session", "tool_input", "tool_name", "tool_use_id")
+    __slots__ = (
+        "cwd",
+        "harness",
+        "owner",
+        "session",
+        "shell_keys",
+        "tool_input",
+        "tool_name",
+        "tool_use_id",
+    )
 
     def __init__(
         self, harness: str, tool_name: str, tool_input: "dict[str, Any]", cwd: str | None
@@ -461,6 +463,7 @@ class _Call:
             cwd,
         )
         self.owner = self.session = self.tool_use_id = ""
+        self.shell_keys: tuple[tuple[str, ...], tuple[str, ...]] = (COMMAND_KEYS, DIR_KEYS)
 
     def make(self, kind: str, **fields: "Any") -> "ToolCall":
         fields.setdefault("cwd", self.cwd)
@@ -477,7 +480,7 @@ class _Call:
 
 def _shell_call(c: _Call) -> "ToolCall":
     tool_name, tool_input = c.tool_name, c.tool_input
-    command_keys, dir_keys = _shell_keys(c.harness)
+    command_keys, dir_keys = c.shell_keys
     for keys, what in ((COMMAND_KEYS, "command"), (DIR_KEYS, "directory")):
         present = [k for k in keys if tool_input.get(k) is not None]
         if len(present) > 1:
@@ -584,8 +587,13 @@ def build_call(
     tool_input: "Any",
     payload: "dict[str, Any]",
     cwd: "Any" = None,
+    shell_keys: "tuple[tuple[str, ...], tuple[str, ...]] | None" = None,
 ) -> "ToolCall":
-    """Normalise one call; anything malformed yields a call carrying `error`."""
+    """Normalise one call; anything malformed yields a call carrying `error`.
+
+    `shell_keys` are the harness's own (command keys, directory keys) for a
+    shell call, passed by its adapter; None reads every key this module knows.
+    """
     raw_cwd = cwd if cwd is not None else payload.get("cwd")
     call_cwd = raw_cwd if isinstance(raw_cwd, str) and raw_cwd else None
     owner = _text(
@@ -604,4 +612,6 @@ def build_call(
         )
     c = _Call(harness, tool_name, tool_input, call_cwd)
     c.owner, c.session, c.tool_use_id = owner, session, _text(payload.get("tool_use_id"))
+    if shell_keys is not None:
+        c.shell_keys = shell_keys
     return _BUILDERS[_kind(tool_name, tool_input)](c)

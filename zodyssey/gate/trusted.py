@@ -155,6 +155,14 @@ def _judge_run(parsed: "argparse.Namespace", argv: "list[str]") -> "tuple[str, s
         # The reviewer's verdict comes from the harness's report of its dispatch,
         # never from the agent's shell; what is left of `run review` is a person's.
         return _person("review")
+    if sub in ("todo", "phase"):
+        value = parsed.status if sub == "todo" else parsed.phase
+        if not isinstance(value, str):  # `-- --` leaves argparse an empty list here
+            return (
+                UNKNOWN,
+                f"zodyssey run {sub} names no {'status' if sub == 'todo' else 'phase'}",
+                -1,
+            )
     if sub == "todo":
         if parsed.force_done:
             return _person("todo --force-done")

@@ -43,9 +43,15 @@ class Cursor:
 
         event = payload.get("hook_event_name")
         if event == "beforeShellExecution" or ("command" in payload and "tool_name" not in payload):
-            return build_call(self.name, "Shell", {"command": payload.get("command")}, payload)
+            return build_call(
+                self.name,
+                "Shell",
+                {"command": payload.get("command")},
+                payload,
+                shell_keys=self.shell_keys,
+            )
         if event == "beforeReadFile":
-            return build_call(self.name, "Read", {}, payload)
+            return build_call(self.name, "Read", {}, payload, shell_keys=self.shell_keys)
         tool_input = payload.get("tool_input")
         if isinstance(tool_input, str):
             # beforeMCPExecution sends the arguments as a JSON string
@@ -53,7 +59,13 @@ class Cursor:
                 tool_input = loads(tool_input)
             except ValueError:
                 tool_input = {"input": tool_input}
-        return build_call(self.name, self._tool_name(payload, event), tool_input, payload)
+        return build_call(
+            self.name,
+            self._tool_name(payload, event),
+            tool_input,
+            payload,
+            shell_keys=self.shell_keys,
+        )
 
     @staticmethod
     def _tool_name(payload: "dict[str, Any]", event: "Any") -> "Any":

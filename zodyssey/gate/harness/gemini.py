@@ -49,7 +49,9 @@ class Gemini:
         from zodyssey.gate.toolcall import build_call
 
         tool_input = payload.get("tool_input", payload.get("tool_args"))
-        return build_call(self.name, payload.get("tool_name"), tool_input, payload)
+        return build_call(
+            self.name, payload.get("tool_name"), tool_input, payload, shell_keys=self.shell_keys
+        )
 
     def report(self, payload: "dict[str, Any]") -> "str | None":
         """The subagent's final answer in the post-tool report of its dispatch."""

@@ -51,7 +51,13 @@ class ZCode:
     def to_call(self, payload: "dict[str, Any]") -> "ToolCall":
         from zodyssey.gate.toolcall import build_call
 
-        return build_call(self.name, payload.get("tool_name"), payload.get("tool_input"), payload)
+        return build_call(
+            self.name,
+            payload.get("tool_name"),
+            payload.get("tool_input"),
+            payload,
+            shell_keys=self.shell_keys,
+        )
 
     def report(self, payload: "dict[str, Any]") -> "str | None":
         """The subagent's final answer in the post-tool report of its dispatch."""
