@@ -242,6 +242,11 @@ def test_codex_runs_no_project_hook_without_both_trusts(
     assert not any("zodyssey" in o for o in result.outputs())
 
 
+# The zodyssey of an interpreter elsewhere (a rebuilt venv): its command differs from
+# the `zodyssey` from PATH that `hook install` writes for Codex.
+ZODYSSEY_ELSEWHERE = Path(sys.executable).parent / "zodyssey"
+
+
 def test_codex_hook_trust_is_keyed_by_path_and_command(codex: Client, tmp_path: Path) -> None:
     """Trust is `[hooks.state."<abs>/.codex/hooks.json:pre_tool_use:0:0"] trusted_hash`, the
     hash of the hook's command: a changed command (a rebuilt venv) is untrusted again."""
@@ -257,7 +262,8 @@ def test_codex_hook_trust_is_keyed_by_path_and_command(codex: Client, tmp_path: 
         assert 'trusted_hash = "sha256:' in config
         # The same wiring, written by an interpreter elsewhere: a new command, a new hash.
         other = run_zodyssey(
-            *("hook", "install", "--harness", "codex", "--command", "zodyssey"), cwd=repo
+            *("hook", "install", "--harness", "codex", "--command", str(ZODYSSEY_ELSEWHERE)),
+            cwd=repo,
         )
         assert other.returncode == 0, other.stderr
         listed = {h["key"]: h["trustStatus"] for h in codex_hooks(client, home, repo)}

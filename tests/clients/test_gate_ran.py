@@ -47,9 +47,9 @@ def _rewire(settings: Path, wiring: str) -> None:
         for event in ("PreToolUse", "PostToolUse"):
             for group in hooks[event]:
                 for hook in group["hooks"]:
-                    hook["command"] = (
-                        "/nonexistent/python3 -S -P " + hook["command"].split(" -S -P ", 1)[1]
-                    )
+                    # Whatever form `hook install` wrote (the project's interpreter or
+                    # `zodyssey` from PATH), run by an interpreter this machine lacks.
+                    hook["command"] = "/nonexistent/python3 " + hook["command"]
     elif wiring == "removed":
         value.pop("hooks")
     settings.write_text(json.dumps(value), encoding="utf-8")
