@@ -58,7 +58,9 @@ def parser_for(language: str) -> Any:
             grammar = tree_sitter.Language(getattr(module, function)())
         except (ImportError, AttributeError, ValueError) as exc:
             raise GrammarMissing(
-                f"the {language} grammar ({module_name.replace('_', '-')}) cannot be loaded: {exc}"
+                f"the {language} grammar ({module_name.replace('_', '-')}) cannot be loaded: {exc}; "
+                "zodyssey depends on it: reinstall zodyssey with its dependencies "
+                "(`pip install zodyssey`, or `pip install -e .` in its checkout)"
             ) from exc
         parser = tree_sitter.Parser(grammar)
         _parsers[language] = parser
