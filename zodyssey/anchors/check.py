@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from zodyssey.anchors.discover import Discovery, LeftOut
+from zodyssey.anchors.discover import Discovery, LeftOut, read_document_text
 from zodyssey.anchors.files import FileIndex
 from zodyssey.anchors.fingerprint import NEAR, Evidence, TargetFile, is_contentless
 from zodyssey.anchors.gitbase import GitBase
@@ -28,6 +28,7 @@ from zodyssey.anchors.problem import Problem as Problem
 from zodyssey.anchors.problem import printable as printable
 from zodyssey.anchors.renames import follow, git_renames
 from zodyssey.config import Config
+from zodyssey.core.files import NotRegularFile
 
 # Display order of problem kinds (the JS checker's, with ours appended).
 KIND_ORDER = (
@@ -764,9 +765,9 @@ def _find_written(keys: list[str], documents: list[str], root: Path, out: dict[s
     result_written = out
     for doc in documents:
         try:
-            text = (root / doc).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
+            text = read_document_text(root, doc, errors="replace")
+        except (OSError, NotRegularFile):
+            continue  # a left-out FIFO or unreadable file: nothing a reader reads there
         for key, needle in wanted.items():
             if key in result_written:
                 continue

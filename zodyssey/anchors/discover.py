@@ -26,6 +26,7 @@ from zodyssey.anchors.past import GitPast, strict_names
 from zodyssey.anchors.remote import OwnRemotes
 from zodyssey.anchors.structure import DocStructure, analyse, needs_structure
 from zodyssey.config import Config
+from zodyssey.core.files import NotRegularFile, read_regular
 from zodyssey.errors import UsageError
 
 # The JavaScript checker's fixed extension list: a token ending in one of these
@@ -99,11 +100,23 @@ def _extension(token: str) -> str | None:
     return match.group(1)
 
 
+NOT_REGULAR = "not a regular file: a FIFO, socket or device"
+
+
+def read_document_text(root: Path, doc: str, errors: str = "surrogateescape") -> str:
+    """A document's text (undecodable bytes kept, not lost, by default).
+
+    Opened through `open_regular`, so a document that became a FIFO or device
+    after the walk is NotRegularFile at once, never a read that waits forever.
+    """
+    return read_regular(root / doc, "document").decode("utf-8", errors=errors)
+
+
 def read_document(root: Path, doc: str) -> list[str] | None:
-    """A document's lines as discovery reads them (undecodable bytes kept, not lost)."""
+    """A document's lines as discovery reads them; None when it cannot be read."""
     try:
-        return (root / doc).read_bytes().decode("utf-8", errors="surrogateescape").split("\n")
-    except OSError:
+        return read_document_text(root, doc).split("\n")
+    except (OSError, NotRegularFile):
         return None
 
 
@@ -296,9 +309,11 @@ JS_DOCUMENTS = ["**/*.md"]
 JS_WINDOWS = {"CHANGELOG.md": "top-section"}
 
 
-def js_files(root: Path, unreadable: list[str] | None = None) -> list[str]:
+def js_files(
+    root: Path, unreadable: list[str] | None = None, special: list[str] | None = None
+) -> list[str]:
     """The files the JavaScript checker walked: its skip list, no hidden entries."""
-    files = walk_files(root, ExcludeRules(JS_SKIP_NAMES), unreadable)
+    files = walk_files(root, ExcludeRules(JS_SKIP_NAMES), unreadable, special)
     return [f for f in files if not f[f.rfind("/") + 1 :].startswith(".")]
 
 
@@ -315,16 +330,19 @@ def discover(root: Path, config: Config, *, lock: LockFile | None = None) -> Dis
     include_hidden = _strings(anchors_table, "include_hidden")
     include = _strings(anchors_table, "include")
     unreadable: list[str] = []
+    special: list[str] = []
     left_out: list[tuple[str, str]] = []
     if lock is not None and lock.exists and lock.legacy:
         from dataclasses import replace
 
         config = replace(config, documents=list(JS_DOCUMENTS), windows=dict(JS_WINDOWS))
-        files = js_files(root, unreadable)
+        files = js_files(root, unreadable, special)
     else:
         rules = ExcludeRules(config.exclude, include_hidden, include)
-        files = walk_files(root, rules, unreadable)
+        files = walk_files(root, rules, unreadable, special)
         left_out = rules.left_out
+    # A FIFO named like a document would block its reader; a device feeds it anything.
+    unreadable.extend(f"{d} ({NOT_REGULAR})" for d in select_documents(special, config.documents))
     index = FileIndex(files)
     past = GitPast(root)
     result = Discovery(index=index, past=past, left_out_dirs=left_out)
@@ -425,9 +443,12 @@ def _scan_documents(
     skipped: list[str] = []
     for doc in documents:
         try:
-            text = (root / doc).read_bytes().decode("utf-8", errors="surrogateescape")
+            text = read_document_text(root, doc)
         except OSError as exc:
             failed.append(f"{doc} ({exc.strerror})")
+            continue
+        except NotRegularFile:
+            failed.append(f"{doc} ({NOT_REGULAR})")
             continue
         lines = text.split("\n")
         structure: DocStructure | None = None

@@ -105,12 +105,18 @@ class ExcludeRules:
         return self.path_glob is not None and self.path_glob.match(rel) is not None
 
 
-def walk_files(root: Path, rules: ExcludeRules, unreadable: list[str] | None = None) -> list[str]:
+def walk_files(
+    root: Path,
+    rules: ExcludeRules,
+    unreadable: list[str] | None = None,
+    special: list[str] | None = None,
+) -> list[str]:
     """Every regular file under root (symlinks are not followed), POSIX-relative.
 
     A folder that cannot be listed is recorded in `unreadable` (its path, `.`
     for the root) when the caller asks: skipping it silently would pass every
-    citation inside it unchecked.
+    citation inside it unchecked. A FIFO, socket or device not excluded goes
+    into `special` when asked (a document must not be one).
     """
     out: list[str] = []
     stack: list[tuple[str, str]] = [(str(root), "")]
@@ -129,8 +135,12 @@ def walk_files(root: Path, rules: ExcludeRules, unreadable: list[str] | None = N
                 if entry.is_dir(follow_symlinks=False):
                     if not rules.skip_dir(name, rel):
                         stack.append((entry.path, rel + "/"))
-                elif entry.is_file(follow_symlinks=False) and not rules.skip_entry(name, rel):
+                elif rules.skip_entry(name, rel):
+                    continue
+                elif entry.is_file(follow_symlinks=False):
                     out.append(rel)
+                elif special is not None and not entry.is_symlink():
+                    special.append(rel)
             except OSError:
                 continue
     out.sort()

@@ -22,12 +22,12 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from zodyssey.core.atomic import write_atomic
+from zodyssey.core.files import NotRegularFile, open_regular, require_regular_target
 from zodyssey.errors import UsageError
 
 DEFAULT_COMMENT = (
@@ -143,27 +143,24 @@ def read_lock(path: str | Path) -> LockFile:
 
 
 def _read_regular(target: Path) -> bytes | None:
-    """The lock's bytes; None when there is none; exit 2 for anything but a regular file."""
+    """The lock's bytes; None when there is none; exit 2 for anything but a regular file.
+
+    One open, checked by what it opened (`open_regular`: a symlink followed, so
+    a linked lock is read and written through): no stat-then-open window in
+    which a FIFO could take the lock's place and block the check forever.
+    """
     try:
-        info = target.stat()  # follows a symlink: a linked lock is read (and written) through
+        fd = open_regular(target, "lock")
     except FileNotFoundError:
         return None
+    except NotRegularFile as exc:
+        advice = "move it away" if "a directory" in str(exc) else "remove it"
+        raise UsageError(f"{exc}; {advice}, then {_recover(target)}") from exc
     except OSError as exc:
         raise UsageError(f"cannot read lock {target}: {exc.strerror}") from exc
-    if stat.S_ISDIR(info.st_mode):
-        raise UsageError(
-            f"lock {target} is a directory, not a file; move it away, then {_recover(target)}"
-        )
-    if not stat.S_ISREG(info.st_mode):
-        # A FIFO would block the check forever, a device would feed it anything.
-        raise UsageError(
-            f"lock {target} is not a regular file (a pipe, socket or device); "
-            f"remove it, then {_recover(target)}"
-        )
     try:
-        return target.read_bytes()
-    except FileNotFoundError:
-        return None
+        with os.fdopen(fd, "rb") as handle:
+            return handle.read()
     except OSError as exc:
         raise UsageError(f"cannot read lock {target}: {exc.strerror}") from exc
 
@@ -189,7 +186,9 @@ def write_lock(path: str | Path, lock: LockFile) -> None:
     Replacing the link with a regular file would leave the shared target (the
     lock other checkouts or tools read) stale while this one looks updated.
     """
-    write_atomic(os.path.realpath(path), lock.to_json())
+    target = os.path.realpath(path)
+    require_regular_target(target, "lock")  # never rename a file over a FIFO someone reads
+    write_atomic(target, lock.to_json())
 
 
 def check_foreign_rewrite(path: str | Path, lock: LockFile) -> None:
