@@ -204,8 +204,21 @@ BACKUPS = [
     ("cd x && echo > passwd", W, ["x/passwd"], False),
 ]
 
+# `env -C DIR CMD` runs CMD in DIR, but env is a program of its own: the shell
+# stays where it was, so a later command's paths are not taken from DIR.
+WRAPPER_DIRECTORIES = [
+    ("env -C src true && rm README.md", W, ["README.md"], False),
+    ("env --chdir=src true && rm README.md", W, ["README.md"], False),
+    ("env --chdir src true && echo x > passwd", W, ["passwd"], False),
+    ("env -C /etc true && echo x > passwd", W, ["passwd"], False),
+    ("env -C src rm x", W, ["src/x"], False),
+    ("nice -n 5 env -C src true && rm y", W, ["y"], False),
+    ("command cd src && rm x", W, ["src/x"], False),
+]
+
 ROWS = [
     *ATTACHED,
+    *WRAPPER_DIRECTORIES,
     *SED_LABELS,
     *TEST_REDIRECTS,
     *SUBSTITUTIONS,

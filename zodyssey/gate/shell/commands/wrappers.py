@@ -31,6 +31,8 @@ def _after_options(
 
 @handles("env")
 def _env(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+    """env is a program: its -C moves the command it runs, never the shell."""
+    shell_cwd = cwd
     i = 0
     while i < len(args):
         value = args[i].value
@@ -69,9 +71,9 @@ def _env(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | No
     rest = args[i:]
     if not rest:
         w.read(text)
-        return cwd
+        return shell_cwd
     w.nested(text, rest, cwd)
-    return cwd
+    return shell_cwd
 
 
 def _wrapper(
