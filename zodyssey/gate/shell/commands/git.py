@@ -75,48 +75,84 @@ _GIT_FLAGS = frozenset(
 )
 
 
+class _Globals:
+    """git's own options before the subcommand, read one at a time: where git
+    works (`-C`), the `--work-tree` given (paths may be taken from its top)."""
+
+    __slots__ = ("here", "text", "w", "work_tree")
+
+    def __init__(self, w: "Walker", text: str, cwd: str | None) -> None:
+        self.w, self.text, self.here, self.work_tree = w, text, cwd, ""
+
+    # Each rule reads one option (`value`, the word after it `following`) and
+    # returns how many words it used, or 0 once the command is decided.
+    def flag(self, value: str, following: str | None) -> int:
+        return 1
+
+    def namespace(self, value: str, following: str | None) -> int:
+        return 1 if "=" in value else 2
+
+    def chdir(self, value: str, following: str | None) -> int:
+        self.here = join_path(self.here, following) if following is not None else None
+        return 2
+
+    def work_tree_option(self, value: str, following: str | None) -> int:
+        given = value[len("--work-tree=") :] if "=" in value else following
+        if not given:
+            self.w.unknown(self.text, "git --work-tree without a static directory")
+            return 0
+        self.work_tree = given
+        return 1 if "=" in value else 2
+
+    def setting(self, value: str, following: str | None) -> int:
+        if following is None or not _inert_setting(following):
+            self.w.unknown(self.text, f"git -c {following or ''} can change what git runs")
+            return 0
+        return 2
+
+    def answers(self, value: str, following: str | None) -> int:
+        self.w.read(self.text)  # --version, --help
+        return 0
+
+
+# git's own option -> the rule that reads it (any other option is unknown);
+# the long options with a value may also attach it (`--work-tree=DIR`)
+_GLOBALS = {
+    **dict.fromkeys(_GIT_FLAGS, _Globals.flag),
+    "--namespace": _Globals.namespace,
+    "-C": _Globals.chdir,
+    "--work-tree": _Globals.work_tree_option,
+    "-c": _Globals.setting,
+    "--version": _Globals.answers,
+    "--help": _Globals.answers,
+}
+_GLOBALS_ATTACHED = ("--namespace=", "--work-tree=")
+
+
 def _options(
     w: "Walker", text: str, args: "list[Arg]", cwd: str | None
 ) -> "tuple[int, str | None, str] | None":
     """git's options before the subcommand: (index of the subcommand, the
     directory git works in, the --work-tree or ""), or None once decided."""
+    found = _Globals(w, text, cwd)
     i = 0
-    here = cwd
-    work_tree = ""  # --work-tree=DIR: paths may be taken from DIR's top
     while i < len(args):
         value = args[i].value
-        following = args[i + 1].value if i + 1 < len(args) else None
         if value is None:
             w.unknown(text, "git with a non-static argument")
             return None
-        if value in _GIT_FLAGS or value.startswith("--namespace="):
-            i += 1
-        elif value == "-C":
-            here = join_path(here, following) if following is not None else None
-            i += 2
-        elif value == "--namespace":
-            i += 2
-        elif value == "--work-tree" or value.startswith("--work-tree="):
-            given = value[len("--work-tree=") :] if "=" in value else following
-            if not given:
-                w.unknown(text, "git --work-tree without a static directory")
-                return None
-            work_tree = given
-            i += 1 if "=" in value else 2
-        elif value == "-c":
-            if following is None or not _inert_setting(following):
-                w.unknown(text, f"git -c {following or ''} can change what git runs")
-                return None
-            i += 2
-        elif value in ("--version", "--help"):
-            w.read(text)
-            return None
-        elif value.startswith("-"):
+        if not value.startswith("-"):
+            break
+        name = value.split("=", 1)[0] if value.startswith(_GLOBALS_ATTACHED) else value
+        rule = _GLOBALS.get(name)
+        if rule is None:
             w.unknown(text, f"git option {value} can change what git runs")
             return None
-        else:
-            break
-    return i, here, work_tree
+        used = rule(found, value, args[i + 1].value if i + 1 < len(args) else None)
+        if not used:
+            return None
+        i += used
+    return i, found.here, found.work_tree
 
 
 class _Git:
@@ -166,24 +202,46 @@ def _git(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | No
 
 
 def _runs_a_program(g: _Git) -> bool:
-    """Options that make any subcommand run a program or write a file: True once decided."""
-    if g.sub == "help" and any(v in ("-w", "--web") for v in g.values):
-        g.unknown("git help --web runs a browser")
-        return True
-    if g.sub == "grep" and _grep_runs_pager(g.values):
-        g.unknown("git grep -O runs a pager on every file it finds")
-        return True
-    if any(v is not None and _output_option(v, g.sub) for v in g.values):
-        _output(g)
-        return True
-    if any(
+    """Options that make any subcommand run a program or write a file: True once
+    decided (the first of `_PROGRAM_OPTIONS` that applies answers)."""
+    for applies, why in _PROGRAM_OPTIONS:
+        if applies(g):
+            if why:
+                g.unknown(why.format(sub=g.sub))
+            else:
+                _output(g)
+            return True
+    return False
+
+
+def _web_help(g: _Git) -> bool:
+    return g.sub == "help" and any(v in ("-w", "--web") for v in g.values)
+
+
+def _grep_pager(g: _Git) -> bool:
+    return g.sub == "grep" and _grep_runs_pager(g.values)
+
+
+def _writes_output(g: _Git) -> bool:
+    return any(v is not None and _output_option(v, g.sub) for v in g.values)
+
+
+def _runs_pack(g: _Git) -> bool:
+    """--upload-pack, --receive-pack, --exec= name a program; --lost-found writes objects."""
+    return any(
         v is not None
         and (v.startswith(("--upload-pack", "--receive-pack", "--exec=")) or v == "--lost-found")
         for v in g.values
-    ) or (g.sub == "ls-remote" and any((v or "").startswith("-u") for v in g.values)):
-        g.unknown(f"git {g.sub} is told to run a program or write objects")
-        return True
-    return False
+    ) or (g.sub == "ls-remote" and any((v or "").startswith("-u") for v in g.values))
+
+
+# (the option applies, why it is unknown; "" when `_output` decides), in order
+_PROGRAM_OPTIONS = (
+    (_web_help, "git help --web runs a browser"),
+    (_grep_pager, "git grep -O runs a pager on every file it finds"),
+    (_writes_output, ""),
+    (_runs_pack, "git {sub} is told to run a program or write objects"),
+)
 
 
 def _output_option(v: str, sub: str) -> bool:
@@ -196,18 +254,24 @@ def _output_option(v: str, sub: str) -> bool:
 
 def _output(g: _Git) -> None:
     """`--output FILE` writes FILE; --ext-diff, -O and a pager run a program."""
-    outputs = []
-    for k, v in enumerate(g.values):
-        if v is not None and v.startswith("--output="):
-            outputs.append(Arg(v.split("=", 1)[1]))
-        elif v == "--output":
-            outputs.append(g.rest[k + 1] if k + 1 < len(g.rest) else Arg(None))
+    outputs = _output_files(g)
     if outputs and not any(
         v in ("--ext-diff", "-O") or (v or "").startswith("--open-files") for v in g.values
     ):
         g.w.write(g.text, g.here, outputs, f"git {g.sub} --output writes a file")
     else:
         g.unknown(f"git {g.sub} runs an external program")
+
+
+def _output_files(g: _Git) -> "list[Arg]":
+    """The files of `--output=FILE` and `--output FILE`."""
+    outputs = []
+    for k, v in enumerate(g.values):
+        if v is not None and v.startswith("--output="):
+            outputs.append(Arg(v.split("=", 1)[1]))
+        elif v == "--output":
+            outputs.append(g.rest[k + 1] if k + 1 < len(g.rest) else Arg(None))
+    return outputs
 
 
 _BRANCH_LISTING = frozenset(
@@ -378,25 +442,28 @@ def _grep_runs_pager(values: list[str | None]) -> bool:
         k += 1
         if v == "--":
             return False
-        if not v.startswith("-") or v.startswith("--") or v == "-":
-            continue
-        for j, letter in enumerate(v[1:], start=1):
-            if letter == "O":
+        if v.startswith("-") and not v.startswith("--") and v != "-":
+            pager, takes_next = _grep_cluster(v)
+            if pager:
                 return True
-            if letter in "ABCefm" and j == len(v) - 1:
-                k += 1  # the value is the next word
-            if letter in "ABCefm":
-                break  # the rest of the word is the value
+            k += takes_next
     return False
 
 
-def _config_reads(values: list[str]) -> bool:
-    """`git config` forms that only read: --get*/--list/get/list, or one key."""
-    if values and values[0] in ("get", "list"):
-        return all(
-            not v.startswith("--") or v.split("=", 1)[0] in _CONFIG_MODIFIERS for v in values[1:]
-        )
-    actions = {
+def _grep_cluster(cluster: str) -> tuple[bool, int]:
+    """(whether the cluster holds -O, whether its value is the next word): the
+    first letter that takes a value ends the cluster."""
+    for j, letter in enumerate(cluster[1:], start=1):
+        if letter == "O":
+            return True, 0
+        if letter in "ABCefm":
+            return False, int(j == len(cluster) - 1)
+    return False, 0
+
+
+# `git config` options that read (the others of its old form change settings)
+_CONFIG_ACTIONS = frozenset(
+    [
         "--get",
         "--get-all",
         "--get-regexp",
@@ -405,7 +472,23 @@ def _config_reads(values: list[str]) -> bool:
         "-l",
         "--get-color",
         "--get-colorbool",
-    }
+    ]
+)
+# `git config` modifiers whose value may be the next word
+_CONFIG_TAKES = ("--file", "-f", "--blob", "--type", "--default")
+
+
+def _config_reads(values: list[str]) -> bool:
+    """`git config` forms that only read: --get*/--list/get/list, or one key."""
+    if values and values[0] in ("get", "list"):
+        return all(
+            not v.startswith("--") or v.split("=", 1)[0] in _CONFIG_MODIFIERS for v in values[1:]
+        )
+    return _config_options_read(values)
+
+
+def _config_options_read(values: list[str]) -> bool:
+    """The older form: an action option (--get, --list, ...) or a single key reads."""
     positional: list[str] = []
     reading = False
     k = 0
@@ -413,11 +496,10 @@ def _config_reads(values: list[str]) -> bool:
         v = values[k]
         k += 1
         name = v.split("=", 1)[0]
-        if v in actions:
+        if v in _CONFIG_ACTIONS:
             reading = True
         elif name in _CONFIG_MODIFIERS:
-            if name in ("--file", "-f", "--blob", "--type", "--default") and "=" not in v:
-                k += 1
+            k += int(name in _CONFIG_TAKES and "=" not in v)
         elif v.startswith("-"):
             return False  # --add, --unset, --edit, --replace-all, ...
         else:
@@ -471,44 +553,50 @@ def _symbolic_ref_reads(values: list[str]) -> bool:
 
 
 _TAG_CREATES = "asumFfde"
+# `git tag` long options that list (or only shape a listing: `_TAG_SHAPES`)
+_TAG_LISTS = frozenset(
+    [
+        "--list",
+        "--contains",
+        "--no-contains",
+        "--merged",
+        "--no-merged",
+        "--points-at",
+        "--sort",
+        "--format",
+        "--column",
+        "--no-column",
+        "--color",
+        "--ignore-case",
+        "--omit-empty",
+        "--verify",
+    ]
+)
+_TAG_SHAPES = ("--sort", "--format", "--color")
 
 
 def _tag_reads(values: list[str]) -> bool:
     """`git tag` lists unless it is given a name to create or delete; the
     filtering options (--contains, --merged, --points-at, -n, ...) imply --list."""
-    listing = False
-    names = 0
-    for v in values:
-        if v.startswith("--"):
-            name = v.split("=", 1)[0]
-            if name in (
-                "--list",
-                "--contains",
-                "--no-contains",
-                "--merged",
-                "--no-merged",
-                "--points-at",
-                "--sort",
-                "--format",
-                "--column",
-                "--no-column",
-                "--color",
-                "--ignore-case",
-                "--omit-empty",
-                "--verify",
-            ):
-                listing = listing or name not in ("--sort", "--format", "--color")
-                continue
-            return False
-        if v.startswith("-") and len(v) > 1:
-            if any(letter in _TAG_CREATES for letter in v[1:2]):
-                return False
-            listing = listing or v[1] in "lnv"
-            if v[1] not in "lniv":
-                return False
-            continue
-        names += 1
-    return listing or names == 0
+    kinds = [_tag_word(v) for v in values]
+    if None in kinds:
+        return False
+    return "list" in kinds or "name" not in kinds
+
+
+def _tag_word(v: str) -> str | None:
+    """One word of `git tag`: "list" (implies a listing), "name", "" (shapes
+    the output), None (creates, deletes or is not known)."""
+    if v.startswith("--"):
+        name = v.split("=", 1)[0]
+        if name not in _TAG_LISTS:
+            return None
+        return "" if name in _TAG_SHAPES else "list"
+    if v.startswith("-") and len(v) > 1:
+        if v[1] in _TAG_CREATES or v[1] not in "lniv":
+            return None
+        return "list" if v[1] in "lnv" else ""
+    return "name"
 
 
 def _submodule_reads(values: list[str]) -> bool:

@@ -36,6 +36,16 @@ def _positionals(words: list[str]) -> list[str]:
     return [v for v in words if not v.startswith("-")]
 
 
+def _only(words: list[str], flags: "tuple[str, ...]") -> bool:
+    """The tool is given nothing but one of `flags` (`--version`)."""
+    return len(words) == 1 and words[0] in flags
+
+
+def _second_in(rest: list[str], choices: "tuple[str, ...]") -> bool:
+    """The subcommand's own subcommand (`config get`) is one of `choices`."""
+    return len(rest) > 1 and rest[1] in choices
+
+
 def _first_is(
     reads: frozenset[str], flags: frozenset[str] = frozenset()
 ) -> "Callable[[list[str]], bool]":
@@ -62,16 +72,32 @@ _PIP_SUBREADS = {
 
 
 def _pip(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
+    found = _pip_words(w, text, args)
+    if found is None:
+        return cwd
+    words, logs = found
+    rest = _positionals(words)
+    if not _pip_reads(words, rest):
+        w.unknown(text, f"pip {rest[0] if rest else ''} can install, build or run code")
+    elif logs:
+        w.write(text, cwd, logs, "pip writes its --log file or --cache-dir")
+    else:
+        w.read(text)
+    return cwd
+
+
+def _pip_words(w: "Walker", text: str, args: "list[Arg]") -> "tuple[list[str], list[Arg]] | None":
+    """(pip's words without its log and cache options, the files those name),
+    or None once decided."""
     logs: list[Arg] = []
     words: list[str] = []
     k = 0
     while k < len(args):
-        arg = args[k]
-        value = arg.value
+        value = args[k].value
         k += 1
         if value is None:
             w.unknown(text, "pip with a non-static argument")
-            return cwd
+            return None
         name, eq, attached = value.partition("=")
         if name in _PIP_LOGS:
             if eq:
@@ -79,31 +105,29 @@ def _pip(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | No
             else:
                 logs.append(args[k] if k < len(args) else Arg(None))
                 k += 1
-            continue
-        if (
-            name.startswith("--")
-            and name not in ("--local", "--no-cache-dir")
-            and any(o.startswith(name) for o in (*_PIP_LOGS, "--python"))
-        ):
-            # pip accepts any unambiguous prefix of a long option
+        elif _abbreviates_log(name):
             w.unknown(text, f"pip {name} abbreviates --log or --python")
-            return cwd
-        words.append(value)
-    rest = _positionals(words)
-    reads = (len(words) == 1 and words[0] in ("--version", "-V")) or (
-        bool(rest)
-        and (
-            rest[0] in _PIP_READS
-            or (rest[0] in _PIP_SUBREADS and len(rest) > 1 and rest[1] in _PIP_SUBREADS[rest[0]])
-        )
+            return None
+        else:
+            words.append(value)
+    return words, logs
+
+
+def _abbreviates_log(name: str) -> bool:
+    """pip accepts any unambiguous prefix of a long option (`--lo` is `--log`)."""
+    return (
+        name.startswith("--")
+        and name not in ("--local", "--no-cache-dir")
+        and any(o.startswith(name) for o in (*_PIP_LOGS, "--python"))
     )
-    if not reads:
-        w.unknown(text, f"pip {rest[0] if rest else ''} can install, build or run code")
-    elif logs:
-        w.write(text, cwd, logs, "pip writes its --log file or --cache-dir")
-    else:
-        w.read(text)
-    return cwd
+
+
+def _pip_reads(words: list[str], rest: list[str]) -> bool:
+    if _only(words, ("--version", "-V")):
+        return True
+    return bool(rest) and (
+        rest[0] in _PIP_READS or _second_in(rest, _PIP_SUBREADS.get(rest[0], ()))
+    )
 
 
 register(_pip, "pip", "pip3")
@@ -134,22 +158,23 @@ _NPM_READS = frozenset(
 )
 
 
+# npm options naming where it writes its log or cache, or another configuration
+_NPM_ELSEWHERE = ("--logs-dir", "--cache", "--userconfig", "--globalconfig")
+# npm subcommand -> its subcommands that read
+_NPM_SECOND = {"config": ("get", "list", "ls"), "c": ("get", "list", "ls"), "pkg": ("get",)}
+
+
 def _npm(words: list[str]) -> bool:
-    if any(
-        v.split("=", 1)[0] in ("--logs-dir", "--cache", "--userconfig", "--globalconfig")
-        for v in words
-    ):
+    if any(v.split("=", 1)[0] in _NPM_ELSEWHERE for v in words):
         return False  # writes its log or cache there, or reads another configuration
     rest = _positionals(words)
-    if len(words) == 1 and words[0] in ("--version", "-v"):
+    if _only(words, ("--version", "-v")):
         return True
     if not rest:
         return False
     sub = rest[0]
-    if sub in ("config", "c"):
-        return len(rest) > 1 and rest[1] in ("get", "list", "ls")
-    if sub == "pkg":
-        return len(rest) > 1 and rest[1] == "get"
+    if sub in _NPM_SECOND:
+        return _second_in(rest, _NPM_SECOND[sub])
     if sub == "audit":
         return "fix" not in rest
     if sub == "version":
@@ -187,29 +212,40 @@ def _go(words: list[str]) -> bool:
     return rest[0] in ("version", "help")
 
 
-def _uv(words: list[str]) -> bool:
-    if any(
+# uv subcommand -> its subcommands that read
+_UV_SECOND = {
+    "pip": ("list", "show", "freeze", "tree", "check"),
+    "python": ("list", "find", "dir"),
+    "tool": ("list", "find", "dir"),
+    "cache": ("list", "find", "dir"),
+    "self": ("version",),
+}
+
+
+def _uv_elsewhere(words: list[str]) -> bool:
+    """uv is given an interpreter to run, or another cache or configuration."""
+    return any(
         v in ("--python", "-p", "--cache-dir", "--config-file")
         or v.startswith(("--python=", "--cache-dir=", "--config-file="))
         for v in words
-    ):
+    )
+
+
+def _uv(words: list[str]) -> bool:
+    if _uv_elsewhere(words):
         return False  # runs the interpreter it is given
     rest = _positionals(words)
-    if len(words) == 1 and words[0] in ("--version", "-V", "--help"):
+    if _only(words, ("--version", "-V", "--help")):
         return True
     if not rest:
         return False
     sub = rest[0]
-    if sub == "pip":
-        return len(rest) > 1 and rest[1] in ("list", "show", "freeze", "tree", "check")
+    if sub in _UV_SECOND:
+        return _second_in(rest, _UV_SECOND[sub])
     if sub == "tree":
         return any(v in ("--frozen", "--locked") for v in words)
     if sub == "version":
         return len(rest) == 1 and not any(v.startswith("--bump") for v in words)
-    if sub in ("python", "tool", "cache"):
-        return len(rest) > 1 and rest[1] in ("list", "find", "dir")
-    if sub == "self":
-        return rest[1:2] == ["version"]
     return sub == "help"
 
 
