@@ -10,6 +10,12 @@ content can be put back later. Paths git ignores are not product and are not
 listed. Protected files (the gate's configuration and wiring, the plan after
 OKAY) are added by sha256.
 
+Nothing but regular files is ever opened (`zodyssey.core.files.open_regular`,
+without blocking): a FIFO, socket, device or directory planted where a file
+was is named `not-regular:KIND` (a change, so a violation where the run does
+not allow it, and the file is put back), never read, so it cannot hang the
+check. Git hashes the very descriptors that were checked (`/dev/fd/N`).
+
 `compare(before, after)` names every path whose content differs; a path
 clean in one snapshot has the content of HEAD there (`git ls-tree`), so a
 change that was committed during the call is seen as well (HEAD moved: the
@@ -24,15 +30,16 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import subprocess
 from collections.abc import Iterable
 from typing import Any
 
 MISSING = "missing"
-CHUNK = 500  # paths per `git hash-object` call
+CHUNK = 200  # paths (open descriptors) per `git hash-object` call
 
 
-def _git(root: str, *args: str, stdin: bytes | None = None) -> bytes:
+def _git(root: str, *args: str, stdin: bytes | None = None, fds: tuple[int, ...] = ()) -> bytes:
     env = dict(os.environ)
     env["GIT_OPTIONAL_LOCKS"] = "0"
     done = subprocess.run(
@@ -42,6 +49,7 @@ def _git(root: str, *args: str, stdin: bytes | None = None) -> bytes:
         env=env,
         timeout=120,
         check=False,
+        pass_fds=fds,
     )
     if done.returncode != 0:
         raise OSError(f"git {args[0]} failed: {done.stderr.decode('utf-8', 'replace')[:300]}")
@@ -83,43 +91,91 @@ def _status(root: str) -> tuple[str, dict[str, str]]:
     return head, paths
 
 
+NOT_REGULAR = "not-regular:"  # the "blob id" of a FIFO, socket, device or directory
+_ODD = (
+    (stat.S_ISFIFO, "fifo"),
+    (stat.S_ISSOCK, "socket"),
+    (stat.S_ISCHR, "char-device"),
+    (stat.S_ISBLK, "block-device"),
+    (stat.S_ISDIR, "directory"),
+)
+
+
+def _odd(mode: int) -> str:
+    """`not-regular:KIND` for what is neither a regular file nor a symlink."""
+    return NOT_REGULAR + next((name for test, name in _ODD if test(mode)), "other")
+
+
 def _content(root: str, rel: str) -> tuple[int, int, str] | None:
-    """(size, mtime_ns, kind) of the path, None when it does not exist."""
+    """(size, mtime_ns, kind) of the path, None when it does not exist; kind is
+    `file`, `exec`, `link` or `not-regular:KIND`."""
     try:
         info = os.lstat(os.path.join(root, rel))
     except OSError:
         return None
-    import stat
+    if stat.S_ISLNK(info.st_mode):
+        return info.st_size, info.st_mtime_ns, "link"
+    if not stat.S_ISREG(info.st_mode):
+        return info.st_size, info.st_mtime_ns, _odd(info.st_mode)
+    return info.st_size, info.st_mtime_ns, "exec" if info.st_mode & 0o111 else "file"
 
-    kind = (
-        "link"
-        if stat.S_ISLNK(info.st_mode)
-        else ("file" if stat.S_ISREG(info.st_mode) else "other")
-    )
-    if kind == "file" and info.st_mode & 0o111:
-        kind = "exec"
-    return info.st_size, info.st_mtime_ns, kind
+
+def _opened(root: str, rels: list[str]) -> tuple[dict[str, int], dict[str, str]]:
+    """({path: descriptor} of the regular files, {path: id} of the rest: MISSING,
+    `not-regular:KIND`). Opened with `open_regular`, which never blocks on a
+    FIFO planted there, so git later reads exactly what was checked."""
+    from zodyssey.core.files import NotRegularFile, open_regular
+
+    fds: dict[str, int] = {}
+    other: dict[str, str] = {}
+    for rel in rels:
+        path = os.path.join(root, rel)
+        try:
+            fds[rel] = open_regular(path)
+        except FileNotFoundError:
+            other[rel] = MISSING
+        except NotRegularFile:
+            try:
+                other[rel] = _odd(os.stat(path).st_mode)
+            except OSError:
+                other[rel] = MISSING
+        except OSError as exc:
+            other[rel] = f"unreadable:{exc.errno}"
+    return fds, other
+
+
+def _hash_fds(root: str, fds: dict[str, int], write: bool) -> dict[str, str]:
+    """Git blob ids of open regular files: git reads each as `/dev/fd/N` (the
+    descriptor passed on), never the path again."""
+    out: dict[str, str] = {}
+    items = list(fds.items())
+    for start in range(0, len(items), CHUNK):
+        chunk = items[start : start + CHUNK]
+        names = [f"/dev/fd/{fd}" for _, fd in chunk]
+        args = ["hash-object", *(["-w"] if write else []), "--no-filters", "--", *names]
+        ids = _git(root, *args, fds=tuple(fd for _, fd in chunk)).decode().split()
+        out.update(zip((rel for rel, _ in chunk), ids, strict=False))
+    return out
 
 
 def _blobs(root: str, rels: list[str], write: bool) -> dict[str, str]:
-    """Git blob ids of regular files (and links: their target text)."""
-    out: dict[str, str] = {}
-    files = [
-        r
-        for r in rels
-        if os.path.isfile(os.path.join(root, r)) and not os.path.islink(os.path.join(root, r))
-    ]
-    for start in range(0, len(files), CHUNK):
-        chunk = files[start : start + CHUNK]
-        args = ["hash-object", *(["-w"] if write else []), "--no-filters", "--", *chunk]
-        ids = _git(root, *args).decode().split()
-        out.update(zip(chunk, ids, strict=False))
-    for rel in rels:
-        path = os.path.join(root, rel)
-        if os.path.islink(path):
-            target = os.readlink(path).encode("utf-8", "surrogateescape")
-            blob = _git(root, "hash-object", *(["-w"] if write else []), "--stdin", stdin=target)
-            out[rel] = "link:" + blob.decode().strip()
+    """Git blob ids of regular files (links: of their target text; anything else:
+    `not-regular:KIND`, never opened)."""
+    links = [r for r in rels if os.path.islink(os.path.join(root, r))]
+    fds, out = _opened(root, [r for r in rels if r not in set(links)])
+    try:
+        out.update(_hash_fds(root, fds, write))
+    finally:
+        for fd in fds.values():
+            os.close(fd)
+    for rel in links:
+        try:
+            target = os.readlink(os.path.join(root, rel)).encode("utf-8", "surrogateescape")
+        except OSError:
+            out[rel] = MISSING
+            continue
+        blob = _git(root, "hash-object", *(["-w"] if write else []), "--stdin", stdin=target)
+        out[rel] = "link:" + blob.decode().strip()
     return out
 
 
@@ -153,16 +209,24 @@ def _entry(root: str, rel: str, old: list[Any] | None) -> list[Any]:
         return [None, None, MISSING, MISSING]
     if old and old[0] == meta[0] and old[1] == meta[1] and old[2] == meta[2]:
         return list(old)
-    return [meta[0], meta[1], meta[2], None]
+    odd = meta[2] if meta[2].startswith(NOT_REGULAR) else None  # never opened
+    return [meta[0], meta[1], meta[2], odd]
 
 
 def _digest(path: str) -> str:
-    """sha256 of a protected file (MISSING, or `unreadable:ERRNO`)."""
+    """sha256 of a protected file (MISSING, `not-regular:KIND`: a FIFO or device
+    is not opened, or `unreadable:ERRNO`)."""
+    from zodyssey.core.files import NotRegularFile, read_regular
+
     try:
-        with open(path, "rb") as handle:
-            return hashlib.sha256(handle.read()).hexdigest()
+        return hashlib.sha256(read_regular(path)).hexdigest()
     except FileNotFoundError:
         return MISSING
+    except NotRegularFile:
+        try:
+            return _odd(os.stat(path).st_mode)
+        except OSError:
+            return MISSING
     except OSError as exc:
         return f"unreadable:{exc.errno}"
 
@@ -228,6 +292,8 @@ def restore(root: str, change: dict[str, Any], quarantine: str) -> str:
     old = change["before"]
     if change.get("protected"):
         return "kept"  # sha256 only: the content is not in git's objects
+    if old.startswith((NOT_REGULAR, "unreadable:")):
+        return "kept"  # no content was read before: nothing to put back
     if old == MISSING:
         if not os.path.lexists(path):
             return "kept"
