@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from zodyssey.core.files import NotRegularFile, read_regular_text
 from zodyssey.errors import UsageError
 
 DEFAULT_LOCK = "anchors/anchors.lock.json"
@@ -49,9 +50,12 @@ class Config:
 
 
 def _read_toml(path: "Path") -> "dict[str, Any]":
+    # Opened through core/files: a FIFO or device here is refused at once (never
+    # waited on), and the check and the read see the same file.
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        return tomllib.loads(read_regular_text(path, "configuration"))
+    except NotRegularFile as exc:
+        raise UsageError(exc.message) from exc
     except OSError as exc:
         raise UsageError(f"cannot read configuration {path}: {exc.strerror}") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -75,28 +79,34 @@ def _str_list(table: "dict[str, Any]", key: str, source: "Path") -> list[str] | 
     return list(value)
 
 
+def _located(base: Path) -> "Path | None":
+    """The configuration file of `base`: `.zodyssey.toml`, else pyproject.toml, else None.
+
+    Whatever stands at the first of those paths is taken, regular or not: a
+    directory, FIFO or dangling link where the configuration belongs must not
+    silently fall back to the defaults (the check would pass on the wrong
+    settings); the reader refuses it.
+    """
+    for candidate in (base / ".zodyssey.toml", base / "pyproject.toml"):
+        if candidate.is_symlink() or candidate.exists():
+            return candidate
+    return None
+
+
 def _table(base: Path) -> "tuple[dict[str, Any], Path | None]":
     """The zodyssey table of the repository at `base` and the file holding it."""
-    dedicated = base / ".zodyssey.toml"
-    pyproject = base / "pyproject.toml"
-    for candidate in (dedicated, pyproject):
-        # A directory or a dangling link where the configuration belongs must not
-        # silently fall back to the defaults: the check would pass on the wrong settings.
-        if candidate.is_symlink() or candidate.exists():
-            if not candidate.is_file():
-                raise UsageError(f"configuration {candidate} is not a readable file")
-            break
-    if dedicated.is_file():
-        data = _read_toml(dedicated)
-        nested = (
-            data.get("tool", {}).get("zodyssey") if isinstance(data.get("tool"), dict) else None
-        )
-        return (nested if isinstance(nested, dict) else data), dedicated
-    if pyproject.is_file():
-        tool = _read_toml(pyproject).get("tool", {})
-        nested = tool.get("zodyssey") if isinstance(tool, dict) else None
-        if isinstance(nested, dict):
-            return nested, pyproject
+    source = _located(base)
+    if source is None:
+        return {}, None
+    if source.is_symlink() and not source.exists():
+        raise UsageError(f"configuration {source} is not a readable file")
+    data = _read_toml(source)
+    tool = data.get("tool")
+    nested = tool.get("zodyssey") if isinstance(tool, dict) else None
+    if isinstance(nested, dict):
+        return nested, source
+    if source.name == ".zodyssey.toml":  # top-level keys
+        return data, source
     return {}, None
 
 

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from zodyssey import HOMEPAGE, __version__, docs_url
+from zodyssey.core.files import NotRegularFile, read_regular
 from zodyssey.errors import UsageError
 
 PAYLOAD_TYPE = "application/vnd.in-toto+json"
@@ -71,7 +72,7 @@ class Signer:
 
     def sign(self, data: bytes) -> bytes:
         if self.kind == "hmac":
-            return hmac.new(self.path.read_bytes(), data, hashlib.sha256).digest()
+            return hmac.new(_key_bytes(self.path), data, hashlib.sha256).digest()
         done = subprocess.run(
             ["ssh-keygen", "-q", "-Y", "sign", "-f", str(self.path), "-n", SSH_NAMESPACE],
             input=data,
@@ -96,11 +97,24 @@ def _ssh(*args: str, data: bytes = b"") -> subprocess.CompletedProcess[bytes]:
         raise UsageError("ssh-keygen is not installed: it signs and checks ssh signatures") from exc
 
 
-def _is_ssh_private(path: Path) -> bool:
+def _key_bytes(path: Path) -> bytes:
+    """The key file's bytes (a FIFO or device is refused, exit 2, never waited on)."""
     try:
-        head = path.read_bytes()[:64]
+        return read_regular(path, "key")
     except OSError as exc:
         raise UsageError(f"cannot read key {path}: {exc.strerror}") from exc
+
+
+def _repository_bytes(path: Path) -> bytes | None:
+    """A repository file's bytes; None when it is missing, unreadable or not a regular file."""
+    try:
+        return read_regular(path, "file")
+    except (OSError, NotRegularFile):
+        return None
+
+
+def _is_ssh_private(path: Path) -> bool:
+    head = _key_bytes(path)[:64]
     return head.startswith(b"-----BEGIN OPENSSH PRIVATE KEY-----")
 
 
@@ -114,7 +128,7 @@ def signer(path: str) -> Signer:
         if done.returncode != 0 or len(fields) < 2:
             raise UsageError(f"--sign-key {path}: ssh-keygen cannot read this key")
         return Signer("ssh", key, fields[1])
-    secret = key.read_bytes()
+    secret = _key_bytes(key)
     if len(secret) < 16:
         raise UsageError(f"--sign-key {path}: a shared key needs at least 16 bytes")
     return Signer("hmac", key, "hmac-sha256:" + _sha256(secret)[:16])
@@ -141,10 +155,10 @@ def _evidence_line(root: Path, where: str) -> tuple[str, int, bytes] | None:
     path, _, number = where.rpartition(":")
     if not path or not number.isdigit():
         return None
-    try:
-        lines = (root / path).read_bytes().split(b"\n")
-    except OSError:
+    data = _repository_bytes(root / path)
+    if data is None:
         return None
+    lines = data.split(b"\n")
     index = int(number) - 1
     if not 0 <= index < len(lines):
         return None
@@ -207,10 +221,10 @@ def _inputs(root: Path, outcome: Any) -> list[dict[str, Any]]:
     out = []
     for name in sorted(names):
         path = name if name.is_absolute() else root / name
-        try:
-            digest = _sha256(path.read_bytes())
-        except OSError:
+        data = _repository_bytes(path)
+        if data is None:
             continue
+        digest = _sha256(data)
         try:
             shown = path.resolve().relative_to(root.resolve()).as_posix()
         except ValueError:
@@ -302,7 +316,7 @@ def _check_signatures(
                     f"{where}: signed with a shared key ({keyid}): give it as --verify-key"
                 )
                 continue
-            expected = hmac.new(key.read_bytes(), message, hashlib.sha256).digest()
+            expected = hmac.new(_key_bytes(key), message, hashlib.sha256).digest()
             if not hmac.compare_digest(expected, sig):
                 out.problems.append(f"{where}: the signature does not match the payload ({keyid})")
             continue
@@ -320,7 +334,7 @@ def _check_signatures(
                     )
             else:
                 allowed = Path(tmp) / "allowed_signers"
-                public = key.read_text(encoding="utf-8").strip().splitlines()[0]
+                public = _key_bytes(key).decode("utf-8").strip().splitlines()[0]
                 allowed.write_text(f"zodyssey {public}\n", encoding="utf-8")
                 done = _ssh(
                     *("-Y", "verify", "-f", str(allowed), "-I", "zodyssey"),
@@ -363,12 +377,11 @@ def _check_statement(statement: Any, root: Path, where: str, out: Verified) -> N
     elif kind == VSA:
         for item in predicate.get("inputAttestations") or []:
             uri = str(item.get("uri", ""))
-            try:
-                digest = _sha256((root / uri).read_bytes())
-            except OSError:
+            data = _repository_bytes(root / uri)
+            if data is None:
                 out.problems.append(f"{where}: input {uri} is not in the repository")
                 continue
-            if digest != (item.get("digest") or {}).get("sha256"):
+            if _sha256(data) != (item.get("digest") or {}).get("sha256"):
                 out.problems.append(f"{where}: input {uri} changed since it was attested")
         try:
             now = {s["name"]: s["digest"] for s in worktree_subjects(root)}
@@ -395,7 +408,7 @@ def verify(path: str, root: Path, verify_key: str | None) -> Verified:
     if key is not None and not key.is_file():
         raise UsageError(f"--verify-key {verify_key}: not a file")
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_regular(path, "attestation").decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read attestation {path}: {exc}") from exc
     out = Verified([], [])

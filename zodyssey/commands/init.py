@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from zodyssey import __version__, git
+from zodyssey.core.files import NotRegularFile, read_regular_text, require_regular_target
 from zodyssey.errors import UsageError
 
 CONFIG_PATH = ".zodyssey.toml"
@@ -218,10 +219,10 @@ def empty_lock_text(citations: dict[str, str] | None = None) -> str:
 
 def _pyproject_has_table(root: Path) -> bool:
     pyproject = root / "pyproject.toml"
-    if not pyproject.is_file():
+    if not pyproject.exists() or pyproject.is_dir():
         return False
-    try:
-        data = tomllib.loads(pyproject.read_text(encoding="utf-8"))
+    try:  # a FIFO or device is refused (exit 2), never waited on
+        data = tomllib.loads(read_regular_text(pyproject, "configuration"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UsageError(f"cannot read {pyproject} ({exc}); fix it before `zodyssey init`") from exc
     tool = data.get("tool")
@@ -232,6 +233,7 @@ def _write(root: Path, rel: str, text: str, force: bool) -> Outcome:
     from zodyssey.core.atomic import write_atomic
 
     target = root / rel
+    require_regular_target(target, "file")  # a FIFO here is refused, never kept or read
     existed = target.exists()
     if existed and not force:
         return Outcome(rel, "kept", "exists; --force overwrites")
@@ -264,8 +266,8 @@ def _find_citation(root: Path) -> tuple[str, int, str] | None:
     for rel, prefix, what in _CITATION_TARGETS:
         path = root / rel
         try:
-            lines = path.read_text(encoding="utf-8").split("\n")
-        except (OSError, UnicodeDecodeError):
+            lines = read_regular_text(path, "file").split("\n")
+        except (OSError, UnicodeDecodeError, NotRegularFile):
             continue
         for number, line in enumerate(lines, start=1):
             if line.strip().startswith(prefix):
@@ -276,7 +278,7 @@ def _find_citation(root: Path) -> tuple[str, int, str] | None:
 def _pin(root: Path, rel: str, line: int) -> str:
     from zodyssey.anchors.fingerprint import fingerprint
 
-    lines = (root / rel).read_text(encoding="utf-8").split("\n")
+    lines = read_regular_text(root / rel, "file").split("\n")
     return fingerprint(lines, line, line)
 
 
@@ -382,6 +384,8 @@ def initialise(root: Path, force: bool) -> list[Outcome]:
     """Write the starter files under `root`; return what happened to each."""
     from zodyssey.config import load_config
 
+    for rel in (CONFIG_PATH, STARTER_DOC_PATH, WORKFLOW_PATH):  # before anything is written
+        require_regular_target(root / rel, "file")
     js = _js_lock(root)
     if js is not None:
         return _initialise_js(root, force, *js)
@@ -441,7 +445,7 @@ def _unpinned_elsewhere(root: Path) -> int:
 
     try:
         config = load_config(root)
-        lock = json.loads((root / config.lock).read_text(encoding="utf-8"))
+        lock = json.loads(read_regular_text(root / config.lock, "lock"))
         pinned = set(lock.get("citations", {})) if isinstance(lock, dict) else set()
         exempt = set(config.exempt)
         if isinstance(lock, dict) and isinstance(lock.get("exempt"), list):

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from zodyssey import git
+from zodyssey.core.files import NotRegularFile, read_regular
 
 _ENTRY = re.compile(r"\tzodyssey evidence seq=(\d+) hash=([0-9a-f]{64})\s*$")
 _START = re.compile(r"\tzodyssey run start run_id=([0-9a-f]{1,64})\s*$")
@@ -74,8 +75,8 @@ def _reflog(root: Path, ref: str) -> str | None:
     path = Path(where.decode("utf-8", "surrogateescape").strip())
     path = path if path.is_absolute() else root / path
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        return read_regular(path, "reflog").decode("utf-8", "replace")
+    except (OSError, NotRegularFile):
         return None
 
 
@@ -109,11 +110,13 @@ def read_anchors(root: Path, slug: str, run_id: str | None) -> Anchors:
     path = Path(where.decode("utf-8", "surrogateescape").strip())
     path = path if path.is_absolute() else root / path
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read_regular(path, "the anchor's reflog").decode("utf-8", "replace")
     except FileNotFoundError:
         return Anchors(True, problem=f"no anchor ref {ref_name(slug, run_id)} in git")
     except OSError as exc:
         return Anchors(True, problem=f"cannot read the anchor's reflog: {exc.strerror}")
+    except NotRegularFile as exc:
+        return Anchors(True, problem=exc.message)
     entries: list[tuple[int, str]] = []
     for line in text.splitlines():
         found = _ENTRY.search(line)
