@@ -135,6 +135,31 @@ def _load_payload(raw: bytes) -> "tuple[Any, str | None]":
     return payload, None
 
 
+class _Call:
+    """What one hook call has learned so far: the steps fill it in, and the
+    failure handler of `main` reads it (inside a run or not, the slug to name)."""
+
+    def __init__(self, event: str, harness: str, problem: "str | None", raw: bytes) -> None:
+        self.event = event
+        self.harness = harness
+        self.problem = problem
+        self.raw = raw
+        self.in_run = False  # becomes True once an active run (or unreadable state) is found
+        self.slug = "?"
+        self.judged: list[Any] = []  # the active runs, once found: each decision is noted
+        self.payload: Any = None
+        self.payload_error: str | None = None
+        self.parsed = False
+        self.start = ""
+        self.in_repo = False
+
+    def parse(self) -> None:
+        """Decode stdin (once)."""
+        if not self.parsed:
+            self.payload, self.payload_error = _load_payload(self.raw)
+            self.parsed = True
+
+
 def main(argv: list[str]) -> int:
     if "-h" in argv or "--help" in argv:
         print(USAGE + "\n(see `zodyssey hook --help`)")
@@ -144,115 +169,148 @@ def main(argv: list[str]) -> int:
         raw = sys.stdin.buffer.read()
     except BaseException:
         raw = b""
-    in_run = False  # becomes True once an active run (or unreadable state) is found
-    slug = "?"
-    judged: list[Any] = []  # the active runs, once found: each decision is noted for them
-    payload: Any = None
+    hook = _Call(event, harness_name, problem, raw)
     try:
-        from zodyssey.gate.discovery import locate_all, state_files
+        return _run(hook)
+    except BaseException as exc:  # fail closed inside a run, stay open outside
+        return _failed(hook, exc)
 
-        # Cheapest first: with the project dir in the environment, a project
-        # without run state is recognised by a few stat calls, before stdin is
-        # even parsed.
-        payload_error: str | None = None
-        parsed = False
-        start = _env_dir(harness_name)
-        if start is None:
-            payload, payload_error = _load_payload(raw)
-            parsed = True
-            start = _payload_dir(payload)
-        found, in_repo = locate_all(start)
-        roots = list(found)
-        if not parsed:
-            payload, payload_error = _load_payload(raw)
-            parsed = True
-        # The project dir is the harness's word, not the call's: a sibling or a
-        # parent of the repository the call runs in must not hide its run.
-        for other in _payload_dirs(payload):
-            more, _ = locate_all(other)
-            roots.extend(r for r in more if r not in roots)
-        if not roots and in_repo:
-            # Nothing found from where the call says it runs: its paths may still
-            # reach a repository with a run (a Codex cwd above it, say).
-            from zodyssey.gate.workspace import reached
 
-            roots.extend(reached(payload, start, roots))
-        if not in_repo:
-            # A project dir above repositories (a workspace): every repository
-            # the call reaches into is guarded by its own run, found by walking
-            # up from the call's paths. (With a run at the project dir the same
-            # search runs later, once the call is known not to be a plain read.)
-            if not parsed:
-                payload, payload_error = _load_payload(raw)
-                parsed = True
-            from zodyssey.gate.workspace import reached, unattributed
+def _run(hook: _Call) -> int:
+    """Find the active runs the call concerns; none: allow, say nothing. Otherwise
+    the event's handler (EVENTS) decides."""
+    groups = _state_groups(hook)
+    if not groups:
+        return 0
+    # From here the layout says a run may exist: an error while reading
+    # its state (a phase of the wrong type, say) blocks rather than opens.
+    hook.in_run = True
+    from zodyssey.gate.discovery import is_active, read_states
 
-            roots.extend(reached(payload, start, roots))
-            for other in unattributed(payload, start, harness_name, roots):
-                roots.append(other)
-        groups = []
-        for candidate in roots:
-            files = state_files(candidate)
-            if files:
-                groups.append((candidate, files))
-        if not groups:
-            return 0
-        # From here the layout says a run may exist: an error while reading
-        # its state (a phase of the wrong type, say) blocks rather than opens.
-        in_run = True
-        from zodyssey.gate.discovery import is_active, read_states
+    runs = []
+    for candidate, files in groups:
+        discovered = read_states(candidate, files)
+        active_here = [(s, state) for s, state in discovered.runs if is_active(state)]
+        if active_here:
+            runs.append((candidate, active_here))
+    if not runs:
+        return 0  # no active run: never block, say nothing
+    hook.slug = runs[0][1][0][0]
+    hook.parse()
+    adapter = None
+    try:
+        from zodyssey.gate.harness import get_harness
 
-        runs = []
-        for candidate, files in groups:
-            discovered = read_states(candidate, files)
-            active_here = [(s, state) for s, state in discovered.runs if is_active(state)]
-            if active_here:
-                runs.append((candidate, active_here))
-        if not runs:
-            return 0  # no active run: never block, say nothing
-        slug = runs[0][1][0][0]
-        active = [pair for _, pairs in runs for pair in pairs]
-        if not parsed:
-            payload, payload_error = _load_payload(raw)
-        adapter = None
-        try:
-            from zodyssey.gate.harness import get_harness
+        adapter = get_harness(hook.harness)
+    except KeyError:
+        hook.problem = hook.problem or f"unknown harness {hook.harness!r} ({USAGE})"
+    hook.judged = runs
+    return EVENTS.get(hook.event, _on_unknown)(hook, runs, adapter)
 
-            adapter = get_harness(harness_name)
-        except KeyError:
-            problem = problem or f"unknown harness {harness_name!r} ({USAGE})"
-        judged = runs
-        if event == "post-tool":
-            _noted(runs, payload, "post", 0)
-            return _post_tool(runs, payload, adapter)
+
+def _state_groups(hook: _Call) -> "list[tuple[str, Any]]":
+    """(root, state files) of every repository whose runs may guard this call."""
+    from zodyssey.gate.discovery import locate_all, state_files
+
+    # Cheapest first: with the project dir in the environment, a project
+    # without run state is recognised by a few stat calls, before stdin is
+    # even parsed.
+    start = _env_dir(hook.harness)
+    if start is None:
+        hook.parse()
+        start = _payload_dir(hook.payload)
+    hook.start = start
+    found, in_repo = locate_all(start)
+    hook.in_repo = in_repo
+    roots = list(found)
+    hook.parse()
+    # The project dir is the harness's word, not the call's: a sibling or a
+    # parent of the repository the call runs in must not hide its run.
+    for other in _payload_dirs(hook.payload):
+        more, _ = locate_all(other)
+        roots.extend(r for r in more if r not in roots)
+    if not roots and in_repo:
+        # Nothing found from where the call says it runs: its paths may still
+        # reach a repository with a run (a Codex cwd above it, say).
+        from zodyssey.gate.workspace import reached
+
+        roots.extend(reached(hook.payload, start, roots))
+    if not in_repo:
+        # A project dir above repositories (a workspace): every repository
+        # the call reaches into is guarded by its own run, found by walking
+        # up from the call's paths. (With a run at the project dir the same
+        # search runs later, once the call is known not to be a plain read.)
+        from zodyssey.gate.workspace import reached, unattributed
+
+        roots.extend(reached(hook.payload, start, roots))
+        roots.extend(unattributed(hook.payload, start, hook.harness, roots))
+    groups = []
+    for candidate in roots:
+        files = state_files(candidate)
+        if files:
+            groups.append((candidate, files))
+    return groups
+
+
+def _on_post(hook: _Call, runs: "list[Any]", adapter: "Any") -> int:
+    _noted(runs, hook.payload, "post", 0)
+    return _post_tool(runs, hook.payload, adapter)
+
+
+def _unreadable_state(hook: _Call, runs: "list[Any]") -> "int | None":
+    """A run whose state could not be read blocks the call, naming the cause."""
+    for _, active in runs:
         for s, state in active:
             if isinstance(state, str):
-                slug = s
-                return _noted(runs, payload, "pre", _fail_closed(harness_name, state, s))
-        if event != "pre-tool":
-            return _fail_closed(harness_name, f"unknown hook event {event!r} ({USAGE})", slug)
-        if problem:
-            return _noted(runs, payload, "pre", _fail_closed(harness_name, problem, slug))
-        if payload_error or adapter is None:
-            reason = f"cannot read the hook payload: {payload_error}"
-            return _noted(runs, payload, "pre", _fail_closed(harness_name, reason, slug))
-        call = adapter.to_call(payload)
-        code = _pre_tool(runs, call, adapter, (payload, start) if in_repo else None, payload)
-        return _noted(runs, payload, "pre", code)
-    except BaseException as exc:  # fail closed inside a run, stay open outside
-        if isinstance(exc, KeyboardInterrupt | SystemExit) and not in_run:
-            return 0
-        if not in_run and not _maybe_in_run(raw):
-            return 0
-        if event == "post-tool":
-            sys.stderr.write(
-                f"zodyssey gate post-tool: internal error {exc.__class__.__name__}: {exc}\n"
-            )
-            return 1  # post-tool cannot undo a call; report, do not block
-        code = _fail_closed(
-            harness_name, f"internal gate error {exc.__class__.__name__}: {exc}", slug
+                hook.slug = s
+                return _noted(runs, hook.payload, "pre", _fail_closed(hook.harness, state, s))
+    return None
+
+
+def _on_pre(hook: _Call, runs: "list[Any]", adapter: "Any") -> int:
+    code = _unreadable_state(hook, runs)
+    if code is not None:
+        return code
+    reason = None
+    if hook.problem:
+        reason = hook.problem
+    elif hook.payload_error or adapter is None:
+        reason = f"cannot read the hook payload: {hook.payload_error}"
+    if reason is not None:
+        return _noted(runs, hook.payload, "pre", _fail_closed(hook.harness, reason, hook.slug))
+    call = adapter.to_call(hook.payload)
+    reach = (hook.payload, hook.start) if hook.in_repo else None
+    code = _pre_tool(runs, call, adapter, reach, hook.payload)
+    return _noted(runs, hook.payload, "pre", code)
+
+
+def _on_unknown(hook: _Call, runs: "list[Any]", adapter: "Any") -> int:
+    code = _unreadable_state(hook, runs)
+    if code is not None:
+        return code
+    return _fail_closed(hook.harness, f"unknown hook event {hook.event!r} ({USAGE})", hook.slug)
+
+
+# The hook's events: event -> handler(call so far, active runs, harness adapter or
+# None); an event not listed blocks inside a run (`_on_unknown`).
+EVENTS = {"pre-tool": _on_pre, "post-tool": _on_post}
+
+
+def _failed(hook: _Call, exc: BaseException) -> int:
+    """An unexpected error: inside a run (or maybe in one) it blocks; outside, exit 0."""
+    if isinstance(exc, KeyboardInterrupt | SystemExit) and not hook.in_run:
+        return 0
+    if not hook.in_run and not _maybe_in_run(hook.raw):
+        return 0
+    if hook.event == "post-tool":
+        sys.stderr.write(
+            f"zodyssey gate post-tool: internal error {exc.__class__.__name__}: {exc}\n"
         )
-        return _noted(judged, payload, "pre", code) if event == "pre-tool" else code
+        return 1  # post-tool cannot undo a call; report, do not block
+    code = _fail_closed(
+        hook.harness, f"internal gate error {exc.__class__.__name__}: {exc}", hook.slug
+    )
+    return _noted(hook.judged, hook.payload, "pre", code) if hook.event == "pre-tool" else code
 
 
 def _noted(runs: "list[Any]", payload: "Any", event: str, code: int) -> int:
@@ -355,16 +413,20 @@ def _sandbox_wrap(
     if len(runs) != 1 or os.environ.get("ZODYSSEY_UNGATE_BASH", "") == "1":
         return None  # one repository's runs (stacked grants); several keep the parser's
     root, active = runs[0]
-    for _, state in active:
-        recorded = state.get("sandbox") if isinstance(state, dict) else None
-        abi = recorded.get("landlock_abi") if isinstance(recorded, dict) else None
-        if not isinstance(abi, int) or isinstance(abi, bool) or abi < 1:
-            return None  # run start found no Landlock (or another tool started the run)
+    if not all(_landlocked(state) for _, state in active):
+        return None  # run start found no Landlock (or another tool started the run)
     from zodyssey.sandbox.wrap import wants_wrap
 
     decision = wants_wrap(getattr(adapter, "name", ""), payload, call.command, is_write)
     slugs = ",".join(slug for slug, _ in active)
     return None if decision is None else (decision, slugs, root)
+
+
+def _landlocked(state: "Any") -> bool:
+    """Whether the run's start recorded a usable Landlock ABI (an int >= 1)."""
+    recorded = state.get("sandbox") if isinstance(state, dict) else None
+    abi = recorded.get("landlock_abi") if isinstance(recorded, dict) else None
+    return isinstance(abi, int) and not isinstance(abi, bool) and abi >= 1
 
 
 def _wrapped_reply(call: "Any", payload: "Any", wrap: "tuple[str, str, str]") -> int:
@@ -389,24 +451,10 @@ def _pre_tool(
     reach: "tuple[Any, str] | None" = None,
     payload: "Any" = None,
 ) -> int:
-    from zodyssey.gate.toolcall import MAX_SHELL_COMMAND  # loaded already by the adapter
-
     if call.error is None:
-        # Shortcuts that every run's policy would take anyway (see policy.decide):
-        # native read tools and read-only shell commands pass without loading
-        # the plan, the ledger or the policy itself.
-        if call.kind == "read":
-            return 0
-        if (
-            call.kind == "shell"
-            and os.environ.get("ZODYSSEY_UNGATE_BASH", "") != "1"
-            and len(call.command) <= MAX_SHELL_COMMAND
-        ):
-            from zodyssey.gate.shell import classify
-
-            if not classify(call.command).is_write:
-                wrap = _sandbox_wrap(runs, call, adapter, payload, False)
-                return _allowed(runs, call, adapter, payload, wrap)
+        code = _read_shortcut(runs, call, adapter, payload)
+        if code is not None:
+            return code
     wrap = _sandbox_wrap(runs, call, adapter, payload, True)
     if reach is not None and call.kind != "dispatch":
         # (a dispatch is the project's own: its slot is released by post-tool,
@@ -416,14 +464,49 @@ def _pre_tool(
         unreadable = more_runs(runs, *reach)
         if unreadable is not None:
             return _write(adapter.block(unreadable, runs[0][1][0][0]))
+    blocked = _policy_block(runs, call, wrap is not None)
+    if blocked is not None:
+        reason, slug = blocked
+        return _write(adapter.block(reason, slug))
+    return _allowed(runs, call, adapter, payload, wrap)
+
+
+def _read_shortcut(
+    runs: "list[tuple[str, list[tuple[str, Any]]]]", call: "Any", adapter: "Any", payload: "Any"
+) -> "int | None":
+    """Shortcuts that every run's policy would take anyway (see policy.decide):
+    native read tools and read-only shell commands pass without loading the plan,
+    the ledger or the policy itself. None: the call needs the policy."""
+    from zodyssey.gate.toolcall import MAX_SHELL_COMMAND  # loaded already by the adapter
+
+    if call.kind == "read":
+        return 0
+    if (
+        call.kind != "shell"
+        or os.environ.get("ZODYSSEY_UNGATE_BASH", "") == "1"
+        or len(call.command) > MAX_SHELL_COMMAND
+    ):
+        return None
+    from zodyssey.gate.shell import classify
+
+    if classify(call.command).is_write:
+        return None
+    wrap = _sandbox_wrap(runs, call, adapter, payload, False)
+    return _allowed(runs, call, adapter, payload, wrap)
+
+
+def _policy_block(
+    runs: "list[tuple[str, list[tuple[str, Any]]]]", call: "Any", sandboxed: bool
+) -> "tuple[str, str] | None":
+    """(reason, slug) of the first run whose policy, or whose effects, block the
+    call; None when every run allows it."""
     from zodyssey.gate.policy import decide
 
-    contexts = _contexts(runs, sandboxed=wrap is not None)
     decisions = []
-    for ctx in contexts:
+    for ctx in _contexts(runs, sandboxed=sandboxed):
         decision = decide(call, ctx)
         if not decision.allow:
-            return _write(adapter.block(decision.reason, ctx.slug))
+            return decision.reason, ctx.slug
         decisions.append((ctx, decision))
     if any(d.effects for _, d in decisions):
         from zodyssey.gate.effects import apply
@@ -431,8 +514,8 @@ def _pre_tool(
         for ctx, decision in decisions:
             applied = apply(decision, ctx)
             if not applied.allow:
-                return _write(adapter.block(applied.reason, ctx.slug))
-    return _allowed(runs, call, adapter, payload, wrap)
+                return applied.reason, ctx.slug
+    return None
 
 
 def _by_repo(runs: "list[tuple[str, list[tuple[str, Any]]]]") -> "list[tuple[str, list[Any]]]":
@@ -529,8 +612,16 @@ def _post_tool(
         if note:
             sys.stderr.write(note + "\n")
             code = 2  # the harness shows it to the agent (the call already ran)
-    if call.kind != "dispatch":
-        return code
+    if call.kind == "dispatch":
+        _dispatch_done(runs, call, payload, adapter)
+    return code
+
+
+def _dispatch_done(
+    runs: "list[tuple[str, list[tuple[str, Any]]]]", call: "Any", payload: "Any", adapter: "Any"
+) -> None:
+    """A Task/Agent call ran: release its dispatch slot in every run, and record
+    the reviewer's verdict when it was the reviewer's dispatch."""
     from pathlib import Path
 
     from zodyssey.gate.effects import release_slot
@@ -547,4 +638,3 @@ def _post_tool(
         from zodyssey.gate.verdicts import record
 
         record(runs, call, payload, adapter)
-    return code
