@@ -136,3 +136,14 @@ def test_read_lock_refuses_a_fifo_without_waiting(root: Path) -> None:
     os.mkfifo(root / LOCK)
     with no_hang(), pytest.raises(UsageError, match="a FIFO"):
         read_lock(root / LOCK)
+
+
+def test_a_long_document_is_read_whole(root: Path) -> None:
+    # Read in chunks from the descriptor: a citation past the first chunks still counts.
+    filler = "Prose without any citation at all, only words.\n" * 6000  # about 290 kB
+    write(root, "docs/a.md", filler + "See src/a.py:3.\n" + filler + "And src/a.py:7.\n")
+    assert run_cli(root, "--update").returncode == 0
+    write(root, "src/a.py", SOURCE.replace("return 7\n", "return 77\n"))
+    code, out, err = check(root)
+    assert code == 9, out + err
+    assert "src/a.py:7" in out and "docs/a.md:12002" in out
