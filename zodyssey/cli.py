@@ -80,7 +80,11 @@ def _run(argv: Sequence[str]) -> int:
     from zodyssey.commands import COMMANDS
 
     args = list(argv)
-    if len(args) >= 2 and args[0] == "hook" and args[1] in ("pre-tool", "post-tool"):
+    if (
+        len(args) >= 2
+        and args[0] == "hook"
+        and args[1] in ("pre-tool", "post-tool", "subagent-stop")
+    ):
         from zodyssey.gate.hook import main as hook_main
 
         return hook_main(args[1:])

@@ -56,6 +56,10 @@ ONE_COMMAND = (
     " > .zcode/staging/v.json && "
     "zodyssey run review demo --artifact .zcode/staging/v.json"
 )
+WAIT_FOR_OKAY = (
+    'for i in $(seq 90); do grep -q \'"verdict": "OKAY"\' .zcode/state/demo.json && break; '
+    "sleep 1; done"
+)
 NONCE = re.compile(r"pending_nonce\W+([0-9a-f]{32})(?![0-9a-f])")
 
 
@@ -213,6 +217,24 @@ def test_claude_agent_runs_in_the_background_by_default(claude: Client, tmp_path
     stops = [r["payload"] for r in result.hook_records if r["event"] == "SubagentStop"]
     assert [s["last_assistant_message"] for s in stops] == ["VERDICT: REJECT"], result.describe()
     assert stops[0]["agent_id"] == response["agentId"]
+    # The gate took that verdict from the SubagentStop `hook install` wired.
+    review = run_state(result.repo)["review"]
+    assert review["verdict"] == "REJECT" and review["round"] == 1, result.describe()
+    assert review["history"][-1]["source"] == "agent"
+    assert response["agentId"] not in json.dumps(run_state(result.repo))
+
+
+def test_background_reviewer_okay_opens_the_gate(claude: Client, tmp_path: Path) -> None:
+    """The reviewer in the background (Claude Code's default) says OKAY: the product edit the
+    orchestrator makes after it finished is allowed, on disk."""
+    repo = (tmp_path / "repo").resolve()
+    # The orchestrator waits (reading the state) until the background reviewer has ended.
+    wait = turn(claude.shell(WAIT_FOR_OKAY))
+    turns = [turn(dispatch(claude)), wait, turn(edit_product(claude, repo))]
+    result = review_session(claude, tmp_path, turns, [finish(claude, "OKAY")])
+    review = run_state(result.repo)["review"]
+    assert review["verdict"] == "OKAY", result.describe()
+    assert result.text("src/app.py") == "GREETING = 'hello'\n", result.describe()
 
 
 # -- the orchestrator forging the verdict (issue 21 item 1)

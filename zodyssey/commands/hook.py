@@ -52,6 +52,7 @@ def register(sub: Any) -> None:
     for verb, text in (
         ("pre-tool", "decide one tool call (payload on stdin)"),
         ("post-tool", "release what pre-tool took (payload on stdin)"),
+        ("subagent-stop", "a subagent ended: a background reviewer's verdict (payload on stdin)"),
     ):
         p = actions.add_parser(verb, help=text, description=text)
         p.add_argument("--harness", choices=HARNESS_NAMES, default=DEFAULT)

@@ -291,9 +291,16 @@ def _on_unknown(hook: _Call, runs: "list[Any]", adapter: "Any") -> int:
     return _fail_closed(hook.harness, f"unknown hook event {hook.event!r} ({USAGE})", hook.slug)
 
 
+def _on_stop(hook: _Call, runs: "list[Any]", adapter: "Any") -> int:
+    """A subagent ended (Claude Code's SubagentStop): a background reviewer's verdict."""
+    from zodyssey.gate.verdicts import stopped
+
+    return stopped(runs, hook.payload, adapter)  # never exit 2: that keeps it running
+
+
 # The hook's events: event -> handler(call so far, active runs, harness adapter or
 # None); an event not listed blocks inside a run (`_on_unknown`).
-EVENTS = {"pre-tool": _on_pre, "post-tool": _on_post}
+EVENTS = {"pre-tool": _on_pre, "post-tool": _on_post, "subagent-stop": _on_stop}
 
 
 def _failed(hook: _Call, exc: BaseException) -> int:
@@ -302,11 +309,11 @@ def _failed(hook: _Call, exc: BaseException) -> int:
         return 0
     if not hook.in_run and not _maybe_in_run(hook.raw):
         return 0
-    if hook.event == "post-tool":
+    if hook.event in ("post-tool", "subagent-stop"):
         sys.stderr.write(
-            f"zodyssey gate post-tool: internal error {exc.__class__.__name__}: {exc}\n"
+            f"zodyssey gate {hook.event}: internal error {exc.__class__.__name__}: {exc}\n"
         )
-        return 1  # post-tool cannot undo a call; report, do not block
+        return 1  # post-tool cannot undo a call, a stop is never held; report
     code = _fail_closed(
         hook.harness, f"internal gate error {exc.__class__.__name__}: {exc}", hook.slug
     )

@@ -1,9 +1,11 @@
 """`zodyssey hook install`: merge the gate's hook entries into a harness's config.
 
 The merge is idempotent and keeps every hook the user already has: an entry
-is ours when its command runs `zodyssey ... hook pre-tool|post-tool`,
-`python -m zodyssey.gate pre-tool|post-tool` or `.../zodyssey/gate/hook_entry.py
-pre-tool|post-tool`; ours are updated in place, nothing else is touched. The file is rewritten atomically.
+is ours when its command runs `zodyssey ... hook EVENT`, `python -m
+zodyssey.gate EVENT` or `.../zodyssey/gate/hook_entry.py EVENT` (EVENT:
+pre-tool, post-tool, or subagent-stop where the harness reports a subagent's
+end); ours are updated in place, nothing else is touched. The file is
+rewritten atomically.
 """
 
 from __future__ import annotations
@@ -185,9 +187,20 @@ def entries(value: Any, harness: Harness, events: tuple[str, ...]) -> list[dict[
     return out
 
 
+def _events(harness: Harness) -> dict[str, tuple[str, ...]]:
+    """The hook's events (`zodyssey hook EVENT`) and the harness's names for each:
+    pre-tool, post-tool, and where the harness reports a subagent's end
+    (`stop_events`, Claude Code's SubagentStop) subagent-stop."""
+    events = {"pre-tool": harness.pre_events, "post-tool": harness.post_events}
+    stops: tuple[str, ...] = getattr(harness, "stop_events", ())
+    if stops:
+        events["subagent-stop"] = stops
+    return events
+
+
 def our_entries(value: Any, harness: Harness, event: str = "pre-tool") -> list[dict[str, Any]]:
     """The entries of `entries` that run the zodyssey hook for `event`."""
-    events = harness.pre_events if event == "pre-tool" else harness.post_events
+    events = _events(harness).get(event, ())
     return [
         e for e in entries(value, harness, events) if _is_ours(e["entry"].get("command"), event)
     ]
@@ -209,7 +222,7 @@ def install(
         config.setdefault(key, default)
     extra = {"timeout": facts.timeout} if facts.timeout is not None else {}
     changes: list[str] = []
-    for event, keys in (("pre-tool", facts.pre_events), ("post-tool", facts.post_events)):
+    for event, keys in _events(facts).items():
         command = hook_command(event, harness, base, project)
         for event_key in keys:
             if facts.layout == "flat":

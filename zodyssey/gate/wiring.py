@@ -41,6 +41,7 @@ RULES: dict[str, str] = {
     "not-committed": "the harness configuration exists on disk but is not committed to git",
     "unreadable-config": "the harness configuration does not parse",
     "hook-missing": "the harness configuration does not run the zodyssey pre-tool hook",
+    "stop-hook-missing": "the harness reports a background reviewer's verdict only at its end (SubagentStop), and that event does not run the zodyssey hook",
     "hook-not-holding": "the wired hook command does not start here, or starts and does not block a probe write in a run",
     "codex-untrusted": "Codex's own trust records (project and hook) do not let it run the gate here",
     "matcher-narrowed": "the hook's matcher lets some tool calls (shell, MCP, ...) skip the gate",
@@ -81,8 +82,12 @@ def declared_harnesses(root: Path) -> tuple[list[str], str | None]:
     return list(dict.fromkeys(value)), where
 
 
+# Findings that leave the gate shut (nothing opens that should not): said, not failed.
+_WARNINGS = ("undeclared", "stop-hook-missing")
+
+
 def _f(rule: str, message: str, file: str | None, line: int | None = None, **extra: Any) -> Finding:
-    severity: Any = "warning" if rule == "undeclared" else "error"
+    severity: Any = "warning" if rule in _WARNINGS else "error"
     return Finding("gate", rule, severity, message, file, line, extra)
 
 
@@ -165,7 +170,28 @@ def _grouped(data: dict[str, Any], harness: Harness, rel: str) -> list[Finding]:
                 skipped=skipped,
             )
         )
+    findings += _stop_missing(data, harness, rel)
     return findings + _short_timeouts(harness, rel, [o["entry"].get("timeout") for o in ours])
+
+
+def _stop_missing(data: dict[str, Any], harness: Harness, rel: str) -> list[Finding]:
+    """Where the harness reports a background subagent's answer only when it stops
+    (Claude Code's SubagentStop), a reviewer run in the background records no verdict
+    without that hook: the gate stays shut, a person must decide."""
+    stops: tuple[str, ...] = getattr(harness, "stop_events", ())
+    if not stops or our_entries(data, harness, "subagent-stop"):
+        return []
+    return [
+        _f(
+            "stop-hook-missing",
+            f"harness {harness.name} does not run the zodyssey hook on {', '.join(stops)}, "
+            "so a reviewer dispatched in the background (Claude Code's default for Agent) "
+            "records no verdict and only a person can open the gate; "
+            f"{_restore(harness.name)} adds it",
+            rel,
+            harness=harness.name,
+        )
+    ]
 
 
 def _short_timeouts(harness: Harness, rel: str, timeouts: list[Any]) -> list[Finding]:

@@ -243,6 +243,8 @@ def _record_round(
             "artifact_sha256": artifact_sha,
         }
         review["pending_dispatch"] = None
+        if isinstance(dispatch.get("agent_sha256"), str):  # a background reviewer's agent
+            review.setdefault("consumed_agents", {})[dispatch["agent_sha256"]] = round_new
     review["pending_nonce"] = None  # (minted by older versions of the gate; never accepted)
     review["round"] = round_new
     review["max_rounds"] = max_rounds
@@ -389,6 +391,14 @@ def dispatch_digest(key: str) -> str:
     ).hexdigest()
 
 
+def agent_digest(agent_id: str) -> str:
+    """What the run state keeps of the agent id a harness reported for a background
+    reviewer dispatch (Claude Code's `agentId`): a digest, never the id."""
+    return hashlib.sha256(
+        f"zodyssey-review-agent\x00{agent_id}".encode("utf-8", "surrogatepass")
+    ).hexdigest()
+
+
 def record_reported(
     root: str | Path,
     slug: str,
@@ -407,60 +417,136 @@ def record_reported(
     Returns one line saying what was recorded, or None when the dispatch is
     not this run's pending review.
     """
-    ctx = RunContext.open(str(root), slug)
     digest = dispatch_digest(key)
+    report = _Report(agent, harness, answer, transcript)
+    return _record_answer(root, slug, lambda p: p.get("sha256") == digest, report)
+
+
+def record_stopped(
+    root: str | Path,
+    slug: str,
+    agent_id: str,
+    agent_type: str,
+    harness: str,
+    answer: str | None,
+    transcript: str | None = None,
+) -> str | None:
+    """Record the verdict of a background reviewer from the harness's report of its end.
+
+    Called by the hook on Claude Code's SubagentStop: `agent_id` and
+    `agent_type` name the agent that stopped, `answer` is its last message.
+    Nothing happens unless the pending reviewer dispatch was reported launched
+    as this very agent (`bind_launch`, from the harness's PostToolUse of the
+    dispatch) and the agent is of the dispatched type.
+    """
+    bound = agent_digest(agent_id)
+    report = _Report(agent_type, harness, answer, transcript)
+    return _record_answer(
+        root,
+        slug,
+        lambda p: p.get("agent_sha256") == bound and p.get("agent") == agent_type,
+        report,
+    )
+
+
+def bind_launch(root: str | Path, slug: str, key: str, agent_id: str) -> str | None:
+    """The harness reports the pending reviewer dispatch `key` running in the background
+    as agent `agent_id`: keep its digest, so that agent's SubagentStop is the verdict.
+
+    An agent whose answer an earlier round already took is no fresh reviewer: the
+    dispatch is dropped (dispatch the reviewer again). Returns a line to show, or None.
+    """
+    ctx = RunContext.open(str(root), slug)
+    digest, bound = dispatch_digest(key), agent_digest(agent_id)
+    outcome: dict[str, str] = {}
+
+    def mutate(st: dict[str, Any]) -> None:
+        review = st.get("review")
+        pending = review.get("pending_dispatch") if isinstance(review, dict) else None
+        if not isinstance(review, dict) or not isinstance(pending, dict):
+            return
+        if pending.get("sha256") != digest or st.get("phase") in HALTED_PHASES:
+            return
+        spent = review.get("consumed_agents")
+        if isinstance(spent, dict) and bound in spent:
+            review["pending_dispatch"] = None
+            reason = f"the reviewer agent already gave round {spent[bound]}'s verdict"
+            gate_entry(
+                st,
+                "review",
+                "refuse",
+                by=f"reviewer:{pending.get('agent')}",
+                subject="reviewer dispatch",
+                reason=f"{reason}; dispatch a new reviewer",
+            )
+            outcome["line"] = f"no verdict will be recorded: {reason}"
+            return
+        pending["agent_sha256"] = bound
+
+    ctx.store.update(mutate)
+    return outcome.get("line")
+
+
+@dataclass
+class _Report:
+    """What the harness reported of a reviewer dispatch."""
+
+    agent: str
+    harness: str
+    answer: str | None
+    transcript: str | None
+
+
+def _parse_answer(answer: str | None, agent: str) -> tuple[ParsedArtifact | None, str | None]:
+    """(the parsed verdict, or why there is none)."""
+    if answer is None or not answer.strip():
+        return None, "the harness reported no answer of the reviewer"
+    try:
+        return parse_artifact(answer, f"of the reviewer {agent}"), None
+    except UsageError as exc:
+        return None, exc.message
+
+
+def _no_round(st: dict[str, Any], agent: str, reason: str) -> None:
+    """Spend the pending dispatch without a round, saying why in the gate log."""
+    st["review"]["pending_dispatch"] = None
+    gate_entry(
+        st, "review", "refuse", by=f"reviewer:{agent}", subject="reviewer dispatch", reason=reason
+    )
+
+
+def _record_answer(root: str | Path, slug: str, matches: Any, report: _Report) -> str | None:
+    """The round of the pending reviewer dispatch `matches` accepts, from `report`."""
+    ctx = RunContext.open(str(root), slug)
     state = ctx.state()
     review = state.get("review") if isinstance(state.get("review"), dict) else {}
     pending = review.get("pending_dispatch") if isinstance(review, dict) else None
-    if not isinstance(pending, dict) or pending.get("sha256") != digest:
+    if not isinstance(pending, dict) or not matches(pending):
         return None
     if state.get("phase") in HALTED_PHASES:
         return None
     loaded = ctx.load_plan(state)
     problems = lint_plan(loaded.plan, test_command(load_checks(ctx.root)))
     todo_ids = [todo.id for todo in loaded.plan.todos]
-    parsed: ParsedArtifact | None = None
-    problem: str | None = None
-    if answer is None or not answer.strip():
-        problem = "the harness reported no answer of the reviewer"
-    else:
-        try:
-            parsed = parse_artifact(answer, f"of the reviewer {agent}")
-        except UsageError as exc:
-            problem = exc.message
+    agent = report.agent
+    parsed, problem = _parse_answer(report.answer, agent)
     outcome: dict[str, Any] = {}
 
     def mutate(st: dict[str, Any]) -> None:
         now = st.setdefault("review", {})
         current = now.get("pending_dispatch")
-        if not isinstance(current, dict) or current.get("sha256") != digest:
+        if not isinstance(current, dict) or not matches(current):
             return  # another hook process recorded it meanwhile
-        if digest in (now.get("consumed_dispatches") or {}):
+        if current.get("sha256") in (now.get("consumed_dispatches") or {}):
             return
         if parsed is None:
-            now["pending_dispatch"] = None
-            gate_entry(
-                st,
-                "review",
-                "refuse",
-                by=f"reviewer:{agent}",
-                subject="reviewer dispatch",
-                reason=f"{problem}; no round recorded: dispatch the reviewer again",
-            )
+            _no_round(st, agent, f"{problem}; no round recorded: dispatch the reviewer again")
             outcome["line"] = f"no verdict recorded: {problem}"
             return
         round_now = int(now.get("round", 0) or 0)
         max_rounds = int(now.get("max_rounds", 3) or 3)
         if round_now >= max_rounds:
-            now["pending_dispatch"] = None
-            gate_entry(
-                st,
-                "review",
-                "refuse",
-                by=f"reviewer:{agent}",
-                subject="reviewer dispatch",
-                reason=f"review round {round_now}/{max_rounds} was the last one",
-            )
+            _no_round(st, agent, f"review round {round_now}/{max_rounds} was the last one")
             outcome["line"] = "no verdict recorded: the round cap is reached"
             return
         seen = current.get("plan_sha256")
@@ -470,12 +556,14 @@ def record_reported(
             else None
         )
         dispatch = {
-            "sha256": digest,
+            "sha256": current.get("sha256"),
             "agent": agent,
-            "harness": harness,
+            "harness": report.harness,
             "dispatched_at": current.get("at"),
-            "transcript_path": transcript,
+            "transcript_path": report.transcript,
         }
+        if isinstance(current.get("agent_sha256"), str):
+            dispatch["agent_sha256"] = current["agent_sha256"]
         decided = _Round(
             verdict=parsed.verdict,
             effective="REJECT" if refused else parsed.verdict,
@@ -484,12 +572,12 @@ def record_reported(
             by=agent,
             comment=None,
             dispatch=dispatch,
-            response=answer or "",
+            response=report.answer or "",
         )
         result = _record_round(st, ctx, decided, problems, todo_ids, loaded.sha256)
         outcome["line"] = (
             f"review round {result['round']}/{result['max_rounds']}: {result['verdict']} "
-            f"(reviewer {agent}, reported by {harness})"
+            f"(reviewer {agent}, reported by {report.harness})"
             + (f"; the reviewer's OKAY was not accepted: {refused}" if refused else "")
             + f"; phase {result['phase']}"
         )

@@ -11,7 +11,7 @@ on its `ADAPTER`, plus the three things the hook asks of it:
 - `report(payload)`: the subagent's final answer in a post-tool report of a
   dispatch (None where the harness identifies no agents).
 
-The data (`config_files`, `layout`, `pre_events`/`post_events`, `matcher`,
+The data (`config_files`, `layout`, `pre_events`/`post_events`/`stop_events`, `matcher`,
 `timeout`, `project_vars`, `command_var`, `probe_tools`, `shell_keys`,
 `probe_payload`) is what `zodyssey hook install` (gate/install.py), the
 wiring check (gate/wiring.py) and the probe (gate/probe.py) loop over: adding
@@ -52,6 +52,11 @@ if TYPE_CHECKING:
 
         @property
         def post_events(self) -> "tuple[str, ...]": ...
+
+        # events that report a subagent's end with its last message (Claude Code's
+        # SubagentStop: a background reviewer's verdict); empty: none
+        @property
+        def stop_events(self) -> "tuple[str, ...]": ...
 
         # what install writes: every tool ("grouped" only)
         @property

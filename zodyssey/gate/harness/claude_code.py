@@ -22,6 +22,7 @@ class ClaudeCode:
     layout = "grouped"
     pre_events = ("PreToolUse",)
     post_events = ("PostToolUse",)
+    stop_events = ("SubagentStop",)
     matcher = "*"
     matcher_regex = False
     timeout = 30

@@ -25,6 +25,7 @@ class Codex:
     layout = "grouped"
     pre_events = ("PreToolUse",)
     post_events = ("PostToolUse",)
+    stop_events: "tuple[str, ...]" = ()
     matcher = "*"
     matcher_regex = False
     timeout = 30

@@ -24,6 +24,7 @@ class Cursor:
     layout = "flat"
     pre_events = ("beforeShellExecution", "beforeMCPExecution", "preToolUse")
     post_events = ("postToolUse",)
+    stop_events: "tuple[str, ...]" = ()
     matcher = None
     matcher_regex = False
     timeout = None

@@ -23,6 +23,7 @@ class Gemini:
     layout = "grouped"
     pre_events = ("BeforeTool",)
     post_events = ("AfterTool",)
+    stop_events: "tuple[str, ...]" = ()
     matcher = ".*"
     matcher_regex = True
     timeout = 30_000

@@ -22,6 +22,7 @@ class ZCode:
     layout = "grouped"
     pre_events = ("PreToolUse",)
     post_events = ("PostToolUse",)
+    stop_events: "tuple[str, ...]" = ()
     matcher = "*"
     matcher_regex = False
     timeout = 30
