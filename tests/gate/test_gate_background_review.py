@@ -94,7 +94,6 @@ def write_call(repo: Repo) -> dict[str, Any]:
     }
 
 
-@pytest.mark.claim("background-reviewer-verdict")
 def test_the_background_reviewer_verdict_opens_the_gate(started: Repo) -> None:
     repo = started
     assert repo.hook("pre-tool", write_call(repo)).code == 2
@@ -129,7 +128,6 @@ def test_a_background_reject_is_recorded(started: Repo) -> None:
     assert state["phase"] == "plan"
 
 
-@pytest.mark.claim("background-reviewer-verdict")
 @pytest.mark.parametrize(
     ("agent_id", "agent_type"),
     [
@@ -161,7 +159,6 @@ def test_a_stop_without_a_launch_report_is_no_verdict(started: Repo) -> None:
     assert repo.state()["review"]["verdict"] is None
 
 
-@pytest.mark.claim("background-reviewer-verdict")
 def test_a_replayed_stop_records_nothing(started: Repo) -> None:
     repo = started
     background_round(repo, AGENT_A)
@@ -176,7 +173,6 @@ def test_a_replayed_stop_records_nothing(started: Repo) -> None:
     assert len(state["review"]["history"]) == 1
 
 
-@pytest.mark.claim("background-reviewer-verdict")
 def test_a_second_round_takes_only_its_own_reviewer(started: Repo) -> None:
     repo = started
     background_round(repo, AGENT_A)

@@ -1,0 +1,82 @@
+"""docs/gate.md's promise about a reviewer run in the background (Claude Code's default).
+
+Through the real hook, as Claude Code 2.1.332 sends it: the PostToolUse of the
+`Agent` dispatch (`status: "async_launched"`, the `agentId`, no answer), then the
+SubagentStop of agents. Only the stop of the agent that launch report named
+records the round; another agent's stop, a replayed stop and an earlier round's
+reviewer record nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from invariants.conftest import Outcome, clean_env
+
+
+def _hook(lab: Any, repo: Any, payload: dict[str, Any], event: str) -> Outcome:
+    env = clean_env(CLAUDE_PROJECT_DIR=str(repo))
+    done = lab.zodyssey("hook", event, cwd=repo, stdin=json.dumps(payload), env=env)
+    return Outcome(done.returncode, done.stdout, done.stderr)
+
+
+def _dispatch(repo: Any, call_id: str, event: str = "PreToolUse") -> dict[str, Any]:
+    return {
+        "session_id": "s1",
+        "cwd": str(repo),
+        "hook_event_name": event,
+        "tool_name": "Agent",
+        "tool_input": {"subagent_type": "momus", "description": "review", "prompt": "review"},
+        "tool_use_id": call_id,
+    }
+
+
+def _launch(lab: Any, repo: Any, call_id: str, agent_id: str) -> None:
+    assert _hook(lab, repo, _dispatch(repo, call_id), "pre-tool").allowed
+    report = _dispatch(repo, call_id, "PostToolUse")
+    report["tool_response"] = {"isAsync": True, "status": "async_launched", "agentId": agent_id}
+    assert _hook(lab, repo, report, "post-tool").code == 0
+
+
+def _stop(lab: Any, repo: Any, agent_id: str, answer: str, agent_type: str = "momus") -> int:
+    payload = {
+        "session_id": "s1",
+        "cwd": str(repo),
+        "hook_event_name": "SubagentStop",
+        "agent_id": agent_id,
+        "agent_type": agent_type,
+        "stop_hook_active": False,
+        "last_assistant_message": answer,
+    }
+    code: int = _hook(lab, repo, payload, "subagent-stop").code
+    return code
+
+
+def _review(repo: Any) -> dict[str, Any]:
+    state: dict[str, Any] = json.loads((repo / ".zcode/state/demo.json").read_text())
+    return dict(state["review"], phase=state["phase"])
+
+
+@pytest.mark.claim("background-reviewer-verdict")
+def test_only_the_launched_reviewer_stop_is_the_verdict(lab: Any) -> None:
+    repo = lab.repo()
+    lab.start_run(repo)
+    _launch(lab, repo, "toolu_r1", "agent-one")
+    assert "agent-one" not in (repo / ".zcode/state/demo.json").read_text()
+    assert _stop(lab, repo, "agent-other", "VERDICT: OKAY") == 0  # another agent
+    assert _stop(lab, repo, "agent-one", "VERDICT: OKAY", "general-purpose") == 0
+    assert _review(repo)["round"] == 0
+    assert _stop(lab, repo, "agent-one", "VERDICT: REJECT") == 0
+    assert _review(repo)["verdict"] == "REJECT" and _review(repo)["round"] == 1
+    assert _stop(lab, repo, "agent-one", "VERDICT: OKAY") == 0  # replayed / continued
+    assert _review(repo)["round"] == 1
+    _launch(lab, repo, "toolu_r2", "agent-two")
+    assert _stop(lab, repo, "agent-one", "VERDICT: OKAY") == 0  # round 1's reviewer
+    assert _review(repo)["round"] == 1
+    assert _stop(lab, repo, "agent-two", "VERDICT: OKAY") == 0
+    review = _review(repo)
+    assert review["verdict"] == "OKAY" and review["round"] == 2 and review["phase"] == "execute"
+    assert lab.hook(repo, lab.write(repo, "src/app.py")).allowed
