@@ -200,31 +200,96 @@ def _record_round(
 ) -> dict[str, Any]:
     """The transition: write the round's artifact, spend the dispatch, move the phase."""
     review = st.setdefault("review", {})
-    round_now = int(review.get("round", 0) or 0)
+    round_new = int(review.get("round", 0) or 0) + 1
     max_rounds = int(review.get("max_rounds", 3) or 3)
-    parsed, refused, effective = decided.parsed, decided.refused, decided.effective
-    dispatch = decided.dispatch
-    round_new = round_now + 1
     at = now_iso()
     artifact_path = reviews_dir(ctx.root) / f"{ctx.slug}-r{round_new}.json"
-    blockers: list[Any] = list(parsed.blockers) if parsed else []
-    if refused and problems:
-        blockers = blockers + [p.render() for p in problems]
-    elif refused:
-        blockers = [*blockers, refused]
+    document = _round_document(ctx.slug, round_new, decided, problems, plan_sha, at)
+    artifact_text = dump_json(document)
+    write_atomic(artifact_path, artifact_text)
+    artifact_sha = hashlib.sha256(artifact_text.encode("utf-8")).hexdigest()
+    if decided.dispatch is not None:
+        _spend_dispatch(review, decided.dispatch, round_new, at, artifact_path, artifact_sha)
+    review["pending_nonce"] = None  # (minted by older versions of the gate; never accepted)
+    review.update(
+        round=round_new,
+        max_rounds=max_rounds,
+        verdict=document["verdict"],
+        source=document["source"],
+        by=document["by"],
+        blockers=document["blockers"],
+        artifact=str(artifact_path),
+    )
+    if document["verdict"] == "OKAY":
+        review["plan_sha256"] = plan_sha
+    review.setdefault("history", []).append(
+        {
+            "round": round_new,
+            "at": at,
+            "verdict": document["verdict"],
+            "blockers": document["blockers"],
+            "source": document["source"],
+            "by": document["by"],
+            "comment": document["comment"],
+            "nonce": None,
+            "dispatch": decided.dispatch,
+            "artifact": str(artifact_path),
+            "artifact_sha256": artifact_sha,
+            "plan_sha256": plan_sha,
+            "lint_clean": not problems,
+            "reviewer_verdict": document["reviewer_verdict"],
+            "refused": decided.refused,
+        }
+    )
+    _move_phase(st, decided, todo_ids, round_new, max_rounds, at)
+    who = f"reviewer:{decided.by}" if decided.parsed else f"human:{document['by']}"
+    gate_entry(
+        st,
+        "review",
+        "allow" if decided.effective == "OKAY" else "refuse",
+        by=who,
+        subject=f"round {round_new}",
+        reason=decided.refused or f"verdict {decided.effective}",
+    )
+    return {
+        "round": round_new,
+        "max_rounds": max_rounds,
+        "verdict": decided.effective,
+        "refused": decided.refused,
+        "phase": st.get("phase"),
+        "path": artifact_path,
+    }
+
+
+def _round_blockers(decided: _Round, problems: list[Any]) -> list[Any]:
+    """What a REJECT names: the reviewer's blockers, then why an OKAY was refused."""
+    blockers: list[Any] = list(decided.parsed.blockers) if decided.parsed else []
+    if decided.refused and problems:
+        return blockers + [p.render() for p in problems]
+    if decided.refused:
+        return [*blockers, decided.refused]
+    return blockers
+
+
+def _round_document(
+    slug: str, round_new: int, decided: _Round, problems: list[Any], plan_sha: str, at: str
+) -> dict[str, Any]:
+    """The round's artifact (`.zcode/reviews/SLUG-rN.json`)."""
+    parsed, effective = decided.parsed, decided.effective
     response = decided.response.encode("utf-8", "surrogatepass")
-    document = {
-        "slug": ctx.slug,
+    blockers = _round_blockers(decided, problems)
+    return {
+        "slug": slug,
         "round": round_new,
         "verdict": effective,
         "reviewer_verdict": decided.verdict if parsed else None,
-        "refused": refused,
+        "refused": decided.refused,
         "blockers": blockers if effective == "REJECT" else [],
         "source": "agent" if parsed else "human",
         "by": decided.by,
         "comment": decided.comment,
         "nonce": None,
-        "dispatch": dispatch,
+        "dispatch": decided.dispatch,
         "plan_sha256": plan_sha,
         "recorded_at": at,
         "input_path": None,
@@ -232,86 +297,59 @@ def _record_round(
         "input_format": parsed.fmt if parsed else None,
         "response": decided.response[:MAX_RESPONSE] if parsed else None,
     }
-    artifact_text = dump_json(document)
-    write_atomic(artifact_path, artifact_text)
-    artifact_sha = hashlib.sha256(artifact_text.encode("utf-8")).hexdigest()
-    if dispatch is not None:
-        review.setdefault("consumed_dispatches", {})[dispatch["sha256"]] = {
-            "round": round_new,
-            "at": at,
-            "artifact": str(artifact_path),
-            "artifact_sha256": artifact_sha,
-        }
-        review["pending_dispatch"] = None
-        if isinstance(dispatch.get("agent_sha256"), str):  # a background reviewer's agent
-            review.setdefault("consumed_agents", {})[dispatch["agent_sha256"]] = round_new
-    review["pending_nonce"] = None  # (minted by older versions of the gate; never accepted)
-    review["round"] = round_new
-    review["max_rounds"] = max_rounds
-    review["verdict"] = effective
-    review["source"] = document["source"]
-    review["by"] = document["by"]
-    review["blockers"] = document["blockers"]
-    review["artifact"] = str(artifact_path)
-    if effective == "OKAY":
-        review["plan_sha256"] = plan_sha
-    review.setdefault("history", []).append(
-        {
-            "round": round_new,
-            "at": at,
-            "verdict": effective,
-            "blockers": document["blockers"],
-            "source": document["source"],
-            "by": document["by"],
-            "comment": document["comment"],
-            "nonce": None,
-            "dispatch": dispatch,
-            "artifact": str(artifact_path),
-            "artifact_sha256": artifact_sha,
-            "plan_sha256": plan_sha,
-            "lint_clean": not problems,
-            "reviewer_verdict": document["reviewer_verdict"],
-            "refused": refused,
-        }
-    )
+
+
+def _spend_dispatch(
+    review: dict[str, Any],
+    dispatch: dict[str, Any],
+    round_new: int,
+    at: str,
+    artifact_path: Path,
+    artifact_sha: str,
+) -> None:
+    """The reported dispatch (and a background reviewer's agent) can give no second round."""
+    review.setdefault("consumed_dispatches", {})[dispatch["sha256"]] = {
+        "round": round_new,
+        "at": at,
+        "artifact": str(artifact_path),
+        "artifact_sha256": artifact_sha,
+    }
+    review["pending_dispatch"] = None
+    if isinstance(dispatch.get("agent_sha256"), str):  # a background reviewer's agent
+        review.setdefault("consumed_agents", {})[dispatch["agent_sha256"]] = round_new
+
+
+def _move_phase(
+    st: dict[str, Any],
+    decided: _Round,
+    todo_ids: list[str],
+    round_new: int,
+    max_rounds: int,
+    at: str,
+) -> None:
+    """OKAY opens execution (its todos pending); a reviewer's last REJECT blocks the run."""
     before = st.get("phase")
-    if effective == "OKAY":
+    if decided.effective == "OKAY":
         todos = st.setdefault("todos", {})
         for todo_id in todo_ids:
             todos.setdefault(todo_id, {"status": "pending", "attempts": 0})
         if before in PRE_EXECUTION:
             st["phase"] = "execute"
-    elif parsed is not None and round_new >= max_rounds:
+    elif decided.parsed is not None and round_new >= max_rounds:
         st["phase"] = "blocked"
-    if st.get("phase") != before:
-        st.setdefault("phase_history", []).append(
-            {
-                "from": before,
-                "to": st["phase"],
-                "at": at,
-                "note": f"review round {round_new}: {effective}",
-                "forced": False,
-                "reason": refused,
-                "verdict_invalidated": False,
-            }
-        )
-    who = f"human:{document['by']}" if not parsed else f"reviewer:{decided.by}"
-    gate_entry(
-        st,
-        "review",
-        "allow" if effective == "OKAY" else "refuse",
-        by=who,
-        subject=f"round {round_new}",
-        reason=refused or f"verdict {effective}",
+    if st.get("phase") == before:
+        return
+    st.setdefault("phase_history", []).append(
+        {
+            "from": before,
+            "to": st["phase"],
+            "at": at,
+            "note": f"review round {round_new}: {decided.effective}",
+            "forced": False,
+            "reason": decided.refused,
+            "verdict_invalidated": False,
+        }
     )
-    return {
-        "round": round_new,
-        "max_rounds": max_rounds,
-        "verdict": effective,
-        "refused": refused,
-        "phase": st.get("phase"),
-        "path": artifact_path,
-    }
 
 
 def cmd_review(args: argparse.Namespace) -> int:
