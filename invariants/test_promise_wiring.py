@@ -109,6 +109,9 @@ def test_a_teammates_clone_runs_the_committed_wiring_or_fails_the_check(lab: Any
     subprocess.run(["git", "clone", "-q", str(repo), str(clone)], check=True)
     scripts = os.path.dirname(sys.executable)
     env = {k: v for k, v in os.environ.items() if not k.endswith("_PROJECT_DIR")}
+    # The teammate's machine has never run Codex: this machine's Codex records
+    # (~/.codex, from whatever ran here) are not theirs.
+    env["CODEX_HOME"] = str(lab.base / "teammate-codex-home")
     installed = {**env, "PATH": scripts + os.pathsep + "/usr/bin:/bin"}
     assert lab.zodyssey("check", cwd=clone, env=installed).returncode == 0
     bare = lab.zodyssey(
