@@ -76,15 +76,15 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+# `zodyssey hook EVENT`: run by the harness, straight to the hook (no argparse).
+HOOK_EVENTS = ("pre-tool", "post-tool", "subagent-stop")
+
+
 def _run(argv: Sequence[str]) -> int:
     from zodyssey.commands import COMMANDS
 
     args = list(argv)
-    if (
-        len(args) >= 2
-        and args[0] == "hook"
-        and args[1] in ("pre-tool", "post-tool", "subagent-stop")
-    ):
+    if len(args) >= 2 and args[0] == "hook" and args[1] in HOOK_EVENTS:
         from zodyssey.gate.hook import main as hook_main
 
         return hook_main(args[1:])
