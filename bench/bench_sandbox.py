@@ -7,6 +7,9 @@ recorded), interleaved round by round, medians of wall time:
   bash         bash -c true                                  the command itself
   wrapped      the command the gate writes in its place:
                PYTHON -S -P .../hook_entry.py sandbox --run bench --repo R -- bash -c true
+  native       HELPER + the wrapped command: the native helper applies the
+               grants the runner left and execs (zodyssey/sandbox/native.py)
+  exec         true                                          one exec of a small binary
   floor        PYTHON -S -P -c pass                          interpreter start-up alone
   lean         PYTHON -S -I -c 'import os, _ctypes; exec bash'  the least a Python wrapper costs
   hook-read    the installed pre-tool hook, `ls` (not wrapped: default mode)
@@ -205,6 +208,7 @@ def main() -> int:
 
         series: dict[str, tuple[list[str], bytes]] = {
             "bash": (["bash", "-c", "true"], b""),
+            "exec": (["true"], b""),  # one exec of a tiny binary: the helper's own floor
             "wrapped": (
                 [
                     *(py, "-S", "-P", str(entry_script()), "sandbox", "--run", "bench"),
@@ -219,6 +223,14 @@ def main() -> int:
             "hook-read": (hook, payload("default")),
             "hook-wrap": (hook, payload("bypassPermissions")),
         }
+        # the native helper (zodyssey/sandbox/native.py): built and given the
+        # grants by one run of the Python runner, as on a run's first command
+        from zodyssey.sandbox import native
+
+        subprocess.run(series["wrapped"][0], capture_output=True, check=False)
+        helper = native.available(str(root))
+        if helper is not None:
+            series["native"] = ([helper, *series["wrapped"][0]], b"")
         times: dict[str, list[float]] = {name: [] for name in series}
         for _ in range(3):
             for argv, stdin in series.values():
@@ -241,6 +253,15 @@ def main() -> int:
         f"{'met' if added <= 5 else 'NOT met'}); {added / med['floor']:.2f}x the interpreter's "
         "own start-up"
     )
+    if "native" in med:
+        fast = med["native"] - med["bash"]
+        print(
+            f"native helper start-up over the command: {fast:.2f} ms (target <= 5 ms: "
+            f"{'met' if fast <= 5 else 'NOT met'}); {fast / med['floor']:.2f}x the "
+            f"interpreter's start-up, {fast / med['exec']:.2f}x one exec of `true`"
+        )
+    else:
+        print("native helper: not built (no C compiler): the Python runner's figure stands")
     print(f"hook with the wrap reply: {med['hook-wrap'] / med['hook-read']:.2f}x the plain read")
     return 0
 

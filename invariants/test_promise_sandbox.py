@@ -158,3 +158,58 @@ def test_a_transcript_call_without_a_gate_decision_fails_the_audit(lab: Any) -> 
     findings = [f for f in json.loads(done.stdout)["findings"] if f["rule"] == "gate-unproven"]
     assert len(findings) == 1 and "toolu_unseen" in findings[0]["message"], findings
     assert findings[0]["severity"] == "error" and done.returncode != 0
+
+
+@pytest.mark.claim("sandbox-native-helper")
+@pytest.mark.skipif(abi_version() < 1, reason="Landlock is not available on this kernel")
+def test_the_native_helper_applies_current_grants_and_hands_stale_ones_over(
+    lab: Any, tmp_path: Path
+) -> None:
+    """The Python runner leaves grants and builds the helper; the helper alone
+    then denies a product write (EACCES) while the grants are current, and
+    hands over to the runner behind it once the run's state changed. Without a
+    C compiler no helper exists and the claim's fallback is the runner itself."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+
+    from zodyssey.gate.install import entry_script
+    from zodyssey.sandbox import native
+
+    repo = lab.repo()
+    (repo / "README.md").write_text("readme\n")
+    lab.commit(repo, "initial")
+    state = lab.start_run(repo)
+    fallback = tmp_path / "runner"
+    fallback.write_text("#!/bin/sh\necho handed-over\n")
+    fallback.chmod(0o755)
+
+    def runner(python: str, script: str) -> list[str]:
+        return [
+            *(python, "-S", "-P", str(entry_script()), "sandbox", "--run", "demo"),
+            *("--repo", str(repo), "--", "bash", "-c", script),
+        ]
+
+    first = subprocess.run(runner(sys.executable, "true"), cwd=repo, capture_output=True)
+    assert first.returncode == 0, first.stderr
+    helper = native.available(str(repo))
+    if not (shutil.which("cc") or shutil.which("gcc")):
+        assert helper is None
+        return
+    assert helper is not None
+    done = subprocess.run(
+        [helper, *runner(str(fallback), "echo pwned > README.md")],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+    )
+    assert "README.md: Permission denied" in done.stderr and "handed-over" not in done.stdout
+    assert (repo / "README.md").read_text() == "readme\n"
+    value = json.loads(state.read_text())
+    value["phase"] = "blocked"
+    state.write_text(json.dumps(value))
+    done = subprocess.run(
+        [helper, *runner(str(fallback), "echo ran")], cwd=repo, capture_output=True, text=True
+    )
+    assert done.stdout == "handed-over\n", done.stderr

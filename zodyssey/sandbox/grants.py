@@ -71,7 +71,7 @@ class Grants:
     """What one command may write: (path, rights, why) grants, the protected paths,
     notes on what was left out, the environment to set (TMPDIR) and the phase facts."""
 
-    __slots__ = ("env", "grants", "notes", "product_open", "protected", "root", "slug")
+    __slots__ = ("absent", "env", "grants", "notes", "product_open", "protected", "root", "slug")
 
     def __init__(self, root: str, slug: str) -> None:
         self.root = root
@@ -81,6 +81,7 @@ class Grants:
         self.notes: list[str] = []
         self.env: dict[str, str] = {}
         self.product_open = False  # after OKAY: declared paths are granted
+        self.absent: list[str] = []  # declared paths missing now (they would change the grants)
 
     def add(self, path: str, rights: int, why: str) -> bool:
         """Add a grant unless it would reach a protected path (or lie in one)."""
@@ -355,6 +356,7 @@ def _grant_declared_dir(result: "Grants", declared: str, frozen: str | None) -> 
     if os.path.isdir(declared):
         result.add(declared, ll.ALL_WRITES, "declared directory")
         return
+    result.absent.append(declared)
     parent = _existing_parent(declared, result.root)
     if parent is not None:
         result.add(parent, ll.MAKE_DIR, f"creating declared directory {declared}")
@@ -365,15 +367,21 @@ def _grant_declared_file(result: "Grants", declared: str, frozen: str | None) ->
         return
     if os.path.isfile(declared) and not os.path.islink(declared):
         result.add(declared, ll.ONE_FILE, "declared file")
-    parent = os.path.dirname(declared)
-    granted = False
-    if within(parent, result.root) and parent != result.root and os.path.isdir(parent):
-        granted = result.add(parent, ll.FILES_IN_DIR, f"creating/replacing declared {declared}")
-    if not granted and not os.path.exists(declared):
+    elif not os.path.lexists(declared):
+        result.absent.append(declared)
+    if not _grant_parent(result, declared) and not os.path.exists(declared):
         result.notes.append(
             f"{declared} does not exist and its directory cannot be granted: "
             "create it with the Edit/Write tool"
         )
+
+
+def _grant_parent(result: "Grants", declared: str) -> bool:
+    """Creating and replacing files in a declared file's directory (below the root)."""
+    parent = os.path.dirname(declared)
+    if within(parent, result.root) and parent != result.root and os.path.isdir(parent):
+        return result.add(parent, ll.FILES_IN_DIR, f"creating/replacing declared {declared}")
+    return False
 
 
 def _makedirs(directory: str) -> bool:

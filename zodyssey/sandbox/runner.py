@@ -110,8 +110,11 @@ def _restrict(argv: "list[str]") -> "tuple[list[Any], list[str]] | int":
     from zodyssey.sandbox import landlock
 
     layers = []
+    stamped = []
     for slug in dict.fromkeys(slugs):
+        before = _state_stamp(repo, slug)
         root, state = find_run(slug, repo)
+        stamped.append(_stamps(root, slug, state, before))
         layers.append(grants_module.compute(root, slug, state))
     abi = landlock.abi_version()
     if explain:
@@ -123,9 +126,46 @@ def _restrict(argv: "list[str]") -> "tuple[list[Any], list[str]] | int":
             "Landlock is not available on this system, so the command cannot run sandboxed "
             "(the gate then relies on its parser and the post-call check)"
         )
+    _leave_for_helper(repo, layers, stamped, abi)
     for grants in layers:  # one layer per run: the kernel allows what every layer allows
         landlock.restrict_writes([(p, r) for p, r, _ in grants.grants], abi)
     return layers, command
+
+
+def _state_stamp(repo: str | None, slug: str) -> str | None:
+    """The state file's stamp before it is read (native.py: grants are left for
+    the helper only when the state read is the one stamped)."""
+    if repo is None:
+        return None
+    from zodyssey.core.paths import state_path
+    from zodyssey.sandbox.native import _stamp
+
+    return _stamp(state_path(os.path.realpath(repo), slug))
+
+
+def _stamps(root: str, slug: str, state: "Any", before: str | None) -> "list[str] | None":
+    from zodyssey.sandbox.native import inputs
+
+    stamps = inputs(root, slug, state)
+    return stamps if before is not None and before == stamps[0] else None
+
+
+def _leave_for_helper(
+    repo: str | None, layers: "list[Any]", stamped: "list[Any]", abi: int
+) -> None:
+    """Write each run's grants for the native helper (when they changed) and build
+    the helper once (zodyssey/sandbox/native.py). Best effort: a failure only
+    means the next command starts through this runner again."""
+    if repo is None or any(s is None for s in stamped):
+        return
+    from zodyssey.sandbox import native
+
+    root = os.path.realpath(repo)
+    for grants, stamps in zip(layers, stamped, strict=True):
+        if os.path.realpath(grants.root) != root:
+            return  # found through another root: the helper reads ROOT's state only
+        native.write_grants(root, grants.slug, stamps, grants, abi)
+    native.build(root)
 
 
 def main(argv: "list[str]") -> int:

@@ -3,9 +3,11 @@ rewrite the call (Claude Code's PreToolUse `updatedInput`).
 
 The rewritten command is
 
-    'PYTHON' -S -P '.../zodyssey/gate/hook_entry.py' sandbox --run SLUG --repo 'ROOT' -- bash -c 'ORIGINAL'
+    ['HELPER'] 'PYTHON' -S -P '.../zodyssey/gate/hook_entry.py' sandbox --run SLUG --repo 'ROOT' -- bash -c 'ORIGINAL'
 
-with ORIGINAL byte for byte inside single quotes, so the person reading the
+(HELPER: the native helper when it is built, `zodyssey/sandbox/native.py`; it
+applies the grants the Python runner left and execs the command, or runs the
+Python runner that follows it) with ORIGINAL byte for byte inside single quotes, so the person reading the
 call (or a permission prompt) sees what runs. Claude Code applies
 `updatedInput` only together with a permission decision (`allow` or `ask`;
 checked in its 2.1 binary), so:
@@ -43,8 +45,12 @@ def quote(text: str) -> str:
 def wrapped(command: str, slug: str, root: str) -> str:
     """`slug`: the run, or several joined by `,` (each becomes a `--run`)."""
     runs = " --run ".join(slug.split(","))
+    from zodyssey.sandbox.native import available
+
+    helper = available(root)  # the native start (zodyssey/sandbox/native.py), if built
     return (
-        f"{quote(sys.executable)} -S -P {quote(ENTRY)}{MARK}{runs} --repo {quote(root)} "
+        (f"{quote(helper)} " if helper else "")
+        + f"{quote(sys.executable)} -S -P {quote(ENTRY)}{MARK}{runs} --repo {quote(root)} "
         f"-- bash -c {quote(command)}"
     )
 
