@@ -230,6 +230,11 @@ def split_options(
     return options, operands
 
 
+def value_at(args: "Sequence[Arg]", i: int) -> str | None:
+    """The value of `args[i]`, None when it is missing or not static."""
+    return args[i].value if i < len(args) else None
+
+
 def has_option(options: "Sequence[tuple[str, str | None]]", *names: str) -> bool:
     return any(name in names for name, _ in options)
 

@@ -43,12 +43,18 @@ def _physical(w: "Walker", options: "list[str | None]") -> bool:
 @handles("cd", "pushd")
 def _cd(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     w.read(text)
-    options = [a.value for a in args if _option(a.value)]
     operands = [a for a in args if not _option(a.value)]
     if not operands:
         return "~"
-    target = operands[0].value
-    if target is None or operands[0].multi or target == "-" or _searched(w, target):
+    return _cd_into(w, operands[0], cwd, [a.value for a in args if _option(a.value)])
+
+
+def _cd_into(
+    w: "Walker", operand: "Arg", cwd: str | None, options: "list[str | None]"
+) -> str | None:
+    """The directory `cd OPERAND` goes to, None when it is not known now."""
+    target = operand.value
+    if target is None or operand.multi or target == "-" or _searched(w, target):
         return None
     joined = join_path(cwd, target)
     if joined is None or joined.startswith("~") or ".." not in joined.split("/"):
@@ -68,28 +74,30 @@ def _popd(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | N
 @handles("export", "declare", "typeset", "local", "readonly")
 def _declare(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     for arg in args:
-        value = arg.value
-        if value is None:
-            continue  # a substitution in it was walked; a dynamic name is caught below
-        if arg.multi:
-            w.unknown(text, "a brace or glob pattern as a variable name")
-            return cwd
-        if (
-            value.startswith("-")
-            and ("n" in value or "i" in value)
-            and not text.startswith("export")
-        ):
-            w.unknown(text, "declare -n/-i makes assignments refer or evaluate")
-            return cwd
-        name, eq, assigned = value.partition("=")
-        if eq and risky_variable(name, assigned):
-            w.unknown(text, f"setting {name} changes what later commands run")
+        why = _declared_why(text, arg)
+        if why:
+            w.unknown(text, why)
             return cwd
     if any(a.value is None and "=" not in a.text for a in args):
         w.unknown(text, "a variable name that is not static")
         return cwd
     w.read(text)
     return cwd
+
+
+def _declared_why(text: str, arg: "Arg") -> str:
+    """Why one argument of export/declare/... changes what later commands run ("": it does not)."""
+    value = arg.value
+    if value is None:
+        return ""  # a substitution in it was walked; a dynamic name is caught after
+    if arg.multi:
+        return "a brace or glob pattern as a variable name"
+    if value.startswith("-") and ("n" in value or "i" in value) and not text.startswith("export"):
+        return "declare -n/-i makes assignments refer or evaluate"
+    name, eq, assigned = value.partition("=")
+    if eq and risky_variable(name, assigned):
+        return f"setting {name} changes what later commands run"
+    return ""
 
 
 @handles("read", "mapfile", "readarray", "getopts", "wait")
@@ -108,26 +116,27 @@ def _sets_variables(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) 
 
 @handles("let")
 def _let(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
-    import re  # lazily: the hot path (plain words) needs no regex
-
     for arg in args:
-        value = arg.value
-        # the name an argument assigns is not evaluated; everything else is
-        names = re.findall(r"[A-Za-z_][A-Za-z_0-9]*", re.sub(r"^\w+=", "", value or ""))
-        assigned = re.match(r"^\s*(\w+)\s*[-+*/%^|&]?=", value or "")
-        if assigned is not None and risky_variable(assigned.group(1), None):
-            w.unknown(text, f"let sets {assigned.group(1)}, which changes what later commands run")
-            return cwd
-        if (
-            value is None
-            or "`" in value
-            or "$" in value
-            or any(n not in w.safe_vars for n in names)
-        ):
-            w.unknown(text, "let evaluates variables whose values may hold commands")
+        why = _let_why(w, arg.value)
+        if why:
+            w.unknown(text, why)
             return cwd
     w.read(text)
     return cwd
+
+
+def _let_why(w: "Walker", value: str | None) -> str:
+    """Why one expression of `let` may run a command ("": it cannot)."""
+    import re  # lazily: the hot path (plain words) needs no regex
+
+    # the name an argument assigns is not evaluated; everything else is
+    names = re.findall(r"[A-Za-z_][A-Za-z_0-9]*", re.sub(r"^\w+=", "", value or ""))
+    assigned = re.match(r"^\s*(\w+)\s*[-+*/%^|&]?=", value or "")
+    if assigned is not None and risky_variable(assigned.group(1), None):
+        return f"let sets {assigned.group(1)}, which changes what later commands run"
+    if value is None or "`" in value or "$" in value or any(n not in w.safe_vars for n in names):
+        return "let evaluates variables whose values may hold commands"
+    return ""
 
 
 @handles("printf")

@@ -57,25 +57,35 @@ def _links(
     into_directory: bool,
 ) -> "tuple[bool, list[Arg]]":
     """(whether the copy makes or keeps links, what the links point at)."""
-    linked: list[Arg] = []
     if kind == "ln" or (kind == "cp" and has_option(options, "-l", "--link", "-s")):
-        # Writing through a link writes what it points at, so that must be in
-        # scope too: a hard link's source as named, a symlink's source as seen
-        # from the link's directory (the destination itself, if it is a directory).
-        symbolic = kind == "ln" and has_option(options, "-s", "--symbolic", "--symbolic-link")
-        for source in sources:
-            if symbolic:
-                linked.extend(_link_sources(source, destinations, into_directory))
-            else:
-                linked.append(source)
-        return True, linked
-    if kind != "cp":
-        return False, linked
-    keeps = any(name in _CP_LINK_OPTIONS for name, _ in options) or any(
+        return True, _pointed_at(kind, options, sources, destinations, into_directory)
+    return kind == "cp" and _cp_keeps_links(options), []
+
+
+def _pointed_at(
+    kind: str,
+    options: "list[tuple[str, str | None]]",
+    sources: "list[Arg]",
+    destinations: "list[Arg]",
+    into_directory: bool,
+) -> "list[Arg]":
+    """Writing through a link writes what it points at, so that must be in
+    scope too: a hard link's source as named, a symlink's source as seen from
+    the link's directory (the destination itself, if it is a directory)."""
+    if not (kind == "ln" and has_option(options, "-s", "--symbolic", "--symbolic-link")):
+        return list(sources)
+    linked: list[Arg] = []
+    for source in sources:
+        linked.extend(_link_sources(source, destinations, into_directory))
+    return linked
+
+
+def _cp_keeps_links(options: "list[tuple[str, str | None]]") -> bool:
+    """cp copies symlinks as symlinks (-P, -d, -a, -r, --preserve=links, ...)."""
+    return any(name in _CP_LINK_OPTIONS for name, _ in options) or any(
         name == "--preserve" and value is not None and ("links" in value or "all" in value)
         for name, value in options
     )
-    return keeps, linked
 
 
 def _mark_links(w: "Walker", text: str, cwd: str | None, linked: "list[Arg]") -> None:
@@ -150,16 +160,25 @@ def _backups(
     suffix = suffixes[-1] if suffixes else None
     if control not in ("simple", "never") or not suffix:
         return [Arg(None)]
+    named = _simple_backups(suffix, sources, destinations, into_directory)
+    return [Arg(None)] if named is None else named
+
+
+def _simple_backups(
+    suffix: str, sources: "list[Arg]", destinations: "list[Arg]", into_directory: bool
+) -> "list[Arg] | None":
+    """Each destination's backup (dest + suffix), or each source's inside a
+    destination directory; None when a name is not known now."""
     out: list[Arg] = []
     for destination in destinations:
         where = destination.value
         if where is None:
-            return [Arg(None)]
+            return None
         if not into_directory and not where.endswith("/"):
             out.append(Arg(where + suffix))
         for source in sources:
             if source.value is None or source.multi:
-                return [Arg(None)]
+                return None
             base = source.value.rstrip("/").rsplit("/", 1)[-1]
             out.append(Arg(where.rstrip("/") + "/" + base + suffix))
     return out
@@ -176,13 +195,18 @@ def _link_sources(source: "Arg", destinations: "list[Arg]", into_directory: bool
         where = destination.value
         if where is None:
             return [Arg(None, False, source.text)]
-        bases = [where]  # -t DIR or `dir/`: the link is made inside it
-        if not into_directory and not where.endswith("/"):
-            parent = where.rsplit("/", 1)[0] if "/" in where else ""
-            bases = [parent, where]  # `where` may be an existing directory
-        for base in bases:
+        for base in _link_directories(where, into_directory):
             out.append(Arg((base.rstrip("/") + "/" + value) if base else value))
     return out
+
+
+def _link_directories(where: str, into_directory: bool) -> list[str]:
+    """Where a link to `where` is made: inside it for -t DIR or `dir/`; else
+    beside it, or inside it when it is an existing directory."""
+    if into_directory or where.endswith("/"):
+        return [where]
+    parent = where.rsplit("/", 1)[0] if "/" in where else ""
+    return [parent, where]
 
 
 for _name in ("cp", "mv", "install", "ln"):
@@ -228,27 +252,33 @@ _CHMOD_MODE = r"^[ugoa]*[-+=][rwxXstugo]*([,][ugoa]*[-+=][rwxXstugo]*)*$|^[0-7]{
 
 @handles("chmod")
 def _chmod(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
-    import re  # lazily: the hot path (plain words) needs no regex
-
     mode_seen = any((a.value or "").startswith("--reference") for a in args)
     targets: list[Arg] = []
-    only = False
+    only = False  # after `--`
     for arg in args:
-        value = arg.value
-        if value is None or (only and mode_seen):
+        kind = "file" if arg.value is None else _chmod_word(arg.value, only, mode_seen)
+        only = only or kind == "end"
+        mode_seen = mode_seen or kind == "mode"
+        if kind == "file":
             targets.append(arg)
-            continue
-        if value == "--" and not only:
-            only = True
-            continue
-        if not mode_seen and re.match(_CHMOD_MODE, value):
-            mode_seen = True
-            continue
-        if value.startswith("-") and not only:
-            continue
-        targets.append(arg)
     w.write(text, cwd, targets, "chmod changes file modes")
     return cwd
+
+
+def _chmod_word(value: str, only: bool, mode_seen: bool) -> str:
+    """What one word of chmod is: "end" (`--`), "mode" (the first mode, `u+x`
+    or `644`, even after `--`), "option" or "file"."""
+    import re  # lazily: the hot path (plain words) needs no regex
+
+    if only and mode_seen:
+        return "file"
+    if value == "--" and not only:
+        return "end"
+    if not mode_seen and re.match(_CHMOD_MODE, value):
+        return "mode"
+    if value.startswith("-") and not only:
+        return "option"
+    return "file"
 
 
 @handles("tee")

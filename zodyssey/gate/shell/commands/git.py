@@ -6,6 +6,7 @@ from zodyssey.gate.shell.words import (
     has_option,
     join_path,
     split_options,
+    value_at,
 )
 
 TYPE_CHECKING = False
@@ -148,7 +149,7 @@ def _options(
         if rule is None:
             w.unknown(text, f"git option {value} can change what git runs")
             return None
-        used = rule(found, value, args[i + 1].value if i + 1 < len(args) else None)
+        used = rule(found, value, value_at(args, i + 1))
         if not used:
             return None
         i += used

@@ -10,6 +10,7 @@ from zodyssey.gate.shell.words import (
     join_path,
     option_values,
     split_options,
+    value_at,
 )
 
 TYPE_CHECKING = False
@@ -29,51 +30,68 @@ def _after_options(
     return operands
 
 
+# env's options that change nothing here -> how many words each takes
+_ENV_OPTIONS = {
+    **dict.fromkeys(("-i", "--ignore-environment", "-0", "--null", "-v", "--debug", "-"), 1),
+    "-u": 2,
+    "--unset": 2,
+}
+
+
 @handles("env")
 def _env(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     """env is a program: its -C moves the command it runs, never the shell."""
-    shell_cwd = cwd
+    found = _env_words(w, text, args, cwd)
+    if found is not None:
+        rest, inner = found
+        if rest:
+            w.nested(text, rest, inner)
+        else:
+            w.read(text)
+    return cwd
+
+
+def _env_words(
+    w: "Walker", text: str, args: "list[Arg]", cwd: str | None
+) -> "tuple[list[Arg], str | None] | None":
+    """(the command env runs, the directory it runs in), or None once decided."""
     i = 0
     while i < len(args):
         value = args[i].value
         if value is None:
             w.unknown(text, "env with a non-static argument")
-            return cwd
-        if value in ("-i", "--ignore-environment", "-0", "--null", "-v", "--debug", "-"):
-            i += 1
-        elif value in ("-u", "--unset"):
-            i += 2
-        elif value.startswith("--unset=") or (value.startswith("-u") and len(value) > 2):
-            i += 1
-        elif value in ("-C", "--chdir") or value.startswith("--chdir="):
-            new: str | None
-            if value.startswith("--chdir="):
-                new = value.split("=", 1)[1]
-                i += 1
-            else:
-                new = args[i + 1].value if i + 1 < len(args) else None
-                i += 2
-            cwd = join_path(cwd, new) if new is not None else None
-        elif value == "--":
-            i += 1
-            break
-        elif value.startswith("-"):
-            w.unknown(text, f"env option {value}")
-            return cwd
+            return None
+        if value == "--":
+            return args[i + 1 :], cwd
+        if value.startswith("-"):
+            used, cwd = _env_option(value, value_at(args, i + 1), cwd)
+            if not used:
+                w.unknown(text, f"env option {value}")
+                return None
+            i += used
         elif "=" in value and not value.startswith("="):
             name, _, assigned = value.partition("=")
             if risky_variable(name, assigned):
                 w.unknown(text, f"setting {name} changes what the command runs")
-                return cwd
+                return None
             i += 1
         else:
             break
-    rest = args[i:]
-    if not rest:
-        w.read(text)
-        return shell_cwd
-    w.nested(text, rest, cwd)
-    return shell_cwd
+    return args[i:], cwd
+
+
+def _env_option(value: str, following: str | None, cwd: str | None) -> "tuple[int, str | None]":
+    """(how many words the option takes, 0 for one not known; the directory
+    the command runs in after it)."""
+    if value in _ENV_OPTIONS:
+        return _ENV_OPTIONS[value], cwd
+    if value.startswith("--unset=") or (value.startswith("-u") and len(value) > 2):
+        return 1, cwd
+    if value.startswith("--chdir="):
+        return 1, join_path(cwd, value.split("=", 1)[1])
+    if value in ("-C", "--chdir"):
+        return 2, join_path(cwd, following) if following is not None else None
+    return 0, cwd
 
 
 def _wrapper(
@@ -135,40 +153,48 @@ def _sudo(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | N
     return cwd
 
 
+_XARGS_LONG_VALUES = (
+    "--max-args",
+    "--delimiter",
+    "--max-chars",
+    "--max-procs",
+    "--arg-file",
+    "--process-slot-var",
+)
+
+
 @handles("xargs")
 def _xargs(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
     # GNU xargs: -e, -i, -l and --eof, --replace, --max-lines take their value
     # only attached (`-eEND`, `--eof=END`): `xargs -e rm` runs `rm`.
     options, operands = split_options(
-        args,
-        "IndLsEPa",
-        (
-            "--max-args",
-            "--delimiter",
-            "--max-chars",
-            "--max-procs",
-            "--arg-file",
-            "--process-slot-var",
-        ),
-        stop_at_operand=True,
-        short_optional="eil",
+        args, "IndLsEPa", _XARGS_LONG_VALUES, stop_at_operand=True, short_optional="eil"
     )
-    replace = [v for v in option_values(options, "-I", "--replace") if v]
-    if any(name in ("-i", "--replace") and value is None for name, value in options):
-        replace.append("{}")
-    replace.extend(v for n, v in options if n == "-i" and v)
-    # the replacement string stands for input read at run time
-    operands = [
-        Arg(None, False, a.text)
-        if a.value is not None and any(r in a.value for r in replace)
-        else a
-        for a in operands
-    ]
+    operands = _replaced(operands, _replacements(options))
     if not operands:
         w.read(text)  # default command is echo
         return cwd
     w.nested(text, operands, cwd, extra_unknown=True)
     return cwd
+
+
+def _replacements(options: "list[tuple[str, str | None]]") -> list[str]:
+    """The replacement strings of -I, -i and --replace (`{}` when none is given)."""
+    replace = [v for v in option_values(options, "-I", "--replace") if v]
+    if any(name in ("-i", "--replace") and value is None for name, value in options):
+        replace.append("{}")
+    replace.extend(v for n, v in options if n == "-i" and v)
+    return replace
+
+
+def _replaced(operands: "list[Arg]", replace: list[str]) -> "list[Arg]":
+    """A word holding a replacement string stands for input read at run time."""
+    return [
+        Arg(None, False, a.text)
+        if a.value is not None and any(r in a.value for r in replace)
+        else a
+        for a in operands
+    ]
 
 
 # -- code strings
