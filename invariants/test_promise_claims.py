@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -155,3 +156,15 @@ def test_javascript_breaks_killed_and_survived(tmp_path: Path) -> None:
 @pytest.mark.claim("drill-other-languages")
 def test_go_breaks_are_the_grammars_statements(tmp_path: Path) -> None:
     languages.test_go_breaks_are_statements_by_the_grammar(tmp_path)
+
+
+from tests.claims import test_claims_non_regular as non_regular  # noqa: E402
+
+
+@pytest.mark.claim("claims-files-regular")
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_fifo_results_ledger_cache_and_code_are_refused(tmp_path: Path) -> None:
+    non_regular.test_a_fifo_results_file_is_refused(tmp_path / "results")
+    non_regular.test_a_fifo_ledger_is_refused_by_every_reader(tmp_path / "ledger", ("drill",))
+    non_regular.test_a_fifo_drill_cache_is_refused(tmp_path / "cache")
+    non_regular.test_a_fifo_as_the_claims_code_is_named_not_waited_on(tmp_path / "code")

@@ -33,6 +33,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from zodyssey.core.files import NotRegularFile, read_regular
+
 # Bumped when the set of breaks or their meaning changes: cached results made by
 # another engine are re-drilled.
 ENGINE = "drill-2"
@@ -68,7 +70,7 @@ class Span:
 
     def content(self, root: Path) -> bytes:
         """The bytes the span covers now (what the cache key holds)."""
-        data = (root / self.path).read_bytes()
+        data = read_regular(root / self.path, "claim code")
         if self.kind == "file":
             return data
         lines = data.splitlines(keepends=True)
@@ -162,9 +164,10 @@ def _other_symbol(root: Path, spec: str, path: str, symbol: str) -> Span:
 
 
 def _parse_py(root: Path, path: str, spec: str) -> tuple[ast.Module, bytes]:
-    target = root / path
     try:
-        data = target.read_bytes()
+        data = read_regular(root / path, "claim code")
+    except NotRegularFile as exc:
+        raise SpecError(f"{spec}: {exc}") from exc
     except OSError as exc:
         raise SpecError(f"{spec}: cannot read {path}: {exc.strerror or exc}") from exc
     try:

@@ -94,9 +94,11 @@ class CachedClaim:
 
 def read_cache(path: Path) -> dict[str, CachedClaim]:
     """The cache at `path` ({} when there is none); exit 2 when it cannot be used."""
+    from zodyssey.core.files import read_regular_text
+
     how = "fix it or delete it (the next drill re-creates it)"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_regular_text(path, "drill cache"))  # a FIFO: exit 2, no hang
     except FileNotFoundError:
         return {}
     except (OSError, UnicodeDecodeError) as exc:
@@ -169,10 +171,12 @@ def render_cache(entries: dict[str, CachedClaim]) -> str:
 def write_cache(path: Path, entries: dict[str, CachedClaim]) -> bool:
     """Write when the content changes; True when written."""
     from zodyssey.core.atomic import write_atomic
+    from zodyssey.core.files import read_regular_text, require_regular_target
 
     text = render_cache(entries)
+    require_regular_target(path, "drill cache")
     try:
-        if path.read_text(encoding="utf-8") == text:
+        if read_regular_text(path, "drill cache") == text:
             return False
     except (OSError, UnicodeDecodeError):
         pass

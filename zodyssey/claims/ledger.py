@@ -85,15 +85,15 @@ def read_ledger(path: Path) -> Ledger | None:
 
 
 def _ledger_text(path: Path, how: str) -> str | None:
-    import stat
+    from zodyssey.core.files import NotRegularFile, read_regular_text
 
     try:
-        if not stat.S_ISREG(path.stat().st_mode):
-            # A FIFO or a device would block or never end: only regular files are read.
-            raise UsageError(f"claims ledger {path} is not a regular file; {how}")
-        return path.read_text(encoding="utf-8")
+        # A FIFO or a device would block or never end: only regular files are read.
+        return read_regular_text(path, "claims ledger")
     except FileNotFoundError:
         return None
+    except NotRegularFile as exc:
+        raise UsageError(f"{exc}; {how}") from exc
     except OSError as exc:
         raise UsageError(f"cannot read claims ledger {path}: {exc.strerror}") from exc
     except UnicodeDecodeError as exc:
@@ -166,7 +166,9 @@ def write_ledger(path: Path, ledger: Ledger) -> None:
     import os
 
     from zodyssey.core.atomic import write_atomic
+    from zodyssey.core.files import require_regular_target
 
+    require_regular_target(path, "claims ledger")
     write_atomic(os.path.realpath(path), render_ledger(ledger))
 
 

@@ -127,11 +127,12 @@ def _exit_code(findings: list[Finding], claims: ClaimSet, config: Config) -> int
 
 
 def _results_document(name: str) -> dict[str, Any]:
-    path = Path(name)
+    from zodyssey.core.files import read_regular_text
+
     try:
-        if path.exists() and not path.is_file():
-            raise UsageError(f"results file {name} is not a regular file")
-        data = json.loads(path.read_text(encoding="utf-8"))
+        # Opened without blocking and checked as opened: a FIFO or device is one
+        # error (exit 2), never a hang.
+        data = json.loads(read_regular_text(name, "results file"))
     except FileNotFoundError as exc:
         raise UsageError(f"results file {name} does not exist (did that shard upload it?)") from exc
     except (OSError, UnicodeDecodeError) as exc:
