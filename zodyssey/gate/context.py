@@ -262,13 +262,17 @@ def load_plan(layout: "Layout", slug: str, state: "dict[str, Any]") -> "PlanView
     path = resolve(raw, layout.root, os.path.expanduser("~"))
     if layout.bookkeeping(path) is None and not path.startswith(layout.root + "/"):
         return PlanView(path, None, f"plan_path {raw} lies outside the repository", None)
+    from zodyssey.core.files import NotRegularFile, open_regular
+
     try:
-        with open(path, "rb") as handle:
+        with os.fdopen(open_regular(path, "the plan"), "rb") as handle:
             text = handle.read(MAX_PLAN_BYTES + 1)
     except OSError as exc:
         return PlanView(
             path, None, f"the plan {layout.show(path)} is unreadable ({exc.strerror})", None
         )
+    except NotRegularFile as exc:  # a FIFO is never waited on, a device never read
+        return PlanView(path, None, f"the plan is unreadable: {exc.message}", None)
     if len(text) > MAX_PLAN_BYTES:
         return PlanView(
             path,
@@ -285,9 +289,11 @@ def load_inflight(layout: "Layout", slug: str) -> "list[dict[str, Any]]":
 
     from zodyssey.core.paths import inflight_path
 
+    from zodyssey.core.files import open_regular
+
     path = inflight_path(layout.root, slug)
-    try:
-        with open(path, encoding="utf-8") as handle:
+    try:  # a FIFO or device as the ledger raises NotRegularFile: the call blocks
+        with os.fdopen(open_regular(path, "the dispatch ledger"), encoding="utf-8") as handle:
             value = json.load(handle)
     except FileNotFoundError:
         return []
@@ -335,10 +341,12 @@ def _strings(section: "Any", key: str, default: "list[str]") -> "list[str]":
 def load_settings(root: str) -> "GateSettings":
     """`[tool.zodyssey.gate]`: read_only, reviewer_agent, read_only_agents."""
     # Parsing TOML costs milliseconds; skip it when no config file mentions the gate.
+    from zodyssey.core.files import open_regular
+
     mentions = False
     for name in (".zodyssey.toml", "pyproject.toml"):
-        try:
-            with open(os.path.join(root, name), "rb") as handle:
+        try:  # a FIFO or device as the configuration raises NotRegularFile: blocks
+            with os.fdopen(open_regular(os.path.join(root, name), name), "rb") as handle:
                 if b"gate" in handle.read():
                     mentions = True
         except OSError:

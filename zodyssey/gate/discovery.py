@@ -87,17 +87,20 @@ class Discovery:
 
 def read_states(root: str, files: list[tuple[str, str]]) -> "Discovery":
     """Parse each state file; one that cannot be read yields the reason instead."""
+    from zodyssey.core.files import NotRegularFile, open_regular
     from zodyssey.core.jsontext import loads  # json.loads without importing json
 
     runs: list[tuple[str, dict[str, Any] | str]] = []
     for slug, path in files:
         name = os.path.basename(path)
         try:
-            with open(path, encoding="utf-8") as handle:
+            # Never `open()`: a FIFO planted as the state would wait for a writer
+            # past the harness's timeout, /dev/zero never ends; both are refused.
+            with os.fdopen(open_regular(path, "run state"), encoding="utf-8") as handle:
                 value = loads(handle.read())
         except FileNotFoundError:
             continue  # removed between listdir and open
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, NotRegularFile) as exc:
             runs.append(
                 (
                     slug,

@@ -317,12 +317,14 @@ def _phase_of(slug: str, root: str, ctx: "RunContext") -> str | None:
     from zodyssey.core.paths import state_path
     from zodyssey.core.vocabulary import is_slug
 
+    from zodyssey.core.files import NotRegularFile, open_regular
+
     if not is_slug(slug):
         return None
-    try:
-        with open(state_path(root, slug), encoding="utf-8") as handle:
-            state = loads(handle.read())
-    except (OSError, ValueError):
+    try:  # never waits on a FIFO planted as that run's state
+        with os.fdopen(open_regular(state_path(root, slug), "run state"), encoding="utf-8") as fh:
+            state = loads(fh.read())
+    except (OSError, ValueError, NotRegularFile):
         return None
     phase = state.get("phase") if isinstance(state, dict) else None
     return phase if isinstance(phase, str) else None
