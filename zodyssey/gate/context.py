@@ -287,9 +287,8 @@ def load_plan(layout: "Layout", slug: str, state: "dict[str, Any]") -> "PlanView
 def load_inflight(layout: "Layout", slug: str) -> "list[dict[str, Any]]":
     import json  # only once a dispatch ledger exists
 
-    from zodyssey.core.paths import inflight_path
-
     from zodyssey.core.files import open_regular
+    from zodyssey.core.paths import inflight_path
 
     path = inflight_path(layout.root, slug)
     try:  # a FIFO or device as the ledger raises NotRegularFile: the call blocks

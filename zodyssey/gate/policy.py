@@ -313,11 +313,10 @@ def _joined(path: str, cwd: str, home: str) -> str:
 def _phase_of(slug: str, root: str, ctx: "RunContext") -> str | None:
     if slug == ctx.slug and root == ctx.root:
         return ctx.phase
+    from zodyssey.core.files import NotRegularFile, open_regular
     from zodyssey.core.jsontext import loads
     from zodyssey.core.paths import state_path
     from zodyssey.core.vocabulary import is_slug
-
-    from zodyssey.core.files import NotRegularFile, open_regular
 
     if not is_slug(slug):
         return None
