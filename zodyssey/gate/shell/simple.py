@@ -97,23 +97,13 @@ class Commands:
         append: bool = False,
     ) -> None:
         targets: list[Target] = []
-        unbounded = False
+        unbounded = not paths
         for arg in paths:
-            if arg.value is None or arg.multi or arg.value == "":
+            path = _written_path(cwd, arg)
+            if path is None:
                 unbounded = True
-                continue
-            if arg.value in DEV_SINKS:
-                continue
-            if arg.value.startswith("~") and not (arg.value == "~" or arg.value.startswith("~/")):
-                unbounded = True  # ~user/...
-                continue
-            joined = join_path(cwd, arg.value)
-            if joined is None:
-                unbounded = True
-                continue
-            targets.append(Target(joined, append))
-        if not paths:
-            unbounded = True
+            elif path:
+                targets.append(Target(path, append))
         if not targets and not unbounded:
             self.read(text)  # only sinks such as /dev/null
             return
@@ -133,11 +123,10 @@ class Commands:
             return cwd
         if "/" in name:
             base = name.rsplit("/", 1)[1]
-            if not any(name == prefix + base for prefix in SYSTEM_BIN):
+            if not _in_system_bin(name, base):
                 return self._program(text, name, base, args, cwd)
             name = base
-        if name.startswith("python") and name[6:].replace(".", "").isdigit():
-            name = "python3"
+        name = _python_alias(name)
         as_written = name == name_arg.value
         function = self.functions.get(name_arg.value or "") if functions else None
         if function is not None and as_written:
@@ -224,6 +213,31 @@ class Commands:
         raise NeedsParser(text)  # functions exist only in a walked script
 
 
+def _written_path(cwd: str | None, arg: "Arg") -> str | None:
+    """The path `arg` writes as seen from `cwd`: "" for a sink (/dev/null),
+    None when it cannot be named now (not static, a pattern, `~user`)."""
+    value = arg.value
+    if value is None or arg.multi or value == "":
+        return None
+    if value in DEV_SINKS:
+        return ""
+    if value.startswith("~") and not (value == "~" or value.startswith("~/")):
+        return None  # ~user/...
+    return join_path(cwd, value)
+
+
+def _in_system_bin(name: str, base: str) -> bool:
+    """`/bin/ls`, `/usr/bin/git`: the command itself, named by its system path."""
+    return any(name == prefix + base for prefix in SYSTEM_BIN)
+
+
+def _python_alias(name: str) -> str:
+    """`python3.11`, `python3` and `python2.7` are judged as `python3`."""
+    if name.startswith("python") and name[6:].replace(".", "").isdigit():
+        return "python3"
+    return name
+
+
 def _listed_read_only(name: str, args: "list[Arg]") -> bool:
     """On the read-only allowlist, or its version query (`node --version`)."""
     if name in READ_ONLY:
@@ -237,9 +251,14 @@ def _evaluates(name: str, args: "list[Arg]") -> bool:
     values = [a.value or "" for a in args]
     if name == "printf":
         values = [v for k, v in enumerate(values) if k and values[k - 1] == "-v"]
-    return any("[" in v and _search(EVALUATED_SUBSCRIPT, v) for v in values) or (
-        name in ("mapfile", "readarray") and any(v.startswith("-C") for v in values)
+    return any("[" in v and _search(EVALUATED_SUBSCRIPT, v) for v in values) or _callback(
+        name, values
     )
+
+
+def _callback(name: str, values: list[str]) -> bool:
+    """`mapfile -C CALLBACK` / `readarray -C`: runs the callback it is given."""
+    return name in ("mapfile", "readarray") and any(v.startswith("-C") for v in values)
 
 
 def abbreviated_option(name: str, args: "Sequence[Arg]") -> str | None:

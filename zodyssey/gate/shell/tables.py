@@ -415,3 +415,13 @@ def risky_variable(name: str, value: str | None) -> bool:
     if name.endswith("PAGER"):
         return value is None or value not in PAGER_VALUES
     return name in RISKY_VARIABLES or name.startswith(RISKY_PREFIXES)
+
+
+def plain_value(value: str) -> bool:
+    """A value with nothing arithmetic would expand again (`$`, a backtick, a subscript)."""
+    return not any(c in value for c in "$`[")
+
+
+def refers_or_evaluates(option: str) -> bool:
+    """`declare -n` (a name reference) or `-i` (integer: assignments are arithmetic)."""
+    return option.startswith("-") and ("n" in option or "i" in option)

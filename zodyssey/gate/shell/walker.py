@@ -15,6 +15,8 @@ from zodyssey.gate.shell.tables import (
     EVALUATED_SUBSCRIPT,
     LEAVES,
     SHELL_NUMBERS,
+    plain_value,
+    refers_or_evaluates,
     risky_variable,
 )
 from zodyssey.gate.shell.words import (
@@ -197,27 +199,29 @@ class Walker(Commands):
                 continue
             children = current.children
             for k, child in enumerate(children):
-                if child.is_named or child.type not in _TEST_WRITES:
-                    continue
-                target = children[k + 1] if k + 1 < len(children) else None
-                while target is not None and target.type not in _WORD_NODES and target.children:
-                    target = next((c for c in target.children if c.is_named), None)
-                arg = to_arg(target, self.source) if target is not None else Arg(None)
-                self.write(
-                    self.text(node),
-                    cwd,
-                    [arg],
-                    f"{child.type} inside [ ] is a redirection",
-                    append=child.type == ">>",
-                )
+                if not child.is_named and child.type in _TEST_WRITES:
+                    self.write(
+                        self.text(node),
+                        cwd,
+                        [self.test_target(children[k + 1 :])],
+                        f"{child.type} inside [ ] is a redirection",
+                        append=child.type == ">>",
+                    )
             stack.extend(c for c in children if c.is_named)
+
+    def test_target(self, following: "list[Any]") -> "Arg":
+        """The word a `>` inside `[ ]` writes: the next node, or the first word inside it."""
+        target = following[0] if following else None
+        while target is not None and target.type not in _WORD_NODES and target.children:
+            target = next((c for c in target.children if c.is_named), None)
+        return to_arg(target, self.source) if target is not None else Arg(None)
 
     def declaration(self, node: "Any", cwd: str | None) -> str | None:
         self.names_with_subscripts(node)
         words = [self.text(c) for c in node.children if c.type == "word"]
         keyword = node.children[0].type if node.children else ""
         # (`export -n` only takes the export away)
-        if keyword != "export" and any(w.startswith("-") and ("n" in w or "i" in w) for w in words):
+        if keyword != "export" and any(refers_or_evaluates(w) for w in words):
             self.unknown(self.text(node), "declare -n/-i makes assignments refer or evaluate")
         # `export 'PATH=x'`, `export P\ATH=x`, `export {PATH,X}=x`: the builtin
         # sees NAME=VALUE after quote removal and expansion, whatever the spelling
@@ -243,7 +247,7 @@ class Walker(Commands):
         """Note that this command line assigns `name` (value None: unknown)."""
         if name == "CDPATH":
             self.cdpath = True
-        if value is not None and not any(c in value for c in "$`["):
+        if value is not None and plain_value(value):
             self.safe_vars.add(name)
         else:
             self.safe_vars.discard(name)
@@ -280,23 +284,22 @@ class Walker(Commands):
 
     def loop(self, node: "Any", cwd: str | None) -> str | None:
         """`for`/`select` loops: the loop variable is set to each value."""
-        kind = node.type
-        if kind == "c_style_for_statement":
+        if node.type == "c_style_for_statement":
             self.arithmetic(node)
         variable = node.child_by_field_name("variable")
-        if variable is not None and risky_variable(self.text(variable), None):
-            self.unknown(self.text(node)[:200], f"the loop sets {self.text(variable)}")
         if variable is not None:
-            values = [to_arg(c, self.source) for c in node.children_by_field_name("value")]
-            plain = kind == "for_statement" and all(
-                v.value is not None and not v.multi and not any(c in v.value for c in "$`[")
-                for v in values
-            )
-            if plain and values:
-                self.safe_vars.add(self.text(variable))
-            else:
-                self.safe_vars.discard(self.text(variable))
+            self.loop_variable(node, self.text(variable))
         return self.inside(node, cwd)
+
+    def loop_variable(self, node: "Any", name: str) -> None:
+        """The loop sets `name`: to plain values only, it stays safe in arithmetic."""
+        if risky_variable(name, None):
+            self.unknown(self.text(node)[:200], f"the loop sets {name}")
+        values = [to_arg(c, self.source) for c in node.children_by_field_name("value")]
+        if node.type == "for_statement" and values and all(_plain_arg(v) for v in values):
+            self.safe_vars.add(name)
+        else:
+            self.safe_vars.discard(name)
 
     def file_redirect(self, node: "Any", cwd: str | None) -> str | None:
         self.redirect(node, cwd)
@@ -410,26 +413,12 @@ class Walker(Commands):
             self.unknown(self.text(node), f"setting {name} changes what later commands run")
 
     def redirect(self, node: "Any", cwd: str | None) -> None:
-        operator = ""
-        destination: Any = None
-        for child in node.children:
-            if not child.is_named:
-                operator = child.type
-            elif child.type != "file_descriptor":
-                destination = child
+        operator, destination = _operator_and_destination(node)
         text = self.text(node)
         if destination is not None:
             # substitutions inside the destination run too
             self.walk_words([destination], cwd)
-        if operator in ("<", "<&", "<<<"):
-            return
-        if operator in (">&", "<&") or (operator.endswith("&") and operator not in ("&>", "&>>")):
-            if destination is not None and destination.type == "number":
-                return
-            value = to_arg(destination, self.source).value if destination is not None else None
-            if value is not None and (value.isdigit() or value == "-"):
-                return
-        if operator in (">&-", "<&-"):
+        if self.opens_no_file(operator, destination):
             return
         if destination is None:
             self.unknown(text, "redirection without a file")
@@ -438,6 +427,17 @@ class Walker(Commands):
         self.write(
             text, cwd, [to_arg(destination, self.source)], f"redirection {operator}", append=append
         )
+
+    def opens_no_file(self, operator: str, destination: "Any") -> bool:
+        """Input redirections, and descriptor copies and closes (`2>&1`, `>&-`)."""
+        if operator in ("<", "<&", "<<<", ">&-", "<&-"):
+            return True
+        if not operator.endswith("&") or destination is None:  # (`&>` names a file)
+            return False
+        if destination.type == "number":
+            return True
+        value = to_arg(destination, self.source).value
+        return value is not None and (value.isdigit() or value == "-")
 
     def walk_words(self, nodes: "Iterable[Any]", cwd: str | None) -> None:
         """Classify substitutions hidden inside words."""
@@ -523,6 +523,16 @@ class Walker(Commands):
         self.check_arithmetic(node, stack)
 
     def check_arithmetic(self, node: "Any", stack: "list[Any]") -> None:
+        names = self.arithmetic_names(stack)
+        unsafe = [n for n in names if n not in self.safe_vars and n not in SHELL_NUMBERS]
+        if unsafe:
+            self.unknown(
+                self.text(node)[:200],
+                f"arithmetic on {unsafe[0]} runs any command substitution stored in its value",
+            )
+
+    def arithmetic_names(self, stack: "list[Any]") -> list[str]:
+        """The variable names under the nodes of `stack` (substitutions are commands of their own)."""
         import re  # lazily: the hot path (plain words) needs no regex
 
         names: list[str] = []
@@ -535,12 +545,7 @@ class Walker(Commands):
             elif current.type in ("command_substitution", "process_substitution"):
                 continue  # walked as commands of their own
             stack.extend(c for c in current.children if c.is_named)
-        unsafe = [n for n in names if n not in self.safe_vars and n not in SHELL_NUMBERS]
-        if unsafe:
-            self.unknown(
-                self.text(node)[:200],
-                f"arithmetic on {unsafe[0]} runs any command substitution stored in its value",
-            )
+        return names
 
     # -- simple commands
     def command(self, node: "Any", cwd: str | None) -> str | None:
@@ -589,6 +594,23 @@ class Walker(Commands):
             return self.function_body(definition, cwd)
         finally:
             self.calling.discard(name)
+
+
+def _operator_and_destination(node: "Any") -> "tuple[str, Any]":
+    """A redirection's operator (`>`, `2>&1`'s `>&`, ...) and the node it names."""
+    operator = ""
+    destination: Any = None
+    for child in node.children:
+        if not child.is_named:
+            operator = child.type
+        elif child.type != "file_descriptor":
+            destination = child
+    return operator, destination
+
+
+def _plain_arg(arg: "Arg") -> bool:
+    """A static word, no pattern, nothing that a later arithmetic would expand."""
+    return arg.value is not None and not arg.multi and plain_value(arg.value)
 
 
 _TEST_WRITES = frozenset({">", ">>", ">|", "&>", "&>>"})

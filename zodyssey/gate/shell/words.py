@@ -131,21 +131,26 @@ def to_arg(node: "Any", src: str) -> "Arg":
     if kind == "string":
         return Arg(string_value(node, src), False, text)
     if kind == "concatenation":
-        values: list[str] = []
-        multi = False
-        unquoted: list[str] = []
-        for child in node.children:
-            part = to_arg(child, src)
-            if part.value is None:
-                return Arg(None, False, text)
-            values.append(part.value)
-            multi = multi or part.multi
-            unquoted.append(part.value if child.type == "word" else "_" * len(part.value))
-        joined = "".join(unquoted)
-        if "{" in joined and has_brace_pattern(joined):
-            multi = True
-        return Arg("".join(values), multi, text)
+        return _concatenation(node, src, text)
     return Arg(None, False, text)
+
+
+def _concatenation(node: "Any", src: str, text: str) -> "Arg":
+    """Words written next to each other (`a"b"$c`): one value, None when a piece has none."""
+    values: list[str] = []
+    multi = False
+    unquoted: list[str] = []  # quoted pieces blanked out, for brace detection
+    for child in node.children:
+        part = to_arg(child, src)
+        if part.value is None:
+            return Arg(None, False, text)
+        values.append(part.value)
+        multi = multi or part.multi
+        unquoted.append(part.value if child.type == "word" else "_" * len(part.value))
+    joined = "".join(unquoted)
+    if "{" in joined and has_brace_pattern(joined):
+        multi = True
+    return Arg("".join(values), multi, text)
 
 
 def join_path(cwd: str | None, path: str) -> str | None:
@@ -190,44 +195,60 @@ def split_options(
         i += 1
         if only_operands or value is None or value == "-" or not value.startswith("-"):
             operands.append(arg)
-            if stop_at_operand:
-                only_operands = True
-            continue
-        if value == "--":
+            only_operands = only_operands or stop_at_operand
+        elif value == "--":
             only_operands = True
-            continue
-        if value.startswith("--"):
-            name, eq, attached = value.partition("=")
-            if eq:
-                options.append((name, attached))
-            elif name in long_set and i < len(args):
-                options.append((name, args[i].value if args[i].value is not None else "\0"))
-                i += 1
-            else:
-                options.append((name, None))
-            continue
-        # short cluster: -abc, -ofile, -o file
-        j = 1
-        while j < len(value):
-            flag = value[j]
-            if flag in short_optional:
-                options.append(("-" + flag, value[j + 1 :] or None))
-                break
-            if flag in short_values:
-                rest = value[j + 1 :]
-                if rest:
-                    options.append(("-" + flag, rest))
-                elif i < len(args):
-                    options.append(
-                        ("-" + flag, args[i].value if args[i].value is not None else "\0")
-                    )
-                    i += 1
-                else:
-                    options.append(("-" + flag, None))
-                break
-            options.append(("-" + flag, None))
-            j += 1
+        elif value.startswith("--"):
+            i = _long_option(value, args, i, long_set, options)
+        else:
+            i = _short_cluster(value, args, i, short_values, short_optional, options)
     return options, operands
+
+
+def _long_option(
+    value: str, args: "Sequence[Arg]", i: int, long_set: "set[str]", options: "Options"
+) -> int:
+    """Adds `--opt`, `--opt=v` or `--opt v` to `options`; returns the next word's index."""
+    name, eq, attached = value.partition("=")
+    if eq:
+        options.append((name, attached))
+    elif name in long_set and i < len(args):
+        options.append((name, _option_value(args[i])))
+        return i + 1
+    else:
+        options.append((name, None))
+    return i
+
+
+def _short_cluster(
+    value: str,
+    args: "Sequence[Arg]",
+    i: int,
+    short_values: str,
+    short_optional: str,
+    options: "Options",
+) -> int:
+    """Adds the flags of `-abc`, `-ofile`, `-o file` to `options`; returns the
+    next word's index. The first flag that takes a value ends the cluster."""
+    for j in range(1, len(value)):
+        flag = "-" + value[j]
+        rest = value[j + 1 :]
+        if value[j] in short_optional:
+            options.append((flag, rest or None))
+            return i
+        if value[j] in short_values:
+            if rest or i >= len(args):
+                options.append((flag, rest or None))
+                return i
+            options.append((flag, _option_value(args[i])))
+            return i + 1
+        options.append((flag, None))
+    return i
+
+
+def _option_value(arg: "Arg") -> str:
+    """An option's value taken from the next word ("\\0" when it is not static)."""
+    return arg.value if arg.value is not None else "\0"
 
 
 def value_at(args: "Sequence[Arg]", i: int) -> str | None:

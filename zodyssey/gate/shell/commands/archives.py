@@ -65,17 +65,22 @@ def _tar_letters(words: "list[str]") -> str:
     return letters + "".join(v[1:] for v in words if v.startswith("-") and not v.startswith("--"))
 
 
+# (mode letters, long mode options) -> the mode; any other mix is "" (several
+# modes, or one that writes)
+_TAR_MODES = {
+    (frozenset("t"), frozenset()): "list",
+    (frozenset(), frozenset(["--list"])): "list",
+    (frozenset("x"), frozenset()): "extract",
+    (frozenset(), frozenset(["--extract"])): "extract",
+    (frozenset(), frozenset(["--get"])): "extract",
+}
+
+
 def _tar_mode(words: "list[str]", letters: str) -> str:
     """ "list", "extract" or "" (any other or more than one mode)."""
-    modes = set(letters) & set("txcruA")
-    long_modes = {v for v in words if v in _TAR_LONG_MODES}
-    if (modes == {"t"} and not long_modes) or (not modes and long_modes == {"--list"}):
-        return "list"
-    if (modes == {"x"} and not long_modes) or (
-        not modes and long_modes in ({"--extract"}, {"--get"})
-    ):
-        return "extract"
-    return ""
+    modes = frozenset(letters) & frozenset("txcruA")
+    long_modes = frozenset(v for v in words if v in _TAR_LONG_MODES)
+    return _TAR_MODES.get((modes, long_modes), "")
 
 
 def _tar_reads(words: "list[str]") -> bool:

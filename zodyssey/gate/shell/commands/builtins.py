@@ -3,6 +3,7 @@
 from zodyssey.gate.shell.commands import handles
 from zodyssey.gate.shell.records import Arg
 from zodyssey.gate.shell.tables import (
+    refers_or_evaluates,
     risky_variable,
 )
 from zodyssey.gate.shell.words import (
@@ -92,7 +93,7 @@ def _declared_why(text: str, arg: "Arg") -> str:
         return ""  # a substitution in it was walked; a dynamic name is caught after
     if arg.multi:
         return "a brace or glob pattern as a variable name"
-    if value.startswith("-") and ("n" in value or "i" in value) and not text.startswith("export"):
+    if refers_or_evaluates(value) and not text.startswith("export"):
         return "declare -n/-i makes assignments refer or evaluate"
     name, eq, assigned = value.partition("=")
     if eq and risky_variable(name, assigned):

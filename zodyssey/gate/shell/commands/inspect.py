@@ -30,16 +30,20 @@ def _compressor(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> s
         return cwd
     options, _ = split_options(args, "oSTLbB", ("--output", "--suffix", "--threads"))
     outputs = option_values(options, "-o", "--output")
-    shorts = _shorts(args)
-    longs = {a.value for a in args if (a.value or "").startswith("--")}
     if outputs:
         w.write(text, cwd, [Arg(v) for v in outputs], "the compressor writes its -o file")
-    elif set(shorts) & set("ct" if text.startswith("lz4") else "clt") or longs & _STDOUT_LONG:
-        # (lz4's -l is its legacy format, not a listing)
+    elif _to_stdout(text, args):
         w.read(text)
     else:
         w.unknown(text, "the compressor writes files next to its input")
     return cwd
+
+
+def _to_stdout(text: str, args: "list[Arg]") -> bool:
+    """Told to write to stdout, list or test (lz4's -l is its legacy format, not a listing)."""
+    letters = set("ct" if text.startswith("lz4") else "clt")
+    longs = {a.value for a in args if (a.value or "").startswith("--")}
+    return bool(set(_shorts(args)) & letters or longs & _STDOUT_LONG)
 
 
 register(_compressor, "gzip", "gunzip", "xz", "unxz", "bzip2", "bunzip2", "zstd", "unzstd", "lz4")
@@ -79,19 +83,26 @@ def _docker(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str |
     if values in (["--version"], ["-v"]):
         w.read(text)
         return cwd
-    words = [v for v in values if v is not None and not v.startswith("-")]
-    if any(v is None for v in values) or not words or values[0] != words[0]:
+    words = _docker_command(values)
+    if words is None:
         # global options (--host, --config, --context, ...) change whom it talks to
         w.unknown(text, "docker with global options or no command")
-        return cwd
-    sub = words[0]
-    if sub in _DOCKER_READS or (
-        sub in _DOCKER_GROUPS and len(words) > 1 and words[1] in _DOCKER_GROUPS[sub]
+    elif words[0] in _DOCKER_READS or (
+        len(words) > 1 and words[1] in _DOCKER_GROUPS.get(words[0], ())
     ):
         w.read(text)
     else:
-        w.unknown(text, f"docker {sub} can change containers, images or files")
+        w.unknown(text, f"docker {words[0]} can change containers, images or files")
     return cwd
+
+
+def _docker_command(values: "list[str | None]") -> "list[str] | None":
+    """docker's command words (`ps`, `image ls`); None when one is not static
+    or a global option comes first."""
+    words = [v for v in values if v is not None and not v.startswith("-")]
+    if any(v is None for v in values) or not words or values[0] != words[0]:
+        return None
+    return words
 
 
 @handles("yq")

@@ -5,6 +5,7 @@ from zodyssey.gate.shell.records import Arg, Target
 from zodyssey.gate.shell.tables import (
     VERSION_QUERY,
 )
+from zodyssey.gate.shell.words import value_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -21,24 +22,24 @@ def _shell(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | 
         value = args[i].value
         if value is None:
             break
-        if value == "-c" or (
-            value.startswith("-") and not value.startswith("--") and "c" in value[1:]
-        ):
-            code = args[i + 1].value if i + 1 < len(args) else None
-            w.reparse(text, code, cwd)
+        if _runs_string(value):
+            w.reparse(text, value_at(args, i + 1), cwd)
             return cwd
-        if value in ("--version",) and len(args) == 1:
+        if value == "--version" and len(args) == 1:
             w.read(text)
             return cwd
-        if value.startswith("-") and value not in ("-", "--"):
-            if value in ("-o", "+o", "-O", "+O"):
-                i += 2
-                continue
-            i += 1
-            continue
-        break
+        if not value.startswith("-") or value in ("-", "--"):
+            break
+        i += 2 if value in ("-o", "-O") else 1  # (`-o NAME`, `-O NAME`: a shell option)
     w.unknown(text, "runs a shell script or reads code from stdin")
     return cwd
+
+
+def _runs_string(value: str) -> bool:
+    """`-c`, or a cluster holding it (`-ec`): the next word is the code."""
+    return value == "-c" or (
+        value.startswith("-") and not value.startswith("--") and "c" in value[1:]
+    )
 
 
 def _interpreter_named(name: str) -> "Handler":
@@ -59,28 +60,39 @@ def _interpreter_named(name: str) -> "Handler":
 
 
 def _interpreter(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
-    values = [a.value for a in args]
-    in_place: list[Arg] = []
-    if any(
-        v is not None and v.startswith("-") and not v.startswith("--") and "i" in v[1:]
-        for v in values
-    ):
+    if any(_edits_in_place(a.value) for a in args):
         # perl -i / ruby -i rewrite their file operands, but the code can still do anything
-        skip_next = False
-        for arg in args:
-            v = arg.value
-            if skip_next:
-                skip_next = False
-                continue
-            if v is not None and v.startswith("-"):
-                skip_next = v[-1:] == "e" or v in ("-e", "-E", "-M", "-I")
-                continue
-            in_place.append(arg)
-        targets = [Target(p) for p in (a.value for a in in_place) if p is not None]
+        targets = [Target(p) for p in (a.value for a in _file_operands(args)) if p is not None]
         w.unknown(text, "interpreter code can write anywhere", targets)
         return cwd
     w.unknown(text, "interpreter code can write anywhere")
     return cwd
+
+
+def _edits_in_place(value: str | None) -> bool:
+    """`-i`, also in a cluster (`-pi`) or with a suffix (`-i.bak`)."""
+    return (
+        value is not None
+        and value.startswith("-")
+        and not value.startswith("--")
+        and "i" in value[1:]
+    )
+
+
+def _file_operands(args: "list[Arg]") -> "list[Arg]":
+    """The words that are neither options nor the value of -e, -E, -M, -I (or
+    of a cluster ending in e: `-pe CODE`)."""
+    operands: list[Arg] = []
+    skip_next = False
+    for arg in args:
+        v = arg.value
+        if skip_next:
+            skip_next = False
+        elif v is not None and v.startswith("-"):
+            skip_next = v[-1:] == "e" or v in ("-e", "-E", "-M", "-I")
+        else:
+            operands.append(arg)
+    return operands
 
 
 for _name in (

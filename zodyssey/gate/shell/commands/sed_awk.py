@@ -2,6 +2,7 @@
 
 from zodyssey.gate.shell.commands import handles
 from zodyssey.gate.shell.records import Arg
+from zodyssey.gate.shell.words import value_at
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -9,6 +10,11 @@ if TYPE_CHECKING:
 
 
 _SED_SIMPLE = set("pPdDnNgGhHxz=lFqQ{}!")
+# one character the reader steps over: blanks, separators, address characters
+# (digits too, `ch.isdigit()`) and the commands that take no argument
+_SED_SKIPPED = frozenset(" \t\n;$,~+") | _SED_SIMPLE
+# commands after which the readings of sed implementations part (`_parting`)
+_SED_PARTING = frozenset("aic:btTrRvL")
 
 
 def _sed_script_writes(script: str) -> bool:
@@ -85,29 +91,34 @@ class _SedScript:
         return i + 1
 
     def _regex_address(self, i: int) -> int:
-        """Past `/RE/` or `\\cREc` and its I/M flags."""
+        """Past `/RE/` or `\\cREc` and its I/M flags (-1: a `\\` ends the script)."""
         script, n = self.script, self.n
         ch = script[i]
+        if ch == "\\" and i + 1 >= n:
+            return -1
         delim = "/" if ch == "/" else script[i + 1]
         i = self._past_delimited(i + (1 if ch == "/" else 2), delim)
         while i < n and script[i] in "IM":
             i += 1
         return i
 
-    def _substitution(self, i: int) -> "int | bool":
-        """Past `s/A/B/FLAGS` or `y/A/B/`; True when it can write or run (flags w, e)."""
+    def _substitution(self, i: int) -> int:
+        """Past `s/A/B/FLAGS` or `y/A/B/`; -1 when it can write or run (flags w, e)."""
         script, n = self.script, self.n
         ch = script[i]
         if i + 1 >= n or script[i + 1] in "\n\\":
-            return True
+            return -1
         delim = script[i + 1]
         i = self._past_delimited(self._past_delimited(i + 2, delim), delim)
         if ch == "s":
             while i < n and script[i] not in ";\n}":
                 if script[i] in "we":
-                    return True
+                    return -1
                 i += 1
         return i
+
+    def _comment(self, i: int) -> int:
+        return self.eol(i)
 
     def _parting(self, i: int) -> "bool | list[int]":
         """A command after which readings part: the positions where each goes on."""
@@ -127,27 +138,30 @@ class _SedScript:
     def scan(self, i: int) -> "bool | list[int]":
         """True when a write is found before the readings part, else the
         positions where each reading goes on (none at the end)."""
-        script, n = self.script, self.n
-        while i < n:
-            ch = script[i]
-            if ch in " \t\n;" or ch.isdigit() or ch in "$,~+":  # blanks, numeric addresses
+        while i < self.n:
+            ch = self.script[i]
+            if ch in _SED_SKIPPED or ch.isdigit():
                 i += 1
-            elif ch == "#":
-                i = self.eol(i)
-            elif ch == "/" or (ch == "\\" and i + 1 < n):
-                i = self._regex_address(i)
-            elif ch in ("s", "y"):
-                after = self._substitution(i)
-                if after is True:
-                    return True
-                i = int(after)
-            elif ch in "aic:btTrRvL":
+                continue
+            if ch in _SED_PARTING:
                 return self._parting(i)
-            elif ch in _SED_SIMPLE:
-                i += 1
-            else:
+            step = _SED_STEPS.get(ch)
+            if step is None:
                 return True  # w, W, e, or an unknown sed command: assume the worst
+            i = step(self, i)
+            if i < 0:
+                return True  # s///w, s///e, or a script ending in a backslash
         return []
+
+
+# character -> the reader step past what starts there (-1: it can write or run)
+_SED_STEPS = {
+    "#": _SedScript._comment,
+    "/": _SedScript._regex_address,
+    "\\": _SedScript._regex_address,
+    "s": _SedScript._substitution,
+    "y": _SedScript._substitution,
+}
 
 
 class _SedArgs:
@@ -220,10 +234,7 @@ def _sed(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | No
     if not scripts and operands:
         scripts.append(operands[0].value)
         operands = operands[1:]
-    # each -e alone, and all of them as sed joins them (one per line)
-    if any(s is None or _sed_script_writes(s) for s in scripts) or (
-        len(scripts) > 1 and _sed_script_writes("\n".join(s or "" for s in scripts))
-    ):
+    if _sed_scripts_write(scripts):
         w.unknown(text, "the sed script can write files or run commands")
         return cwd
     if parsed.in_place:
@@ -233,6 +244,14 @@ def _sed(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | No
         return cwd
     w.read(text)
     return cwd
+
+
+def _sed_scripts_write(scripts: "list[str | None]") -> bool:
+    """Each -e alone, and all of them as sed joins them (one per line); a
+    script from a file or not static (None) may do anything."""
+    return any(s is None or _sed_script_writes(s) for s in scripts) or (
+        len(scripts) > 1 and _sed_script_writes("\n".join(s or "" for s in scripts))
+    )
 
 
 def _backups(operands: "list[Arg]", suffix: str) -> "list[Arg]":
@@ -273,30 +292,34 @@ def _awk_program_writes(program: str) -> bool:
 
 @handles("awk", "gawk", "mawk", "nawk")
 def _awk(w: "Walker", text: str, args: "list[Arg]", cwd: str | None) -> str | None:
-    i = 0
-    program: str | None = None
-    while i < len(args):
-        value = args[i].value
-        if value is None:
-            w.unknown(text, "awk with a non-static argument")
-            return cwd
-        if value == "--":
-            i += 1
-            break
-        if value in ("-F", "-v"):
-            i += 2
-            continue
-        if value.startswith(("-F", "-v")) and len(value) > 2:
-            i += 1
-            continue
-        if value.startswith("-"):
-            w.unknown(text, f"awk option {value} (program file, include or in-place)")
-            return cwd
-        break
-    if i < len(args):
-        program = args[i].value
+    i = _awk_program_at(w, text, args)
+    if i is None:
+        return cwd
+    program = value_at(args, i)
     if program is None or _awk_program_writes(program):
         w.unknown(text, "the awk program can write files or run commands")
     else:
         w.read(text)
     return cwd
+
+
+def _awk_program_at(w: "Walker", text: str, args: "list[Arg]") -> int | None:
+    """Where awk's program is, past -F SEP and -v NAME=VALUE; None once decided."""
+    i = 0
+    while i < len(args):
+        value = args[i].value
+        if value is None:
+            w.unknown(text, "awk with a non-static argument")
+            return None
+        if value == "--":
+            return i + 1
+        if value in ("-F", "-v"):
+            i += 2
+        elif value.startswith(("-F", "-v")) and len(value) > 2:
+            i += 1
+        elif value.startswith("-"):
+            w.unknown(text, f"awk option {value} (program file, include or in-place)")
+            return None
+        else:
+            break
+    return i
