@@ -26,6 +26,7 @@ from zodyssey.anchors.model import Citation, Site, Tally, key_path, make_key, sp
 from zodyssey.anchors.parallel import split_run, worker_count
 from zodyssey.anchors.problem import Problem as Problem
 from zodyssey.anchors.problem import printable as printable
+from zodyssey.anchors.remote import at_commit, read_at_commit
 from zodyssey.anchors.renames import follow, git_renames
 from zodyssey.config import Config
 from zodyssey.core.files import NotRegularFile
@@ -42,6 +43,7 @@ KIND_ORDER = (
     "ambiguous",
     "unlocked",
     "unreadable",
+    "unverifiable",
     "unscanned",
     "stale",
 )
@@ -60,6 +62,8 @@ KIND_HELP = {
     "ambiguous": "several files match the cited path; name it more fully",
     "unlocked": "a valid citation with no entry in the lock",
     "unreadable": "the cited file exists but cannot be read",
+    "unverifiable": "a permalink whose commit (or file at that commit) this clone does not "
+    "hold; it is never compared with the work tree",
     "stale": "a lock entry that no citation uses any more",
     "unscanned": "a pinned citation still written in a document the scan leaves out "
     "(hidden folder, `exclude`, outside `documents`): include it or remove the citation",
@@ -134,9 +138,19 @@ class Checker:
     def target(self, path: str) -> TargetFile:
         found = self.files.get(path)
         if found is None:
-            found = TargetFile.read(self._root_text, path)
+            found = self._read_target(path)
             self.files[path] = found
         return found
+
+    def _read_target(self, path: str) -> TargetFile:
+        """The cited file; a permalink's `path@sha` as that commit holds it (remote.py)."""
+        pinned_at = at_commit(path)
+        if pinned_at is None:
+            return TargetFile.read(self._root_text, path)
+        data, why = read_at_commit(self.root, *pinned_at)
+        if data is None:
+            return TargetFile(path, None, why)
+        return TargetFile.from_bytes(path, data)
 
     def renames(self) -> dict[str, str]:
         if self._renames is None:
@@ -299,6 +313,8 @@ class Checker:
             )
         target = self.target(path)
         if target.lines is None:
+            if first.dialect == "permalink":
+                return problem("unverifiable", f"cannot check {first.cited_as}: {target.error}")
             return problem("unreadable", f"cannot read {path}: {target.error}", target=path)
         count = len(target.lines)
         pinned = self.lock.citations.get(key)
@@ -421,7 +437,9 @@ class Checker:
         target: TargetFile,
         pinned: str | None,
     ) -> tuple[Problem | None, list[int], Evidence | None]:
-        if pinned is None or first.end < first.start:
+        if pinned is None or first.end < first.start or first.dialect == "permalink":
+            # A commit's content never moves: a permalink that disagrees is drift, and
+            # --fix never points it at other lines.
             return None, [], None
         length = first.end - first.start + 1
         start, places, evidence = self._search(key, path, target, first, pinned)

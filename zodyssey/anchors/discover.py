@@ -18,7 +18,7 @@ from urllib.parse import unquote
 
 from zodyssey import git
 from zodyssey.anchors import forms, grammar
-from zodyssey.anchors.files import ExcludeRules, FileIndex, walk_files
+from zodyssey.anchors.files import ExcludeRules, FileIndex, Resolution, walk_files
 from zodyssey.anchors.fingerprint import JS_WHITESPACE
 from zodyssey.anchors.lock import LockFile
 from zodyssey.anchors.model import Citation, Site, key_path, make_key
@@ -562,6 +562,8 @@ def _resolve(
 ) -> Citation:
     if ref.dialect == "link":
         found = index.resolve_link(unquote(ref.cited), site.doc)
+    elif ref.dialect == "permalink":
+        found = Resolution(ref.cited)  # `path@sha`: read at that commit, not in the tree
     elif ref.dialect == "blob":
         found = index.resolve_link("/" + ref.cited, site.doc)
     else:

@@ -2,8 +2,12 @@
 
 The remotes are read with GitPython, and only once a scanned line actually
 contains a blob URL, so repositories without such links never import git.
-The URL is checked against the working tree file, like any other citation:
-a lock pins content, whatever ref the link names.
+A URL at a branch or tag is checked against the working tree file, like any
+other citation. A permalink (the ref is a commit sha, 7 to 40 hex digits)
+says what the lines read at that commit: it is resolved to `path@sha`
+(`permalink_key`), pinned and checked against the file as that commit holds
+it (`read_at_commit`), never the work tree; a commit or object this clone
+lacks makes it `unverifiable` (check.py).
 """
 
 from __future__ import annotations
@@ -15,6 +19,11 @@ from zodyssey.anchors import grammar
 from zodyssey.anchors.files import FileIndex
 from zodyssey.anchors.model import make_key
 
+# A ref GitHub reads as a commit: 7 to 40 hex digits (what `git rev-parse` takes).
+_SHA = re.compile(r"[0-9a-fA-F]{7,40}")
+# `path@sha`, the resolved form of a permalink (a file path never ends so by accident
+# of discovery: only scan_line below makes it).
+_AT_COMMIT = re.compile(r"^(.+)@([0-9a-f]{7,40})$")
 _SCP = re.compile(r"^(?:[^@/]+@)?([^:/]+):(?!//)(.+)$")
 _URL = re.compile(r"^[a-z+]+://(?:[^@/]+@)?([^/:]+)(?::[0-9]+)?/(.+)$")
 
@@ -77,14 +86,19 @@ class OwnRemotes:
             # The ref may itself contain `/` (a branch like feature/x): take the first
             # split whose remainder is a file; fall back to a one-segment ref.
             segments = ref_and_path.split("/")
+            sha = segments[0].lower() if _SHA.fullmatch(segments[0]) else None
             cut = 1
-            for i in range(1, len(segments)):
+            for i in range(1, len(segments) if sha is None else 1):
                 if "/".join(segments[i:]) in index.file_set:
                     cut = i
                     break
             cited = "/".join(segments[cut:])
             if not cited:
                 continue
+            dialect = "blob"
+            path_length = len(cited)
+            if sha is not None:
+                cited, dialect = f"{cited}@{sha}", "permalink"
             begin = path_start + len("/".join(segments[:cut])) + 1
             a = int(match.group(5))
             spans = [match.span(5)]
@@ -98,7 +112,44 @@ class OwnRemotes:
                 continue
             out.append(
                 grammar.RawRef(
-                    cited, a, b, ranged, "blob", tuple(spans), (begin, begin + len(cited))
+                    cited, a, b, ranged, dialect, tuple(spans), (begin, begin + path_length)
                 )
             )
         return out
+
+
+def at_commit(resolved: str) -> tuple[str, str] | None:
+    """(path, sha) of a permalink's resolved `path@sha`, None for any other path."""
+    if "@" not in resolved:
+        return None
+    match = _AT_COMMIT.match(resolved)
+    return None if match is None else (match.group(1), match.group(2))
+
+
+def read_at_commit(root: Path, path: str, sha: str) -> tuple[bytes | None, str | None]:
+    """The bytes of `path` at commit `sha` (a repository-top path), or None and why not.
+
+    Read from git's objects (`zodyssey.git`), never from the work tree: a
+    commit this clone lacks (a shallow CI checkout), an ambiguous short sha,
+    a path absent at that commit or an object missing (a partial clone) each
+    say so, for a finding of their own.
+    """
+    from zodyssey import git
+
+    never = "; it is never compared with the work tree"
+    found = git.output(root, "rev-parse", "--verify", "--quiet", f"{sha}^{{commit}}")
+    if found is None:
+        return None, (
+            f"commit {sha} is not in this clone (a shallow checkout, such as actions/checkout's "
+            "default fetch-depth 1, an ambiguous short sha, or no git at all): fetch the "
+            f"history (`git fetch --unshallow`, fetch-depth: 0) so the permalink can be checked"
+            + never
+        )
+    commit = found.decode("ascii", "replace").strip()
+    data = git.output(root, "cat-file", "blob", f"{commit}:{path}")
+    if data is not None:
+        return data, None
+    listed = git.output(root, "ls-tree", commit, "--", path)
+    if not listed:
+        return None, f"{path} does not exist at commit {sha}; the permalink names nothing" + never
+    return None, f"the content of {path} at commit {sha} is not in this clone" + never

@@ -53,6 +53,8 @@ problem kinds:
   ambiguous        several files match the cited path
   unlocked         a valid citation not in the lock (run --update)
   unreadable       the cited file cannot be read
+  unverifiable     a commit-sha permalink whose commit (or file there) this clone lacks
+                   (shallow clone, no git): never compared with the work tree instead
   unscanned        a pin still written in a document the scan leaves out (hidden folder,
                    exclude, outside documents): include it or remove the citation
   stale            a lock entry nothing cites (with --strict, and reported by --update)
@@ -340,6 +342,8 @@ ADVICE = {
     "out-of-range": "point the citation at lines the file has",
     "backwards-range": "write the smaller line number first",
     "unreadable": "make the file readable, or stop citing it",
+    "unverifiable": "check with the history that holds the commit (`git fetch --unshallow`, "
+    "or actions/checkout with fetch-depth: 0), or cite the line at a branch instead",
     "unlocked": "verify each new citation, then pin them with `check-anchors --update`",
     "stale": "`check-anchors --update` drops lock entries nothing cites",
 }
