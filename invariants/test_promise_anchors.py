@@ -189,3 +189,37 @@ def test_history_that_can_judge_nothing_exits_4(lab: Any) -> None:
     some = anchors(lab, repo, "--history")
     assert some.returncode == 9, some.stdout
     assert anchors(lab, repo, "--history", "--allow-unknown").returncode == 0
+
+
+@pytest.mark.claim("permalink-at-its-commit")
+def test_a_permalink_is_checked_at_its_commit_never_the_work_tree(lab: Any) -> None:
+    import subprocess
+
+    repo = lab.repo()
+    subprocess.run(
+        ["git", "-C", str(repo), "remote", "add", "origin", "https://github.com/o/r.git"],
+        check=True,
+    )
+    (repo / "src").mkdir()
+    (repo / "src" / "app.py").write_text(APP, encoding="utf-8")
+    lab.commit(repo, "first")
+    sha = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "--short=10", "HEAD"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    (repo / "src" / "app.py").write_text("# header\n" + APP, encoding="utf-8")
+    url = f"https://github.com/o/r/blob/{sha}/src/app.py#L2"
+    (repo / "README.md").write_text(f"# Demo\n\nThe answer: {url}.\n", encoding="utf-8")
+    assert anchors(lab, repo, "--update").returncode == 0
+    pins = json.loads((repo / "anchors" / "anchors.lock.json").read_text())["citations"]
+    assert pins == {f"src/app.py@{sha}:2": js_fingerprint(APP.split("\n"), 2, 2)}
+    (repo / "src" / "app.py").write_text("# header\n" + APP.replace("41", "42"), encoding="utf-8")
+    assert anchors(lab, repo).returncode == 0  # the work tree is not what it cites
+    lab.commit(repo, "cite")
+    clone = lab.base / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo}", str(clone)], check=True)
+    done = anchors(lab, clone, "--format", "json")
+    assert done.returncode == 9, done.stdout + done.stderr
+    assert [p["kind"] for p in json.loads(done.stdout)["problems"]] == ["unverifiable"]
