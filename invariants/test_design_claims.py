@@ -455,6 +455,7 @@ def test_design_doc_markers_match_these_tests() -> None:
     assert doc_ids == test_ids
 
 
+@pytest.mark.slow
 @pytest.mark.claim("design-claims-trust-tests")
 def test_an_empty_linked_test_satisfies_the_ledger(tmp_path: Path) -> None:
     repo = git_repo(tmp_path / "repo")

@@ -49,6 +49,7 @@ def strict_session(repo: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.claim("claim-test-deleted-fails")
 def test_deleting_one_of_three_linked_tests_fails(lab: Any) -> None:
     repo = claims_repo(lab)
@@ -97,6 +98,7 @@ def test_a_skipped_locked_defender_fails_strict_unless_allowed(pytester: pytest.
     selection.test_documented_platform_skip_is_allowed(repo)
 
 
+@pytest.mark.slow
 @pytest.mark.claim("strict-every-defender")
 def test_plugin_and_results_never_disagree(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
@@ -126,6 +128,7 @@ def test_claims_test_fails_without_a_verdict(pytester: pytest.Pytester) -> None:
 from tests.claims import test_claims_ledger_trust as trust  # noqa: E402
 
 
+@pytest.mark.slow
 @pytest.mark.claim("ledger-refused")
 def test_a_ledger_edited_by_hand_is_refused(tmp_path: Path) -> None:
     trust.test_a_claim_id_twice_in_the_ledger_is_refused(tmp_path / "twice")
@@ -133,12 +136,14 @@ def test_a_ledger_edited_by_hand_is_refused(tmp_path: Path) -> None:
     trust.test_a_fingerprint_that_is_not_its_texts_is_refused(tmp_path / "fingerprint")
 
 
+@pytest.mark.slow
 @pytest.mark.claim("ledger-refused")
 def test_update_refuses_a_failing_collection_and_writes_through_links(tmp_path: Path) -> None:
     trust.test_update_refuses_while_a_test_module_cannot_be_imported(tmp_path / "import")
     trust.test_update_writes_through_a_symlinked_ledger(tmp_path / "link")
 
 
+@pytest.mark.slow
 @pytest.mark.claim("results-bound-to-checkout")
 def test_results_from_another_checkout_are_refused(tmp_path: Path) -> None:
     trust.test_results_carry_the_checkout_and_are_refused_elsewhere(tmp_path)
@@ -148,6 +153,7 @@ def test_results_from_another_checkout_are_refused(tmp_path: Path) -> None:
 from tests.claims import test_drill_languages as languages  # noqa: E402
 
 
+@pytest.mark.slow
 @pytest.mark.claim("drill-other-languages")
 def test_javascript_breaks_killed_and_survived(tmp_path: Path) -> None:
     languages.test_javascript_claims_killed_and_survived(tmp_path)

@@ -166,6 +166,7 @@ def test_files_mentioned_outside_todo_bullets_grant_nothing(lab: Any) -> None:
 # ------------------------------------------------------------------ shell gate
 
 
+@pytest.mark.slow
 @pytest.mark.claim("bash-gate")
 def test_corpus_before_okay_writers_blocked_readers_pass(
     lab: Any, corpus: list[dict[str, Any]]

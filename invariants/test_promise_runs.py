@@ -126,6 +126,7 @@ def audit_doc(lab: Any, repo: Path, *args: str) -> tuple[int, dict[str, Any]]:
     return done.returncode, document
 
 
+@pytest.mark.slow
 @pytest.mark.claim("audit-failed-and-empty")
 def test_a_failed_or_empty_run_never_passes(lab: Any) -> None:
     empty = reviewed_run(lab)
@@ -157,6 +158,7 @@ def test_an_unfinished_run_fails_with_require_complete(lab: Any) -> None:
     assert code == 1 and document["verdict"] == "failed", document["summary"]
 
 
+@pytest.mark.slow
 @pytest.mark.claim("audit-formats-agree")
 def test_every_format_says_what_the_exit_code_says(lab: Any) -> None:
     repo = reviewed_run(lab)

@@ -178,6 +178,7 @@ def test_ci_guide_names_the_files_we_ship() -> None:
 # ---------------------------------------------------------------- getting-started.md
 
 
+@pytest.mark.slow
 def test_getting_started_runs_as_written(tmp_path: Path) -> None:
     """Paste every shell block into one shell, pip install aside: 0, then 9, then 0."""
     blocks = [c for info, c, _ in fences(DOCS / "getting-started.md") if info == "sh"]

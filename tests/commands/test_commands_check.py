@@ -109,6 +109,7 @@ def _merged_from_text(fmt: str, outs: dict[str, tuple[int, str]], code: int) -> 
     return "".join(out for _, out in outs.values()) + tail
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", [f for f in FORMATS if f != "html"])
 def test_check_equals_its_parts_run_alone(repo: Path, fmt: str) -> None:
     env = {"NO_COLOR": "1"}
