@@ -1,8 +1,9 @@
 """Prove the gate ran, on transcripts recorded from the real clients
 (tests/data/transcripts/: Claude Code 2.1.332 without its `api-request*` lines,
 Codex 0.171.0 without its session/turn context lines; recorded with
-tests/clients/test_gate_ran.py's session) and on the decisions the real hook
-process writes.
+tests/clients/test_gate_ran.py's session; Gemini CLI 0.61.0's chat file with
+the BeforeTool payloads of the same session) and on the decisions the real
+hook process writes.
 
 The audit (`zodyssey audit --format json`) fails with `gate-unproven` for each
 call of the transcript inside the run's window without a `pre` decision line;
@@ -185,3 +186,103 @@ def test_a_tab_or_newline_in_an_id_cannot_forge_a_line(tmp_path: Path) -> None:
     assert run_hook(body, repo.root).returncode == 0
     lines = (repo.root / ".zcode" / "state" / "demo.decisions").read_text().splitlines()
     assert len(lines) == 1 and lines[0].split("\t")[1] == "toolu_x pre toolu_forged"
+
+
+# Gemini CLI 0.61.0: its BeforeTool payload has no call id; its chat file
+# records each call's id, name and args. Recorded together in one real session
+# (tests/clients' scripted model: read_file, run_shell_command, replace), the
+# session's folder written as $BASE.
+GEMINI = TRANSCRIPTS / "gemini-0.61.0.jsonl"
+GEMINI_PAYLOADS = TRANSCRIPTS / "gemini-0.61.0.payloads.json"
+GEMINI_IDS = [
+    "read_file__read_file_",
+    "run_shell_command__run_shell_command_",
+    "replace__replace_",
+]
+
+
+def _gemini_session(tmp_path: Path) -> tuple[Any, Path, list[dict[str, Any]]]:
+    """A run in $BASE/repo, the chat file in $BASE/home/.gemini/..., and the
+    BeforeTool payloads as the client sent them."""
+    repo = _run(tmp_path, started_at="2026-12-02T03:05:00Z")
+    base = str(tmp_path)
+    payloads = json.loads(GEMINI_PAYLOADS.read_text().replace("$BASE", base))
+    chat = Path(payloads[0]["transcript_path"])
+    chat.parent.mkdir(parents=True)
+    chat.write_text(GEMINI.read_text().replace("$BASE", base))
+    return repo, chat, payloads
+
+
+def _gemini_hook(repo: Any, body: dict[str, Any]) -> None:
+    import shlex
+    import subprocess
+
+    from tests.helpers import clean_env
+    from zodyssey.gate.install import hook_command
+
+    done = subprocess.run(
+        shlex.split(hook_command("pre-tool", "gemini")),
+        input=json.dumps(body),
+        capture_output=True,
+        text=True,
+        env=clean_env(GEMINI_PROJECT_DIR=str(repo.root), GEMINI_CWD=str(repo.root)),
+        cwd=repo.root,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode in (0, 2), done.stderr
+
+
+def test_the_reader_finds_gemini_calls_with_the_args_the_hook_was_given(tmp_path: Path) -> None:
+    from zodyssey.audit.transcript import args_key, gemini_calls
+    from zodyssey.runs.review import read_transcript
+
+    _, chat, payloads = _gemini_session(tmp_path)
+    documents = read_transcript(str(chat))
+    assert documents is not None
+    found = gemini_calls(documents)
+    assert [i.rsplit("_", 2)[0] + "_" for i, _, _, _ in found] == GEMINI_IDS
+    assert [k for _, _, _, k in found] == [
+        args_key(p["tool_name"], p["tool_input"]) for p in payloads
+    ]
+
+
+@pytest.mark.claim("gate-ran-proven")
+@pytest.mark.parametrize("decided", [3, 2, 0])
+def test_gemini_calls_are_matched_by_tool_and_args(tmp_path: Path, decided: int) -> None:
+    """The real hook process writes each BeforeTool decision as `args:...`; a call
+    of the chat file with no such line is flagged by its Gemini id."""
+    repo, chat, payloads = _gemini_session(tmp_path)
+    for body in payloads[:decided]:
+        _gemini_hook(repo, body)
+    if decided == 0:  # the chat file is named by a post-tool line only
+        _decide(repo.root, chat, ["x"], "post")
+    lines = (repo.root / ".zcode" / "state" / "demo.decisions").read_text().splitlines()
+    assert sum(line.startswith("pre\targs:") for line in lines) == decided
+    flagged = _flagged(_unproven(repo.root))
+    assert {f.rsplit("_", 2)[0] + "_" for f in flagged} == set(GEMINI_IDS[decided:])
+
+
+def test_a_gemini_decision_for_other_args_or_another_chat_proves_nothing(tmp_path: Path) -> None:
+    repo, _, payloads = _gemini_session(tmp_path)
+    other = dict(payloads[0], tool_input={"file_path": str(repo.root / "README.md")})
+    _gemini_hook(repo, other)  # same tool, other args
+    elsewhere = dict(payloads[1], transcript_path=str(tmp_path / "other-chat.jsonl"))
+    _gemini_hook(repo, elsewhere)  # same call, another session's chat file
+    _gemini_hook(repo, payloads[2])
+    _gemini_hook(repo, payloads[2])  # two lines for one call cover only that call
+    flagged = _flagged([f for f in _unproven(repo.root) if f["severity"] == "error"])
+    assert {f.rsplit("_", 2)[0] + "_" for f in flagged} == set(GEMINI_IDS[:2])
+
+
+@pytest.mark.claim("gate-ran-proven")
+def test_gemini_chats_are_found_without_any_hook_line(tmp_path: Path) -> None:
+    """No hook ran (hooks removed): the chat file is found through
+    ~/.gemini/projects.json, and every call in the window is flagged."""
+    repo, _, _ = _gemini_session(tmp_path)
+    home = tmp_path / "home"
+    projects = {"projects": {str(repo.root): "repo"}}
+    (home / ".gemini" / "projects.json").write_text(json.dumps(projects))
+    assert not (repo.root / ".zcode" / "state" / "demo.decisions").exists()
+    flagged = _flagged(_unproven(repo.root, HOME=str(home)))
+    assert {f.rsplit("_", 2)[0] + "_" for f in flagged} == set(GEMINI_IDS)

@@ -21,8 +21,14 @@ reviewer check's reader (`zodyssey.runs.review.read_transcript`), and fails
 whose id has no `pre` line: the hook was not wired, crashed before deciding,
 its matcher left the tool out, or its interpreter was missing. A transcript
 named but unreadable is a warning. A harness whose hook payload carries no
-call id (Gemini CLI's BeforeTool) cannot be proven this way; its calls are
-not counted (docs/gate.md, "Proving the gate ran").
+call id (Gemini CLI's BeforeTool) is matched by what the call was instead:
+its decision line carries `args:NAME:DIGEST` (crc32 and length of the
+canonical JSON of `tool_input`, `args_key`), its transcript (Gemini's chat
+file, `~/.gemini/tmp/<project>/chats/*.jsonl`, found from
+`~/.gemini/projects.json` even when no hook ran) records each call's name and
+`args`, and every call of a transcript needs its own decision line with the
+same key naming that transcript (two identical calls need two lines)
+(docs/gate.md, "Proving the gate ran").
 """
 
 import os
@@ -56,6 +62,46 @@ def _field(value: "Any") -> str:
     return text.replace("\t", " ").replace("\n", " ").replace("\r", " ")[:1024]
 
 
+def canonical(value: "Any") -> str:
+    """`value` as JSON with sorted keys, no spaces, ASCII only: the same text on
+    the hook's side (the payload's `tool_input`) and the audit's (the
+    transcript's `args`), whatever order or escapes each was written with."""
+    from _json import encode_basestring_ascii as quote  # loaded by jsontext already
+
+    if isinstance(value, str):
+        return str(quote(value))
+    if value is None or isinstance(value, bool | int | float):
+        return _scalar(value)
+    if isinstance(value, dict):
+        items = sorted((str(k), v) for k, v in value.items())
+        return "{" + ",".join(str(quote(k)) + ":" + canonical(v) for k, v in items) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(canonical(v) for v in value) + "]"
+    return str(quote(str(value)))
+
+
+def _scalar(value: "Any") -> str:
+    if value is None or isinstance(value, bool):
+        return "null" if value is None else ("true" if value else "false")
+    return str(value) if isinstance(value, int) else float.__repr__(value)
+
+
+def args_key(name: "Any", args: "Any") -> str:
+    """The id of a call whose harness gives none: its tool name and the crc32 and
+    length of its arguments' canonical JSON."""
+    import zlib
+
+    text = canonical(args if args is not None else {}).encode("utf-8", "surrogatepass")
+    return f"args:{_field(name)[:128]}:{zlib.crc32(text):08x}:{len(text)}"
+
+
+def _ident(body: "dict[str, Any]") -> str:
+    ident = _field(body.get("tool_use_id"))
+    if ident or not isinstance(body.get("tool_name"), str):
+        return ident
+    return args_key(body["tool_name"], body.get("tool_input"))
+
+
 def note(
     runs: "Iterable[tuple[str, Iterable[tuple[str, Any]]]]",
     payload: "Any",
@@ -68,7 +114,7 @@ def note(
 
     body = payload if isinstance(payload, dict) else {}
     line = (
-        f"{event}\t{_field(body.get('tool_use_id'))}\t{code}\t{time.time():.3f}\t"
+        f"{event}\t{_ident(body)}\t{code}\t{time.time():.3f}\t"
         f"{_field(body.get('transcript_path'))}\n"
     ).encode("utf-8", "replace")
     for root, active in runs:
@@ -99,6 +145,8 @@ class Decisions:
     def __init__(self) -> None:
         self.decided: set[str] = set()
         self.transcripts: list[str] = []
+        # (transcript's real path, args key) -> how many pre lines (calls without ids)
+        self.by_args: dict[tuple[str, str], int] = {}
 
 
 def read_decisions(path: str) -> Decisions:
@@ -113,7 +161,10 @@ def read_decisions(path: str) -> Decisions:
         if len(fields) < 5:
             continue
         event, tool_use_id, _, _, transcript = fields[:5]
-        if event == "pre" and tool_use_id:
+        if event == "pre" and tool_use_id.startswith("args:"):
+            key = (os.path.realpath(transcript), tool_use_id)
+            out.by_args[key] = out.by_args.get(key, 0) + 1
+        elif event == "pre" and tool_use_id:
             out.decided.add(tool_use_id)
         if transcript and transcript not in out.transcripts:
             out.transcripts.append(transcript)
@@ -164,6 +215,58 @@ def tool_calls(documents: "list[Any]") -> "list[tuple[str, str, float | None]]":
             out.append((ident, str(item.get("name") or item.get("type")), when))
         stack.extend((value, when) for value in reversed(list(item.values())))
     return out
+
+
+def gemini_calls(documents: "list[Any]") -> "list[tuple[str, str, float | None, str]]":
+    """(id, tool name, timestamp, args key) of every call a Gemini CLI chat file
+    records (`toolCalls` of its `gemini` messages; a message is written again as
+    it is updated, so each call id counts once)."""
+    out: list[tuple[str, str, float | None, str]] = []
+    seen: set[str] = set()
+    for message in documents:
+        calls = message.get("toolCalls") if isinstance(message, dict) else None
+        for call in calls if isinstance(calls, list) else []:
+            ident = call.get("id") if isinstance(call, dict) else None
+            if not isinstance(ident, str) or not ident or ident in seen:
+                continue
+            seen.add(ident)
+            when = _epoch(call.get("timestamp"), _epoch(message.get("timestamp")))
+            name = str(call.get("name") or "")
+            out.append((ident, name, when, args_key(name, call.get("args"))))
+    return out
+
+
+def gemini_project_transcripts(project_dir: str, home: str | None = None) -> "list[str]":
+    """Gemini CLI's chat files of sessions in `project_dir`, found whether or not a
+    hook ran: `~/.gemini/tmp/<name>/chats/*.jsonl`, the name from
+    `~/.gemini/projects.json` (older clients: the sha256 of the directory)."""
+    base = os.path.join(home or os.path.expanduser("~"), ".gemini")
+    out: list[str] = []
+    for name in _gemini_names(base, project_dir):
+        folder = os.path.join(base, "tmp", name, "chats")
+        try:
+            found = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        out.extend(os.path.join(folder, n) for n in found if n.endswith(".jsonl"))
+    return out
+
+
+def _gemini_names(base: str, project_dir: str) -> "list[str]":
+    """The folder names under `~/.gemini/tmp/` that may hold the project's chats."""
+    import hashlib
+
+    names = [hashlib.sha256(project_dir.encode("utf-8", "surrogateescape")).hexdigest()]
+    try:
+        from zodyssey.core.store import read_json
+
+        projects = read_json(os.path.join(base, "projects.json")).get("projects")
+        named = projects.get(project_dir) if isinstance(projects, dict) else None
+    except (OSError, ValueError, AttributeError):
+        return names
+    if isinstance(named, str) and named and "/" not in named and named not in (".", ".."):
+        names.insert(0, named)
+    return names
 
 
 def window(state: "dict[str, Any]") -> "tuple[float | None, float | None]":
@@ -229,8 +332,34 @@ def unproven(
             if _inside(when, start, end)
         ]
         missing = [(i, n) for i, n in inside if i not in decisions.decided]
-        out.append(Unproven(path, True, missing, len(inside)))
+        keyed = _unmatched_by_args(path, documents, decisions, start, end)
+        missing.extend(keyed[0])
+        out.append(Unproven(path, True, missing, len(inside) + keyed[1]))
     return out
+
+
+def _unmatched_by_args(
+    path: str,
+    documents: "list[Any]",
+    decisions: "Decisions",
+    start: float | None,
+    end: float | None,
+) -> "tuple[list[tuple[str, str]], int]":
+    """(the calls without ids, Gemini's, inside the window that no decision line
+    of this transcript matches, how many there were): each decision line
+    matches one call of its key."""
+    budget = {k: n for (p, k), n in decisions.by_args.items() if p == os.path.realpath(path)}
+    missing: list[tuple[str, str]] = []
+    count = 0
+    for ident, name, when, key in gemini_calls(documents):
+        if not _inside(when, start, end):
+            continue
+        count += 1
+        if budget.get(key, 0) > 0:
+            budget[key] -= 1
+        else:
+            missing.append((ident, name))
+    return missing, count
 
 
 def _inside(when: float | None, start: float | None, end: float | None) -> bool:
@@ -245,8 +374,12 @@ def _transcript_paths(root: str, state: "dict[str, Any]", named: "Iterable[str]"
     paths = list(dict.fromkeys(named))
     project = state.get("project_dir") if isinstance(state.get("project_dir"), str) else root
     known = {os.path.realpath(p) for p in paths}
-    for found in claude_project_transcripts(str(project)):
+    for found in [
+        *claude_project_transcripts(str(project)),
+        *gemini_project_transcripts(str(project)),
+    ]:
         if os.path.realpath(found) not in known:
+            known.add(os.path.realpath(found))
             paths.append(found)
     return paths
 
