@@ -117,6 +117,11 @@ def read_anchors(root: Path, slug: str, run_id: str | None) -> Anchors:
         return Anchors(True, problem=f"cannot read the anchor's reflog: {exc.strerror}")
     except NotRegularFile as exc:
         return Anchors(True, problem=exc.message)
+    return _anchors_of(text)
+
+
+def _anchors_of(text: str) -> Anchors:
+    """The entries of the anchor's reflog, refused at the first zodyssey did not write."""
     entries: list[tuple[int, str]] = []
     for line in text.splitlines():
         found = _ENTRY.search(line)

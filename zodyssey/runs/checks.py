@@ -34,30 +34,32 @@ def load_checks(root: Path) -> list[QualityCheck]:
     config = load_config(root)
     table = config.section("checks")
     where = config.source or root
-    checks: list[QualityCheck] = []
-    for name, value in table.items():
-        if isinstance(value, str):
-            value = {"command": value}
-        if not isinstance(value, dict):
-            raise UsageError(f"{where}: check `{name}` must be a table with `command`")
-        command = value.get("command")
-        if not isinstance(command, str) or not command.strip():
-            raise UsageError(f"{where}: check `{name}` needs a non-empty `command` string")
-        policy = value.get("on_failure", "block")
-        if policy not in POLICIES:
-            raise UsageError(
-                f'{where}: check `{name}`: on_failure must be "block", "warn" or "skip", '
-                f"not {policy!r}"
-            )
-        timeout: Any = value.get("timeout")
-        if timeout is not None and (
-            isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0
-        ):
-            raise UsageError(f"{where}: check `{name}`: timeout must be a positive number")
-        checks.append(
-            QualityCheck(name, command.strip(), policy, float(timeout) if timeout else None)
+    return [_check(name, value, where) for name, value in table.items()]
+
+
+def _check(name: str, value: Any, where: Path) -> QualityCheck:
+    """One `[tool.zodyssey.checks]` entry: a command string, or a table with `command`."""
+    if isinstance(value, str):
+        value = {"command": value}
+    if not isinstance(value, dict):
+        raise UsageError(f"{where}: check `{name}` must be a table with `command`")
+    command = value.get("command")
+    if not isinstance(command, str) or not command.strip():
+        raise UsageError(f"{where}: check `{name}` needs a non-empty `command` string")
+    policy = value.get("on_failure", "block")
+    if policy not in POLICIES:
+        raise UsageError(
+            f'{where}: check `{name}`: on_failure must be "block", "warn" or "skip", not {policy!r}'
         )
-    return checks
+    return QualityCheck(name, command.strip(), policy, _timeout(value.get("timeout"), name, where))
+
+
+def _timeout(timeout: Any, name: str, where: Path) -> float | None:
+    if timeout is None:
+        return None
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or timeout <= 0:
+        raise UsageError(f"{where}: check `{name}`: timeout must be a positive number")
+    return float(timeout)
 
 
 def test_command(checks: list[QualityCheck]) -> str | None:

@@ -26,14 +26,11 @@ def check_state_shape(state: dict[str, Any], path: Path | str) -> dict[str, Any]
     phase = state.get("phase")
     if phase is not None and phase not in PHASES:
         raise StateError(f"{path}: `phase` is {phase!r}, not one of {', '.join(PHASES)}")
-    for name in _OBJECT_FIELDS:
-        value = state.get(name)
-        if value is not None and not isinstance(value, dict):
-            raise StateError(f"{path}: `{name}` must be a JSON object")
-    for name in _LIST_FIELDS:
-        value = state.get(name)
-        if value is not None and not isinstance(value, list):
-            raise StateError(f"{path}: `{name}` must be a JSON list")
+    for names, kind, word in ((_OBJECT_FIELDS, dict, "object"), (_LIST_FIELDS, list, "list")):
+        for name in names:
+            value = state.get(name)
+            if value is not None and not isinstance(value, kind):
+                raise StateError(f"{path}: `{name}` must be a JSON {word}")
     todos = state.get("todos") or {}
     for todo_id, todo in todos.items():
         if not isinstance(todo, dict):

@@ -212,18 +212,24 @@ def step_passed(step: dict[str, Any]) -> bool:
     expect = expect if isinstance(expect, dict) else DEFAULT_EXPECT
     code = step.get("exit_code")
     if "stdout" in expect:
-        out = step.get("stdout")
-        if not isinstance(out, dict) or not isinstance(out.get("tail"), str):
-            return False
-        size = out.get("size")
-        tail: str = out["tail"]
-        if not isinstance(size, int) or size != len(tail.encode("utf-8")):
-            return False  # the output was longer than its kept tail: not that value
-        return code is not None and tail.rstrip("\r\n") == expect["stdout"]
+        text = _whole_output(step.get("stdout"))
+        return code is not None and text is not None and text == expect["stdout"]
+    if isinstance(code, bool) or not isinstance(code, int):
+        return False
     wanted = expect.get("exit", 0)
-    if wanted == "nonzero":
-        return isinstance(code, int) and not isinstance(code, bool) and code != 0
-    return isinstance(code, int) and not isinstance(code, bool) and code == wanted
+    return code != 0 if wanted == "nonzero" else code == wanted
+
+
+def _whole_output(out: object) -> str | None:
+    """A recorded stream's text without its final line end, None unless the kept
+    tail is the whole output (a longer output is not the expected value)."""
+    if not isinstance(out, dict) or not isinstance(out.get("tail"), str):
+        return None
+    size = out.get("size")
+    tail: str = out["tail"]
+    if not isinstance(size, int) or size != len(tail.encode("utf-8")):
+        return None
+    return tail.rstrip("\r\n")
 
 
 def describe(expect: Expect) -> str:

@@ -204,44 +204,49 @@ def verify_chain(
     count = 0
     for position, record in enumerate(records, start=1):
         line = lines[position - 1] if lines is not None and position <= len(lines) else position
-        seq = record.get("seq")
-        seq_int = seq if isinstance(seq, int) and not isinstance(seq, bool) else None
         count = position
+        problems += _link_problems(record, position, line, previous_hash)
         stated = record.get("hash")
-        actual = record_hash(record)
-        if stated != actual:
-            problems.append(
-                ChainProblem(
-                    line, seq_int, f"record seq {seq} was altered (hash does not match its content)"
-                )
-            )
-        if record.get("prev") != previous_hash:
-            problems.append(
-                ChainProblem(
-                    line,
-                    seq_int,
-                    f"record seq {seq} does not follow the record before it "
-                    "(a record was deleted, inserted or reordered)",
-                )
-            )
-        if seq_int != position:
-            problems.append(
-                ChainProblem(line, seq_int, f"record at position {position} has seq {seq}")
-            )
-        previous_hash = stated if isinstance(stated, str) else actual
+        previous_hash = stated if isinstance(stated, str) else record_hash(record)
+    return problems + _head_problems(count, previous_hash, expected_count, expected_head)
+
+
+def _link_problems(
+    record: Mapping[str, Any], position: int, line: int, previous_hash: str
+) -> list[ChainProblem]:
+    """What is wrong with one record as the `position`th link after `previous_hash`."""
+    seq = record.get("seq")
+    seq_int = seq if isinstance(seq, int) and not isinstance(seq, bool) else None
+    found = []
+    if record.get("hash") != record_hash(record):
+        found.append(f"record seq {seq} was altered (hash does not match its content)")
+    if record.get("prev") != previous_hash:
+        found.append(
+            f"record seq {seq} does not follow the record before it "
+            "(a record was deleted, inserted or reordered)"
+        )
+    if seq_int != position:
+        found.append(f"record at position {position} has seq {seq}")
+    return [ChainProblem(line, seq_int, message) for message in found]
+
+
+def _head_problems(
+    count: int, last_hash: str, expected_count: int | None, expected_head: str | None
+) -> list[ChainProblem]:
+    """The chain's length and last hash against the run state's `evidence` head."""
     if expected_count is not None and count != expected_count:
-        problems.append(
+        return [
             ChainProblem(
                 0,
                 None,
                 f"the chain has {count} records but the run state recorded {expected_count}",
             )
-        )
-    elif expected_head is not None and count and previous_hash != expected_head:
-        problems.append(
+        ]
+    if expected_head is not None and count and last_hash != expected_head:
+        return [
             ChainProblem(0, None, "the chain's last record is not the one the run state recorded")
-        )
-    return problems
+        ]
+    return []
 
 
 def latest_criterion_record(

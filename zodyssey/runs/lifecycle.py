@@ -33,6 +33,7 @@ from zodyssey.runs.preconditions import (
     note_evidence_head,
     require_active,
     require_bound_plan,
+    require_todo,
     stamp_override,
 )
 from zodyssey.runs.verification import run_quality_checks
@@ -118,8 +119,20 @@ def _archive_previous(root: Path, slug: str) -> Path | None:
     stamp = str(old.get("started_at", "unknown") if isinstance(old, dict) else "unknown")
     target = archive_dir(root) / f"{slug}-{stamp.replace(':', '')}"
     target.mkdir(parents=True, exist_ok=True)
-    # Whatever the state names (the plan, the chain, the review artifacts) moves with
-    # it, and the archived state names the archived copies: it audits as it did.
+    moved = _move_artifacts(root, slug, target)
+    if isinstance(old, dict):
+        write_atomic(target / f"{slug}.json", dump_json(_repoint(old, moved)))
+    else:
+        shutil.copy2(store.path, target / f"{slug}.json")
+    return target
+
+
+def _move_artifacts(root: Path, slug: str, target: Path) -> dict[str, str]:
+    """Move (the plan: copy) a finished run's files to `target`: {old path: new path}.
+
+    Whatever the state names (the plan, the chain, the review artifacts) moves with
+    it, and the archived state names the archived copies: it audits as it did.
+    """
     moved: dict[str, str] = {}
     plan_file = plan_path(root, slug)
     if plan_file.is_file():
@@ -138,11 +151,7 @@ def _archive_previous(root: Path, slug: str) -> Path | None:
         (target / "reviews").mkdir(exist_ok=True)
         shutil.move(str(review), str(target / "reviews" / review.name))
         moved[str(review)] = str(target / "reviews" / review.name)
-    if isinstance(old, dict):
-        write_atomic(target / f"{slug}.json", dump_json(_repoint(old, moved)))
-    else:
-        shutil.copy2(store.path, target / f"{slug}.json")
-    return target
+    return moved
 
 
 def _repoint(value: Any, moved: dict[str, str]) -> Any:
@@ -156,22 +165,26 @@ def _repoint(value: Any, moved: dict[str, str]) -> Any:
     return value
 
 
+def _plan_and_title(args: argparse.Namespace, slug: str) -> tuple[str, str]:
+    """The new run's plan text (--plan, else the template) and title (--title, the
+    plan's, else the slug)."""
+    if not args.plan:
+        title = args.title or slug
+        return PLAN_TEMPLATE.format(title=title), title
+    try:
+        text = read_regular_text(args.plan, "--plan")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read --plan {args.plan}: {exc}") from exc
+    if args.title:
+        return text, args.title
+    from zodyssey.core.plan import parse_plan
+
+    return text, parse_plan(text).title or slug
+
+
 def cmd_start(args: argparse.Namespace) -> int:
     ctx = RunContext.open(args.repo, args.slug)
-    text: str | None = None
-    if args.plan:
-        try:
-            text = read_regular_text(args.plan, "--plan")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise UsageError(f"cannot read --plan {args.plan}: {exc}") from exc
-    title = args.title
-    if not title and text is not None:
-        from zodyssey.core.plan import parse_plan
-
-        title = parse_plan(text).title
-    title = title or ctx.slug
-    if text is None:
-        text = PLAN_TEMPLATE.format(title=title)
+    text, title = _plan_and_title(args, ctx.slug)
     if args.max_rounds is not None and args.max_rounds < 1:
         raise UsageError("--max-rounds must be at least 1")
     archived = _archive_previous(ctx.root, ctx.slug)
@@ -245,39 +258,53 @@ def _refuse_open_violations(ctx: RunContext, records: list[dict[str, Any]], comm
         )
 
 
+def _todo_gaps(records: list[dict[str, Any]], todo: Any, plan_sha256: str) -> list[str]:
+    """What the evidence lacks for `todo` to be done (its criteria, or a final row's)."""
+    gaps = chain.criterion_gaps(records, todo, plan_sha256)
+    if todo.final and not todo.criteria:
+        gaps += chain.final_row_gaps(records, todo)
+    return gaps
+
+
+def _check_done(
+    ctx: RunContext, args: argparse.Namespace, state: dict[str, Any], loaded: LoadedPlan, todo: Any
+) -> dict[str, Any] | None:
+    """`todo ... done`: refused while the evidence does not prove it, unless
+    --force-done, which stamps the override into the evidence (returned)."""
+    records = check_chain(ctx, state, "todo")
+    if args.force_done:
+        return stamp_override(
+            ctx, "todo", f"todo {todo.id} done", args.reason.strip(), loaded.sha256
+        )
+    _refuse_open_violations(ctx, records, "todo")
+    gaps = _todo_gaps(records, todo, loaded.sha256)
+    if gaps:
+        ctx.refuse(
+            "todo",
+            f"todo {todo.id} cannot be done: {'; '.join(gaps)}; "
+            f"run `zodyssey run verify {ctx.slug} {todo.id}`",
+            Exit.REFUSED_STATE,
+            subject=todo.id,
+        )
+    return None
+
+
+def _require_force_done_args(args: argparse.Namespace) -> None:
+    if args.status != "done":
+        raise UsageError("--force-done only applies to status done")
+    if not (args.reason or "").strip():
+        raise UsageError("--force-done needs --reason saying why the evidence is missing")
+
+
 def cmd_todo(args: argparse.Namespace) -> int:
     ctx = RunContext.open(args.repo, args.slug)
-    if args.force_done and args.status != "done":
-        raise UsageError("--force-done only applies to status done")
-    if args.force_done and not (args.reason or "").strip():
-        raise UsageError("--force-done needs --reason saying why the evidence is missing")
+    if args.force_done:
+        _require_force_done_args(args)
     state = ctx.state()
     require_active(ctx, state, "todo")
     loaded = require_bound_plan(ctx, state, "todo")
-    todo = loaded.plan.todo(args.todo)
-    if todo is None:
-        known = ", ".join(t.id for t in loaded.plan.todos) or "none"
-        raise UsageError(f"the plan has no todo {args.todo!r} (todos: {known})")
-    override: dict[str, Any] | None = None
-    if args.status == "done":
-        records = check_chain(ctx, state, "todo")
-        if not args.force_done:
-            _refuse_open_violations(ctx, records, "todo")
-        gaps = chain.criterion_gaps(records, todo, loaded.sha256)
-        if todo.final and not todo.criteria:
-            gaps += chain.final_row_gaps(records, todo)
-        if gaps and not args.force_done:
-            ctx.refuse(
-                "todo",
-                f"todo {todo.id} cannot be done: {'; '.join(gaps)}; "
-                f"run `zodyssey run verify {ctx.slug} {todo.id}`",
-                Exit.REFUSED_STATE,
-                subject=todo.id,
-            )
-        if args.force_done:
-            override = stamp_override(
-                ctx, "todo", f"todo {todo.id} done", args.reason.strip(), loaded.sha256
-            )
+    todo = require_todo(loaded, args.todo)
+    override = _check_done(ctx, args, state, loaded, todo) if args.status == "done" else None
 
     def mutate(current: dict[str, Any]) -> list[str]:
         if current.get("phase") in HALTED_PHASES:
@@ -348,9 +375,7 @@ def _unproven(
         entry = todos.get(todo.id) or {}
         if entry.get("status") != "done" or entry.get("forced"):
             continue
-        gaps = chain.criterion_gaps(records, todo, loaded.sha256)
-        if todo.final and not todo.criteria:
-            gaps += chain.final_row_gaps(records, todo)
+        gaps = _todo_gaps(records, todo, loaded.sha256)
         if gaps:
             unproven.append(f"{todo.id} ({'; '.join(gaps)})")
     return unproven
@@ -388,8 +413,8 @@ def _incomplete(
             f"done todos whose evidence no longer passes: {', '.join(unproven)}",
             f"done todos without passing evidence: {', '.join(unproven)}",
         )
-    results = run_quality_checks(ctx, load_checks(ctx.root), loaded.sha256, todo=None, stage="done")
-    check_failures = [r.name for r in results if r.blocking_failure]
+    # The blocking checks run last: only once everything before them held (or was forced).
+    check_failures = _blocking_failures(ctx, loaded)
     if check_failures:
         joined = ", ".join(check_failures)
         refuse_or_override(
@@ -398,30 +423,42 @@ def _incomplete(
     return overrides
 
 
+def _blocking_failures(ctx: RunContext, loaded: LoadedPlan) -> list[str]:
+    results = run_quality_checks(ctx, load_checks(ctx.root), loaded.sha256, todo=None, stage="done")
+    return [r.name for r in results if r.blocking_failure]
+
+
+def _overrides(
+    ctx: RunContext, args: argparse.Namespace, state: dict[str, Any], reason: str
+) -> tuple[list[str], dict[str, Any] | None]:
+    """The plan and completion rules of the move (`PHASE_MOVES`): what --force
+    overrides, and the override record stamped into the evidence for it."""
+    move = PHASE_MOVES[args.phase]
+    if not move.get("plan"):
+        return [], None
+    loaded = require_bound_plan(ctx, state, "phase")
+    overrides = _incomplete(ctx, args, state, loaded) if move.get("complete") else []
+    if not overrides:
+        return [], None
+    record = stamp_override(
+        ctx, "phase", f"phase done ({'; '.join(overrides)})", reason, loaded.sha256
+    )
+    return overrides, record
+
+
 def cmd_phase(args: argparse.Namespace) -> int:
     ctx = RunContext.open(args.repo, args.slug)
     target: str = args.phase
-    reason = (args.reason or args.note or "").strip()
     if args.force and not (args.reason or "").strip():
         raise UsageError("--force needs --reason saying why the preconditions are overridden")
+    reason = (args.reason or args.note or "").strip()
     state = ctx.state()
     current = state.get("phase")
     if current == target:
         print(f"run {ctx.slug!r} is already in phase {target}")
         return 0
     _check_move(ctx, args, current, reason)
-    move = PHASE_MOVES[target]
-    loaded = require_bound_plan(ctx, state, "phase") if move.get("plan") else None
-    overrides = _incomplete(ctx, args, state, loaded) if loaded and move.get("complete") else []
-    override_record: dict[str, Any] | None = None
-    if overrides:
-        override_record = stamp_override(
-            ctx,
-            "phase",
-            f"phase done ({'; '.join(overrides)})",
-            reason,
-            loaded.sha256 if loaded else None,
-        )
+    overrides, override_record = _overrides(ctx, args, state, reason)
 
     def mutate(st: dict[str, Any]) -> bool:
         before = st.get("phase")
@@ -466,19 +503,42 @@ def cmd_phase(args: argparse.Namespace) -> int:
 # --------------------------------------------------------------------------- status
 
 
-def summarize(ctx: RunContext, state: dict[str, Any]) -> dict[str, Any]:
+def _chain_problems(ctx: RunContext, state: dict[str, Any]) -> tuple[int, list[Any]]:
+    """(records in the evidence chain, what is wrong with it against the state's head)."""
     result = chain.read_evidence(paths.evidence_path(ctx.root, ctx.slug))
-    head = state.get("evidence") or {}
+    head = state.get("evidence")
+    head = head if isinstance(head, dict) else {}
     problems = list(result.problems) + chain.verify_chain(
         result.records,
         lines=result.lines,
-        expected_count=head.get("count") if isinstance(head, dict) else None,
-        expected_head=head.get("head") if isinstance(head, dict) else None,
+        expected_count=head.get("count"),
+        expected_head=head.get("head"),
     )
+    return len(result.records), problems
+
+
+def _plan_or_none(ctx: RunContext, state: dict[str, Any]) -> LoadedPlan | None:
     try:
-        loaded: LoadedPlan | None = ctx.load_plan(state)
+        return ctx.load_plan(state)
     except StateError:
-        loaded = None
+        return None
+
+
+def _plan_summary(
+    loaded: LoadedPlan | None, review: dict[str, Any], todos: dict[str, Any]
+) -> dict[str, Any]:
+    """The plan's digest, whether review approved that plan, and its todos' statuses."""
+    if loaded is None:
+        return {"plan_sha256": None, "plan_matches_review": False, "todos": {}}
+    return {
+        "plan_sha256": loaded.sha256,
+        "plan_matches_review": loaded.sha256 == review.get("plan_sha256"),
+        "todos": {t.id: todos.get(t.id, {}).get("status", "pending") for t in loaded.plan.todos},
+    }
+
+
+def summarize(ctx: RunContext, state: dict[str, Any]) -> dict[str, Any]:
+    records, problems = _chain_problems(ctx, state)
     review = state.get("review") or {}
     return {
         "slug": ctx.slug,
@@ -487,13 +547,8 @@ def summarize(ctx: RunContext, state: dict[str, Any]) -> dict[str, Any]:
         "verdict_source": review.get("source"),
         "round": review.get("round", 0),
         "max_rounds": review.get("max_rounds", 3),
-        "plan_sha256": loaded.sha256 if loaded else None,
-        "plan_matches_review": bool(loaded and loaded.sha256 == review.get("plan_sha256")),
-        "todos": {
-            t.id: (state.get("todos") or {}).get(t.id, {}).get("status", "pending")
-            for t in (loaded.plan.todos if loaded else [])
-        },
-        "evidence_records": len(result.records),
+        **_plan_summary(_plan_or_none(ctx, state), review, state.get("todos") or {}),
+        "evidence_records": records,
         "chain_ok": not problems,
         "chain_problems": [p.message for p in problems],
         "windows": state.get("windows") or [],
@@ -553,14 +608,42 @@ def _age(stamp: object, now: float) -> str:
     return f"{max(int(seconds), 0)}s"
 
 
-def cmd_list(args: argparse.Namespace) -> int:
+def _list_row(slug: str, state: dict[str, Any], now: float) -> dict[str, Any]:
+    raw_review = state.get("review")
+    review: dict[str, Any] = raw_review if isinstance(raw_review, dict) else {}
+    return {
+        "slug": slug,
+        "phase": state.get("phase"),
+        "active": state.get("phase") not in TERMINAL_PHASES,
+        "verdict": review.get("verdict"),
+        "round": review.get("round", 0),
+        "max_rounds": review.get("max_rounds", 3),
+        "started_at": state.get("started_at"),
+        "updated_at": state.get("updated_at"),
+        "age": _age(state.get("started_at"), now),
+        "idle": _age(state.get("updated_at"), now),
+    }
+
+
+def _print_runs(rows: list[dict[str, Any]]) -> None:
+    print(f"{'SLUG':<24} {'PHASE':<10} {'VERDICT':<8} {'ROUND':<6} {'AGE':>5} {'IDLE':>5}")
+    for row in rows:
+        if "error" in row:
+            print(f"{row['slug']:<24} UNREADABLE (gates as active): {row['error']}")
+            continue
+        print(
+            f"{row['slug']:<24} {row['phase']!s:<10} {row['verdict'] or '-':<8} "
+            f"{row['round']}/{row['max_rounds']:<4} {row['age']:>5} {row['idle']:>5}"
+        )
+
+
+def _list_rows(root: Path, everything: bool) -> tuple[list[dict[str, Any]], int]:
+    """The rows of `run list` (terminal runs only with `everything`), and how many
+    states could not be read (listed too: the gate treats them as active)."""
     import time
 
     from zodyssey.core.store import list_runs
 
-    root = Path(args.repo or ".").resolve()
-    if not root.is_dir():
-        raise UsageError(f"--repo {args.repo}: not a directory")
     now = time.time()
     rows: list[dict[str, Any]] = []
     unreadable = 0
@@ -569,38 +652,21 @@ def cmd_list(args: argparse.Namespace) -> int:
             unreadable += 1
             rows.append({"slug": slug, "phase": None, "error": state.message, "active": True})
             continue
-        phase = state.get("phase")
-        active = phase not in TERMINAL_PHASES
-        if not active and not args.all:
-            continue
-        raw_review = state.get("review")
-        review: dict[str, Any] = raw_review if isinstance(raw_review, dict) else {}
-        rows.append(
-            {
-                "slug": slug,
-                "phase": phase,
-                "active": active,
-                "verdict": review.get("verdict"),
-                "round": review.get("round", 0),
-                "max_rounds": review.get("max_rounds", 3),
-                "started_at": state.get("started_at"),
-                "updated_at": state.get("updated_at"),
-                "age": _age(state.get("started_at"), now),
-                "idle": _age(state.get("updated_at"), now),
-            }
-        )
+        row = _list_row(slug, state, now)
+        if row["active"] or everything:
+            rows.append(row)
+    return rows, unreadable
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    root = Path(args.repo or ".").resolve()
+    if not root.is_dir():
+        raise UsageError(f"--repo {args.repo}: not a directory")
+    rows, unreadable = _list_rows(root, bool(args.all))
     if args.json:
         print(json.dumps({"root": str(root), "runs": rows}, indent=2, ensure_ascii=False))
     elif not rows:
         print(f"no {'' if args.all else 'active '}runs under {root}")
     else:
-        print(f"{'SLUG':<24} {'PHASE':<10} {'VERDICT':<8} {'ROUND':<6} {'AGE':>5} {'IDLE':>5}")
-        for row in rows:
-            if "error" in row:
-                print(f"{row['slug']:<24} UNREADABLE (gates as active): {row['error']}")
-                continue
-            print(
-                f"{row['slug']:<24} {row['phase']!s:<10} {row['verdict'] or '-':<8} "
-                f"{row['round']}/{row['max_rounds']:<4} {row['age']:>5} {row['idle']:>5}"
-            )
+        _print_runs(rows)
     return 2 if unreadable else 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from zodyssey.core.plan import Plan
+from zodyssey.core.plan import Criterion, Plan, Todo
 from zodyssey.runs.criteria import parse_criterion
 
 # A criterion that hands verification to a person cannot be executed, so it cannot be evidence.
@@ -48,62 +48,60 @@ def lint_plan(plan: Plan, test_command: str | None) -> list[LintProblem]:
             LintProblem("-", 0, "declares no todos: add `- [ ] 1. title` rows under `## Todos`")
         )
     for todo in plan.todos:
-        if not todo.final and not todo.files:
-            problems.append(
-                LintProblem(todo.id, todo.line, "no `Files: [...]` declared (nothing is in scope)")
-            )
-        for path in todo.files:
-            if any(ch.isspace() for ch in path) or len(path) > 300:
-                problems.append(
-                    LintProblem(
-                        todo.id, todo.line, f"Files entry is not a clean path: {path[:80]!r}"
-                    )
-                )
-        if not todo.final and not todo.criteria:
-            problems.append(
-                LintProblem(
-                    todo.id, todo.line, "no acceptance criteria: verify would have nothing to run"
-                )
-            )
-        for criterion in todo.criteria:
-            if _DELEGATES.search(criterion.text):
-                problems.append(
-                    LintProblem(
-                        todo.id,
-                        criterion.line,
-                        f"criterion {criterion.index} delegates to a person: "
-                        f"{criterion.text[:80]!r}",
-                        criterion.index,
-                    )
-                )
-            elif not criterion.command:
-                problems.append(
-                    LintProblem(
-                        todo.id,
-                        criterion.line,
-                        f"criterion {criterion.index} has no executable command "
-                        f"(put the command in backticks): {criterion.text[:80]!r}",
-                        criterion.index,
-                    )
-                )
-            elif (spec := parse_criterion(criterion.text)).problem is not None:
-                problems.append(
-                    LintProblem(
-                        todo.id,
-                        criterion.line,
-                        f"criterion {criterion.index} cannot be judged as written: {spec.problem}",
-                        criterion.index,
-                    )
-                )
-        if test_command and not todo.final and todo.criteria:
-            wanted = _normalize(test_command)
-            ran = [s.command for c in todo.criteria for s in parse_criterion(c.text).steps]
-            if not any(wanted in _normalize(command) for command in ran):
-                problems.append(
-                    LintProblem(
-                        todo.id,
-                        todo.line,
-                        f"no criterion runs the configured test command `{test_command}`",
-                    )
-                )
+        problems += _todo_problems(todo)
+        problems += [p for c in todo.criteria if (p := _criterion_problem(todo, c)) is not None]
+        problems += _test_command_problem(todo, test_command)
     return problems
+
+
+def _todo_problems(todo: Todo) -> list[LintProblem]:
+    """A todo's own rows: its Files entries and whether it has criteria at all."""
+    problems = []
+    if not todo.final and not todo.files:
+        problems.append(
+            LintProblem(todo.id, todo.line, "no `Files: [...]` declared (nothing is in scope)")
+        )
+    for path in todo.files:
+        if any(ch.isspace() for ch in path) or len(path) > 300:
+            problems.append(
+                LintProblem(todo.id, todo.line, f"Files entry is not a clean path: {path[:80]!r}")
+            )
+    if not todo.final and not todo.criteria:
+        problems.append(
+            LintProblem(
+                todo.id, todo.line, "no acceptance criteria: verify would have nothing to run"
+            )
+        )
+    return problems
+
+
+def _criterion_problem(todo: Todo, criterion: Criterion) -> LintProblem | None:
+    """Why `criterion` cannot run as written (the first reason), None when it can."""
+    if _DELEGATES.search(criterion.text):
+        message = f"delegates to a person: {criterion.text[:80]!r}"
+    elif not criterion.command:
+        message = (
+            f"has no executable command (put the command in backticks): {criterion.text[:80]!r}"
+        )
+    elif (spec := parse_criterion(criterion.text)).problem is not None:
+        message = f"cannot be judged as written: {spec.problem}"
+    else:
+        return None
+    return LintProblem(
+        todo.id, criterion.line, f"criterion {criterion.index} {message}", criterion.index
+    )
+
+
+def _test_command_problem(todo: Todo, test_command: str | None) -> list[LintProblem]:
+    """A work todo with criteria, none running the configured test command."""
+    if not test_command or todo.final or not todo.criteria:
+        return []
+    wanted = _normalize(test_command)
+    ran = [s.command for c in todo.criteria for s in parse_criterion(c.text).steps]
+    if any(wanted in _normalize(command) for command in ran):
+        return []
+    return [
+        LintProblem(
+            todo.id, todo.line, f"no criterion runs the configured test command `{test_command}`"
+        )
+    ]

@@ -11,8 +11,10 @@ from typing import Any
 
 from zodyssey.core import paths
 from zodyssey.core.exits import Exit
+from zodyssey.core.plan import Todo
 from zodyssey.core.store import file_lock, now_iso
 from zodyssey.core.vocabulary import HALTED_PHASES
+from zodyssey.errors import UsageError
 from zodyssey.runs import evidence as chain
 from zodyssey.runs.context import LoadedPlan, RunContext
 
@@ -38,6 +40,15 @@ def require_bound_plan(ctx: RunContext, state: dict[str, Any], command: str) -> 
             Exit.REFUSED_STATE,
         )
     return loaded
+
+
+def require_todo(loaded: LoadedPlan, todo_id: str) -> Todo:
+    """The plan's todo `todo_id` (a usage error naming the plan's todos when it has none)."""
+    todo = loaded.plan.todo(todo_id)
+    if todo is None:
+        known = ", ".join(t.id for t in loaded.plan.todos) or "none"
+        raise UsageError(f"the plan has no todo {todo_id!r} (todos: {known})")
+    return todo
 
 
 def require_active(ctx: RunContext, state: dict[str, Any], command: str) -> None:

@@ -28,6 +28,7 @@ from zodyssey.runs.preconditions import (
     note_evidence_head,
     require_active,
     require_bound_plan,
+    require_todo,
 )
 from zodyssey.runs.worktree import content_digest, snapshot
 
@@ -182,51 +183,67 @@ def run_quality_checks(
 ) -> list[CheckResult]:
     """Run every configured check, record each as evidence and as a gate decision."""
     results: list[CheckResult] = []
-    decisions: list[tuple[str, str, str, dict[str, Any] | None]] = []
+    decisions: list[_Decision] = []
     default_timeout = configured_timeout(ctx.root) if checks else DEFAULT_TIMEOUT_S
     for check in checks:
-        if check.on_failure == "skip":
-            results.append(CheckResult(check.name, check.on_failure, False, True, None))
-            decisions.append((check.name, "skip", f"{stage}: configured on_failure = skip", None))
-            print(f"check {check.name}: skipped (on_failure = skip)")
-            continue
-        record = record_execution(
-            ctx,
-            kind="check",
-            command=check.command,
-            timeout_s=check.timeout_s or default_timeout,
-            plan_sha=plan_sha,
-            extra={"todo": todo, "check": check.name, "on_failure": check.on_failure},
-        )
-        passed = bool(record["passed"])
-        results.append(CheckResult(check.name, check.on_failure, passed, False, record["seq"]))
-        decision = "pass" if passed else ("fail" if check.on_failure == "block" else "warn")
-        why = f"{stage}: exit {record['exit_code']}" + (
-            " (timed out)" if record["timed_out"] else ""
-        )
-        decisions.append((check.name, decision, why, record))
-        label = "PASS" if passed else ("FAIL (blocks)" if decision == "fail" else "FAIL (warning)")
-        print(
-            f"check {check.name}: {label} (exit {record['exit_code']}, {record['duration_s']:.2f}s)"
-        )
-
+        result, decision = _run_check(ctx, check, plan_sha, todo, stage, default_timeout)
+        results.append(result)
+        decisions.append(decision)
     if decisions:
-
-        def mutate(state: dict[str, Any]) -> None:
-            for name, decision, why, record in decisions:
-                if record is not None:
-                    note_evidence_head(state, record)
-                gate_entry(
-                    state,
-                    stage if stage == "verify" else "phase",
-                    decision,
-                    by=f"check:{name}",
-                    subject=name,
-                    reason=why + (f" (evidence seq {record['seq']})" if record else ""),
-                )
-
-        ctx.store.update(mutate)
+        ctx.store.update(lambda state: _record_decisions(state, decisions, stage))
     return results
+
+
+_Decision = tuple[str, str, str, "dict[str, Any] | None"]  # (check, decision, why, record)
+
+
+def _run_check(
+    ctx: RunContext,
+    check: QualityCheck,
+    plan_sha: str | None,
+    todo: str | None,
+    stage: str,
+    default_timeout: float,
+) -> tuple[CheckResult, _Decision]:
+    """Run one check (a `skip` check is only noted), print its outcome."""
+    if check.on_failure == "skip":
+        print(f"check {check.name}: skipped (on_failure = skip)")
+        return CheckResult(check.name, check.on_failure, False, True, None), (
+            check.name,
+            "skip",
+            f"{stage}: configured on_failure = skip",
+            None,
+        )
+    record = record_execution(
+        ctx,
+        kind="check",
+        command=check.command,
+        timeout_s=check.timeout_s or default_timeout,
+        plan_sha=plan_sha,
+        extra={"todo": todo, "check": check.name, "on_failure": check.on_failure},
+    )
+    passed = bool(record["passed"])
+    decision = "pass" if passed else ("fail" if check.on_failure == "block" else "warn")
+    why = f"{stage}: exit {record['exit_code']}" + (" (timed out)" if record["timed_out"] else "")
+    label = "PASS" if passed else ("FAIL (blocks)" if decision == "fail" else "FAIL (warning)")
+    print(f"check {check.name}: {label} (exit {record['exit_code']}, {record['duration_s']:.2f}s)")
+    result = CheckResult(check.name, check.on_failure, passed, False, record["seq"])
+    return result, (check.name, decision, why, record)
+
+
+def _record_decisions(state: dict[str, Any], decisions: list[_Decision], stage: str) -> None:
+    """Each check's outcome as a gate decision (its evidence record moves the head)."""
+    for name, decision, why, record in decisions:
+        if record is not None:
+            note_evidence_head(state, record)
+        gate_entry(
+            state,
+            stage if stage == "verify" else "phase",
+            decision,
+            by=f"check:{name}",
+            subject=name,
+            reason=why + (f" (evidence seq {record['seq']})" if record else ""),
+        )
 
 
 def _history_entry(record: dict[str, Any], path: Path) -> dict[str, Any]:
@@ -252,19 +269,25 @@ def _update_summaries(
     verify = state.get("verify")
     if not isinstance(verify, dict):
         verify = state["verify"] = {}
+    _record_history(state, verify, todo, records, path)
+    state.setdefault("acceptance", {})[todo.id] = _acceptance(
+        todo, verify["history"], records, path
+    )
+
+
+def _record_history(
+    state: dict[str, Any],
+    verify: dict[str, Any],
+    todo: Todo,
+    records: list[dict[str, Any]],
+    path: Path,
+) -> None:
+    """Each record replaces its criterion's history entry; the counts follow."""
     history = verify.get("history")
     history = history if isinstance(history, list) else []
     for record in records:
         note_evidence_head(state, record)
-        history = [
-            h
-            for h in history
-            if not (
-                isinstance(h, dict)
-                and str(h.get("todo_id")) == str(record["todo"])
-                and h.get("criterion_index") == record["criterion_index"]
-            )
-        ]
+        history = [h for h in history if not _same_criterion(h, record)]
         history.append(_history_entry(record, path))
         gate_entry(
             state,
@@ -278,9 +301,24 @@ def _update_summaries(
     verify["passed"] = sum(1 for h in history if h.get("passed"))
     verify["flaky"] = sum(1 for h in history if h.get("flaky"))
     verify["failed"] = verify["total"] - verify["passed"] - verify["flaky"]
+
+
+def _same_criterion(entry: object, record: dict[str, Any]) -> bool:
+    """Whether the history entry is about the criterion `record` executed."""
+    return (
+        isinstance(entry, dict)
+        and str(entry.get("todo_id")) == str(record["todo"])
+        and entry.get("criterion_index") == record["criterion_index"]
+    )
+
+
+def _acceptance(
+    todo: Todo, history: list[Any], records: list[dict[str, Any]], path: Path
+) -> dict[str, Any]:
+    """The state's acceptance summary of `todo` after `records` joined the history."""
     mine = {h.get("criterion_index"): h for h in history if str(h.get("todo_id")) == todo.id}
     declared = {c.index for c in todo.criteria}
-    state.setdefault("acceptance", {})[todo.id] = {
+    return {
         "pass": bool(declared) and all(mine.get(i, {}).get("passed") for i in declared),
         "at": records[-1]["finished_at"] if records else None,
         "evidence": str(path),
@@ -431,10 +469,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     state = ctx.state()
     require_active(ctx, state, "verify")
     loaded = require_bound_plan(ctx, state, "verify")
-    todo = loaded.plan.todo(args.todo)
-    if todo is None:
-        known = ", ".join(t.id for t in loaded.plan.todos) or "none"
-        raise UsageError(f"the plan has no todo {args.todo!r} (todos: {known})")
+    todo = require_todo(loaded, args.todo)
     selected = _selected(args, todo)
     _refuse_unrunnable(ctx, todo, selected, checks)
     records = check_chain(ctx, state, "verify")
@@ -445,14 +480,20 @@ def cmd_verify(args: argparse.Namespace) -> int:
     if done:
         ctx.store.update(lambda state: _update_summaries(state, todo, done, path))
     results = run_quality_checks(ctx, checks, loaded.sha256, todo=todo.id, stage="verify")
-    failed = [r for r in done if not r["passed"]]
+    return _verify_verdict(todo, done, results)
+
+
+def _verify_verdict(todo: Todo, done: list[dict[str, Any]], results: list[CheckResult]) -> int:
+    """Print what `run verify` found; its exit code (FAILED when a criterion or a
+    blocking check failed)."""
+    failed = [str(r["criterion_index"]) for r in done if not r["passed"]]
     blocking = [r.name for r in results if r.blocking_failure]
-    if failed or blocking:
-        parts = []
-        if failed:
-            parts.append(f"criteria failed: {', '.join(str(r['criterion_index']) for r in failed)}")
-        if blocking:
-            parts.append(f"blocking checks failed: {', '.join(blocking)}")
+    parts = [
+        f"{what} failed: {', '.join(names)}"
+        for what, names in (("criteria", failed), ("blocking checks", blocking))
+        if names
+    ]
+    if parts:
         print(f"verify todo {todo.id}: FAILED ({'; '.join(parts)})")
         return Exit.FAILED
     print(f"verify todo {todo.id}: passed")

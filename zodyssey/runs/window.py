@@ -24,13 +24,8 @@ from zodyssey.runs.worktree import changed_paths, read_only_violation, snapshot
 USAGE = "zodyssey run window [--repo DIR] SLUG --label L [--timeout S] -- CMD..."
 
 
-def split_window_args(args: argparse.Namespace) -> tuple[str, list[str]]:
-    """Fill slug/label/timeout/repo from `rest` (everything after the first positional)."""
-    rest: list[str] = list(args.rest or [])
-    if "--" not in rest:
-        raise UsageError(f"put the auditor command after `--`: {USAGE}")
-    split = rest.index("--")
-    head, argv = rest[:split], rest[split + 1 :]
+def _window_options(head: list[str]) -> argparse.Namespace:
+    """The slug and options given before `--`."""
     options = argparse.ArgumentParser(prog="zodyssey run window", add_help=False)
     options.add_argument("slug")
     options.add_argument("--label")
@@ -42,6 +37,17 @@ def split_window_args(args: argparse.Namespace) -> tuple[str, list[str]]:
         raise UsageError(f"bad window arguments; usage: {USAGE}") from exc
     if unknown:
         raise UsageError(f"unrecognized window arguments {' '.join(unknown)}; usage: {USAGE}")
+    return parsed
+
+
+def split_window_args(args: argparse.Namespace) -> tuple[str, list[str]]:
+    """Fill slug/label/timeout/repo from `rest` (everything after the first positional)."""
+    rest: list[str] = list(args.rest or [])
+    if "--" not in rest:
+        raise UsageError(f"put the auditor command after `--`: {USAGE}")
+    split = rest.index("--")
+    head, argv = rest[:split], rest[split + 1 :]
+    parsed = _window_options(head)
     for name in ("label", "timeout", "repo"):
         if getattr(parsed, name) is not None:
             setattr(args, name, getattr(parsed, name))
@@ -54,16 +60,20 @@ def split_window_args(args: argparse.Namespace) -> tuple[str, list[str]]:
     return str(parsed.slug), argv
 
 
+def _plan_sha(ctx: RunContext, state: dict[str, Any]) -> str | None:
+    """The bound plan's digest, None when there is none to load."""
+    try:
+        return ctx.load_plan(state).sha256
+    except Exception:
+        return None
+
+
 def cmd_window(args: argparse.Namespace) -> int:
     slug, argv = split_window_args(args)
     ctx = RunContext.open(args.repo, slug)
     timeout_s = args.timeout or configured_timeout(ctx.root)
     state = ctx.state()  # the run must exist; any phase may hold a window (audits come late)
-    plan_sha: str | None
-    try:
-        plan_sha = ctx.load_plan(state).sha256
-    except Exception:
-        plan_sha = None
+    plan_sha = _plan_sha(ctx, state)
     before = snapshot(ctx.root, keep_status=True)
     run = execute(argv, ctx.root, timeout_s)
     after = snapshot(ctx.root, keep_status=True)

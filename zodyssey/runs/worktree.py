@@ -24,36 +24,37 @@ _PATHSPEC = ("--", ".", ":(exclude).zcode")
 
 def _status_paths(status: bytes) -> tuple[str | None, str | None, list[str]]:
     """(head oid, branch, paths) from `git status --porcelain=v2 -z --branch`."""
-    head: str | None = None
-    branch: str | None = None
+    headers: dict[str, str] = {}
     paths: list[str] = []
-    tokens = status.split(b"\0")
+    tokens = [t.decode("utf-8", errors="surrogateescape") for t in status.split(b"\0")]
     i = 0
     while i < len(tokens):
-        token = tokens[i].decode("utf-8", errors="surrogateescape")
+        token = tokens[i]
         i += 1
-        if not token:
-            continue
-        if token.startswith("# branch.oid "):
-            oid = token[len("# branch.oid ") :]
-            head = "" if oid == "(initial)" else oid
-        elif token.startswith("# branch.head "):
-            name = token[len("# branch.head ") :]
-            branch = None if name == "(detached)" else name
-        elif token.startswith("#"):
-            continue
-        elif token[0] == "1":
-            paths.append(token.split(" ", 8)[8])
-        elif token[0] == "2":
-            paths.append(token.split(" ", 9)[9])
-            if i < len(tokens):  # the rename/copy source follows as its own token
-                paths.append(tokens[i].decode("utf-8", errors="surrogateescape"))
+        if token.startswith("# "):
+            key, _, value = token[2:].partition(" ")
+            headers[key] = value
+        elif token[:1] in _PATH_FIELD:  # ordinary, renamed/copied, unmerged entries
+            paths.append(token.split(" ", _PATH_FIELD[token[0]])[-1])
+            if token[0] == "2" and i < len(tokens):  # the rename/copy source: its own token
+                paths.append(tokens[i])
                 i += 1
-        elif token[0] == "u":
-            paths.append(token.split(" ", 10)[10])
-        elif token[0] in "?!":
+        elif token[:1] in ("?", "!"):  # untracked, ignored
             paths.append(token[2:])
-    return head, branch, paths
+    return (*_branch(headers), paths)
+
+
+def _branch(headers: dict[str, str]) -> tuple[str | None, str | None]:
+    """(head oid, "" before the first commit; branch name, None when detached)."""
+    oid = headers.get("branch.oid")
+    name = headers.get("branch.head")
+    head = None if oid is None else ("" if oid == "(initial)" else oid)
+    return head, (None if name in (None, "(detached)") else name)
+
+
+# Where the path is in a `git status --porcelain=v2` entry, by its first character:
+# after 8 space-separated fields (ordinary), 9 (renamed or copied), 10 (unmerged).
+_PATH_FIELD = {"1": 8, "2": 9, "u": 10}
 
 
 def _content_hash(path: Path) -> str:
