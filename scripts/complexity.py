@@ -29,9 +29,10 @@ TARGET_SHARE_11 = 0.08
 # 1,501 functions, 221 = 14.7% at CC >= 11, 12 above 25, highest 60; tightened at
 # 1,637 functions, 212 = 13.0%, 1 above 25: hook.main, 42; then at 1,659
 # functions, 203 = 12.2%; hook.main split: none above 25; then at 1,753
-# functions, 169 = 9.6%, gate/shell at none).
+# functions, 169 = 9.6%, gate/shell at none; then at 1,787 functions,
+# 151 = 8.4%, runs/ (but review.py) at none).
 RATCHET_ABOVE_25 = 0
-RATCHET_SHARE_11 = 0.097
+RATCHET_SHARE_11 = 0.085
 
 
 def _functions(blocks: list[Any]) -> Iterator[Any]:
