@@ -160,15 +160,17 @@ class _Call:
             self.parsed = True
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], raw: "bytes | None" = None) -> int:
+    """The hook on `argv`, reading stdin (or taking `raw`, stdin already read)."""
     if "-h" in argv or "--help" in argv:
         print(USAGE + "\n(see `zodyssey hook --help`)")
         return 0
     event, harness_name, problem = _parse_argv(list(argv))
-    try:
-        raw = sys.stdin.buffer.read()
-    except BaseException:
-        raw = b""
+    if raw is None:
+        try:
+            raw = sys.stdin.buffer.read()
+        except BaseException:
+            raw = b""
     hook = _Call(event, harness_name, problem, raw)
     try:
         return _run(hook)
