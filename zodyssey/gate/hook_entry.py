@@ -15,82 +15,28 @@ every tool call:
   are found there. Otherwise it runs `site.main()`, exactly the start-up
   `-S` skipped, and adds the directory holding this `zodyssey` after what
   `site` added: a layout this shortcut does not know costs time, never a
-  failed hook. (So does an import error on the short path.)
+  failed hook. (So does an import error on the short path.) That work is
+  in `zodyssey/gate/norun.py` (`paths`), byte-compiled once, because this file
+  is compiled again on every call: it only finds its own package by string
+  operations and hands over.
+- a call no run state can guard exits 0 after `norun.nothing_to_guard`
+  (`posix` and `sys` only, no `os`), before the hook is imported.
 
 Same behaviour as `python -m zodyssey.gate` and `zodyssey hook`.
 """
 
 import sys
 
-PARSER_PACKAGES = ("tree_sitter", "tree_sitter_bash")
-POSIX = "posix" in sys.builtin_module_names
 
-
-def _paths_without_site() -> None:
-    package_root, purelib = _places()
-    places = [package_root] if purelib == package_root else [package_root, purelib]
-    if all(any(_isdir(place, name) for place in places) for name in PARSER_PACKAGES):
-        sys.path.extend(place for place in places if place not in sys.path)
-    else:
-        _site()
-        if package_root not in sys.path:  # this file's own package, after site's paths
-            sys.path.append(package_root)
-
-
-def _plain(path: str, depth: int) -> bool:
-    """An absolute POSIX path of more than `depth` components that
-    `os.path.abspath` leaves as it is (no empty, `.` or `..` component)."""
-    parts = path.split("/")
-    return (
-        parts[0] == ""
-        and len(parts) > depth + 1
-        and all(p not in ("", ".", "..") for p in parts[1:])
-    )
-
-
-def _places() -> "tuple[str, str]":
-    """(the directory holding this `zodyssey`, the interpreter's site-packages).
-    With plain POSIX paths by string operations and `posix.stat` (built in and
-    loaded: the call without a run then never imports `os`); else with `os`."""
-    here, exe = __file__, sys.executable
-    if POSIX and _plain(here, 3) and _plain(exe, 2) and _plain(sys.prefix, 0):
-        package_root = here.rsplit("/", 3)[0]
-        # `site` is also what reads pyvenv.cfg and points sys.prefix at a venv
-        prefix = exe.rsplit("/", 2)[0]
-        if not _is_kind(prefix + "/pyvenv.cfg", 0o100000):
-            prefix = sys.prefix
-        version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
-        return package_root, f"{prefix}/lib/{version}/site-packages"
+def _package_root() -> str:
+    """The directory holding this `zodyssey`: string operations on a plain POSIX
+    path (what `os.path.abspath` leaves as it is), `os` otherwise."""
+    parts = __file__.split("/")
+    if len(parts) > 4 and parts[0] == "" and all(p not in ("", ".", "..") for p in parts[1:]):
+        return "/".join(parts[:-3])
     import os
 
-    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    prefix = os.path.dirname(os.path.dirname(os.path.abspath(sys.executable)))
-    if not os.path.isfile(os.path.join(prefix, "pyvenv.cfg")):
-        prefix = sys.prefix
-    if os.name == "nt":
-        purelib = os.path.join(prefix, "Lib", "site-packages")
-    else:
-        version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
-        purelib = os.path.join(prefix, "lib", version, "site-packages")
-    return package_root, purelib
-
-
-def _isdir(place: str, name: str) -> bool:
-    if POSIX:
-        return _is_kind(place + "/" + name, 0o040000)
-    import os
-
-    return os.path.isdir(os.path.join(place, name))
-
-
-def _is_kind(path: str, kind: int) -> bool:
-    """Whether `path` exists and is of file type `kind` (stat's S_IFMT bits)."""
-    from posix import stat
-
-    try:
-        return stat(path).st_mode & 0o170000 == kind
-    except (OSError, ValueError):
-        return False
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _site() -> None:
@@ -100,7 +46,16 @@ def _site() -> None:
 
 
 if sys.flags.no_site and "site" not in sys.modules:
-    _paths_without_site()
+    _root = _package_root()
+    sys.path.append(_root)  # for the next import only: `paths` puts it where it belongs
+    try:
+        from zodyssey.gate.norun import paths
+    except ImportError:  # cannot be on an intact install: start as `site` would
+        sys.path.remove(_root)
+        _site()
+        sys.path.append(_root)
+    else:
+        paths(_root)
 
 
 def _sub_command() -> "int | None":
@@ -126,26 +81,15 @@ if __name__ == "__main__" and sys.argv[1:2] in (["effects-pre"], ["sandbox"]):
         _site()
         code = _sub_command()
     sys.exit(code)
-
-
-def _quiet(raw: bytes) -> bool:
-    """No run state can guard this call (zodyssey/gate/norun.py): exit 0 before
-    the hook, `os` and the discovery are imported. False whenever unsure."""
-    try:
-        from zodyssey.gate.norun import nothing_to_guard
-
-        return nothing_to_guard(sys.argv[1:], raw)
-    except Exception:
-        return False
-
-
 raw: "bytes | None" = None
-if __name__ == "__main__" and POSIX and not {"-h", "--help"} & set(sys.argv[1:]):
+if __name__ == "__main__" and not {"-h", "--help"} & set(sys.argv[1:]):
     try:
-        raw = sys.stdin.buffer.read()
-    except BaseException:
-        raw = b""
-    if _quiet(raw):
+        from zodyssey.gate.norun import quiet
+
+        raw, done = quiet(sys.argv[1:])
+    except Exception:
+        done = False
+    if done:
         sys.exit(0)
 try:
     from zodyssey.gate.hook import main

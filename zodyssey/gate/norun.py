@@ -1,4 +1,8 @@
-"""The hook's first question, without `os`: can this call reach any run state at all?
+"""The hook's start without `os`: its import paths, and its first question, can
+this call reach any run state at all?
+
+`paths` is the start-up of the installed command without `site`
+(zodyssey/gate/hook_entry.py explains it), here so that it is byte-compiled.
 
 Most tool calls an agent makes happen where no run is active, and there the
 hook must say nothing, as fast as an interpreter starts. Importing `os` alone
@@ -47,8 +51,90 @@ SEPARATORS = " \t\n\r'\"`=,;:()[]{}<>|&"
 MAX_WORDS = 256
 MAX_STRING = 65536  # workspace._words reads this much of each string
 MAX_STDIN = 16 * 1024 * 1024  # more is left to the full hook (hook.MAX_STDIN)
+POSIX = "posix" in sys.builtin_module_names
 _S_IFMT = 0o170000
 _S_IFLNK = 0o120000
+
+
+PARSER_PACKAGES = ("tree_sitter", "tree_sitter_bash")
+
+
+def paths(package_root: str) -> None:
+    """Put this package and the interpreter's site-packages on `sys.path` when the
+    parser's packages are found there; else run `site.main()` and add the
+    package after what `site` added. `package_root` is on `sys.path` already
+    (the entry needed it to import this module), at its end."""
+    purelib = _purelib()
+    places = [package_root] if purelib == package_root else [package_root, purelib]
+    if all(any(_isdir(place, name) for place in places) for name in PARSER_PACKAGES):
+        sys.path.extend(place for place in places if place not in sys.path)
+        return
+    if sys.path[-1:] == [package_root]:
+        sys.path.pop()
+    import site
+
+    site.main()
+    if package_root not in sys.path:  # this file's own package, after site's paths
+        sys.path.append(package_root)
+
+
+def _plain(path: str, depth: int) -> bool:
+    """An absolute POSIX path of more than `depth` components that
+    `os.path.abspath` leaves as it is (no empty, `.` or `..` component)."""
+    parts = path.split("/")
+    return (
+        parts[0] == ""
+        and len(parts) > depth + 1
+        and all(p not in ("", ".", "..") for p in parts[1:])
+    )
+
+
+def _purelib() -> str:
+    """The interpreter's site-packages (its venv's, when it runs in one). With
+    plain POSIX paths by string operations and `posix.stat`; else with `os`."""
+    exe = sys.executable
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    if POSIX and _plain(exe, 2) and _plain(sys.prefix, 0):
+        # `site` is also what reads pyvenv.cfg and points sys.prefix at a venv
+        prefix = exe.rsplit("/", 2)[0]
+        if not _is_kind(prefix + "/pyvenv.cfg", 0o100000):
+            prefix = sys.prefix
+        return f"{prefix}/lib/{version}/site-packages"
+    import os
+
+    prefix = os.path.dirname(os.path.dirname(os.path.abspath(exe)))
+    if not os.path.isfile(os.path.join(prefix, "pyvenv.cfg")):
+        prefix = sys.prefix
+    if os.name == "nt":
+        return os.path.join(prefix, "Lib", "site-packages")
+    return os.path.join(prefix, "lib", version, "site-packages")
+
+
+def _isdir(place: str, name: str) -> bool:
+    if POSIX:
+        return _is_kind(place + "/" + name, 0o040000)
+    import os
+
+    return os.path.isdir(os.path.join(place, name))
+
+
+def _is_kind(path: str, kind: int) -> bool:
+    """Whether `path` exists and is of file type `kind` (stat's S_IFMT bits)."""
+    from posix import stat
+
+    try:
+        return stat(path).st_mode & _S_IFMT == kind
+    except (OSError, ValueError):
+        return False
+
+
+def quiet(argv: "list[str]") -> "tuple[bytes, bool]":
+    """(stdin, whether no run state can guard this call): the hook then exits 0."""
+    try:
+        raw = sys.stdin.buffer.read()
+    except BaseException:
+        raw = b""
+    return raw, POSIX and nothing_to_guard(argv, raw)
 
 
 class _Unsure(Exception):
