@@ -172,3 +172,34 @@ def test_done_is_refused_while_a_violation_is_open(tmp_path: Path) -> None:
     audited = run_zodyssey("audit", "demo", "--format", "json", cwd=repo.root)
     assert audited.returncode == 1, audited.stdout + audited.stderr
     assert "effect-violation" in audited.stdout and "README.md" in audited.stdout
+
+
+def test_a_real_background_process_writing_between_calls_is_caught(tmp_path: Path) -> None:
+    """A process a call left running writes product code after that call's
+    post-tool: the next `zodyssey` command is blocked before it runs, the file
+    restored and the change recorded; an ordinary call's post-tool catches the
+    same change (docs/gate.md, why after the next call)."""
+    import time
+
+    repo = repo_with_run(tmp_path, phase="plan", verdict=None)
+    marker = repo.root / ".zcode" / "notepads" / "written"
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    hook(repo, "pre-tool", "ls", "toolu_1")
+    go = repo.root / ".zcode" / "notepads" / "go"
+    script = (
+        f"while [ ! -e {shlex.quote(str(go))} ]; do sleep 0.05; done; "
+        f"echo background > README.md; touch {shlex.quote(str(marker))}"
+    )
+    background = subprocess.Popen(["sh", "-c", script], cwd=repo.root, start_new_session=True)
+    assert hook(repo, "post-tool", "ls", "toolu_1").returncode == 0
+    go.touch()  # the call is over: the process it left running writes now
+    deadline = time.monotonic() + 30
+    while not marker.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    background.wait(timeout=30)
+    done = hook(repo, "pre-tool", "zodyssey run list", "toolu_2")
+    assert done.returncode == 2 and "between tool calls" in done.stderr, done.stderr
+    assert (repo.root / "README.md").read_text() == "x\n"
+    [record] = violations(repo)
+    assert record["when"] == "something between tool calls"
+    assert [c["path"] for c in record["changes"]] == ["README.md"]

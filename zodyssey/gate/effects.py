@@ -36,21 +36,11 @@ def apply(decision: "Decision", ctx: "RunContext") -> "Decision":
     taken_slot: str | None = None
     try:
         for effect in decision.effects:
-            if effect.kind == "slot":
-                key, weight = effect.data if isinstance(effect.data, tuple) else (effect.data, 1)
-                taken_slot = _take_slot(root, ctx, str(key or ""), weight)
-            elif effect.kind == "review":
-                key, agent, harness = effect.data
-                _pend_review(root, ctx, key, agent, harness)
-            elif effect.kind == "locks":
-                owner, wanted, session = effect.data
-                _take_locks(root, ctx, owner, wanted, session)
-            elif effect.kind == "ungated":
-                record = dict(effect.data)
-                record["at"] = store.now_iso()
-                store.append_jsonl(paths.ungated_path(root, ctx.slug), record)
-            else:
+            handler = _HANDLERS.get(effect.kind)
+            if handler is None:
                 raise Refused(f"unknown effect {effect.kind}")
+            taken = handler(root, ctx, effect.data)
+            taken_slot = taken if effect.kind == "slot" else taken_slot
     except Refused as exc:
         if taken_slot is not None:
             release_slot(root, ctx.slug, taken_slot)
@@ -60,6 +50,27 @@ def apply(decision: "Decision", ctx: "RunContext") -> "Decision":
             release_slot(root, ctx.slug, taken_slot)
         raise
     return decision
+
+
+def _slot(root: str, ctx: "RunContext", data: "Any") -> str:
+    key, weight = data if isinstance(data, tuple) else (data, 1)
+    return _take_slot(root, ctx, str(key or ""), weight)
+
+
+def _review(root: str, ctx: "RunContext", data: "Any") -> None:
+    key, agent, harness = data
+    _pend_review(root, ctx, key, agent, harness)
+
+
+def _locks(root: str, ctx: "RunContext", data: "Any") -> None:
+    owner, wanted, session = data
+    _take_locks(root, ctx, owner, wanted, session)
+
+
+def _ungated(root: str, ctx: "RunContext", data: "Any") -> None:
+    record = dict(data)
+    record["at"] = store.now_iso()
+    store.append_jsonl(paths.ungated_path(root, ctx.slug), record)
 
 
 def _take_slot(root: str, ctx: "RunContext", tool_use_id: str, weight: int = 1) -> str:
@@ -189,3 +200,7 @@ def _take_locks(
             active.setdefault(owner, next(iter(todos)))
 
     store.RunStore(root, ctx.slug).update(take)
+
+
+# Each effect kind and what carries it out (a slot's handler returns the slot taken).
+_HANDLERS = {"slot": _slot, "review": _review, "locks": _locks, "ungated": _ungated}
