@@ -111,6 +111,21 @@ def _key(key: "Any") -> str:
     raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
 
 
+def _scalar(value: "Any") -> str:
+    """The JSON text of None, a bool, an int or a float, as `json.dumps` spells it."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        return _floatstr(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 class _Writer:
     """`json.JSONEncoder(indent=..., ensure_ascii=..., sort_keys=...).encode`, in the
     order of its own type checks."""
@@ -125,26 +140,15 @@ class _Writer:
         self.chunks: list[str] = []
 
     def value(self, value: "Any", level: int) -> None:
-        out = self.chunks.append
         if isinstance(value, str):
-            out(self.string(value))
-        elif value is None:
-            out("null")
-        elif value is True:
-            out("true")
-        elif value is False:
-            out("false")
-        elif isinstance(value, int):
-            out(int.__repr__(value))
-        elif isinstance(value, float):
-            out(_floatstr(value))
+            self.chunks.append(self.string(value))
         elif isinstance(value, (list, tuple)):
             self.items("[", "]", [(None, item) for item in value], level)
         elif isinstance(value, dict):
             pairs = sorted(value.items()) if self.sort_keys else list(value.items())
             self.items("{", "}", [(_key(k), v) for k, v in pairs], level)
         else:
-            raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+            self.chunks.append(_scalar(value))
 
     def items(
         self, open_: str, close: str, pairs: "list[tuple[str | None, Any]]", level: int
