@@ -39,6 +39,9 @@ HARNESS_CONFIG_PATHS = (
     ".cursor/mcp.json",
     ".zcode/cli/config.json",
 )
+# Everything above: ONE definition, used by the pre-call gate (Layout.gate_paths)
+# and by the post-call effect check (zodyssey/sandbox/violations.py).
+PROTECTED_CONFIG = (*GATE_CONFIG_FILES, *HARNESS_CONFIG_PATHS)
 # Settings a machine administrator (or an agent with the rights) can set for every user.
 SYSTEM_CONFIG_FILES = (
     "/etc/claude-code/managed-settings.json",
@@ -200,7 +203,7 @@ class Layout:
         self.plans_dir, self.notepads_dir, self.staging_dir = (
             _real_dir(self.root, d) for d in BOOKKEEPING_DIRS
         )
-        wiring = (*GATE_CONFIG_FILES, *HARNESS_CONFIG_PATHS)
+        wiring = PROTECTED_CONFIG
         user = (
             tuple(os.path.realpath(os.path.join(home, f)) for f in wiring)
             if home and home != "/"
@@ -213,6 +216,14 @@ class Layout:
             GATE_PACKAGE_DIR,
             *installed_gate(),
         )
+
+    def configuration(self, path: str) -> str | None:
+        """The gate wiring or harness configuration of the repository (PROTECTED_CONFIG)
+        that `path` is or lies in, else None."""
+        for rel in PROTECTED_CONFIG:
+            if within(path, os.path.join(self.root, rel)):
+                return rel
+        return None
 
     def run_state(self, path: str) -> str | None:
         """The run-state location `path` is in (or contains), else None; letter case

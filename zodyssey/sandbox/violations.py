@@ -52,7 +52,7 @@ def effects_file(root: str, slug: str) -> str:
 def _view(root: str, slug: str, state: dict[str, Any]) -> tuple[Any, Any, bool, list[str]]:
     """(layout, plan, product open, protected files) as the run stands now."""
     from zodyssey.gate.context import load_plan
-    from zodyssey.gate.paths import GATE_CONFIG_FILES, Layout
+    from zodyssey.gate.paths import PROTECTED_CONFIG, Layout
 
     layout = Layout(root)
     plan = load_plan(layout, slug, state)
@@ -60,7 +60,7 @@ def _view(root: str, slug: str, state: dict[str, Any]) -> tuple[Any, Any, bool, 
     review: dict[str, Any] = raw if isinstance(raw, dict) else {}
     okay = review.get("verdict") == "OKAY"
     open_ = okay and state.get("phase") != BLOCKED and _bound(plan, review.get("plan_sha256"))
-    protected = [os.path.join(layout.root, f) for f in GATE_CONFIG_FILES]
+    protected = [os.path.join(layout.root, f) for f in PROTECTED_CONFIG]
     protected += [os.path.join(layout.root, f) for f in (".zodyssey.toml", "pyproject.toml")]
     if okay and plan.path:
         protected.append(plan.path)
@@ -90,6 +90,9 @@ def judge(
             continue
         rel = change["path"]
         path = os.path.join(layout.root, rel)
+        if layout.configuration(path):  # never writable, as before the call
+            out.append(change)
+            continue
         if rel.startswith(ZCODE + "/") and layout.bookkeeping(path) and path != plan.path:
             continue
         scoped = open_ and in_scope(path, plan.files, plan.dirs, layout.root)
