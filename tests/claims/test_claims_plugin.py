@@ -200,6 +200,27 @@ def test_unknown_claim_fails_the_session_without_options(pytester: pytest.Pytest
     result.stdout.fnmatch_lines(["unknown-claim no-such-claim*test_typo*"])
 
 
+def test_a_drills_own_run_skips_the_unasked_check(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In a run of the drill (ZODYSSEY_DRILL set) the documents are not parsed for
+    the unknown-claim check: the drill judges by the tests' own outcomes. Asked
+    for (--claims-strict), the judge still runs there."""
+    from zodyssey.claims.drill import DRILL_ENV
+
+    _setup(
+        pytester, PASSING + '\n@pytest.mark.claim("no-such-claim")\ndef test_typo():\n    pass\n'
+    )
+    monkeypatch.setenv(DRILL_ENV, "1")
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=3)
+    assert result.ret == 0
+    assert "unknown-claim" not in result.stdout.str()
+    strict = pytester.runpytest("--claims-strict")
+    assert strict.ret == 1
+    strict.stdout.fnmatch_lines(["*unknown-claim no-such-claim*"])
+
+
 def test_unrelated_project_with_own_claim_marker_is_left_alone(pytester: pytest.Pytester) -> None:
     pytester.makeini("[pytest]\nmarkers =\n    claim(kind): insurance claim kind\n")
     pytester.makepyfile(

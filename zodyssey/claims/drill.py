@@ -9,9 +9,9 @@ For each claim that names code (docs/claims.md, "The drill"):
 The user's work tree is only read: every break is written into a scratch copy
 (its tracked and untracked, not ignored, files) in a temporary directory, one
 copy per worker, and the copies are removed however the drill ends (SIGINT
-included). Before any break, the linked tests run on the unbroken copy: when
-they do not pass there, nothing they do on a broken copy means anything, and
-every break of the claim is not judged.
+included). The linked tests also run on the unbroken copy (queued with the
+breaks, in another copy): when they do not pass there, nothing they do on a
+broken copy means anything, and every break of the claim is not judged.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from zodyssey.claims.drill_breaks import Break, Span, SpecError, breaks_for, resolve
 from zodyssey.claims.model import Claim
@@ -98,21 +99,27 @@ def code_specs(claim: Claim, root: Path) -> tuple[str, ...]:
     return tuple(dict.fromkeys(found))
 
 
-def plan(root: Path, claim: Claim, tests: list[str]) -> Target:
+def plan(root: Path, claim: Claim, tests: list[str], *, with_breaks: bool = True) -> Target:
+    """The claim's spans and (unless `with_breaks` is false: `add_breaks` later) its breaks."""
     target = Target(claim, code_specs(claim, root), sorted(tests))
     for spec in target.specs:
         try:
-            spans = resolve(root, spec)
+            target.spans.extend(resolve(root, spec))
         except SpecError as exc:
             target.problems.append(str(exc))
-            continue
-        target.spans.extend(spans)
-        for span in spans:
-            try:
-                target.breaks.extend(breaks_for(root, span))
-            except SpecError as exc:
-                target.problems.append(str(exc))
+    if with_breaks:
+        add_breaks(root, target)
     return target
+
+
+def add_breaks(root: Path, target: Target) -> None:
+    """The breaks of every span (only for a claim that is drilled: the cache key
+    holds the spans, so a cached claim needs none)."""
+    for span in target.spans:
+        try:
+            target.breaks.extend(breaks_for(root, span))
+        except SpecError as exc:
+            target.problems.append(str(exc))
 
 
 # --- the scratch copies ----------------------------------------------------------------
@@ -198,28 +205,46 @@ class Runner:
         for proc in live:
             _kill_group(proc)
 
-    def run(self, copy: Path, nodeids: list[str], timeout: float) -> Outcome:
+    def run(self, copy: Path, nodeids: list[str], limit: Callable[[], float]) -> Outcome:
+        """The linked tests `nodeids` in `copy`; `limit()` is the run's time limit in
+        seconds, asked again while it runs (it may be learnt meanwhile)."""
         if self.stopped.is_set():
             return Outcome(NOT_JUDGED, cause="interrupted before it ran", cut=True)
-        if self.deadline is not None:
-            left = self.deadline - time.monotonic()
-            if left <= 0:
-                return Outcome(NOT_JUDGED, cause="cut by the --budget before it ran", cut=True)
-            timeout = min(timeout, left)
+        if self.deadline is not None and self.deadline <= time.monotonic():
+            return Outcome(NOT_JUDGED, cause="cut by the --budget before it ran", cut=True)
         junit = self.work / f"junit-{uuid.uuid4().hex}.xml"
-        argv = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-x",
-            "-p",
-            "no:cacheprovider",
-            f"--junitxml={junit}",
-            "-o",
-            "junit_logging=no",
-            *nodeids,
-        ]
+        started = time.monotonic()
+        proc = subprocess.Popen(
+            _pytest_argv(junit, nodeids),
+            cwd=copy,
+            env=self._env(copy),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        with self._lock:
+            self._live.add(proc)
+            if self.stopped.is_set():  # kill_all ran while this one started
+                _kill_group(proc)
+        try:
+            out = self._wait(proc, started, limit)
+        finally:
+            with self._lock:
+                self._live.discard(proc)
+        seconds = time.monotonic() - started
+        try:
+            if out is None:
+                return self._cut(proc, seconds, limit)
+            if self.stopped.is_set():
+                return Outcome(NOT_JUDGED, cause="interrupted", seconds=seconds, cut=True)
+            return judge_run(
+                proc.returncode, out.decode("utf-8", "replace"), junit, seconds, nodeids
+            )
+        finally:
+            junit.unlink(missing_ok=True)
+
+    def _env(self, copy: Path) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
         paths = [str(copy / "src")] if (copy / "src").is_dir() else []
         paths += [str(copy), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])]
@@ -229,42 +254,37 @@ class Runner:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
         env["PYTHONPYCACHEPREFIX"] = str(self.work / "pycache")
         env[DRILL_ENV] = "1"
-        if env.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
-            argv[3:3] = ["-p", "zodyssey.claims.plugin"]
-        started = time.monotonic()
-        proc = subprocess.Popen(
-            argv,
-            cwd=copy,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        with self._lock:
-            self._live.add(proc)
-        try:
-            out, _ = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill_group(proc)
-            proc.communicate()
-            budget = self.deadline is not None and time.monotonic() >= self.deadline - 0.05
-            why = (
-                "cut by the --budget while it ran" if budget else f"timed out after {timeout:.0f} s"
-            )
-            return Outcome(NOT_JUDGED, cause=why, seconds=time.monotonic() - started, cut=True)
-        finally:
-            with self._lock:
-                self._live.discard(proc)
-        seconds = time.monotonic() - started
-        if self.stopped.is_set():
-            return Outcome(NOT_JUDGED, cause="interrupted", seconds=seconds, cut=True)
-        try:
-            return judge_run(
-                proc.returncode, out.decode("utf-8", "replace"), junit, seconds, nodeids
-            )
-        finally:
-            junit.unlink(missing_ok=True)
+        return env
+
+    def _wait(
+        self, proc: subprocess.Popen[bytes], started: float, limit: Callable[[], float]
+    ) -> bytes | None:
+        """The run's output; None when its time limit or the budget ran out first."""
+        while True:
+            left = started + limit() - time.monotonic()
+            if self.deadline is not None:
+                left = min(left, self.deadline - time.monotonic())
+            if left <= 0:
+                return None
+            with suppress(subprocess.TimeoutExpired):
+                out, _ = proc.communicate(timeout=min(left, 1.0))
+                return out
+
+    def _cut(
+        self, proc: subprocess.Popen[bytes], seconds: float, limit: Callable[[], float]
+    ) -> Outcome:
+        _kill_group(proc)
+        proc.communicate()
+        budget = self.deadline is not None and time.monotonic() >= self.deadline - 0.05
+        why = "cut by the --budget while it ran" if budget else f"timed out after {limit():.0f} s"
+        return Outcome(NOT_JUDGED, cause=why, seconds=seconds, cut=True)
+
+
+def _pytest_argv(junit: Path, nodeids: list[str]) -> list[str]:
+    argv = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
+    if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+        argv += ["-p", "zodyssey.claims.plugin"]
+    return [*argv, f"--junitxml={junit}", "-o", "junit_logging=no", *nodeids]
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -290,16 +310,20 @@ def _cases(junit: Path, nodeids: list[str]) -> list[tuple[str, str, str]]:
     found: list[tuple[str, str, str]] = []
     for case in tree.iter("testcase"):
         name = f"{case.get('classname', '')}::{case.get('name', '')}"
-        name = ids.get(name, name)
-        outcome, message = PASSED, ""
-        for child in case:
-            if child.tag in ("failure", "error"):
-                outcome = "failed"
-                message = (child.get("message") or "") + "\n" + (child.text or "")
-            elif child.tag == "skipped" and outcome == PASSED:
-                outcome, message = "skipped", child.get("message") or ""
-        found.append((name, outcome, message))
+        found.append((ids.get(name, name), *_case_outcome(case)))
     return found
+
+
+def _case_outcome(case: ET.Element) -> tuple[str, str]:
+    """(outcome, message) of one JUnit test case: a failure or error wins over a skip."""
+    outcome, message = PASSED, ""
+    for child in case:
+        if child.tag in ("failure", "error"):
+            outcome = "failed"
+            message = (child.get("message") or "") + "\n" + (child.text or "")
+        elif child.tag == "skipped" and outcome == PASSED:
+            outcome, message = "skipped", child.get("message") or ""
+    return outcome, message
 
 
 def cause_of(output: str) -> str:
@@ -314,20 +338,19 @@ def cause_of(output: str) -> str:
     return lines[-1] if lines else "no output"
 
 
+_EXIT_CAUSES = {
+    2: "the run was interrupted (a collection error)",
+    3: "pytest internal error",
+    4: "pytest usage error",
+    5: "no test collected",
+}
+
+
 def judge_run(code: int, output: str, junit: Path, seconds: float, nodeids: list[str]) -> Outcome:
     """killed / passed / not judged from pytest's exit code and its JUnit file."""
     cases = _cases(junit, nodeids)
     if code == 0:
-        skipped = [name for name, outcome, _ in cases if outcome != PASSED]
-        if not cases:
-            return Outcome(NOT_JUDGED, cause="no linked test ran", seconds=seconds)
-        if skipped:
-            return Outcome(
-                NOT_JUDGED,
-                cause=f"linked tests did not run: {', '.join(skipped)} skipped",
-                seconds=seconds,
-            )
-        return Outcome(PASSED, tests=[name for name, _, _ in cases], seconds=seconds)
+        return _passed_run(cases, seconds)
     if code == 1:
         failed = [(name, msg) for name, outcome, msg in cases if outcome == "failed"]
         real = [name for name, msg in failed if not any(e in msg for e in _IMPORT_ERRORS)]
@@ -337,13 +360,22 @@ def judge_run(code: int, output: str, junit: Path, seconds: float, nodeids: list
             return Outcome(
                 NOT_JUDGED, cause="import error: " + cause_of(failed[0][1]), seconds=seconds
             )
-    what = {
-        2: "the run was interrupted (a collection error)",
-        3: "pytest internal error",
-        4: "pytest usage error",
-        5: "no test collected",
-    }.get(code, f"pytest exit {code}")
+    what = _EXIT_CAUSES.get(code, f"pytest exit {code}")
     return Outcome(NOT_JUDGED, cause=f"{what}: {cause_of(output)}", seconds=seconds)
+
+
+def _passed_run(cases: list[tuple[str, str, str]], seconds: float) -> Outcome:
+    """Exit 0: passed only when linked tests ran and none was skipped."""
+    if not cases:
+        return Outcome(NOT_JUDGED, cause="no linked test ran", seconds=seconds)
+    skipped = [name for name, outcome, _ in cases if outcome != PASSED]
+    if skipped:
+        return Outcome(
+            NOT_JUDGED,
+            cause=f"linked tests did not run: {', '.join(skipped)} skipped",
+            seconds=seconds,
+        )
+    return Outcome(PASSED, tests=[name for name, _, _ in cases], seconds=seconds)
 
 
 # --- the drill ---------------------------------------------------------------------------
@@ -416,118 +448,146 @@ def drill(
 ) -> list[ClaimResult]:
     """Drill every target with breaks (others come back as they are) in `jobs` copies."""
     results = [ClaimResult(t) for t in targets]
-    live = [r for r in results if r.target.breaks and not r.target.problems]
-    for r in results:
-        if r.target.specs and not r.target.problems and not r.target.breaks:
-            r.target.problems.append("its code has nothing the drill can break")
+    live = _live(results)
     if not live:
         return results
     deadline = time.monotonic() + budget if budget is not None else None
     tally = _Tally(sum(len(r.target.breaks) for r in live), progress)
-    jobs = max(1, min(jobs, tally.total))
+    jobs = max(1, min(jobs, tally.total + len(live)))
     scratch = Scratch(root, jobs)
     runner = Runner(scratch.base, deadline)
+    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="drill")
     try:
-        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="drill") as pool:
-            _baselines(pool, scratch, runner, live, timeout)
-            pending = _submit_breaks(pool, scratch, runner, live, timeout, tally)
-            tally.show()
-            outcomes = _outcomes(pending, runner, tally)
-            for future, (r, brk) in pending.items():
-                r.results.append(BreakResult(brk, outcomes[future]))
+        _Schedule(pool, scratch, runner, timeout, tally).run(live)
     except BaseException:
+        # Interrupted (SIGINT) or failed: stop the runs going, start no other.
         runner.kill_all()
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
     finally:
+        pool.shutdown(wait=True)
         scratch.remove()
     return results
 
 
-def _baselines(
-    pool: ThreadPoolExecutor,
-    scratch: Scratch,
-    runner: Runner,
-    live: list[ClaimResult],
-    timeout: float | None,
-) -> None:
-    """The linked tests of each claim on the unbroken copy (in parallel)."""
-    futures = [pool.submit(_baseline, scratch, runner, r, timeout) for r in live if r.target.tests]
-    for r in live:
-        if not r.target.tests:
-            r.baseline = Outcome(NOT_JUDGED, cause="the claim has no linked test")
-    _wait_all(futures, runner)
-
-
-def _submit_breaks(
-    pool: ThreadPoolExecutor,
-    scratch: Scratch,
-    runner: Runner,
-    live: list[ClaimResult],
-    timeout: float | None,
-    tally: _Tally,
-) -> dict[Future[Outcome], tuple[ClaimResult, Break]]:
-    """One run per break of each claim whose tests pass unbroken; the breaks of
-    the others are not judged at once."""
-    pending: dict[Future[Outcome], tuple[ClaimResult, Break]] = {}
-    for r in live:
-        assert r.baseline is not None
-        if r.baseline.status != PASSED:
-            why = f"its linked tests do not pass on the unbroken copy: {r.baseline.cause}"
-            for brk in r.target.breaks:
-                r.results.append(
-                    BreakResult(brk, Outcome(NOT_JUDGED, cause=why, cut=r.baseline.cut))
-                )
-                tally.add(NOT_JUDGED)
+def _live(results: list[ClaimResult]) -> list[ClaimResult]:
+    """The claims with breaks to run; code with nothing to break is a problem."""
+    live: list[ClaimResult] = []
+    for r in results:
+        if r.target.problems:
             continue
-        limit = timeout or max(60.0, 10 * r.baseline.seconds)
-        for brk in r.target.breaks:
-            future = pool.submit(_one_break, scratch, runner, brk, r.target.tests, limit)
-            pending[future] = (r, brk)
-    return pending
+        if r.target.breaks:
+            live.append(r)
+        elif r.target.specs:
+            r.target.problems.append("its code has nothing the drill can break")
+    return live
 
 
-def _outcomes(
-    pending: dict[Future[Outcome], tuple[ClaimResult, Break]], runner: Runner, tally: _Tally
-) -> dict[Future[Outcome], Outcome]:
-    outcomes: dict[Future[Outcome], Outcome] = {}
-    remaining = set(pending)
-    while remaining:
-        finished, remaining = _wait_some(remaining, runner)
-        for future in finished:
-            outcome = future.result()
-            outcomes[future] = outcome
-            tally.add(outcome.status)
-        tally.show()
-    return outcomes
+@dataclass
+class _Schedule:
+    """The runs of one drill: each claim's unbroken run and its breaks, all queued at once.
 
+    A break may run while its claim's unbroken run is still going (in another
+    copy): its outcome counts only once that run passed. When it did not, every
+    break of the claim is not judged, and the breaks not started yet are
+    cancelled."""
 
-def _wait_some(
-    futures: set[Future[Outcome]], runner: Runner
-) -> tuple[set[Future[Outcome]], set[Future[Outcome]]]:
-    # A timeout keeps the main thread where a signal (SIGINT) can reach it.
-    finished, rest = wait(futures, timeout=0.5, return_when=FIRST_COMPLETED)
-    return set(finished), set(rest)
+    pool: ThreadPoolExecutor
+    scratch: Scratch
+    runner: Runner
+    timeout: float | None
+    tally: _Tally
+    baselines: dict[Future[None], ClaimResult] = field(default_factory=dict)
+    breaks: dict[Future[Outcome], tuple[ClaimResult, Break]] = field(default_factory=dict)
+    held: list[Future[Outcome]] = field(default_factory=list)  # done, baseline still running
 
+    def run(self, live: list[ClaimResult]) -> None:
+        self._submit(live)
+        self.tally.show()
+        remaining: set[Future[Any]] = {*self.baselines, *self.breaks}
+        while remaining:
+            # A timeout keeps the main thread where a signal (SIGINT) can reach it.
+            finished, not_done = wait(remaining, timeout=0.5, return_when=FIRST_COMPLETED)
+            remaining = set(not_done)
+            for future in finished:
+                self._finished(future)
+            self.tally.show()
+        for future, (r, brk) in self.breaks.items():
+            r.results.append(BreakResult(brk, self._final(future, r)))
 
-def _wait_all(futures: list[Future[None]], runner: Runner) -> None:
-    remaining = set(futures)
-    while remaining:
-        _, not_done = wait(remaining, timeout=0.5)
-        remaining = set(not_done)
-    for future in futures:
+    def _submit(self, live: list[ClaimResult]) -> None:
+        """Every unbroken run first, then every break (a claim with no linked test
+        has no run: its breaks are not judged at once)."""
+        for r in live:
+            if r.target.tests:
+                self.baselines[self.pool.submit(self._baseline, r)] = r
+            else:
+                r.baseline = Outcome(NOT_JUDGED, cause="the claim has no linked test")
+                r.results += [BreakResult(b, _unjudged(r.baseline)) for b in r.target.breaks]
+                for _ in r.target.breaks:
+                    self.tally.add(NOT_JUDGED)
+        for r in self.baselines.values():
+            for brk in r.target.breaks:
+                self.breaks[self.pool.submit(self._break, r, brk)] = (r, brk)
+
+    def _baseline(self, result: ClaimResult) -> None:
+        with self.scratch.copy() as copy:
+            result.baseline = self.runner.run(
+                copy, result.target.tests, lambda: self.timeout or 900.0
+            )
+
+    def _break(self, result: ClaimResult, brk: Break) -> Outcome:
+        def limit() -> float:
+            # Ten times the unbroken run (at least a minute); 15 minutes while unknown.
+            base = result.baseline
+            return self.timeout or (max(60.0, 10 * base.seconds) if base else 900.0)
+
+        return _one_break(self.scratch, self.runner, brk, result.target.tests, limit)
+
+    def _finished(self, future: Future[Any]) -> None:
+        result = self.baselines.get(future)
+        if result is None:
+            self._break_done(future)
+            return
         future.result()
+        assert result.baseline is not None
+        if result.baseline.status != PASSED:
+            for other, (r, _) in self.breaks.items():
+                if r is result:
+                    other.cancel()
+        for held in [f for f in self.held if self.breaks[f][0] is result]:
+            self.held.remove(held)
+            self.tally.add(self._final(held, result).status)
+
+    def _break_done(self, future: Future[Outcome]) -> None:
+        result = self.breaks[future][0]
+        if not future.cancelled():
+            future.result()  # an exception in the run: raised here
+        if result.baseline is None:
+            self.held.append(future)  # counted once the unbroken run says
+        else:
+            self.tally.add(self._final(future, result).status)
+
+    @staticmethod
+    def _final(future: Future[Outcome], result: ClaimResult) -> Outcome:
+        """The break's verdict: its own, only when the unbroken run passed."""
+        assert result.baseline is not None
+        if result.baseline.status != PASSED or future.cancelled():
+            return _unjudged(result.baseline)
+        return future.result()
 
 
-def _baseline(scratch: Scratch, runner: Runner, result: ClaimResult, timeout: float | None) -> None:
-    with scratch.copy() as copy:
-        result.baseline = runner.run(copy, result.target.tests, timeout or 900.0)
+def _unjudged(baseline: Outcome) -> Outcome:
+    """A break of a claim whose linked tests do not pass unbroken: not judged."""
+    why = f"its linked tests do not pass on the unbroken copy: {baseline.cause}"
+    return Outcome(NOT_JUDGED, cause=why, cut=baseline.cut)
 
 
 _MTIME_SHIFTS = itertools.count(7, 7)  # seconds; one value per break ever run here
 
 
 def _one_break(
-    scratch: Scratch, runner: Runner, brk: Break, tests: list[str], timeout: float
+    scratch: Scratch, runner: Runner, brk: Break, tests: list[str], limit: Callable[[], float]
 ) -> Outcome:
     with scratch.copy() as copy:
         path = copy / brk.path
@@ -540,7 +600,7 @@ def _one_break(
             # the broken one's for the original once its own mtime is back.
             shift = next(_MTIME_SHIFTS) * 1_000_000_000
             os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + shift))
-            outcome = runner.run(copy, tests, timeout)
+            outcome = runner.run(copy, tests, limit)
         finally:
             path.write_bytes(original)
             os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))

@@ -106,36 +106,37 @@ def resolve(root: Path, spec: str) -> list[Span]:
     """The spans of one spec (a directory gives one span per Python file under it)."""
     match = _SYMBOL.match(spec)
     if match:
-        path = match["path"]
-        tree, _ = _parse_py(root, path, spec)
-        node = _find_symbol(tree, match["symbol"])
-        if node is None:
-            raise SpecError(f"{spec}: no function or class {match['symbol']} in {path}")
-        return [
-            Span(
-                spec,
-                path,
-                "symbol",
-                _first_line(node),
-                node.end_lineno or node.lineno,
-                match["symbol"],
-            )
-        ]
+        return [_python_symbol(root, spec, match["path"], match["symbol"])]
     match = _OTHER_SYMBOL.match(spec)
     if match:
         return [_other_symbol(root, spec, match["path"], match["symbol"])]
     match = _LINES.match(spec)
     if match and not (root / spec).exists():
-        path = match["path"]
         start = int(match["start"])
-        end = int(match["end"] or start)
-        target = root / path
-        if not target.is_file():
-            raise SpecError(f"{spec}: {path} is not a file")
-        count = len(target.read_bytes().splitlines())
-        if not 1 <= start <= end <= count:
-            raise SpecError(f"{spec}: lines {start}-{end} are outside {path} ({count} lines)")
-        return [Span(spec, path, "lines", start, end)]
+        return [_line_span(root, spec, match["path"], start, int(match["end"] or start))]
+    return _path_spans(root, spec)
+
+
+def _python_symbol(root: Path, spec: str, path: str, symbol: str) -> Span:
+    tree, _ = _parse_py(root, path, spec)
+    node = _find_symbol(tree, symbol)
+    if node is None:
+        raise SpecError(f"{spec}: no function or class {symbol} in {path}")
+    return Span(spec, path, "symbol", _first_line(node), node.end_lineno or node.lineno, symbol)
+
+
+def _line_span(root: Path, spec: str, path: str, start: int, end: int) -> Span:
+    target = root / path
+    if not target.is_file():
+        raise SpecError(f"{spec}: {path} is not a file")
+    count = len(target.read_bytes().splitlines())
+    if not 1 <= start <= end <= count:
+        raise SpecError(f"{spec}: lines {start}-{end} are outside {path} ({count} lines)")
+    return Span(spec, path, "lines", start, end)
+
+
+def _path_spans(root: Path, spec: str) -> list[Span]:
+    """A directory (each Python file under it) or one file, as whole-file spans."""
     target = root / spec
     if target.is_dir():
         files = sorted(p for p in target.rglob("*.py") if "__pycache__" not in p.parts)
@@ -143,11 +144,8 @@ def resolve(root: Path, spec: str) -> list[Span]:
             raise SpecError(f"{spec}: no Python file under this directory")
         return [Span(spec, p.relative_to(root).as_posix(), "file") for p in files]
     if target.is_file():
-        return [
-            Span(
-                spec, target.relative_to(root).as_posix() if target.is_absolute() else spec, "file"
-            )
-        ]
+        rel = target.relative_to(root).as_posix() if target.is_absolute() else spec
+        return [Span(spec, rel, "file")]
     raise SpecError(f"{spec}: no such file, directory or symbol")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ from zodyssey.claims.drill import (
     Outcome,
     Progress,
     Target,
+    add_breaks,
     drill,
     plan,
 )
@@ -104,12 +106,18 @@ def _targets(root: Path, options: Options) -> tuple[Any, Any, list[Target]]:
     if unknown:
         raise UsageError(f"no claim with id {', '.join(unknown)} in the claims documents")
     chosen = [claims.claims[i] for i in options.ids] or list(claims.claims.values())
+    tests = _linked_tests(root, config, ledger, chosen)
+    return config, claims, [plan(root, c, tests.get(c.id, []), with_breaks=False) for c in chosen]
+
+
+def _linked_tests(root: Path, config: Any, ledger: Any, chosen: list[Any]) -> dict[str, list[str]]:
+    """Each claim's linked tests: the ledger's, collected when it lacks a chosen claim."""
     tests: dict[str, list[str]] = {}
     if ledger is not None:
         tests = {cid: list(e.tests) for cid, e in ledger.entries.items()}
     if any(c.id not in tests for c in chosen):
         tests.update(_collected(root, config))
-    return config, claims, [plan(root, c, tests.get(c.id, [])) for c in chosen]
+    return tests
 
 
 def _split_cached(
@@ -132,15 +140,13 @@ def _save_cache(
     path: Path,
     cached: dict[str, CachedClaim],
     known: set[str],
-    looked: set[str],
     keys: dict[str, str],
     ordered: list[ClaimResult],
 ) -> None:
+    looked = {result.target.claim.id for result in ordered}
     # Kept: what this run did not look at, of claims that still exist; dropped:
     # a claim that names no (existing) code any more.
-    entries = {
-        cid: e for cid, e in cached.items() if cid in known and (cid not in looked or cid in keys)
-    }
+    entries = {cid: e for cid, e in cached.items() if _kept(cid, known, looked, keys)}
     for result in ordered:
         key = keys.get(result.target.claim.id)
         if key is not None and result.complete and not result.cached:
@@ -149,27 +155,46 @@ def _save_cache(
         write_cache(path, entries)
 
 
+def _kept(cid: str, known: set[str], looked: set[str], keys: dict[str, str]) -> bool:
+    return cid in known and (cid not in looked or cid in keys)
+
+
 def run_drill(root: Path, options: Options) -> tuple[Report, int]:
     config, claims, targets = _targets(root, options)
     path = cache_path(root, config.raw, config.claims_lock, options.cache)
     cached = read_cache(path) if options.use_cache else {}
-    keys = {t.claim.id: cache_key(root, t) for t in targets if t.spans and not t.problems}
+    keys = _cache_keys(root, targets)
     results, to_drill = _split_cached(targets, cached, keys)
-    progress = _terminal_progress() if options.progress else None
-    for result in drill(
+    for result in _drill_changed(root, to_drill, keys, options):
+        results[result.target.claim.id] = result
+    ordered = [results[t.claim.id] for t in targets]
+    if options.write and (options.use_cache or options.cache):
+        _save_cache(path, cached, set(claims.claims), keys, ordered)
+    return build_report(root, ordered)
+
+
+def _cache_keys(root: Path, targets: list[Target]) -> dict[str, str]:
+    """The cache key of every claim whose code resolved."""
+    return {t.claim.id: cache_key(root, t) for t in targets if t.spans and not t.problems}
+
+
+def _drill_changed(
+    root: Path, to_drill: list[Target], keys: dict[str, str], options: Options
+) -> list[ClaimResult]:
+    """The drill of the claims the cache did not answer; their breaks are made
+    only now (a cached claim needs none)."""
+    for target in to_drill:
+        add_breaks(root, target)
+        if target.problems:
+            keys.pop(target.claim.id, None)  # bad code: nothing of it is cached
+    return drill(
         root,
         to_drill,
         jobs=options.jobs,
         budget=options.budget,
         timeout=options.timeout,
-        progress=progress,
-    ):
-        results[result.target.claim.id] = result
-    ordered = [results[t.claim.id] for t in targets]
-    if options.write and (options.use_cache or options.cache):
-        looked = {t.claim.id for t in targets}
-        _save_cache(path, cached, set(claims.claims), looked, keys, ordered)
-    return build_report(root, ordered)
+        progress=_terminal_progress() if options.progress else None,
+    )
 
 
 def _collected(root: Path, config: Any) -> dict[str, list[str]]:
@@ -304,13 +329,10 @@ def _row(result: ClaimResult) -> str | None:
 def _summary(results: list[ClaimResult], code: int) -> tuple[str, dict[str, int], dict[str, int]]:
     """(summary text, claims per status, breaks per outcome)."""
     rows = [row for row in (_row(r) for r in results) if row is not None]
-    counts: dict[str, int] = {}
-    for result in results:
-        counts[result.status] = counts.get(result.status, 0) + 1
+    counts = dict(Counter(result.status for result in results))
     breaks = [r for result in results for r in result.results]
-    tally = {
-        s: sum(1 for r in breaks if r.outcome.status == s) for s in (KILLED, SURVIVED, NOT_JUDGED)
-    }
+    seen = Counter(r.outcome.status for r in breaks)
+    tally = {s: seen[s] for s in (KILLED, SURVIVED, NOT_JUDGED)}
     summary = (
         "\n".join(rows)
         + ("\n" if rows else "")

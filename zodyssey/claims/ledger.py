@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zodyssey.claims.model import ClaimSet, LinkedTest, fingerprint
+from zodyssey.claims.model import Claim, ClaimSet, LinkedTest, fingerprint
 from zodyssey.errors import UsageError
 from zodyssey.findings import Finding
 
@@ -236,100 +236,122 @@ def compare(
     findings = marker_findings(claims)
     linked = links_by_claim(links)
     entries = ledger.entries if ledger is not None else {}
-    for link in links:
-        for claim_id in link.claims:
-            if claim_id not in claims.claims:
-                findings.append(
-                    _f(
-                        "unknown-claim",
-                        f"test {link.nodeid} names claim `{claim_id}`, which no claims document marks",
-                        link.file,
-                        link.line,
-                        id=claim_id,
-                        test=link.nodeid,
-                    )
-                )
+    findings.extend(_unknown_claims(claims, links))
     for claim_id, claim in claims.claims.items():
-        tests = linked.get(claim_id, [])
-        if not tests:
-            findings.append(
-                _f(
-                    "uncovered",
-                    f"claim `{claim_id}` has no linked test (mark one with "
-                    f'@pytest.mark.claim("{claim_id}")): "{_short(claim.text)}"',
-                    claim.doc,
-                    claim.line,
-                    id=claim_id,
-                )
+        findings.extend(
+            _claim_against_ledger(
+                claim, linked.get(claim_id, []), entries.get(claim_id), ledger_path
             )
-        entry = entries.get(claim_id)
-        if entry is None:
-            findings.append(
-                _f(
-                    "unlocked",
-                    f"claim `{claim_id}` is not in the ledger {ledger_path}; review its tests and "
-                    "run `zodyssey claims update`",
-                    claim.doc,
-                    claim.line,
-                    id=claim_id,
-                )
-            )
-            continue
-        if entry.fingerprint != claim.fingerprint:
-            was, now = text_difference(entry.text, claim.text)
-            findings.append(
-                _f(
-                    "changed",
-                    f"claim `{claim_id}` text changed since the ledger was written; re-read its "
-                    f'tests, then run `zodyssey claims update`. was: "{was}" now: "{now}"',
-                    claim.doc,
-                    claim.line,
-                    id=claim_id,
-                    locked=entry.fingerprint,
-                    current=claim.fingerprint,
-                    was=was,
-                    now=now,
-                )
-            )
-        for nodeid in entry.tests:
-            if nodeid not in tests:
-                findings.append(
-                    _f(
-                        "missing-test",
-                        f"claim `{claim_id}`: locked test {nodeid} no longer exists or no longer "
-                        "links this claim",
-                        claim.doc,
-                        claim.line,
-                        id=claim_id,
-                        test=nodeid,
-                    )
-                )
-        for nodeid in tests:
-            if nodeid not in entry.tests:
-                findings.append(
-                    _f(
-                        "new-test",
-                        f"claim `{claim_id}`: linked test {nodeid} is not in the ledger yet",
-                        claim.doc,
-                        claim.line,
-                        id=claim_id,
-                        test=nodeid,
-                    )
-                )
-    for claim_id, entry in entries.items():
-        if claim_id not in claims.claims:
-            findings.append(
-                _f(
-                    "removed",
-                    f"the ledger records claim `{claim_id}` ({entry.doc}:{entry.line}) but no "
-                    "document marks it any more; if the promise was dropped on purpose, run "
-                    "`zodyssey claims update`",
-                    ledger_path,
-                    None,
-                    id=claim_id,
-                )
-            )
+        )
+    findings.extend(
+        _removed(claim_id, entry, ledger_path)
+        for claim_id, entry in entries.items()
+        if claim_id not in claims.claims
+    )
     return findings
+
+
+def _unknown_claims(claims: ClaimSet, links: list[LinkedTest]) -> list[Finding]:
+    return [
+        _f(
+            "unknown-claim",
+            f"test {link.nodeid} names claim `{claim_id}`, which no claims document marks",
+            link.file,
+            link.line,
+            id=claim_id,
+            test=link.nodeid,
+        )
+        for link in links
+        for claim_id in link.claims
+        if claim_id not in claims.claims
+    ]
+
+
+def _claim_against_ledger(
+    claim: Claim, tests: list[str], entry: LedgerEntry | None, ledger_path: str
+) -> list[Finding]:
+    """uncovered, unlocked, changed, missing-test and new-test of one claim."""
+    claim_id = claim.id
+    findings: list[Finding] = []
+    if not tests:
+        findings.append(
+            _f(
+                "uncovered",
+                f"claim `{claim_id}` has no linked test (mark one with "
+                f'@pytest.mark.claim("{claim_id}")): "{_short(claim.text)}"',
+                claim.doc,
+                claim.line,
+                id=claim_id,
+            )
+        )
+    if entry is None:
+        findings.append(
+            _f(
+                "unlocked",
+                f"claim `{claim_id}` is not in the ledger {ledger_path}; review its tests and "
+                "run `zodyssey claims update`",
+                claim.doc,
+                claim.line,
+                id=claim_id,
+            )
+        )
+        return findings
+    if entry.fingerprint != claim.fingerprint:
+        findings.append(_changed(claim, entry))
+    findings.extend(
+        _f(
+            "missing-test",
+            f"claim `{claim_id}`: locked test {nodeid} no longer exists or no longer "
+            "links this claim",
+            claim.doc,
+            claim.line,
+            id=claim_id,
+            test=nodeid,
+        )
+        for nodeid in entry.tests
+        if nodeid not in tests
+    )
+    findings.extend(
+        _f(
+            "new-test",
+            f"claim `{claim_id}`: linked test {nodeid} is not in the ledger yet",
+            claim.doc,
+            claim.line,
+            id=claim_id,
+            test=nodeid,
+        )
+        for nodeid in tests
+        if nodeid not in entry.tests
+    )
+    return findings
+
+
+def _changed(claim: Claim, entry: LedgerEntry) -> Finding:
+    was, now = text_difference(entry.text, claim.text)
+    return _f(
+        "changed",
+        f"claim `{claim.id}` text changed since the ledger was written; re-read its "
+        f'tests, then run `zodyssey claims update`. was: "{was}" now: "{now}"',
+        claim.doc,
+        claim.line,
+        id=claim.id,
+        locked=entry.fingerprint,
+        current=claim.fingerprint,
+        was=was,
+        now=now,
+    )
+
+
+def _removed(claim_id: str, entry: LedgerEntry, ledger_path: str) -> Finding:
+    return _f(
+        "removed",
+        f"the ledger records claim `{claim_id}` ({entry.doc}:{entry.line}) but no "
+        "document marks it any more; if the promise was dropped on purpose, run "
+        "`zodyssey claims update`",
+        ledger_path,
+        None,
+        id=claim_id,
+    )
 
 
 def _short(text: str, limit: int = 120) -> str:
@@ -379,13 +401,17 @@ def describe_changes(old: Ledger | None, new: Ledger) -> list[str]:
         elif now is None and was is not None:
             lines.append(f"- {claim_id} ({was.doc}:{was.line}) dropped")
         elif was is not None and now is not None:
-            if was.fingerprint != now.fingerprint:
-                old_part, new_part = text_difference(was.text, now.text, limit=80)
-                lines.append(f"~ {claim_id} text: {old_part!r} -> {new_part!r}")
-            if (was.doc, was.line) != (now.doc, now.line):
-                lines.append(f"~ {claim_id} moved {was.doc}:{was.line} -> {now.doc}:{now.line}")
-            for nodeid in sorted(set(now.tests) - set(was.tests)):
-                lines.append(f"~ {claim_id} + test {nodeid}")
-            for nodeid in sorted(set(was.tests) - set(now.tests)):
-                lines.append(f"~ {claim_id} - test {nodeid}")
+            lines.extend(_entry_changes(claim_id, was, now))
+    return lines
+
+
+def _entry_changes(claim_id: str, was: LedgerEntry, now: LedgerEntry) -> list[str]:
+    lines: list[str] = []
+    if was.fingerprint != now.fingerprint:
+        old_part, new_part = text_difference(was.text, now.text, limit=80)
+        lines.append(f"~ {claim_id} text: {old_part!r} -> {new_part!r}")
+    if (was.doc, was.line) != (now.doc, now.line):
+        lines.append(f"~ {claim_id} moved {was.doc}:{was.line} -> {now.doc}:{now.line}")
+    lines += [f"~ {claim_id} + test {n}" for n in sorted(set(now.tests) - set(was.tests))]
+    lines += [f"~ {claim_id} - test {n}" for n in sorted(set(was.tests) - set(now.tests))]
     return lines

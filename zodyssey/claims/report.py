@@ -171,17 +171,22 @@ def read_results(
                 f"results file {name} is not from this checkout: {why}; judge results in the "
                 "checkout that wrote them"
             )
-        tests = data.get("tests")
-        if not isinstance(tests, list):
-            raise UsageError(f"results file {name} has no `tests` list")
-        for failed in data.get("collect_errors") or []:
-            if errors is not None:
-                errors.append((name, str(failed)))
-        for raw in tests:
-            run = run_from_dict(raw)
-            if run is None:
-                raise UsageError(f"results file {name}: malformed test entry {raw!r:.80}")
-            runs.append(run)
+        if errors is not None:
+            errors.extend((name, str(failed)) for failed in data.get("collect_errors") or [])
+        runs.extend(_shard_runs(name, data))
+    return runs
+
+
+def _shard_runs(name: str, data: dict[str, Any]) -> list[TestRun]:
+    tests = data.get("tests")
+    if not isinstance(tests, list):
+        raise UsageError(f"results file {name} has no `tests` list")
+    runs: list[TestRun] = []
+    for raw in tests:
+        run = run_from_dict(raw)
+        if run is None:
+            raise UsageError(f"results file {name}: malformed test entry {raw!r:.80}")
+        runs.append(run)
     return runs
 
 
@@ -192,25 +197,23 @@ def results_report(root: Path, ledger: str | None, paths: list[str]) -> tuple[Re
     runs = union(read_results(paths, collect_errors, root))
     where = "in any shard"
     _, findings = judge(claims, runs, locked, ledger_rel, where=where, shards=len(paths))
-    for name, nodeid in collect_errors:
-        findings.append(
-            Finding(
-                "claims",
-                "collection-error",
-                "warning",
-                f"shard {name}: pytest could not collect {nodeid}; tests in it cannot defend "
-                "a claim there",
-                nodeid.partition("::")[0] or None,
-                None,
-            )
+    findings.extend(
+        Finding(
+            "claims",
+            "collection-error",
+            "warning",
+            f"shard {name}: pytest could not collect {nodeid}; tests in it cannot defend "
+            "a claim there",
+            nodeid.partition("::")[0] or None,
+            None,
         )
+        for name, nodeid in collect_errors
+    )
     code = _exit_code(findings, claims, config)
     links = [LinkedTest(r.nodeid, r.claims, r.file, r.line) for r in runs]
     state = ClaimsState(root, config, ledger_rel, locked, claims, Collection(links=links))
     report = _report(state, findings, code)
-    never = never_ran_tests(runs, findings)
-    locked_ids = {t for e in (locked.entries.values() if locked else []) for t in e.tests}
-    never = [n for n in never if n in locked_ids]
+    never = _never_ran_locked(runs, findings, locked)
     report.summary += f"; {len(paths)} result file(s)"
     if never:
         report.summary += f"; never ran in any shard: {', '.join(never)}"
@@ -221,22 +224,40 @@ def results_report(root: Path, ledger: str | None, paths: list[str]) -> tuple[Re
     return report, code
 
 
+def _never_ran_locked(
+    runs: list[TestRun], findings: list[Finding], locked: Ledger | None
+) -> list[str]:
+    """The locked tests no shard ran."""
+    locked_ids = {t for e in (locked.entries.values() if locked else []) for t in e.tests}
+    return [n for n in never_ran_tests(runs, findings) if n in locked_ids]
+
+
 def _cases(state: ClaimsState, findings: list[Finding]) -> list[Case]:
     """One case per claim (failed when an error names it), one per other error."""
-    cases: list[Case] = []
-    for claim_id, claim in state.claims.claims.items():
-        problems = [
-            f.message for f in findings if f.extra.get("id") == claim_id and f.severity == "error"
-        ]
-        failure = "\n".join(problems) or None  # an error naming the claim fails it
-        cases.append(Case(f"{claim_id} ({claim.where})", "zodyssey.claims", failure=failure))
-    for finding in findings:
-        if finding.severity != "error" or finding.extra.get("id") in state.claims.claims:
-            continue
-        where = f"{finding.file}:{finding.line}" if finding.file and finding.line else None
-        name = f"{finding.rule} {where or finding.file or '-'}"
-        cases.append(Case(name, "zodyssey.claims", failure=finding.message))
+    errors = [f for f in findings if f.severity == "error"]
+    problems: dict[object, list[str]] = {}
+    for finding in errors:
+        problems.setdefault(finding.extra.get("id"), []).append(finding.message)
+    cases = [
+        # an error naming the claim fails it
+        Case(
+            f"{cid} ({claim.where})",
+            "zodyssey.claims",
+            failure="\n".join(problems.get(cid, [])) or None,
+        )
+        for cid, claim in state.claims.claims.items()
+    ]
+    cases.extend(
+        Case(_case_name(f), "zodyssey.claims", failure=f.message)
+        for f in errors
+        if f.extra.get("id") not in state.claims.claims
+    )
     return cases
+
+
+def _case_name(finding: Finding) -> str:
+    where = f"{finding.file}:{finding.line}" if finding.file and finding.line else None
+    return f"{finding.rule} {where or finding.file or '-'}"
 
 
 def _summary(state: ClaimsState, findings: list[Finding], counts: dict[str, int]) -> str:
