@@ -30,9 +30,10 @@ TARGET_SHARE_11 = 0.08
 # 1,637 functions, 212 = 13.0%, 1 above 25: hook.main, 42; then at 1,659
 # functions, 203 = 12.2%; hook.main split: none above 25; then at 1,753
 # functions, 169 = 9.6%, gate/shell at none; then at 1,787 functions,
-# 151 = 8.4%, runs/ (but review.py) at none).
+# 151 = 8.4%, runs/ (but review.py) at none; then at 1,848 functions,
+# 134 = 7.3%, claims/ at 6 of 232: within the bar, so the ratchet is the bar).
 RATCHET_ABOVE_25 = 0
-RATCHET_SHARE_11 = 0.085
+RATCHET_SHARE_11 = 0.08
 
 
 def _functions(blocks: list[Any]) -> Iterator[Any]:
