@@ -78,28 +78,26 @@ def judge(
     root: str, slug: str, state: dict[str, Any], changes: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """The changes the run did not allow (see the module docstring)."""
+    layout, plan, open_, _ = _view(root, slug, state)
+    frozen = state.get("phase") in TEST_FROZEN_PHASES
+    return [c for c in changes if not _allowed(c, layout, plan, open_, frozen)]
+
+
+def _allowed(change: dict[str, Any], layout: Any, plan: Any, open_: bool, frozen: bool) -> bool:
+    """Whether the run allowed this change (judge's rule for one path)."""
     from zodyssey.gate.paths import is_test_file
     from zodyssey.gate.policy import in_scope
 
-    layout, plan, open_, _ = _view(root, slug, state)
-    frozen = state.get("phase") in TEST_FROZEN_PHASES
-    out = []
-    for change in changes:
-        if change.get("protected"):
-            out.append(change)
-            continue
-        rel = change["path"]
-        path = os.path.join(layout.root, rel)
-        if layout.configuration(path):  # never writable, as before the call
-            out.append(change)
-            continue
-        if rel.startswith(ZCODE + "/") and layout.bookkeeping(path) and path != plan.path:
-            continue
-        scoped = open_ and in_scope(path, plan.files, plan.dirs, layout.root)
-        if scoped and not (frozen and is_test_file(rel)):
-            continue
-        out.append(change)
-    return out
+    if change.get("protected"):
+        return False
+    rel = change["path"]
+    path = os.path.join(layout.root, rel)
+    if layout.configuration(path):  # never writable, as before the call
+        return False
+    if rel.startswith(ZCODE + "/") and layout.bookkeeping(path) and path != plan.path:
+        return True
+    scoped = open_ and in_scope(path, plan.files, plan.dirs, layout.root)
+    return bool(scoped and not (frozen and is_test_file(rel)))
 
 
 def _load(root: str, slug: str) -> dict[str, Any]:
