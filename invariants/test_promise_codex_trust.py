@@ -66,3 +66,26 @@ def test_untrusted_codex_refuses_until_a_person_trusts_it(lab: Any) -> None:
     lab.commit(repo, "re-wired")
     again = _start(lab, repo, home)
     assert again.returncode == 11 and "changed since it was trusted" in again.stderr
+
+
+@pytest.mark.claim("codex-home-missing-refuses")
+def test_no_codex_home_refuses_unless_the_run_names_its_harnesses(lab: Any) -> None:
+    repo = lab.repo().resolve()
+    (repo / "src").mkdir()
+    (repo / "src" / "app.py").write_text("x = 1\n")
+    (repo / ".gitignore").write_text(".zcode/\n")
+    for harness in ("codex", "claude-code"):
+        done = lab.zodyssey("hook", "install", "--harness", harness, cwd=repo)
+        assert done.returncode == 0, done.stderr
+    lab.commit(repo, "wire the gate")
+    home = lab.base / "never-started-codex"
+    refused = _start(lab, repo, home)
+    assert refused.returncode == 11 and f"no {home}" in refused.stderr, refused.stderr
+    assert "cat >> " in refused.stderr and "trust_level" in refused.stderr
+    env = clean_env(CODEX_HOME=str(home))
+    check = lab.zodyssey("check", "--format", "json", cwd=repo, env=env)
+    found = json.loads(check.stdout)["gate"]["report"]["findings"]
+    assert [f["severity"] for f in found if f["rule"] == "codex-home-missing"] == ["warning"]
+    plan = repo.parent / "plan.md"
+    argv = ("run", "start", "demo", "--plan", str(plan), "--harness", "claude-code")
+    assert lab.zodyssey(*argv, cwd=repo, env=env).returncode == 0

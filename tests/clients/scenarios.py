@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,7 +48,19 @@ def start_run(repo: Path, *, okay: bool = False) -> None:
     """`zodyssey run start` in phase plan; with `okay`, a person's OKAY from their own terminal."""
     plan_file = repo.parent / "plan.md"
     plan_file.write_text(PLAN, encoding="utf-8")
-    done = run_zodyssey("run", "start", SLUG, "--plan", str(plan_file), cwd=repo)
+    argv = ("run", "start", SLUG, "--plan", str(plan_file))
+    env: dict[str, str] = {}
+    if (repo / ".codex" / "hooks.json").is_file():
+        # Codex never started on this test's machine: `run start` refuses and prints the
+        # trust records for a new Codex home; write them as a person would (the session's
+        # own Codex home is configured, trusted, by the driver).
+        env["CODEX_HOME"] = str(repo.parent / "start-codex-home")
+        refused = run_zodyssey(*argv, cwd=repo, env=env)
+        assert refused.returncode == 11, refused.stderr
+        script = refused.stderr[refused.stderr.index("mkdir -p ") :]
+        script = script[: script.index("\nEOF") + len("\nEOF")] + "\n"
+        subprocess.run(["sh", "-c", script], check=True)
+    done = run_zodyssey(*argv, cwd=repo, env=env)
     assert done.returncode == 0, done.stderr
     if okay:
         # A person's verdict from their own terminal: the trusted review path today.

@@ -222,8 +222,44 @@ def test_an_unreadable_codex_config_refuses(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
-def test_no_codex_home_is_nothing_to_check(tmp_path: Path) -> None:
-    """A machine where Codex never ran (a CI runner) has no Codex to skip the hook."""
+def test_no_codex_home_refuses_the_run_and_says_what_to_write(tmp_path: Path) -> None:
+    """Codex never started here: a Codex started later would make its home without trust
+    records and run no hook. `run start` refuses (exit 11) printing the records for a new
+    config.toml; the check only warns (a CI runner runs no Codex). Writing what it
+    printed, the run starts: the records are the ones the home-present check accepts."""
     repo = wired(tmp_path)
-    done = start(repo, tmp_path / "no-such-codex-home")
+    home = tmp_path / "no-such-codex-home"
+    done = start(repo, home)
+    assert done.returncode == 11, done.stderr
+    assert not started(repo)
+    assert f"no {home}" in done.stderr and "--harness" in done.stderr, done.stderr
+    check_done = run_zodyssey("check", "--format", "json", cwd=repo, env={"CODEX_HOME": str(home)})
+    findings = json.loads(check_done.stdout)["gate"]["report"]["findings"]
+    missing = [f for f in findings if f["rule"] == "codex-home-missing"]
+    assert missing and missing[0]["severity"] == "warning", findings
+    assert not [f for f in findings if f["severity"] == "error"], findings
+    script = done.stderr[done.stderr.index("mkdir -p ") :]
+    script = script[: script.index("\nEOF") + len("\nEOF")] + "\n"
+    subprocess.run(["sh", "-c", script], check=True)
+    assert (home / "config.toml").is_file()
+    _code, untrusted = check(repo, home)
+    assert not untrusted, untrusted
+    again = start(repo, home)
+    assert again.returncode == 0, again.stderr
+
+
+def test_a_run_that_names_its_harnesses_skips_codex(tmp_path: Path) -> None:
+    """The person says the run uses Claude Code only: no Codex home is needed."""
+    repo = wired(tmp_path)
+    done = run_zodyssey("hook", "install", "--harness", "claude-code", cwd=repo)
     assert done.returncode == 0, done.stderr
+    commit(repo, "wire claude code too")
+    plan_file = repo.parent / "plan.md"
+    plan_file.write_text(PLAN, encoding="utf-8")
+    env = {"CODEX_HOME": str(tmp_path / "no-such-codex-home")}
+    argv = ["run", "start", SLUG, "--plan", str(plan_file), "--harness", "claude-code"]
+    started_run = run_zodyssey(*argv, cwd=repo, env=env)
+    assert started_run.returncode == 0, started_run.stderr
+    assert started(repo)
+    bad = run_zodyssey("run", "start", "other", "--harness", "nope", cwd=repo, env=env)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr, bad.stderr

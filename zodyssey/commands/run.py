@@ -13,6 +13,7 @@ from zodyssey import docs_url
 from zodyssey.commands import lazy, verbs
 from zodyssey.core.exits import Exit
 from zodyssey.core.vocabulary import PHASES, TODO_STATUSES
+from zodyssey.gate.harness import HARNESSES
 
 EPILOG = f"""\
 exit codes:
@@ -105,6 +106,14 @@ def register(sub: Any) -> None:
     start.add_argument("--title", help="run title (default: the plan's title or the slug)")
     start.add_argument("--plan", metavar="FILE", help="copy this plan (default: a template)")
     start.add_argument("--max-rounds", type=int, help="review rounds before blocking (default 3)")
+    start.add_argument(
+        "--harness",
+        action="append",
+        choices=tuple(HARNESSES),
+        metavar="NAME",
+        help="a harness this run uses (repeat for each): only their wiring must hold "
+        "(default: every declared harness)",
+    )
 
     add("lint", "Lint the plan; exit 6 with one line per problem.")
 

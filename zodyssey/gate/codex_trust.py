@@ -17,9 +17,12 @@ with the handler's `type`, `command`, `timeout` (600 when absent), `async`
 and, when given, `statusMessage` (what `codex app-server`'s `hooks/list`
 reports as `currentHash`; tests/clients checks it against the installed CLI).
 
-The check applies where Codex keeps a home (`$CODEX_HOME`, else `~/.codex`,
-exists): a CI runner without one runs no Codex. Codex makes its home on its
-first start, so a run started before Codex was ever used here is not checked.
+Where Codex keeps no home yet (no `$CODEX_HOME`, no `~/.codex`: Codex never
+started here) there are no records to read, and a Codex started later makes
+its home without them, so it would run no hook. `zodyssey check` says so as a
+warning (a CI runner runs no Codex); `zodyssey run start` refuses and prints
+the records to put in a new `config.toml` (`home_required`), unless the
+person names the harnesses the run uses (`--harness`) and Codex is not one.
 """
 
 from __future__ import annotations
@@ -47,10 +50,15 @@ class HookRecord:
     command: str
 
 
-def codex_home(env: dict[str, str] | None = None) -> Path | None:
-    """The Codex home this user's Codex reads (`$CODEX_HOME`, else `~/.codex`), when it exists."""
+def codex_home_path(env: dict[str, str] | None = None) -> Path:
+    """Where this user's Codex keeps its home (`$CODEX_HOME`, else `~/.codex`)."""
     env = dict(os.environ) if env is None else env
-    home = Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else Path.home() / ".codex"
+    return Path(env["CODEX_HOME"]) if env.get("CODEX_HOME") else Path.home() / ".codex"
+
+
+def codex_home(env: dict[str, str] | None = None) -> Path | None:
+    """The Codex home this user's Codex reads, when it exists."""
+    home = codex_home_path(env)
     return home if home.is_dir() else None
 
 
@@ -180,12 +188,19 @@ def _switched_off(config: dict[str, Any], config_path: Path) -> str | None:
 
 
 def untrusted(
-    root: Path, config_rel: str, value: Any, env: dict[str, str] | None = None
+    root: Path,
+    config_rel: str,
+    value: Any,
+    env: dict[str, str] | None = None,
+    *,
+    home_required: bool = False,
 ) -> str | None:
-    """None when Codex would run our hooks of `root`; otherwise why not and how to trust them."""
+    """None when Codex would run our hooks of `root`; otherwise why not and how to trust them.
+
+    Without a Codex home: None, or with `home_required` what to put in a new one."""
     home = codex_home(env)
     if home is None:
-        return None
+        return _no_home(root, config_rel, value, env) if home_required else None
     config_path = home / "config.toml"
     config = _read_config(config_path)
     if isinstance(config, str):
@@ -215,4 +230,24 @@ def untrusted(
         + "\n".join(how)
         + f"\nor by starting `codex` in {root} and answering its hook review with "
         '"Trust all and continue"'
+    )
+
+
+def _no_home(root: Path, config_rel: str, value: Any, env: dict[str, str] | None) -> str:
+    """Codex never started here: the records a new `config.toml` needs, to be written first."""
+    home = codex_home_path(env)
+    out = _Verdict([], [], [])
+    _judge_project({}, root, out)
+    for record in our_hooks(root / config_rel, value):
+        _judge_hook(record, None, out)
+    block = "\n".join(out.append).rstrip("\n")
+    config_path = home / "config.toml"
+    return (
+        f"Codex has never started on this machine (no {home}): a Codex started here makes "
+        "that folder without trust records and runs no hook of this project, without a "
+        "word. A person trusts the project and its gate hooks ahead with\n"
+        f"mkdir -p {shlex.quote(str(home))}\n"
+        f"cat >> {shlex.quote(str(config_path))} <<'EOF'\n{block}\nEOF\n"
+        "or, when this run uses no Codex, names the harnesses it uses: `zodyssey run start "
+        "SLUG --harness NAME` (once per harness, Codex left out)"
     )

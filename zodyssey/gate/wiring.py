@@ -44,6 +44,7 @@ RULES: dict[str, str] = {
     "stop-hook-missing": "the harness reports a background reviewer's verdict only at its end (SubagentStop), and that event does not run the zodyssey hook",
     "hook-not-holding": "the wired hook command does not start here, or starts and does not block a probe write in a run",
     "codex-untrusted": "Codex's own trust records (project and hook) do not let it run the gate here",
+    "codex-home-missing": "Codex never started on this machine, so a Codex started here would have no trust records and run no hook",
     "matcher-narrowed": "the hook's matcher lets some tool calls (shell, MCP, ...) skip the gate",
     "event-missing": "a Cursor event that announces tool calls does not run the gate",
     "hooks-disabled": "the configuration switches every hook off",
@@ -83,7 +84,7 @@ def declared_harnesses(root: Path) -> tuple[list[str], str | None]:
 
 
 # Findings that leave the gate shut (nothing opens that should not): said, not failed.
-_WARNINGS = ("undeclared", "stop-hook-missing")
+_WARNINGS = ("undeclared", "stop-hook-missing", "codex-home-missing")
 
 
 def _f(rule: str, message: str, file: str | None, line: int | None = None, **extra: Any) -> Finding:
@@ -433,8 +434,11 @@ def _holding(root: Path, harness: str, rel: str, value: Any) -> list[Finding]:
 
 def _codex_trust(root: Path, rel: str, value: Any) -> list[Finding]:
     """Codex runs no hook it does not trust (gate/codex_trust.py)."""
-    from zodyssey.gate.codex_trust import untrusted
+    from zodyssey.gate.codex_trust import codex_home, untrusted
 
+    if codex_home() is None:  # said (CI runs no Codex); `run start` refuses on it
+        problem = untrusted(root, rel, value, home_required=True)
+        return [_f("codex-home-missing", problem or "", rel, harness="codex")]
     problem = untrusted(root, rel, value)
     return [_f("codex-untrusted", problem, rel, harness="codex")] if problem else []
 
@@ -443,14 +447,22 @@ def _codex_trust(root: Path, rel: str, value: Any) -> list[Finding]:
 _NOT_HOLDING_EXEMPT = ("not-committed", "undeclared")
 
 
-def holding_problems(root: Path) -> list[str]:
+# Warnings of `zodyssey check` that a run started on this machine refuses on.
+_HOLDING_WARNINGS = ("codex-home-missing",)
+
+
+def holding_problems(root: Path, harnesses: list[str] | None = None) -> list[str]:
     """Why the gate would not hold for a run started now (`run start` refuses): every
-    error of the wiring check of the declared harnesses but the committing ones."""
+    error of the wiring check of the declared harnesses but the committing ones, and a
+    Codex that never started here. `harnesses`: the ones the person says the run uses
+    (`run start --harness`); findings of the others do not count."""
     wiring = check_wiring(root)
     return [
         f"{f.file or '?'}: {f.message}"
         for f in wiring.findings
-        if f.severity == "error" and f.rule not in _NOT_HOLDING_EXEMPT
+        if (f.severity == "error" or f.rule in _HOLDING_WARNINGS)
+        and f.rule not in _NOT_HOLDING_EXEMPT
+        and (harnesses is None or f.extra.get("harness", harnesses[0]) in harnesses)
     ]
 
 

@@ -198,7 +198,7 @@ def cmd_start(args: argparse.Namespace) -> int:
     state["sandbox"] = {"landlock_abi": abi_version()}
     from zodyssey.gate.wiring import holding_problems
 
-    problems = holding_problems(ctx.root)
+    problems = holding_problems(ctx.root, getattr(args, "harness", None))
     if problems:
         raise RunRefused(
             "the gate would not hold, so the run is not started: "
