@@ -142,7 +142,11 @@ def _covers(recorded: str | None, text: str, command: str | None) -> bool:
     if ran == _normal_command(text):
         return True
     named = [_normal_command(c) for c in commands(text)] or [_normal_command(command)]
-    named = [c for c in named if c]
+    return _runs_all(ran, [c for c in named if c])
+
+
+def _runs_all(ran: str, named: list[str]) -> bool:
+    """Whether `ran` is the one named command, or all of several joined by `&&` only."""
     if not named:
         return False
     if len(named) == 1:
@@ -227,6 +231,12 @@ def _artifact_problems(run: AuditedRun, emit: _Emitter, allow_stale: bool) -> No
         emit(problem.rule, severity, problem.message, problem.file, problem.line, **extra)
 
 
+def _recorded_elsewhere(result: CriterionResult, now: str) -> bool:
+    """Whether the criterion's record names a work-tree digest other than `now`."""
+    digest = result.record.worktree_digest if result.record is not None else None
+    return digest is not None and digest != now
+
+
 def _stale(outcome: AuditOutcome, emit: _Emitter) -> None:
     """Ours: a passing criterion whose record was made on another work tree than today's.
 
@@ -238,14 +248,7 @@ def _stale(outcome: AuditOutcome, emit: _Emitter) -> None:
     now = run.worktree_digest_now
     if run.source != "zodyssey" or now is None:
         return
-    stale = [
-        c
-        for c in outcome.criteria
-        if c.status == "passed"
-        and c.record is not None
-        and c.record.worktree_digest is not None
-        and c.record.worktree_digest != now
-    ]
+    stale = [c for c in outcome.criteria if c.status == "passed" and _recorded_elsewhere(c, now)]
     if not stale:
         return
     names = ", ".join(f"{c.todo}.{c.index}" for c in stale[:20])

@@ -358,48 +358,62 @@ def _check_statement(statement: Any, root: Path, where: str, out: Verified) -> N
     if not isinstance(predicate, dict) or not isinstance(subjects, list) or not subjects:
         out.problems.append(f"{where}: a statement needs a subject and a predicate")
         return
-    if kind == TEST_RESULT:
-        for config in predicate.get("configuration") or []:
-            name = str(config.get("name", ""))
-            evidence = _evidence_line(root, name)
-            want = (config.get("digest") or {}).get("sha256")
-            if evidence is None:
-                out.problems.append(f"{where}: evidence record {name} is not in the repository")
-                continue
-            if want != _sha256(evidence[2]):
-                out.problems.append(
-                    f"{where}: evidence record {name} changed since it was attested"
-                )
-            tree = _tree_of(evidence[2])
-            subject = subjects[0].get("digest", {}).get("sha256")
-            if tree is not None and subject != tree:
-                out.problems.append(f"{where}: the subject is not the work tree {name} ran on")
-    elif kind == VSA:
-        for item in predicate.get("inputAttestations") or []:
-            uri = str(item.get("uri", ""))
-            data = _repository_bytes(root / uri)
-            if data is None:
-                out.problems.append(f"{where}: input {uri} is not in the repository")
-                continue
-            if _sha256(data) != (item.get("digest") or {}).get("sha256"):
-                out.problems.append(f"{where}: input {uri} changed since it was attested")
-        try:
-            now = {s["name"]: s["digest"] for s in worktree_subjects(root)}
-        except UsageError as exc:
-            out.problems.append(f"{where}: {exc.message}")
-            return
-        for subject in subjects:
-            name = subject.get("name")
-            if now.get(name) != subject.get("digest"):
-                out.problems.append(
-                    f"{where}: the repository's {name} is not the attested one "
-                    f"({json.dumps(subject.get('digest'))})"
-                )
-        out.notes.append(f"{where}: audit verdict {predicate.get('verificationResult')}")
-    else:
+    check = _PREDICATE_CHECKS.get(kind) if isinstance(kind, str) else None
+    if check is None:
         out.problems.append(f"{where}: unknown predicate type {str(kind)[:120]!r}")
-        return
-    out.statements += 1
+    elif check(predicate, subjects, root, where, out):
+        out.statements += 1
+
+
+def _check_test_result(
+    predicate: dict[str, Any], subjects: list[Any], root: Path, where: str, out: Verified
+) -> bool:
+    """Each evidence record still has its attested digest and names the attested tree."""
+    for config in predicate.get("configuration") or []:
+        name = str(config.get("name", ""))
+        evidence = _evidence_line(root, name)
+        want = (config.get("digest") or {}).get("sha256")
+        if evidence is None:
+            out.problems.append(f"{where}: evidence record {name} is not in the repository")
+            continue
+        if want != _sha256(evidence[2]):
+            out.problems.append(f"{where}: evidence record {name} changed since it was attested")
+        tree = _tree_of(evidence[2])
+        subject = subjects[0].get("digest", {}).get("sha256")
+        if tree is not None and subject != tree:
+            out.problems.append(f"{where}: the subject is not the work tree {name} ran on")
+    return True
+
+
+def _check_vsa(
+    predicate: dict[str, Any], subjects: list[Any], root: Path, where: str, out: Verified
+) -> bool:
+    """Each input file still has its digest; the work tree and HEAD are the attested ones
+    (False: the work tree could not be read, the statement is not counted)."""
+    for item in predicate.get("inputAttestations") or []:
+        uri = str(item.get("uri", ""))
+        data = _repository_bytes(root / uri)
+        if data is None:
+            out.problems.append(f"{where}: input {uri} is not in the repository")
+        elif _sha256(data) != (item.get("digest") or {}).get("sha256"):
+            out.problems.append(f"{where}: input {uri} changed since it was attested")
+    try:
+        now = {s["name"]: s["digest"] for s in worktree_subjects(root)}
+    except UsageError as exc:
+        out.problems.append(f"{where}: {exc.message}")
+        return False
+    for subject in subjects:
+        name = subject.get("name")
+        if now.get(name) != subject.get("digest"):
+            out.problems.append(
+                f"{where}: the repository's {name} is not the attested one "
+                f"({json.dumps(subject.get('digest'))})"
+            )
+    out.notes.append(f"{where}: audit verdict {predicate.get('verificationResult')}")
+    return True
+
+
+_PREDICATE_CHECKS = {TEST_RESULT: _check_test_result, VSA: _check_vsa}
 
 
 def verify(path: str, root: Path, verify_key: str | None) -> Verified:

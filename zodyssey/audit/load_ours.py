@@ -350,12 +350,7 @@ def _history_agrees(
                 json_path=path,
             )
             continue
-        if (
-            str(chained.get("todo")) != str(entry.get("todo_id"))
-            or chained.get("criterion_index") != entry.get("criterion_index")
-            or record_passed(chained) != (entry.get("passed") is True)
-            or chained.get("exit_code") != entry.get("exit_code")
-        ):
+        if not _entry_matches(entry, chained):
             run.problem(
                 "evidence-disagrees",
                 f"{label} says {'passed' if entry.get('passed') is True else 'failed'} with exit "
@@ -365,6 +360,18 @@ def _history_agrees(
                 run.state_path,
                 json_path=path,
             )
+
+
+def _entry_matches(entry: dict[str, Any], chained: dict[str, Any]) -> bool:
+    """A history entry says what its criterion record says (todo, index, outcome, exit)."""
+    from zodyssey.runs.evidence import record_passed
+
+    return (
+        str(chained.get("todo")) == str(entry.get("todo_id"))
+        and chained.get("criterion_index") == entry.get("criterion_index")
+        and record_passed(chained) == (entry.get("passed") is True)
+        and chained.get("exit_code") == entry.get("exit_code")
+    )
 
 
 def _logged_outcome(decision: str, logged: dict[str, Any]) -> tuple[bool, bool] | None:
@@ -523,15 +530,7 @@ def _check_outputs(
                 )
                 continue
             if digest not in checked:
-                data, reason = read_bytes(folder / digest)
-                if data is None:
-                    checked[digest] = f"stored output is missing ({reason})"
-                elif hashlib.sha256(data).hexdigest() != digest:
-                    checked[digest] = "stored output does not hash to the recorded sha256"
-                elif as_int(capture.get("size")) not in (None, len(data)):
-                    checked[digest] = "stored output size differs from the recorded size"
-                else:
-                    checked[digest] = None
+                checked[digest] = _stored_output_problem(folder, digest, capture)
             problem = checked[digest]
             if problem is not None:
                 run.problem(
@@ -541,6 +540,18 @@ def _check_outputs(
                     where,
                     line=line,
                 )
+
+
+def _stored_output_problem(folder: Path, digest: str, capture: dict[str, Any]) -> str | None:
+    """What is wrong with the output stored under `digest` (None: it is what was recorded)."""
+    data, reason = read_bytes(folder / digest)
+    if data is None:
+        return f"stored output is missing ({reason})"
+    if hashlib.sha256(data).hexdigest() != digest:
+        return "stored output does not hash to the recorded sha256"
+    if as_int(capture.get("size")) not in (None, len(data)):
+        return "stored output size differs from the recorded size"
+    return None
 
 
 def _is_hex64(value: str) -> bool:
@@ -554,53 +565,61 @@ def _where(run: AuditedRun, record: dict[str, Any]) -> str:
 
 
 def _load_criteria(run: AuditedRun, records: list[dict[str, Any]]) -> None:
-    from zodyssey.runs.evidence import record_passed
-
     for record in records:
         kind = record.get("kind")
         if kind == "override":
             _override(run, record)
             continue
-        if kind != "criterion":
-            continue
         todo_id = record.get("todo")
         index = as_int(record.get("criterion_index"))
-        if not isinstance(todo_id, str | int) or isinstance(todo_id, bool) or index is None:
+        if kind != "criterion" or index is None:
             continue
-        stdout = as_dict(record.get("stdout"))
-        stderr = as_dict(record.get("stderr"))
-        timed_out = as_bool(record.get("timed_out")) is True
-        passed = record_passed(record)
-        signal = as_int(record.get("signal"))
-        status = "passed" if passed else ("timeout" if timed_out else "failed")
-        if signal is not None and not timed_out:
-            status = f"signal {signal}"
-        run.criteria.append(
-            CriterionRecord(
-                todo=clip(str(todo_id), 40),
-                index=index,
-                where=_where(run, record),
-                text=clip(as_str(record.get("criterion_text")))
-                if record.get("criterion_text") is not None
-                else None,
-                text_sha256=as_str(record.get("criterion_sha256")),
-                command=clip(as_str(record.get("command")) or ""),
-                executed=True,  # our writer runs the criterion itself; nothing is asserted
-                exit_code=as_int(record.get("exit_code")),
-                timed_out=timed_out,
-                passed=passed,
-                status=status,
-                duration_s=as_float(record.get("duration_s")),
-                started_at=as_str(record.get("started_at")),
-                finished_at=as_str(record.get("finished_at")),
-                plan_sha256=as_str(record.get("plan_sha256")),
-                seq=as_int(record.get("seq")),
-                stdout_tail=clip(as_str(stdout.get("tail")) or "", 1000),
-                stderr_tail=clip(as_str(stderr.get("tail")) or "", 1000),
-                steps=_steps(record),
-                worktree_digest=as_str(record.get("worktree_digest")),
-            )
-        )
+        if isinstance(todo_id, str | int) and not isinstance(todo_id, bool):
+            run.criteria.append(_criterion_record(run, record, str(todo_id), index))
+
+
+def _criterion_status(record: dict[str, Any], passed: bool, timed_out: bool) -> str:
+    """passed, timeout, signal N or failed."""
+    signal = as_int(record.get("signal"))
+    if signal is not None and not timed_out:
+        return f"signal {signal}"
+    if passed:
+        return "passed"
+    return "timeout" if timed_out else "failed"
+
+
+def _criterion_record(
+    run: AuditedRun, record: dict[str, Any], todo_id: str, index: int
+) -> CriterionRecord:
+    from zodyssey.runs.evidence import record_passed
+
+    stdout = as_dict(record.get("stdout"))
+    stderr = as_dict(record.get("stderr"))
+    timed_out = as_bool(record.get("timed_out")) is True
+    passed = record_passed(record)
+    text = record.get("criterion_text")
+    return CriterionRecord(
+        todo=clip(todo_id, 40),
+        index=index,
+        where=_where(run, record),
+        text=clip(as_str(text)) if text is not None else None,
+        text_sha256=as_str(record.get("criterion_sha256")),
+        command=clip(as_str(record.get("command")) or ""),
+        executed=True,  # our writer runs the criterion itself; nothing is asserted
+        exit_code=as_int(record.get("exit_code")),
+        timed_out=timed_out,
+        passed=passed,
+        status=_criterion_status(record, passed, timed_out),
+        duration_s=as_float(record.get("duration_s")),
+        started_at=as_str(record.get("started_at")),
+        finished_at=as_str(record.get("finished_at")),
+        plan_sha256=as_str(record.get("plan_sha256")),
+        seq=as_int(record.get("seq")),
+        stdout_tail=clip(as_str(stdout.get("tail")) or "", 1000),
+        stderr_tail=clip(as_str(stderr.get("tail")) or "", 1000),
+        steps=_steps(record),
+        worktree_digest=as_str(record.get("worktree_digest")),
+    )
 
 
 def _steps(record: dict[str, Any]) -> list[dict[str, object]] | None:
@@ -617,6 +636,13 @@ def _steps(record: dict[str, Any]) -> list[dict[str, object]] | None:
     return out
 
 
+def _mark_forced(todo: Any, reason: str) -> None:
+    """The chain says this todo was forced; a done todo the state no longer says it of."""
+    if todo.status == "done" and not todo.forced:
+        todo.forced = True
+        todo.forced_reason = reason
+
+
 def _override(run: AuditedRun, record: dict[str, Any]) -> None:
     """A `--force` stamped into the chain: a forced todo, or an overridden quality gate."""
     subject = as_str(record.get("subject")) or ""
@@ -625,10 +651,7 @@ def _override(run: AuditedRun, record: dict[str, Any]) -> None:
     named = _FORCED_TODO.match(subject)
     todo = run.todos.get(named.group(1) if named else subject)
     if todo is not None:
-        if todo.status == "done" and not todo.forced:
-            # The chain says this todo was forced; the state no longer does.
-            todo.forced = True
-            todo.forced_reason = reason
+        _mark_forced(todo, reason)
         return  # reported as todo-forced
     run.gate_events.append(
         GateEvent(
@@ -651,30 +674,44 @@ def _load_windows(run: AuditedRun, doc: dict[str, Any], records: list[dict[str, 
         seq = as_int(record.get("seq"))
         if seq is not None:
             seen.add(seq)
-        present = "readOnlyViolation" in record
-        value = record.get("readOnlyViolation")
-        argv = [a for a in as_list(record.get("argv")) if isinstance(a, str)]
-        changed = [p for p in as_list(record.get("changed_paths")) if isinstance(p, str)]
-        detail = ""
-        if changed:
-            detail = "changed: " + ", ".join(clip(p, 120) for p in changed[:10])
-            if len(changed) > 10:
-                detail += f" and {len(changed) - 10} more"
-        run.windows.append(
-            WindowRecord(
-                label=clip(as_str(record.get("label")) or f"window seq {seq}", 200),
-                violation=value if isinstance(value, bool) else None,
-                where=_where(run, record),
-                present=present,
-                command=clip(" ".join(argv) or as_str(record.get("command")) or "", 500),
-                started_at=as_str(record.get("started_at")),
-                finished_at=as_str(record.get("finished_at")),
-                duration_s=as_float(record.get("duration_s")),
-                detail=detail,
-                exit_code=as_int(record.get("exit_code")),
-                timed_out=as_bool(record.get("timed_out")) is True,
-            )
-        )
+        run.windows.append(_window_record(run, record, seq))
+    _state_windows_agree(run, doc, records, seen)
+    run.claims_external_audit = run.phase == "audited" or any(
+        as_str(as_dict(p).get("to")) == "audited" for p in as_list(doc.get("phase_history"))
+    )
+
+
+def _window_record(run: AuditedRun, record: dict[str, Any], seq: int | None) -> WindowRecord:
+    value = record.get("readOnlyViolation")
+    argv = [a for a in as_list(record.get("argv")) if isinstance(a, str)]
+    changed = [p for p in as_list(record.get("changed_paths")) if isinstance(p, str)]
+    return WindowRecord(
+        label=clip(as_str(record.get("label")) or f"window seq {seq}", 200),
+        violation=value if isinstance(value, bool) else None,
+        where=_where(run, record),
+        present="readOnlyViolation" in record,
+        command=clip(" ".join(argv) or as_str(record.get("command")) or "", 500),
+        started_at=as_str(record.get("started_at")),
+        finished_at=as_str(record.get("finished_at")),
+        duration_s=as_float(record.get("duration_s")),
+        detail=_changed_detail(changed),
+        exit_code=as_int(record.get("exit_code")),
+        timed_out=as_bool(record.get("timed_out")) is True,
+    )
+
+
+def _changed_detail(changed: list[str]) -> str:
+    """The first ten paths a window changed, and how many more."""
+    if not changed:
+        return ""
+    detail = "changed: " + ", ".join(clip(p, 120) for p in changed[:10])
+    return detail + (f" and {len(changed) - 10} more" if len(changed) > 10 else "")
+
+
+def _state_windows_agree(
+    run: AuditedRun, doc: dict[str, Any], records: list[dict[str, Any]], seen: set[int]
+) -> None:
+    """Each window the state summarises is one the chain holds, as the chain holds it."""
     by_seq = {as_int(r.get("seq")): r for r in records if r.get("kind") == "window"}
     for position, raw in enumerate(as_list(doc.get("windows"))):
         entry = as_dict(raw)
@@ -696,9 +733,6 @@ def _load_windows(run: AuditedRun, doc: dict[str, Any], records: list[dict[str, 
             run.state_path,
             json_path=f"$.windows[{position}]",
         )
-    run.claims_external_audit = run.phase == "audited" or any(
-        as_str(as_dict(p).get("to")) == "audited" for p in as_list(doc.get("phase_history"))
-    )
 
 
 def _load_gate_log(run: AuditedRun, doc: dict[str, Any]) -> None:
@@ -709,23 +743,27 @@ def _load_gate_log(run: AuditedRun, doc: dict[str, Any]) -> None:
     gate-log entries would only repeat it.
     """
     for position, raw in enumerate(as_list(doc.get("gate_log"))):
-        entry = as_dict(raw)
-        command = as_str(entry.get("command")) or ""
-        decision = as_str(entry.get("decision")) or ""
-        override_reason = as_str(entry.get("override_reason"))
-        if command in CHAINED_OVERRIDES or not (decision == "override" or override_reason):
-            continue
-        run.gate_events.append(
-            GateEvent(
-                check=clip(f"{command} {as_str(entry.get('subject')) or ''}".strip() or "?", 200),
-                decision=clip(decision, 40),
-                at=as_str(entry.get("at")),
-                override=True,
-                reason=clip(override_reason or as_str(entry.get("reason")) or "", 500) or None,
-                by=clip(as_str(entry.get("by")) or "", 100) or None,
-                where=f"{run.state_path} $.gate_log[{position}]",
-            )
-        )
+        event = _logged_override(as_dict(raw), f"{run.state_path} $.gate_log[{position}]")
+        if event is not None:
+            run.gate_events.append(event)
+
+
+def _logged_override(entry: dict[str, Any], where: str) -> GateEvent | None:
+    """A gate-log entry as an override event; None when it is none (or chained)."""
+    command = as_str(entry.get("command")) or ""
+    decision = as_str(entry.get("decision")) or ""
+    override_reason = as_str(entry.get("override_reason"))
+    if command in CHAINED_OVERRIDES or not (decision == "override" or override_reason):
+        return None
+    return GateEvent(
+        check=clip(f"{command} {as_str(entry.get('subject')) or ''}".strip() or "?", 200),
+        decision=clip(decision, 40),
+        at=as_str(entry.get("at")),
+        override=True,
+        reason=clip(override_reason or as_str(entry.get("reason")) or "", 500) or None,
+        by=clip(as_str(entry.get("by")) or "", 100) or None,
+        where=where,
+    )
 
 
 def _load_phases(run: AuditedRun, doc: dict[str, Any]) -> None:

@@ -335,15 +335,22 @@ def _criterion_marks(outcome: AuditOutcome) -> list[_Mark]:
     marks = []
     for (todo, index), records in runs.items():
         for number, record in enumerate(records, start=1):
-            end = _when(record.finished_at)
-            start = _when(record.started_at) or end
-            if start is None:
-                continue
-            status = record.status or ("passed" if record.passed else "failed")
             attempt = f" (run {number} of {len(records)})" if len(records) > 1 else ""
-            css = "okay" if record.passed else "reject"
-            marks.append(_Mark("criteria", start, end, f"{todo}.{index} {status}{attempt}", css))
+            mark = _execution_mark(record, f"{todo}.{index}", attempt)
+            if mark is not None:
+                marks.append(mark)
     return marks
+
+
+def _execution_mark(record: Any, name: str, attempt: str) -> _Mark | None:
+    """One execution of a criterion on the timeline (None: it has no time)."""
+    end = _when(record.finished_at)
+    start = _when(record.started_at) or end
+    if start is None:
+        return None
+    status = record.status or ("passed" if record.passed else "failed")
+    css = "okay" if record.passed else "reject"
+    return _Mark("criteria", start, end, f"{name} {status}{attempt}", css)
 
 
 def _window_marks(run: AuditedRun) -> list[_Mark]:

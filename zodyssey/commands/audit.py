@@ -110,6 +110,29 @@ def _verify_attestation(args: argparse.Namespace) -> int:
     return Exit.FAILED if result.problems else Exit.OK
 
 
+def _audited(args: argparse.Namespace) -> tuple[Any, Any, str]:
+    """(the audit's outcome, its report, the report's text in --format)."""
+    from zodyssey.audit.checks import audit
+    from zodyssey.audit.load import load_run
+    from zodyssey.audit.report import build_report
+    from zodyssey.formats import render
+
+    loaded = load_run(args.target, args.repo)
+    outcome = audit(
+        loaded,
+        strict=args.strict,
+        require_complete=args.require_complete,
+        allow_stale=args.allow_stale,
+    )
+    report = build_report(outcome)
+    if args.format != "in-toto":
+        return outcome, report, render(report, args.format, colour=False if args.output else None)
+    from zodyssey.audit.intoto import bundle
+    from zodyssey.audit.load import locate
+
+    return outcome, report, bundle(locate(args.target, args.repo)[0], outcome, args.sign_key)
+
+
 def run(args: argparse.Namespace) -> int:
     from zodyssey.errors import UsageError
 
@@ -122,27 +145,9 @@ def run(args: argparse.Namespace) -> int:
     if args.sign_key and args.format != "in-toto":
         raise UsageError("--sign-key signs --format in-toto only")
     from zodyssey.audit.artifacts import ArtifactMissing
-    from zodyssey.audit.checks import audit
-    from zodyssey.audit.load import load_run
-    from zodyssey.audit.report import build_report
-    from zodyssey.formats import render
 
     try:
-        loaded = load_run(args.target, args.repo)
-        outcome = audit(
-            loaded,
-            strict=args.strict,
-            require_complete=args.require_complete,
-            allow_stale=args.allow_stale,
-        )
-        report = build_report(outcome)
-        if args.format == "in-toto":
-            from zodyssey.audit.intoto import bundle
-            from zodyssey.audit.load import locate
-
-            text = bundle(locate(args.target, args.repo)[0], outcome, args.sign_key)
-        else:
-            text = render(report, args.format, colour=False if args.output else None)
+        outcome, report, text = _audited(args)
     except ZodysseyError:
         raise
     except Exception as exc:

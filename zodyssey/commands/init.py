@@ -122,23 +122,29 @@ def _checkout_source(path: Path) -> InstallSource | None:
     )
 
 
+def _direct_url() -> object:
+    """PEP 610's `direct_url.json` of this installation, parsed (None: none or unreadable)."""
+    from importlib import metadata
+
+    try:
+        raw = metadata.distribution("zodyssey").read_text("direct_url.json")
+        return json.loads(raw) if raw else None
+    except (metadata.PackageNotFoundError, ValueError, OSError):
+        return None
+
+
 def install_source() -> InstallSource:
     """What CI should install so it runs the zodyssey that runs init.
 
     PEP 610's `direct_url.json` says where an installation came from; without one
     it came from a package index, where the release is.
     """
-    from importlib import metadata
     from urllib.parse import unquote, urlparse
 
     release = InstallSource(
         TEMPLATE_INSTALL, f"the release zodyssey {__version__} from the package index"
     )
-    try:
-        raw = metadata.distribution("zodyssey").read_text("direct_url.json")
-        info = json.loads(raw) if raw else None
-    except (metadata.PackageNotFoundError, ValueError, OSError):
-        info = None
+    info = _direct_url()
     if not isinstance(info, dict) or not isinstance(info.get("url"), str):
         return release
     url: str = info["url"]
@@ -437,6 +443,15 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _pinned_and_exempt(lock: object, exempt: list[str]) -> tuple[set[str], set[str]]:
+    """The lock's pinned citations, and what it and the configuration exempt."""
+    if not isinstance(lock, dict):
+        return set(), set(exempt)
+    listed = lock.get("exempt")
+    extra = {e for e in listed if isinstance(e, str)} if isinstance(listed, list) else set()
+    return set(lock.get("citations", {})), set(exempt) | extra
+
+
 def _unpinned_elsewhere(root: Path) -> int:
     """How many citations outside the starter page the lock does not pin (0 if unknown)."""
     from zodyssey.anchors.discover import collect_citations
@@ -446,10 +461,7 @@ def _unpinned_elsewhere(root: Path) -> int:
     try:
         config = load_config(root)
         lock = json.loads(read_regular_text(root / config.lock, "lock"))
-        pinned = set(lock.get("citations", {})) if isinstance(lock, dict) else set()
-        exempt = set(config.exempt)
-        if isinstance(lock, dict) and isinstance(lock.get("exempt"), list):
-            exempt |= {e for e in lock["exempt"] if isinstance(e, str)}
+        pinned, exempt = _pinned_and_exempt(lock, config.exempt)
         citations = [c for c in collect_citations(root, config) if c.cited_as not in exempt]
     except (ZodysseyError, OSError, ValueError):
         return 0

@@ -22,12 +22,19 @@ def todo_row(line: str) -> tuple[bool, str, str] | None:
         return None
     rest = line[6:]
     start = 1 if rest.startswith("F") else 0
-    end = start
-    while end < len(rest) and rest[end].isdecimal():
-        end += 1
+    end = _digits_end(rest, start)
     if end == start or rest[end : end + 1] != "." or not rest[end + 1 : end + 2].isspace():
         return None
     return line[3] != " ", rest[:end], rest[end + 1 :].strip()
+
+
+def _digits_end(text: str, start: int, limit: int | None = None) -> int:
+    """Where the run of decimal digits from `start` ends (at most `limit` long)."""
+    end = start
+    stop = len(text) if limit is None else min(len(text), start + limit)
+    while end < stop and text[end].isdecimal():
+        end += 1
+    return end
 
 
 def field_bullet(line: str) -> tuple[int, str] | None:
@@ -170,18 +177,23 @@ def plan_sha256(data: bytes | str) -> str:
     return digest
 
 
+def _blank_front_matter(lines: list[str]) -> None:
+    """Blank a leading `---` ... `---` (or `...`) block, its markers included."""
+    if not lines or lines[0].strip() != "---":
+        return
+    for end in range(1, len(lines)):
+        if lines[end].strip() in ("---", "..."):
+            lines[: end + 1] = [""] * (end + 1)
+            return
+
+
 def strip_non_plan(text: str) -> list[str]:
     """Lines of the plan with HTML comments, front matter and fences blanked.
 
     Blanking (rather than deleting) keeps line numbers meaningful.
     """
     lines = blank_comments(text.replace("\r\n", "\n")).split("\n")
-    if lines and lines[0].strip() == "---":
-        for end in range(1, len(lines)):
-            if lines[end].strip() in ("---", "..."):
-                for i in range(end + 1):
-                    lines[i] = ""
-                break
+    _blank_front_matter(lines)
     fence: str | None = None
     for i, line in enumerate(lines):
         opening = fence_run(line) if fence is None else None
