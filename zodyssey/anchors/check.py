@@ -103,6 +103,54 @@ class CheckResult:
         return out
 
 
+def _placed(
+    problem: Problem | None, pin: str | None, first: Citation
+) -> tuple[str, tuple[int, int]] | None:
+    """(path, (old start, offset)) when a key group's place is known for sure, else None.
+
+    Unchanged in place (offset 0), or certainly moved within the same file.
+    """
+    if problem is None:
+        if pin is not None and first.resolved is not None:
+            return first.resolved, (first.start, 0)
+        return None
+    moved_to = problem.moved_to
+    if problem.kind != "moved" or not moved_to or not problem.lines:
+        return None
+    if moved_to["path"] != problem.target:
+        return None
+    offset = int(str(moved_to["start"])) - problem.lines[0]
+    return str(problem.target), (problem.lines[0], offset)
+
+
+def _gone_detail(old: str, deleted: tuple[str, str], renamed: list[tuple[str, str]]) -> str:
+    """What `gone` says: the renames on the way, then the deleting commit."""
+    commit, subject = deleted
+    # The path as it was called when deleted: a rename first is said as such.
+    steps = "".join(f"{old} was renamed to {name} by {by[:12]}, then " for name, by in renamed[:1])
+    steps += "".join(f"renamed to {name} by {by[:12]}, then " for name, by in renamed[1:])
+    last = renamed[-1][0] if renamed else old
+    return (
+        f"{steps}{last} was deleted by {commit[:12]} "
+        f"({printable(subject)[:80]}); the citation "
+        "points at nothing: cite where that code lives now, or remove the citation"
+    )
+
+
+def _buckets(items: list[tuple[str, list[Citation]]], parts: int) -> list[list[int]]:
+    """Positions of `items` per part: each target file in one part, so it is read once.
+
+    Each part gets its own list, so a forked worker touches (and copies) only its share.
+    """
+    targets = sorted({m[0].resolved for _, m in items if m[0].resolved is not None})
+    part_of = {path: i % parts for i, path in enumerate(targets)}
+    buckets: list[list[int]] = [[] for _ in range(parts)]
+    for position, (_, members) in enumerate(items):
+        path = members[0].resolved
+        buckets[part_of[path] if path is not None else 0].append(position)
+    return buckets
+
+
 def _sites(citations: list[Citation]) -> list[Site]:
     seen: dict[Site, None] = {}
     for c in citations:
@@ -161,14 +209,7 @@ class Checker:
         groups, exempted, exempt_keys, partly_exempt = self._groups()
         items = [(group, members) for group, members in groups.items() if members]
         parts = min(worker_count(), max(1, len(items) // PARALLEL_MIN_GROUPS))
-        # Each target file belongs to one part, so every file is read once; each part
-        # gets its own list, so a forked worker touches (and copies) only its share.
-        targets = sorted({m[0].resolved for _, m in items if m[0].resolved is not None})
-        part_of = {path: i % parts for i, path in enumerate(targets)}
-        buckets: list[list[int]] = [[] for _ in range(parts)]
-        for position, (_, members) in enumerate(items):
-            path = members[0].resolved
-            buckets[part_of[path] if path is not None else 0].append(position)
+        buckets = _buckets(items, parts)
 
         def work(part: int, count: int) -> list[Outcome]:
             positions = buckets[part] if count > 1 else range(len(items))
@@ -270,18 +311,9 @@ class Checker:
                 spans[group] = span
             if found_evidence is not None:
                 evidence[group] = found_evidence
-            path = members[0].resolved
-            if problem is None and pin is not None and path is not None:
-                placed.setdefault(path, []).append((members[0].start, 0))
-            elif (
-                problem is not None
-                and problem.kind == "moved"
-                and problem.moved_to
-                and problem.moved_to["path"] == problem.target
-                and problem.lines
-            ):
-                offset = int(str(problem.moved_to["start"])) - problem.lines[0]
-                placed.setdefault(str(problem.target), []).append((problem.lines[0], offset))
+            sure = _placed(problem, pin, members[0])
+            if sure is not None:
+                placed.setdefault(sure[0], []).append(sure[1])
             if problem is not None:
                 problems.append(problem)
         return problems, pins, spans, evidence, placed
@@ -367,15 +399,8 @@ class Checker:
         moved, hints, evidence = self._relocate(key, first, members, sites, path, target, pinned)
         if moved is not None:
             return moved
-        detail = "the cited lines changed"
-        old_lines = self.lock.spans.get(key)
-        quoted = a  # the line quoted: the first that changed, when the lock knows which
-        if old_lines and len(old_lines) == b - a + 1:
-            changed = [a + i for i, h in enumerate(target.line_hashes(a, b)) if h != old_lines[i]]
-            if changed:
-                quoted = changed[0]
-                numbers = ", ".join(map(str, changed))
-                detail += f" (line{'s' if len(changed) > 1 else ''} {numbers})"
+        detail, quoted = self._what_changed(key, target, a, b)
+        assert target.lines is not None
         now = printable(target.lines[quoted - 1].strip()[:160])
         return problem(
             "drift",
@@ -426,6 +451,18 @@ class Checker:
             if neighbours == 2 or (evidence.unique and neighbours == 1):
                 return places[0], places, evidence
         return None, places, evidence
+
+    def _what_changed(self, key: str, target: TargetFile, a: int, b: int) -> tuple[str, int]:
+        """The drift detail and the line it quotes: the first that changed, when the lock knows."""
+        detail = "the cited lines changed"
+        old_lines = self.lock.spans.get(key)
+        if not old_lines or len(old_lines) != b - a + 1:
+            return detail, a
+        changed = [a + i for i, h in enumerate(target.line_hashes(a, b)) if h != old_lines[i]]
+        if not changed:
+            return detail, a
+        numbers = ", ".join(map(str, changed))
+        return detail + f" (line{'s' if len(changed) > 1 else ''} {numbers})", changed[0]
 
     def _relocate(
         self,
@@ -671,17 +708,9 @@ class Checker:
             if deleted is not None:
                 new, renamed, deleted = self._follow_deletions(old, deleted, files)
         if new is not None:
-            if pinned is not None and first.end >= first.start:
-                target = self.target(new)
-                if target.lines is not None:
-                    length = first.end - first.start + 1
-                    start, _places, _evidence = self._search(old_key, old, target, first, pinned)
-                    if start is not None:
-                        moved = self._moved(
-                            old_key, first, members, sites, old, new, start, length, target
-                        )
-                        if moved is not None:
-                            return moved
+            moved = self._moved_on_rename(old_key, first, members, sites, old, new, pinned)
+            if moved is not None:
+                return moved
             return problem(
                 "unresolved",
                 f"`{first.cited}` named {old}, which git renamed: it is now `{new}`; "
@@ -692,23 +721,33 @@ class Checker:
                 ),
             )
         if deleted is not None:
-            commit, subject = deleted
-            # The path as it was called when deleted: a rename first is said as such.
-            steps = "".join(
-                f"{old} was renamed to {name} by {by[:12]}, then " for name, by in renamed[:1]
-            )
-            steps += "".join(f"renamed to {name} by {by[:12]}, then " for name, by in renamed[1:])
-            last = renamed[-1][0] if renamed else old
-            return problem(
-                "gone",
-                f"{steps}{last} was deleted by {commit[:12]} "
-                f"({printable(subject)[:80]}); the citation "
-                "points at nothing: cite where that code lives now, or remove the citation",
-            )
+            return problem("gone", _gone_detail(old, deleted, renamed))
         where = "pinned in the lock" if pinned is not None else "known to git history"
         return problem(
             "unresolved", f"no file in the tree matches `{first.cited}` ({old} is {where})"
         )
+
+    def _moved_on_rename(
+        self,
+        old_key: str,
+        first: Citation,
+        members: list[Citation],
+        sites: list[Site],
+        old: str,
+        new: str,
+        pinned: str | None,
+    ) -> Problem | None:
+        """`moved` into the file git renamed `old` to, when the pinned lines are certainly there."""
+        if pinned is None or first.end < first.start:
+            return None
+        target = self.target(new)
+        if target.lines is None:
+            return None
+        start, _places, _evidence = self._search(old_key, old, target, first, pinned)
+        if start is None:
+            return None
+        length = first.end - first.start + 1
+        return self._moved(old_key, first, members, sites, old, new, start, length, target)
 
     def _follow_deletions(
         self, old: str, deleted: tuple[str, str], files: set[str]

@@ -195,16 +195,25 @@ def scan_window(doc: str, lines: list[str], windows: dict[str, str], *, js: bool
     template) and do not count. `js`: the JavaScript checker's window, which
     knows only ``` fences (what its lock could have seen).
     """
+    if _window_mode(doc, windows) != "top-section":
+        return len(lines)
+    if js:
+        return _js_window(lines)
+    return _top_section(lines)
+
+
+def _window_mode(doc: str, windows: dict[str, str]) -> str | None:
+    """The window of `doc`: by its exact name, else by the first glob it matches."""
     mode = windows.get(doc)
     if mode is None:
         for pattern, value in windows.items():
             if fnmatch.fnmatchcase(doc, pattern):
-                mode = value
-                break
-    if mode != "top-section":
-        return len(lines)
-    if js:
-        return _js_window(lines)
+                return value
+    return mode
+
+
+def _top_section(lines: list[str]) -> int:
+    """Lines before the second column-0 `## [` heading outside fences and comments."""
     headings = 0
     fence: str | None = None  # the opening fence's marker while inside one
     in_comment = False
@@ -343,21 +352,9 @@ def discover(root: Path, config: Config, *, lock: LockFile | None = None) -> Dis
     exactly what it saw, and a document it scans that we skipped (say under
     `venv/`) would let us pass what it fails.
     """
-    anchors_table = config.section("anchors")
-    include_hidden = _strings(anchors_table, "include_hidden")
-    include = _strings(anchors_table, "include")
     unreadable: list[str] = []
     special: list[str] = []
-    left_out: list[tuple[str, str]] = []
-    if lock is not None and lock.exists and lock.legacy:
-        from dataclasses import replace
-
-        config = replace(config, documents=list(JS_DOCUMENTS), windows=dict(JS_WINDOWS))
-        files = js_files(root, unreadable, special)
-    else:
-        rules = ExcludeRules(config.exclude, include_hidden, include)
-        files = walk_files(root, rules, unreadable, special)
-        left_out = rules.left_out
+    config, files, left_out = _walk(root, config, lock, unreadable, special)
     # A FIFO named like a document would block its reader; a device feeds it anything.
     unreadable.extend(f"{d} ({NOT_REGULAR})" for d in select_documents(special, config.documents))
     index = FileIndex(files)
@@ -396,16 +393,42 @@ def discover(root: Path, config: Config, *, lock: LockFile | None = None) -> Dis
         from zodyssey.anchors.symbols.resolve import locate
 
         locate(root, result.citations)  # each symbol citation gets its symbol's span now
-    if unreadable:
-        shown = ", ".join(unreadable[:5]) + (
-            f" and {len(unreadable) - 5} more" if len(unreadable) > 5 else ""
-        )
-        raise UsageError(
-            f"cannot read {shown}: a document or folder that cannot be read would pass every "
-            "citation in it unchecked; make it readable to this user, or leave it out with "
-            "`exclude` in [tool.zodyssey]"
-        )
+    _refuse_unreadable(unreadable)
     return result
+
+
+def _refuse_unreadable(unreadable: list[str]) -> None:
+    if not unreadable:
+        return
+    shown = ", ".join(unreadable[:5]) + (
+        f" and {len(unreadable) - 5} more" if len(unreadable) > 5 else ""
+    )
+    raise UsageError(
+        f"cannot read {shown}: a document or folder that cannot be read would pass every "
+        "citation in it unchecked; make it readable to this user, or leave it out with "
+        "`exclude` in [tool.zodyssey]"
+    )
+
+
+def _walk(
+    root: Path,
+    config: Config,
+    lock: LockFile | None,
+    unreadable: list[str],
+    special: list[str],
+) -> tuple[Config, list[str], list[tuple[str, str]]]:
+    """(the configuration in force, the walked files, the folders left out by rule)."""
+    anchors_table = config.section("anchors")
+    include_hidden = _strings(anchors_table, "include_hidden")  # checked in every mode
+    include = _strings(anchors_table, "include")
+    if lock is not None and lock.exists and lock.legacy:
+        from dataclasses import replace
+
+        config = replace(config, documents=list(JS_DOCUMENTS), windows=dict(JS_WINDOWS))
+        return config, js_files(root, unreadable, special), []
+    rules = ExcludeRules(config.exclude, include_hidden, include)
+    files = walk_files(root, rules, unreadable, special)
+    return config, files, rules.left_out
 
 
 def _strings(table: dict[str, Any], name: str) -> list[str]:
@@ -468,23 +491,29 @@ def _scan_documents(
             failed.append(f"{doc} ({NOT_REGULAR})")
             continue
         lines = text.split("\n")
-        structure: DocStructure | None = None
-        if needs_structure(text):
-            structure = analyse(text, lines)
-            if structure.unclosed is not None:
-                raise UsageError(
-                    f"{doc}:{structure.unclosed}: `<!-- anchor-lock: ignore-begin -->` has no "
-                    "`<!-- anchor-lock: ignore-end -->` after it; close the region (an open "
-                    "one would silently skip every citation to the end of the document)"
-                )
-            if structure.ignore_doc:
-                skipped.append(doc)
-                continue
+        structure = _structure_of(doc, text, lines)
+        if structure is not None and structure.ignore_doc:
+            skipped.append(doc)
+            continue
         scanned.append(doc)
         js_lines[doc] = js_scanned_lines(doc, text, lines)
         accept.doc = doc
         _scan_document(doc, lines, structure, config, index, accept, remotes, out)
     return scanned, skipped
+
+
+def _structure_of(doc: str, text: str, lines: list[str]) -> DocStructure | None:
+    """The document's structure when it needs one; an unclosed ignore region is an error."""
+    if not needs_structure(text):
+        return None
+    structure = analyse(text, lines)
+    if structure.unclosed is not None:
+        raise UsageError(
+            f"{doc}:{structure.unclosed}: `<!-- anchor-lock: ignore-begin -->` has no "
+            "`<!-- anchor-lock: ignore-end -->` after it; close the region (an open "
+            "one would silently skip every citation to the end of the document)"
+        )
+    return structure
 
 
 def collect_citations(root: Path, config: Config) -> list[Citation]:
@@ -504,39 +533,69 @@ def _scan_document(
 ) -> None:
     limit = scan_window(doc, lines, config.windows)
     ignored = structure.ignored_lines if structure else set()
-    offset = 0
-    per_line: dict[int, list[grammar.RawRef]] = {}
-    for number in range(limit):
-        line = lines[number]
-        refs: list[grammar.RawRef] = []
-        if number not in ignored:
-            refs = forms.scan(line, accept)
-            if "/blob/" in line:
-                refs.extend(remotes.scan_line(line, index))
-            if structure is not None and structure.comments and refs:
-                refs = [
-                    r
-                    for r in refs
-                    if not structure.in_comment(
-                        offset
-                        + (r.number_spans[0][0] if r.number_spans else max(r.path_span[0], 0))
-                    )
-                ]
-        if refs:
-            per_line[number] = refs
-        offset += len(line) + 1
+    commented = structure if structure is not None and structure.comments else None
+    per_line = _scan_lines(lines, limit, ignored, commented, accept, remotes, index)
     if structure is not None:
-        for link in structure.links:
-            if link.line >= limit or link.line in ignored:
-                continue
-            ref = _link_ref(link.target, link.fragment, link.column, link.fragment_column)
-            if ref is not None:
-                per_line.setdefault(link.line, []).append(ref)
+        _add_links(structure, limit, ignored, per_line)
     gone = getattr(accept, "names_a_gone_file", None)
     for number in sorted(per_line):
         site = Site(doc, number + 1)
         for ref in per_line[number]:
             out.append(_resolve(ref, site, index, gone))
+
+
+def _scan_lines(
+    lines: list[str],
+    limit: int,
+    ignored: set[int],
+    commented: DocStructure | None,
+    accept: Callable[[str], bool],
+    remotes: OwnRemotes,
+    index: FileIndex,
+) -> dict[int, list[grammar.RawRef]]:
+    """The refs of each line (0-based) below `limit`, ignored lines and comments left out."""
+    offset = 0
+    per_line: dict[int, list[grammar.RawRef]] = {}
+    for number in range(limit):
+        line = lines[number]
+        if number not in ignored:
+            refs = forms.scan(line, accept)
+            if "/blob/" in line:
+                refs.extend(remotes.scan_line(line, index))
+            if commented is not None and refs:
+                refs = _outside_comments(refs, commented, offset)
+            if refs:
+                per_line[number] = refs
+        offset += len(line) + 1
+    return per_line
+
+
+def _outside_comments(
+    refs: list[grammar.RawRef], structure: DocStructure, offset: int
+) -> list[grammar.RawRef]:
+    """The refs of a line (starting at `offset` in the text) not inside an HTML comment."""
+    return [
+        r
+        for r in refs
+        if not structure.in_comment(
+            offset + (r.number_spans[0][0] if r.number_spans else max(r.path_span[0], 0))
+        )
+    ]
+
+
+def _add_links(
+    structure: DocStructure,
+    limit: int,
+    ignored: set[int],
+    per_line: dict[int, list[grammar.RawRef]],
+) -> None:
+    """The document's Markdown links with a line fragment, by line (0-based)."""
+    for link in structure.links:
+        if link.line >= limit or link.line in ignored:
+            continue
+        ref = _link_ref(link.target, link.fragment, link.column, link.fragment_column)
+        if ref is not None:
+            per_line.setdefault(link.line, []).append(ref)
 
 
 def _link_ref(
@@ -567,16 +626,7 @@ def _resolve(
     elif ref.dialect == "blob":
         found = index.resolve_link("/" + ref.cited, site.doc)
     else:
-        found = index.resolve(ref.cited, site.doc)
-        if (
-            found.path is not None
-            and names_a_gone_file is not None
-            and found.path.rsplit("/", 1)[-1] != ref.cited.rsplit("/", 1)[-1]
-            and names_a_gone_file(ref.cited)
-        ):
-            # Only the loose basename step matched (`a.py` -> `src/data.py`), while the
-            # lock or git names a file `a.py` that is gone: the citation is of that one.
-            found = type(found)(None)
+        found = _resolve_path(ref.cited, site.doc, index, names_a_gone_file)
     key = make_key(found.path, ref.start, ref.end, ref.ranged) if found.path else None
     if ref.symbol is not None and found.path:
         key = f"{found.path}::{ref.symbol}"
@@ -596,6 +646,22 @@ def _resolve(
     )
 
 
+def _resolve_path(
+    cited: str, doc: str, index: FileIndex, names_a_gone_file: Callable[[str], bool] | None
+) -> Resolution:
+    found = index.resolve(cited, doc)
+    if (
+        found.path is not None
+        and names_a_gone_file is not None
+        and found.path.rsplit("/", 1)[-1] != cited.rsplit("/", 1)[-1]
+        and names_a_gone_file(cited)
+    ):
+        # Only the loose basename step matched (`a.py` -> `src/data.py`), while the
+        # lock or git names a file `a.py` that is gone: the citation is of that one.
+        return Resolution(None)
+    return found
+
+
 # Extensions of files a reader takes for documents, whatever `documents` says: a pin
 # still written in one that is no longer scanned (`guide.md` renamed `guide.markdown`)
 # must not vanish unseen.
@@ -613,22 +679,31 @@ class LeftOut:
 
     def summary(self) -> str:
         """One line: how many were left out by rule and how to include them ('' if none)."""
-        if self.counted:
-            if not self.by_rule:
-                return ""
-            hidden = sorted({_top_folder(d) for d, why in self.by_rule if why == "hidden"})
-            excluded = sum(1 for _, why in self.by_rule if why == "excluded")
-            parts = []
-            if hidden:
-                count = sum(1 for _, why in self.by_rule if why == "hidden")
-                parts.append(f"{count} in hidden folders ({', '.join(hidden[:3])})")
-            if excluded:
-                parts.append(f"{excluded} excluded by `exclude`")
-            example = (hidden or [_top_folder(d) for d, _ in self.by_rule])[0]
-            return (
-                f"{len(self.by_rule)} document(s) left out by rule: {'; '.join(parts)}; to check "
-                f'their citations, add them to [tool.zodyssey.anchors] include = ["{example}"]'
-            )
+        return self._by_rule_summary() if self.counted else self._folders_summary()
+
+    def _by_rule_summary(self) -> str:
+        if not self.by_rule:
+            return ""
+        hidden = sorted({_top_folder(d) for d, why in self.by_rule if why == "hidden"})
+        parts = self._parts(hidden)
+        example = (hidden or [_top_folder(d) for d, _ in self.by_rule])[0]
+        return (
+            f"{len(self.by_rule)} document(s) left out by rule: {'; '.join(parts)}; to check "
+            f'their citations, add them to [tool.zodyssey.anchors] include = ["{example}"]'
+        )
+
+    def _parts(self, hidden: list[str]) -> list[str]:
+        """`N in hidden folders (...)` and `M excluded by exclude`, those that apply."""
+        parts = []
+        if hidden:
+            count = sum(1 for _, why in self.by_rule if why == "hidden")
+            parts.append(f"{count} in hidden folders ({', '.join(hidden[:3])})")
+        excluded = sum(1 for _, why in self.by_rule if why == "excluded")
+        if excluded:
+            parts.append(f"{excluded} excluded by `exclude`")
+        return parts
+
+    def _folders_summary(self) -> str:
         hidden = [f for f, why in self.folders if why == "hidden"]
         if not hidden:
             return ""
@@ -667,10 +742,16 @@ def left_out_documents(root: Path, config: Config, discovery: Discovery) -> Left
     matched = set(select_documents(files, config.documents))
     for doc in files:
         if doc in matched:
-            hidden = any(p.startswith(".") and p not in hidden_ok for p in doc.split("/")[:-1])
-            out.by_rule.append((doc, "hidden" if hidden else "excluded"))
-        elif doc.lower().endswith(DOCUMENT_EXTENSIONS) and not doc.rsplit("/", 1)[-1].startswith(
-            "."
-        ):
+            out.by_rule.append((doc, "hidden" if _in_hidden(doc, hidden_ok) else "excluded"))
+        elif _document_like(doc):
             out.unmatched.append(doc)
     return out
+
+
+def _in_hidden(doc: str, hidden_ok: set[str]) -> bool:
+    return any(p.startswith(".") and p not in hidden_ok for p in doc.split("/")[:-1])
+
+
+def _document_like(doc: str) -> bool:
+    """A name a reader takes for a document (`guide.markdown`), not a hidden file."""
+    return doc.lower().endswith(DOCUMENT_EXTENSIONS) and not doc.rsplit("/", 1)[-1].startswith(".")

@@ -102,6 +102,22 @@ def read_lock(path: str | Path) -> LockFile:
     if raw is None:
         return LockFile()
     data = _parse_object(target, raw)
+    comment = data.get("_comment")
+    known = ("_comment", "exempt", "citations", "spans", "evidence", FORMAT_KEY)
+    return LockFile(
+        citations=_citations(target, data),
+        exempt=_exempt(target, data),
+        # Per-line detail and evidence are optional extras: entries we cannot read are ignored.
+        spans={k: v.split() for k, v in _strings_of(data, "spans").items()},
+        evidence=_strings_of(data, "evidence"),
+        comment=comment if isinstance(comment, str) else DEFAULT_COMMENT,
+        exists=True,
+        extra={k: v for k, v in data.items() if k not in known},
+        legacy=not _written_by_us(data),
+    )
+
+
+def _citations(target: Path, data: dict[str, Any]) -> dict[str, str]:
     citations = data.get("citations", {})
     if not isinstance(citations, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in citations.items()
@@ -110,36 +126,24 @@ def read_lock(path: str | Path) -> LockFile:
             f"lock {target}: `citations` must map citation keys to hash strings (it is "
             f"{type(citations).__name__ if citations is not None else 'null'}); {_recover(target)}"
         )
+    return dict(citations)
+
+
+def _exempt(target: Path, data: dict[str, Any]) -> list[str]:
     exempt = data.get("exempt", [])
     if exempt is None:
-        exempt = []
+        return []
     if not isinstance(exempt, list) or not all(isinstance(e, str) for e in exempt):
         raise UsageError(f"lock {target}: `exempt` must be a list of strings; {_recover(target)}")
-    raw_spans = data.get("spans", {})
-    # Per-line detail is an optional extra: entries we cannot read are ignored.
-    spans = (
-        {k: v.split() for k, v in raw_spans.items() if isinstance(v, str)}
-        if isinstance(raw_spans, dict)
-        else {}
-    )
-    raw_evidence = data.get("evidence", {})
-    evidence = (
-        {k: v for k, v in raw_evidence.items() if isinstance(v, str)}
-        if isinstance(raw_evidence, dict)
-        else {}
-    )
-    comment = data.get("_comment")
-    known = ("_comment", "exempt", "citations", "spans", "evidence", FORMAT_KEY)
-    return LockFile(
-        citations=dict(citations),
-        exempt=list(exempt),
-        spans=spans,
-        evidence=evidence,
-        comment=comment if isinstance(comment, str) else DEFAULT_COMMENT,
-        exists=True,
-        extra={k: v for k, v in data.items() if k not in known},
-        legacy=not _written_by_us(data),
-    )
+    return list(exempt)
+
+
+def _strings_of(data: dict[str, Any], name: str) -> dict[str, str]:
+    """The string values of the optional map `name` (anything else in it is ignored)."""
+    raw = data.get(name, {})
+    if not isinstance(raw, dict):
+        return {}
+    return {k: v for k, v in raw.items() if isinstance(v, str)}
 
 
 def _read_regular(target: Path) -> bytes | None:

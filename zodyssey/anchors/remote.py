@@ -72,50 +72,56 @@ class OwnRemotes:
     def scan_line(self, line: str, index: FileIndex) -> list[grammar.RawRef]:
         out: list[grammar.RawRef] = []
         for match in grammar.BLOB_URL.finditer(line):
-            host = match.group(1).split(":")[0].lower()
-            if host.startswith("www."):
-                host = host[4:]
-            owner, repo = match.group(2).lower(), match.group(3).lower()
-            if repo.endswith(".git"):
-                repo = repo[:-4]
-            own = (host, owner, repo) in self.remotes()
+            own = _repository(match) in self.remotes()
             if not own and not self.pinned:
                 continue
-            ref_and_path = match.group(4)
-            path_start = match.start(4)
-            # The ref may itself contain `/` (a branch like feature/x): take the first
-            # split whose remainder is a file; fall back to a one-segment ref.
-            segments = ref_and_path.split("/")
-            sha = segments[0].lower() if _SHA.fullmatch(segments[0]) else None
-            cut = 1
-            for i in range(1, len(segments) if sha is None else 1):
-                if "/".join(segments[i:]) in index.file_set:
-                    cut = i
-                    break
-            cited = "/".join(segments[cut:])
-            if not cited:
+            ref = _blob_ref(match, index)
+            if ref is None:
                 continue
-            dialect = "blob"
-            path_length = len(cited)
-            if sha is not None:
-                cited, dialect = f"{cited}@{sha}", "permalink"
-            begin = path_start + len("/".join(segments[:cut])) + 1
-            a = int(match.group(5))
-            spans = [match.span(5)]
-            b = a
-            ranged = False
-            if match.group(6) is not None:
-                b = int(match.group(6))
-                ranged = b != 0
-                spans.append(match.span(6))
-            if not own and make_key(cited, a, b, ranged) not in self.pinned:
+            if not own and make_key(ref.cited, ref.start, ref.end, ref.ranged) not in self.pinned:
                 continue
-            out.append(
-                grammar.RawRef(
-                    cited, a, b, ranged, dialect, tuple(spans), (begin, begin + path_length)
-                )
-            )
+            out.append(ref)
         return out
+
+
+def _repository(match: re.Match[str]) -> tuple[str, str, str]:
+    """(host, owner, repo) of a blob URL, as `parse_remote_url` spells a remote's."""
+    host = match.group(1).split(":")[0].lower()
+    if host.startswith("www."):
+        host = host[4:]
+    repo = match.group(3).lower()
+    if repo.endswith(".git"):
+        repo = repo[:-4]
+    return host, match.group(2).lower(), repo
+
+
+def _blob_ref(match: re.Match[str], index: FileIndex) -> grammar.RawRef | None:
+    """The citation a blob URL makes (a permalink's cited path is `path@sha`)."""
+    # The ref may itself contain `/` (a branch like feature/x): take the first
+    # split whose remainder is a file; fall back to a one-segment ref. A sha is
+    # one segment, and its path need not exist in the work tree.
+    segments = match.group(4).split("/")
+    sha = segments[0].lower() if _SHA.fullmatch(segments[0]) else None
+    cut = 1
+    for i in range(1, len(segments) if sha is None else 1):
+        if "/".join(segments[i:]) in index.file_set:
+            cut = i
+            break
+    cited = "/".join(segments[cut:])
+    if not cited:
+        return None
+    begin = match.start(4) + len("/".join(segments[:cut])) + 1
+    path_span = (begin, begin + len(cited))
+    a = int(match.group(5))
+    spans = [match.span(5)]
+    b, ranged = a, False
+    if match.group(6) is not None:
+        b = int(match.group(6))
+        ranged = b != 0
+        spans.append(match.span(6))
+    if sha is not None:
+        return grammar.RawRef(f"{cited}@{sha}", a, b, ranged, "permalink", tuple(spans), path_span)
+    return grammar.RawRef(cited, a, b, ranged, "blob", tuple(spans), path_span)
 
 
 def at_commit(resolved: str) -> tuple[str, str] | None:

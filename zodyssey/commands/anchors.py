@@ -18,6 +18,8 @@ from zodyssey.core.exits import Exit
 from zodyssey.errors import UsageError, ZodysseyError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from zodyssey.anchors.check import CheckResult
     from zodyssey.anchors.discover import Discovery
     from zodyssey.anchors.lock import LockFile
@@ -185,32 +187,50 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+# Options that only mean something with others: (applies?, the error when it does not),
+# checked in this order (the first that fails is the one error).
+_OPTION_RULES: tuple[tuple[Callable[[argparse.Namespace, str], bool], str], ...] = (
+    (
+        lambda a, f: not a.dry_run or a.fix,
+        "--dry-run only applies to --fix (try: check-anchors --fix --dry-run)",
+    ),
+    (
+        lambda a, f: not a.from_history or a.update,
+        "--from-history only applies to --update (try: check-anchors --update --from-history)",
+    ),
+    (
+        lambda a, f: not (a.history and a.update),
+        "--history checks; to seed the lock from history use --update --from-history",
+    ),
+    (
+        lambda a, f: not a.to_symbols or a.fix,
+        "--to-symbols only applies to --fix (try: check-anchors --fix --to-symbols)",
+    ),
+    (
+        lambda a, f: (
+            not a.suggest_symbols or not (a.update or a.fix or a.history or a.from_history)
+        ),
+        "--suggest-symbols only lists; run it without --update, --fix, --history",
+    ),
+    (
+        lambda a, f: not a.suggest_symbols or f in ("text", "json"),
+        "--suggest-symbols writes text or json",
+    ),
+    (lambda a, f: not a.allow_unknown or a.history, "--allow-unknown only applies to --history"),
+    (
+        lambda a, f: a.jobs is None or a.history or a.from_history,
+        "--jobs only applies to --history and --from-history",
+    ),
+)
+
+
 def _validate(args: argparse.Namespace) -> str:
     if args.json and args.format not in (None, "json"):
         raise UsageError("--json conflicts with --format " + args.format)
     fmt: str = "json" if args.json else (args.format or "text")
-    if args.dry_run and not args.fix:
-        raise UsageError("--dry-run only applies to --fix (try: check-anchors --fix --dry-run)")
-    if args.from_history and not args.update:
-        raise UsageError(
-            "--from-history only applies to --update (try: check-anchors --update --from-history)"
-        )
-    if args.history and args.update:
-        raise UsageError(
-            "--history checks; to seed the lock from history use --update --from-history"
-        )
-    if args.to_symbols and not args.fix:
-        raise UsageError(
-            "--to-symbols only applies to --fix (try: check-anchors --fix --to-symbols)"
-        )
-    if args.suggest_symbols and (args.update or args.fix or args.history or args.from_history):
-        raise UsageError("--suggest-symbols only lists; run it without --update, --fix, --history")
-    if args.suggest_symbols and fmt not in ("text", "json"):
-        raise UsageError("--suggest-symbols writes text or json")
-    if args.allow_unknown and not args.history:
-        raise UsageError("--allow-unknown only applies to --history")
-    if args.jobs is not None and not (args.history or args.from_history):
-        raise UsageError("--jobs only applies to --history and --from-history")
+    for applies, error in _OPTION_RULES:
+        if not applies(args, fmt):
+            raise UsageError(error)
     return fmt
 
 
@@ -482,21 +502,17 @@ def _run_update(
         write_lock(lock_path, new_lock)
     except OSError as exc:
         raise UsageError(f"cannot write lock {lock_path}: {exc.strerror}") from exc
-    repinned = sum(1 for p in result.problems if p.kind == "drift")
-    parts = [f"check-anchors: wrote {len(new_lock.citations)} citation fingerprints to {lock_path}"]
-    if dropped:
-        stale = sum(1 for k in dropped if k not in result.cited_keys)
-        parts.append(
-            f"{len(dropped)} entr{'y' if len(dropped) == 1 else 'ies'} dropped "
-            f"({stale} stale, {len(dropped) - stale} no longer pinnable)"
-        )
+    written = f"check-anchors: wrote {len(new_lock.citations)} citation fingerprints to {lock_path}"
     counted = (
-        (repinned, "drifted citation(s) re-pinned to their current content"),
+        (
+            sum(1 for p in result.problems if p.kind == "drift"),
+            "drifted citation(s) re-pinned to their current content",
+        ),
         (kept_moved, "moved citation(s) kept at their old pin (run --fix)"),
         (kept_cited, "pin(s) of problem citations kept, as documents still cite them"),
         (len(refused), "citation(s) could NOT be pinned (listed above)"),
     )
-    parts += [f"{n} {what}" for n, what in counted if n]
+    parts = [written, *_dropped_words(dropped, result), *(f"{n} {w}" for n, w in counted if n)]
     summary = "; ".join(parts)
     result.problems = refused
     report = build_report(result, mode="update", strict=False, summary=summary, fmt=fmt)
@@ -504,6 +520,17 @@ def _run_update(
     report.findings += [_note(key, detail) for key, detail in _dropped_notes(result, dropped)]
     _render(report, fmt, args.output)
     return Exit.PROBLEMS if refused else Exit.OK
+
+
+def _dropped_words(dropped: list[str], result: CheckResult) -> list[str]:
+    """`N entries dropped (S stale, R no longer pinnable)`, when any were."""
+    if not dropped:
+        return []
+    stale = sum(1 for k in dropped if k not in result.cited_keys)
+    return [
+        f"{len(dropped)} entr{'y' if len(dropped) == 1 else 'ies'} dropped "
+        f"({stale} stale, {len(dropped) - stale} no longer pinnable)"
+    ]
 
 
 def _keep_refused_pins(lock: LockFile, new_lock: LockFile, refused: list[Any]) -> tuple[int, int]:
@@ -581,15 +608,7 @@ def _run_fix(
         root, moves, args.dry_run, new_paths=new_paths, changed=rewritten, applied=applied
     )
     if args.dry_run:
-        sys.stdout.write(diff)
-        summary = (
-            f"check-anchors --fix --dry-run: {_rewrite_count(applied, moved)} would be "
-            "rewritten; nothing written"
-        )
-        print(summary, file=sys.stderr)
-        # The same exit as --fix would give with nothing rewritten: --strict counts stale too.
-        stale = len(result.stale) if args.strict else 0
-        return Exit.PROBLEMS if result.problems or stale else Exit.OK
+        return _dry_run_done(args, result, diff, applied, moved)
     repinned_docs = 0
     if moved:
         discovery, repinned_docs = _repin_after_fix(root, config, lock, lock_path, moved, rewritten)
@@ -601,12 +620,7 @@ def _run_fix(
         p for p in result.problems if (p.kind, p.key) not in before and p.key not in moved_keys
     ]
     count = len(result.problems) + (len(result.stale) if args.strict else 0)
-    summary = _fix_head(applied, moved)
-    if repinned_docs:
-        summary += (
-            f"; {repinned_docs} citation(s) of the rewritten documents re-pinned to the "
-            "rewritten lines"
-        )
+    summary = _fix_head(applied, moved) + _repinned_words(repinned_docs)
     summary += ". " + _summary(result, count, strict=args.strict) + _notes_summary(result)
     if created:
         summary += (
@@ -617,6 +631,33 @@ def _run_fix(
     report = build_report(result, mode="fix", strict=args.strict, summary=summary, fmt=fmt)
     _render(report, fmt, args.output)
     return Exit.PROBLEMS if count else Exit.OK
+
+
+def _dry_run_done(
+    args: argparse.Namespace,
+    result: CheckResult,
+    diff: str,
+    applied: list[Citation],
+    moved: list[Any],
+) -> int:
+    """`--fix --dry-run`: the diff on stdout, what would change on stderr, --fix's exit."""
+    sys.stdout.write(diff)
+    summary = (
+        f"check-anchors --fix --dry-run: {_rewrite_count(applied, moved)} would be "
+        "rewritten; nothing written"
+    )
+    print(summary, file=sys.stderr)
+    # The same exit as --fix would give with nothing rewritten: --strict counts stale too.
+    stale = len(result.stale) if args.strict else 0
+    return Exit.PROBLEMS if result.problems or stale else Exit.OK
+
+
+def _repinned_words(repinned_docs: int) -> str:
+    if not repinned_docs:
+        return ""
+    return (
+        f"; {repinned_docs} citation(s) of the rewritten documents re-pinned to the rewritten lines"
+    )
 
 
 def _run_symbols(
