@@ -187,6 +187,13 @@ def _switched_off(config: dict[str, Any], config_path: Path) -> str | None:
     return None
 
 
+def _hook_states(config: dict[str, Any]) -> dict[str, Any]:
+    """`[hooks.state]` of Codex's configuration ({} when absent or malformed)."""
+    hooks_table = config.get("hooks")
+    states = hooks_table.get("state") if isinstance(hooks_table, dict) else None
+    return states if isinstance(states, dict) else {}
+
+
 def untrusted(
     root: Path,
     config_rel: str,
@@ -208,9 +215,7 @@ def untrusted(
     off = _switched_off(config, config_path)
     if off:
         return off
-    hooks_table = config.get("hooks")
-    states = hooks_table.get("state") if isinstance(hooks_table, dict) else None
-    states = states if isinstance(states, dict) else {}
+    states = _hook_states(config)
     out = _Verdict([], [], [])
     _judge_project(config, root, out)
     for record in our_hooks(root / config_rel, value):

@@ -172,19 +172,23 @@ def entries(value: Any, harness: Harness, events: tuple[str, ...]) -> list[dict[
     for event_key in events:
         items = hooks.get(event_key) if isinstance(hooks, dict) else None
         for item in items if isinstance(items, list) else []:
-            if harness.layout == "flat":
-                groups = [(None, [item])]
-            elif isinstance(item, dict) and isinstance(item.get("hooks"), list):
-                groups = [(item.get("matcher"), item["hooks"])]
-            else:
-                continue
+            matcher, found = _group(item, harness.layout)
             out.extend(
                 {"event": event_key, "matcher": matcher, "entry": entry}
-                for matcher, found in groups
                 for entry in found
                 if isinstance(entry, dict)
             )
     return out
+
+
+def _group(item: Any, layout: str) -> tuple[Any, list[Any]]:
+    """(matcher, hook entries) of one item under an event: a flat layout's item is
+    itself the entry (no matcher); a grouped one's is `{matcher, hooks: [...]}`."""
+    if layout == "flat":
+        return None, [item]
+    if isinstance(item, dict) and isinstance(item.get("hooks"), list):
+        return item.get("matcher"), item["hooks"]
+    return None, []
 
 
 def _events(harness: Harness) -> dict[str, tuple[str, ...]]:
@@ -206,6 +210,22 @@ def our_entries(value: Any, harness: Harness, event: str = "pre-tool") -> list[d
     ]
 
 
+def _merge(
+    hooks: dict[str, Any],
+    facts: Harness,
+    event_key: str,
+    command: str,
+    event: str,
+    changes: list[str],
+) -> None:
+    """One event's entry merged in the harness's layout."""
+    if facts.layout == "flat":
+        _merge_flat(hooks, event_key, command, event, changes)
+        return
+    extra = {"timeout": facts.timeout} if facts.timeout is not None else {}
+    _merge_grouped(hooks, event_key, facts.matcher or "*", command, event, extra, changes)
+
+
 def install(
     project: Path, harness: str, base: str | None = None, dry_run: bool = False
 ) -> tuple[Path, list[str]]:
@@ -220,16 +240,11 @@ def install(
         raise UsageError(f"{path}: `hooks` is not an object")
     for key, default in facts.config_defaults:
         config.setdefault(key, default)
-    extra = {"timeout": facts.timeout} if facts.timeout is not None else {}
     changes: list[str] = []
     for event, keys in _events(facts).items():
         command = hook_command(event, harness, base, project)
         for event_key in keys:
-            if facts.layout == "flat":
-                _merge_flat(hooks, event_key, command, event, changes)
-            else:
-                matcher = facts.matcher or "*"
-                _merge_grouped(hooks, event_key, matcher, command, event, extra, changes)
+            _merge(hooks, facts, event_key, command, event, changes)
     if not dry_run and any(not line.startswith("unchanged") for line in changes):
         write_atomic(path, json.dumps(config, indent=2, ensure_ascii=False) + "\n")
     return path, changes

@@ -553,6 +553,41 @@ def _no_round(st: dict[str, Any], agent: str, reason: str) -> None:
     )
 
 
+def _reported_round(
+    current: dict[str, Any],
+    parsed: ParsedArtifact,
+    problems: list[Any],
+    plan_sha: str,
+    report: _Report,
+) -> _Round:
+    """The round a reported answer makes: an OKAY on a changed or unclean plan is a REJECT."""
+    seen = current.get("plan_sha256")
+    refused = (
+        _okay_refused(seen if isinstance(seen, str) else None, problems, plan_sha)
+        if parsed.verdict == "OKAY"
+        else None
+    )
+    dispatch = {
+        "sha256": current.get("sha256"),
+        "agent": report.agent,
+        "harness": report.harness,
+        "dispatched_at": current.get("at"),
+        "transcript_path": report.transcript,
+    }
+    if isinstance(current.get("agent_sha256"), str):
+        dispatch["agent_sha256"] = current["agent_sha256"]
+    return _Round(
+        verdict=parsed.verdict,
+        effective="REJECT" if refused else parsed.verdict,
+        refused=refused,
+        parsed=parsed,
+        by=report.agent,
+        comment=None,
+        dispatch=dispatch,
+        response=report.answer or "",
+    )
+
+
 def _record_answer(root: str | Path, slug: str, matches: Any, report: _Report) -> str | None:
     """The round of the pending reviewer dispatch `matches` accepts, from `report`."""
     ctx = RunContext.open(str(root), slug)
@@ -587,36 +622,16 @@ def _record_answer(root: str | Path, slug: str, matches: Any, report: _Report) -
             _no_round(st, agent, f"review round {round_now}/{max_rounds} was the last one")
             outcome["line"] = "no verdict recorded: the round cap is reached"
             return
-        seen = current.get("plan_sha256")
-        refused = (
-            _okay_refused(seen if isinstance(seen, str) else None, problems, loaded.sha256)
-            if parsed.verdict == "OKAY"
-            else None
-        )
-        dispatch = {
-            "sha256": current.get("sha256"),
-            "agent": agent,
-            "harness": report.harness,
-            "dispatched_at": current.get("at"),
-            "transcript_path": report.transcript,
-        }
-        if isinstance(current.get("agent_sha256"), str):
-            dispatch["agent_sha256"] = current["agent_sha256"]
-        decided = _Round(
-            verdict=parsed.verdict,
-            effective="REJECT" if refused else parsed.verdict,
-            refused=refused,
-            parsed=parsed,
-            by=agent,
-            comment=None,
-            dispatch=dispatch,
-            response=report.answer or "",
-        )
+        decided = _reported_round(current, parsed, problems, loaded.sha256, report)
         result = _record_round(st, ctx, decided, problems, todo_ids, loaded.sha256)
         outcome["line"] = (
             f"review round {result['round']}/{result['max_rounds']}: {result['verdict']} "
             f"(reviewer {agent}, reported by {report.harness})"
-            + (f"; the reviewer's OKAY was not accepted: {refused}" if refused else "")
+            + (
+                f"; the reviewer's OKAY was not accepted: {decided.refused}"
+                if decided.refused
+                else ""
+            )
             + f"; phase {result['phase']}"
         )
 
@@ -697,17 +712,22 @@ def _reporting_harnesses() -> list[str]:
     return [a.name for a in adapters() if a.reviewer_tools]
 
 
-def verdict_sources(root: Path, slug: str) -> str:
-    """What `run start` says about where this run's review verdict will come from."""
+def _declared_harnesses(root: Path) -> list[str]:
+    """`[tool.zodyssey.gate] harnesses` as a list of names ([] when unreadable)."""
     from zodyssey.config import load_config
 
     try:
         declared = load_config(root).section("gate").get("harnesses", [])
     except ZodysseyError:
-        declared = []
+        return []
     if isinstance(declared, str):
         declared = [declared]
-    declared = [h for h in declared if isinstance(h, str)] if isinstance(declared, list) else []
+    return [h for h in declared if isinstance(h, str)] if isinstance(declared, list) else []
+
+
+def verdict_sources(root: Path, slug: str) -> str:
+    """What `run start` says about where this run's review verdict will come from."""
+    declared = _declared_harnesses(root)
     person = (
         f"a person decides in their own terminal: `zodyssey run review {slug} --human "
         "OKAY|REJECT --by NAME`"
