@@ -55,30 +55,12 @@ class ExcludeRules:
         include_hidden: Iterable[str] = (),
         include: Iterable[str] = (),
     ) -> None:
-        names: list[str] = []
-        paths: list[str] = []
-        for raw in patterns:
-            pattern = raw.strip().strip("/")
-            if not pattern:
-                continue
-            (paths if "/" in pattern else names).append(pattern)
+        names, paths = _split_patterns(patterns)
         self.plain_names = {n for n in names if not any(c in n for c in "*?[")}
-        globbed = [fnmatch.translate(n) for n in names if n not in self.plain_names]
-        self.name_glob = re.compile("|".join(globbed)) if globbed else None
-        path_globs = [fnmatch.translate(p) for p in paths]
-        self.path_glob = re.compile("|".join(path_globs)) if path_globs else None
+        self.name_glob = _any_of([n for n in names if n not in self.plain_names])
+        self.path_glob = _any_of(paths)
         self.hidden_allowed = set(HIDDEN_ALLOWED) | set(include_hidden)
-        # The literal folder each include entry starts with (up to its first wildcard).
-        self.included: list[str] = []
-        for raw in include:
-            entry = raw.strip()
-            entry = (entry[2:] if entry.startswith("./") else entry).strip("/")
-            cut = min((entry.find(c) for c in "*?[" if c in entry), default=len(entry))
-            literal = entry[:cut]
-            if cut < len(entry):  # a glob: the folders before its first wildcard
-                literal = literal.rsplit("/", 1)[0] if "/" in literal else ""
-            if literal:
-                self.included.append(literal + "/")
+        self.included = [f"{folder}/" for folder in map(_included_folder, include) if folder]
         self.left_out: list[tuple[str, str]] = []
 
     def _included(self, rel: str) -> bool:
@@ -105,6 +87,33 @@ class ExcludeRules:
         return self.path_glob is not None and self.path_glob.match(rel) is not None
 
 
+def _split_patterns(patterns: Iterable[str]) -> tuple[list[str], list[str]]:
+    """config.exclude entries as (bare names, paths with a `/`); blank entries dropped."""
+    names: list[str] = []
+    paths: list[str] = []
+    for raw in patterns:
+        pattern = raw.strip().strip("/")
+        if pattern:
+            (paths if "/" in pattern else names).append(pattern)
+    return names, paths
+
+
+def _any_of(globs: list[str]) -> re.Pattern[str] | None:
+    """One pattern matching any of the fnmatch `globs`; None when there are none."""
+    return re.compile("|".join(fnmatch.translate(g) for g in globs)) if globs else None
+
+
+def _included_folder(raw: str) -> str:
+    """The literal folder an include entry starts with (up to its first wildcard); "" for none."""
+    entry = raw.strip()
+    entry = (entry[2:] if entry.startswith("./") else entry).strip("/")
+    cut = min((entry.find(c) for c in "*?[" if c in entry), default=len(entry))
+    literal = entry[:cut]
+    if cut < len(entry):  # a glob: the folders before its first wildcard
+        literal = literal.rsplit("/", 1)[0] if "/" in literal else ""
+    return literal
+
+
 def walk_files(
     root: Path,
     rules: ExcludeRules,
@@ -122,29 +131,55 @@ def walk_files(
     stack: list[tuple[str, str]] = [(str(root), "")]
     while stack:
         directory, prefix = stack.pop()
-        try:
-            entries = list(os.scandir(directory))
-        except OSError as exc:
-            if unreadable is not None:
-                unreadable.append(f"{prefix.rstrip('/') or '.'}/ ({exc.strerror})")
-            continue
-        for entry in entries:
+        for entry in _listing(directory, prefix, unreadable):
             name = entry.name
             rel = prefix + name
-            try:
-                if entry.is_dir(follow_symlinks=False):
-                    if not rules.skip_dir(name, rel):
-                        stack.append((entry.path, rel + "/"))
-                elif rules.skip_entry(name, rel):
-                    continue
-                elif entry.is_file(follow_symlinks=False):
-                    out.append(rel)
-                elif special is not None and not entry.is_symlink():
-                    special.append(rel)
-            except OSError:
+            kind = _kind(entry)
+            if kind == "dir":
+                if not rules.skip_dir(name, rel):
+                    stack.append((entry.path, rel + "/"))
+            elif kind is None or rules.skip_entry(name, rel):
                 continue
+            elif kind == "file":
+                out.append(rel)
+            elif kind == "special" and special is not None:
+                special.append(rel)
     out.sort()
     return out
+
+
+def _listing(directory: str, prefix: str, unreadable: list[str] | None) -> list[os.DirEntry[str]]:
+    """The entries of one folder; none, and the folder recorded in `unreadable`, when it cannot be listed."""
+    try:
+        return list(os.scandir(directory))
+    except OSError as exc:
+        if unreadable is not None:
+            unreadable.append(f"{prefix.rstrip('/') or '.'}/ ({exc.strerror})")
+        return []
+
+
+def _kind(entry: os.DirEntry[str]) -> str | None:
+    """ "dir", "file", "symlink" or "special" (a FIFO, socket or device); None when
+    that cannot be told (the entry went away meanwhile)."""
+    try:
+        if entry.is_dir(follow_symlinks=False):
+            return "dir"
+        if entry.is_file(follow_symlinks=False):
+            return "file"
+        return "symlink" if entry.is_symlink() else "special"
+    except OSError:
+        return None
+
+
+def _file_suffix_hits(path: str, base: str, lengths: list[int], hits: dict[str, list[str]]) -> None:
+    """Add `path` to the bucket of every query (of the sorted `lengths`) its basename ends with."""
+    size = len(base)
+    for length in lengths:
+        if length > size:
+            break
+        bucket = hits.get(base[size - length :])
+        if bucket is not None:
+            bucket.append(path)
 
 
 class FileIndex:
@@ -175,24 +210,17 @@ class FileIndex:
 
     def prepare_basenames(self, queries: Iterable[str]) -> None:
         """Answer many basename-suffix queries with one pass over the files."""
-        pending = {q for q in queries if q and "/" not in q and q not in self._basename_cache}
+        pending = {q for q in queries if q and "/" not in q} - self._basename_cache.keys()
         if not pending:
             return
         lengths = sorted({len(q) for q in pending})
         hits: dict[str, list[str]] = {q: [] for q in pending}
         for path in self.files:
             base = path[path.rfind("/") + 1 :]
-            if base.startswith("."):
-                # The JS checker never saw hidden files; letting `eslintrc.json` match
-                # `.eslintrc.json` would turn its unique answers into ambiguous ones.
-                continue
-            size = len(base)
-            for length in lengths:
-                if length > size:
-                    break
-                bucket = hits.get(base[size - length :])
-                if bucket is not None:
-                    bucket.append(path)
+            # The JS checker never saw hidden files; letting `eslintrc.json` match
+            # `.eslintrc.json` would turn its unique answers into ambiguous ones.
+            if not base.startswith("."):
+                _file_suffix_hits(path, base, lengths, hits)
         for query, paths in hits.items():
             self._basename_cache[query] = tuple(paths)
 
@@ -231,14 +259,9 @@ class FileIndex:
             return Resolution(joined if inside and joined in self.file_set else None)
         if cited in self.file_set:
             return Resolution(cited)
-        cut = doc.rfind("/")
-        if cut > 0:
-            relative = doc[:cut] + "/" + cited
-            # normpath only when the text has `.`/`..` segments or doubled slashes (it is slow).
-            if "./" in cited or "//" in cited or cited.endswith("/.") or cited.endswith(".."):
-                relative = posixpath.normpath(relative)
-            if relative in self.file_set:
-                return Resolution(relative)
+        beside = _beside_document(cited, doc)
+        if beside is not None and beside in self.file_set:
+            return Resolution(beside)
         return self.resolve_global(cited, basename_step=basename_step)
 
     def resolve_link(self, target: str, doc: str) -> Resolution:
@@ -251,3 +274,15 @@ class FileIndex:
         if normal.startswith("../") or normal in (".", ".."):
             return Resolution(None)
         return Resolution(normal) if normal in self.file_set else Resolution(None)
+
+
+def _beside_document(cited: str, doc: str) -> str | None:
+    """`cited` read relative to the folder of `doc`; None for a document at the root."""
+    cut = doc.rfind("/")
+    if cut <= 0:
+        return None
+    relative = doc[:cut] + "/" + cited
+    # normpath only when the text has `.`/`..` segments or doubled slashes (it is slow).
+    if "./" in cited or "//" in cited or cited.endswith("/.") or cited.endswith(".."):
+        relative = posixpath.normpath(relative)
+    return relative

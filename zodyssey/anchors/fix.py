@@ -46,35 +46,42 @@ def plan_edits(
     skipped: list[Citation] = []
     for citation, start, end in moves:
         index = citation.site.line - 1
-        if index >= len(lines):
-            skipped.append(citation)
-            continue
-        line = lines[index]
-        planned = _number_edits(citation, start, end, line)
-        new_path = new_paths.get(citation)
-        if new_path is not None:
-            begin, stop = citation.path_span
-            if begin < 0 or line[begin:stop] != citation.cited:
-                planned = []
-            else:
-                planned.append((begin, stop, new_path))
+        planned = (
+            _citation_edits(citation, start, end, lines[index], new_paths.get(citation))
+            if index < len(lines)
+            else []
+        )
         if not planned:
             skipped.append(citation)
             continue
         slot = edits.setdefault(index, {})
         for begin, stop, text in planned:
             slot[(begin, stop)] = text
-    result: dict[int, list[Edit]] = {}
-    for index, slot in edits.items():
-        ordered = sorted(((b, e, t) for (b, e), t in slot.items()), reverse=True)
-        # Overlapping edits would corrupt the line; keep the first of any overlap.
-        kept: list[Edit] = []
-        for edit in ordered:
-            if kept and edit[1] > kept[-1][0]:
-                continue
+    return {index: _without_overlaps(slot) for index, slot in edits.items()}, skipped
+
+
+def _citation_edits(
+    citation: Citation, start: int, end: int, line: str, new_path: str | None
+) -> list[Edit]:
+    """The edits that rewrite one citation on its line: its numbers and, for a file git
+    renamed, its path; none when the line no longer holds what was read."""
+    planned = _number_edits(citation, start, end, line)
+    if new_path is None:
+        return planned
+    begin, stop = citation.path_span
+    if begin < 0 or line[begin:stop] != citation.cited:
+        return []
+    return [*planned, (begin, stop, new_path)]
+
+
+def _without_overlaps(slot: dict[tuple[int, int], str]) -> list[Edit]:
+    """One line's edits right to left; overlapping edits would corrupt the line, so
+    only the first of any overlap is kept."""
+    kept: list[Edit] = []
+    for edit in sorted(((b, e, t) for (b, e), t in slot.items()), reverse=True):
+        if not kept or edit[1] <= kept[-1][0]:
             kept.append(edit)
-        result[index] = kept
-    return result, skipped
+    return kept
 
 
 def apply_moves(
@@ -101,26 +108,10 @@ def apply_moves(
     diff: list[str] = []
     for doc in sorted(by_doc):
         path = root / doc
-        try:
-            original = path.read_bytes().decode("utf-8", errors="surrogateescape")
-        except OSError as exc:
-            raise ZodysseyError(f"cannot read {doc} to fix it: {exc.strerror}") from exc
-        lines = original.split("\n")
-        edits, skipped = plan_edits(lines, by_doc[doc], new_paths or {})
-        if not edits:
+        fixed = _fixed_text(path, doc, by_doc[doc], new_paths or {}, applied)
+        if fixed is None:
             continue
-        if applied is not None:
-            refused = set(skipped)
-            applied.extend(c for c, _, _ in by_doc[doc] if c not in refused)
-        new_lines = list(lines)
-        for index, line_edits in edits.items():
-            line = new_lines[index]
-            for begin, stop, text in line_edits:  # right to left keeps columns valid
-                line = line[:begin] + text + line[stop:]
-            new_lines[index] = line
-        updated = "\n".join(new_lines)
-        if updated == original:
-            continue
+        original, updated = fixed
         diff.extend(
             difflib.unified_diff(
                 original.splitlines(keepends=True),
@@ -130,11 +121,41 @@ def apply_moves(
             )
         )
         if changed is not None:
-            # The checker's line model (invalid UTF-8 as U+FFFD), for re-pinning.
-            changed[doc] = (
-                original.encode("utf-8", "surrogateescape").decode("utf-8", "replace").split("\n"),
-                updated.encode("utf-8", "surrogateescape").decode("utf-8", "replace").split("\n"),
-            )
+            changed[doc] = (_checker_lines(original), _checker_lines(updated))
         if not dry_run:
             write_atomic(path, updated.encode("utf-8", errors="surrogateescape"))
     return "".join(line if line.endswith("\n") else line + "\n" for line in diff)
+
+
+def _fixed_text(
+    path: Path,
+    doc: str,
+    moves: list[tuple[Citation, int, int]],
+    new_paths: Mapping[Citation, str],
+    applied: list[Citation] | None,
+) -> tuple[str, str] | None:
+    """One document's text before and after its moved citations are rewritten; None
+    when nothing in it changes. The citations rewritten are added to `applied`."""
+    try:
+        original = path.read_bytes().decode("utf-8", errors="surrogateescape")
+    except OSError as exc:
+        raise ZodysseyError(f"cannot read {doc} to fix it: {exc.strerror}") from exc
+    lines = original.split("\n")
+    edits, skipped = plan_edits(lines, moves, new_paths)
+    if not edits:
+        return None
+    if applied is not None:
+        refused = set(skipped)
+        applied.extend(c for c, _, _ in moves if c not in refused)
+    for index, line_edits in edits.items():
+        line = lines[index]
+        for begin, stop, text in line_edits:  # right to left keeps columns valid
+            line = line[:begin] + text + line[stop:]
+        lines[index] = line
+    updated = "\n".join(lines)
+    return None if updated == original else (original, updated)
+
+
+def _checker_lines(text: str) -> list[str]:
+    """The checker's line model of a document (invalid UTF-8 as U+FFFD), for re-pinning."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace").split("\n")

@@ -33,6 +33,7 @@ from dataclasses import replace
 from typing import Any
 
 from zodyssey.anchors.check import KIND_HELP, CheckResult, Problem, printable
+from zodyssey.anchors.discover import LeftOut
 from zodyssey.findings import Case, Finding, Report
 
 SCHEMA_VERSION = 1
@@ -133,6 +134,15 @@ def _group(problem: Problem) -> str:
     return problem.key
 
 
+def _skipped(key: str, result: CheckResult, noted: dict[str, Problem]) -> str | None:
+    """Why a key that did not fail was not checked as usual (None: it passed)."""
+    if key in result.exempt_keys:
+        return "exempt: listed in `exempt`, not checked"
+    if key in noted:
+        return f"note ({UNSEEN_RULE}): {noted[key].kind}"
+    return None
+
+
 def _cases(result: CheckResult, problems: list[Problem]) -> list[Case]:
     """One test case per discovered key (the `checked` count), then stale entries apart."""
     failing = {_group(p): p for p in problems if p.kind != "stale"}
@@ -140,17 +150,12 @@ def _cases(result: CheckResult, problems: list[Problem]) -> list[Case]:
     cases: list[Case] = []
     for key in sorted(result.keys):
         failed = failing.get(key)
-        skipped = None
-        if key in result.exempt_keys:
-            skipped = "exempt: listed in `exempt`, not checked"
-        elif key in noted:
-            skipped = f"note ({UNSEEN_RULE}): {noted[key].kind}"
         cases.append(
             Case(
                 name=key,
                 classname="zodyssey.anchors",
                 failure=f"[{failed.kind}] {failed.detail}" if failed else None,
-                skipped=None if failed else skipped,
+                skipped=None if failed else _skipped(key, result, noted),
             )
         )
     for p in problems:
@@ -172,7 +177,21 @@ def build_report(
     if strict and mode == "check":
         problems += [_stale_problem(k, result.stale_written.get(k)) for k in result.stale]
     problems += extra_problems or []
-    findings = [_finding(p) for p in problems]
+    return Report(
+        tool="anchors",
+        title="citation lock",
+        findings=[_finding(p) for p in problems] + [_note_finding(n) for n in result.notes],
+        summary=summary,
+        payload=_payload(result, problems, mode=mode, strict=strict),
+        cases=_cases(result, problems) if fmt == "junit" else [],
+        rules={**KIND_HELP, UNSEEN_RULE: UNSEEN_HELP},
+    )
+
+
+def _payload(
+    result: CheckResult, problems: list[Problem], *, mode: str, strict: bool
+) -> dict[str, Any]:
+    """The JSON payload (the schema at the top of this module)."""
     counts: dict[str, int] = {}
     for p in problems:
         counts[p.kind] = counts.get(p.kind, 0) + 1
@@ -192,28 +211,25 @@ def build_report(
     if strict or mode == "update":
         payload["stale"] = result.stale
     if result.left_out is not None:
-        payload["left_out"] = {
-            "documents": [d for d, _ in result.left_out.by_rule],
-            "why": dict(result.left_out.by_rule),
-            "counted": result.left_out.counted,
-            "folders": [f for f, _ in result.left_out.folders],
-            "summary": result.left_out.summary(),
-        }
+        payload["left_out"] = _left_out_payload(result.left_out)
     if result.notes:
         payload["notes"] = [problem_payload(p) for p in result.notes]
-        for note in result.notes:
-            finding = _finding(note)
-            message = f"[{note.kind}; unseen by the JavaScript checker] {finding.message}"
-            findings.append(replace(finding, rule=UNSEEN_RULE, severity="note", message=message))
-    cases: list[Case] = []
-    if fmt == "junit":
-        cases = _cases(result, problems)
-    return Report(
-        tool="anchors",
-        title="citation lock",
-        findings=findings,
-        summary=summary,
-        payload=payload,
-        cases=cases,
-        rules={**KIND_HELP, UNSEEN_RULE: UNSEEN_HELP},
-    )
+    return payload
+
+
+def _left_out_payload(left_out: LeftOut) -> dict[str, Any]:
+    """The documents and folders the scan left out, for the JSON payload."""
+    return {
+        "documents": [d for d, _ in left_out.by_rule],
+        "why": dict(left_out.by_rule),
+        "counted": left_out.counted,
+        "folders": [f for f, _ in left_out.folders],
+        "summary": left_out.summary(),
+    }
+
+
+def _note_finding(note: Problem) -> Finding:
+    """A note (what the JavaScript checker never saw) as a finding of its own rule."""
+    finding = _finding(note)
+    message = f"[{note.kind}; unseen by the JavaScript checker] {finding.message}"
+    return replace(finding, rule=UNSEEN_RULE, severity="note", message=message)

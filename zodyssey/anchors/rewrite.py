@@ -35,14 +35,32 @@ def new_cited_text(
         if cited.startswith("./") and not relative.startswith("../"):
             relative = "./" + relative
         return relative
-    if old_path is not None and old_path.endswith(cited):
-        unwritten = old_path[: len(old_path) - len(cited)]
-        if (not unwritten or unwritten.endswith("/")) and new_path.startswith(unwritten):
-            candidate = new_path[len(unwritten) :]
-            if index.resolve(candidate, citation.site.doc).path == new_path:
-                return candidate
+    same_folders = _same_leading_folders(citation, new_path, index, old_path)
+    if same_folders is not None:
+        return same_folders
+    return _fewest_segments(citation, new_path, index)
+
+
+def _same_leading_folders(
+    citation: Citation, new_path: str, index: FileIndex, old_path: str | None
+) -> str | None:
+    """`new_path` less the leading folders the citation left out of `old_path`, when
+    that resolves to the new file from the citing document; None otherwise."""
+    cited = citation.cited
+    if old_path is None or not old_path.endswith(cited):
+        return None
+    unwritten = old_path[: len(old_path) - len(cited)]
+    if (unwritten and not unwritten.endswith("/")) or not new_path.startswith(unwritten):
+        return None
+    candidate = new_path[len(unwritten) :]
+    return candidate if index.resolve(candidate, citation.site.doc).path == new_path else None
+
+
+def _fewest_segments(citation: Citation, new_path: str, index: FileIndex) -> str:
+    """As few trailing segments of `new_path` as the citation had (or more) that
+    resolve to it uniquely; the whole path when none do."""
     segments = new_path.split("/")
-    keep = min(len(segments), cited.count("/") + 1)
+    keep = min(len(segments), citation.cited.count("/") + 1)
     while keep <= len(segments):
         candidate = "/".join(segments[-keep:])
         if index.resolve(candidate, citation.site.doc).path == new_path:

@@ -149,44 +149,76 @@ def analyse(text: str, lines: list[str]) -> DocStructure:
         lo, hi = source.offset(begin), source.offset(stop)
         if token.type == "html_block":
             for match in _COMMENT.finditer(text, lo, hi):
-                result.comments.append((match.start(), match.end()))
-                kind = _marker(match.group(0))
-                if kind is not None:
-                    marks.append((match.start(), match.end(), kind))
-        elif token.type == "inline":
-            raw = text[lo:hi]
-            if "<!--" not in raw and "#L" not in raw and not (fragment_refs and "]" in raw):
-                continue
+                _add_comment(result, marks, match.start(), match.end(), match.group(0))
+        elif token.type == "inline" and _inline_needed(text[lo:hi], fragment_refs):
             children: list[Any] = []
             inline_parser.inline.parse(token.content, inline_parser, env, children)
-            cursor = lo
-            spans: list[tuple[int, int]] | None = None
-            for child in children:
-                if child.type == "html_inline" and child.content.startswith("<!--"):
-                    if spans is None:
-                        spans = _code_spans(text, lo, hi)
-                    # The comment itself, not the same text shown earlier in a code span.
-                    where = text.find(child.content, cursor, hi)
-                    while where >= 0 and _inside(spans, where):
-                        where = text.find(child.content, where + 1, hi)
-                    if where < 0:
-                        continue
-                    end = where + len(child.content)
-                    result.comments.append((where, end))
-                    cursor = end
-                    kind = _marker(child.content)
-                    if kind is not None:
-                        marks.append((where, end, kind))
-                elif child.type == "link_open":
-                    href = str(child.attrs.get("href", ""))
-                    if spans is None:
-                        spans = _code_spans(text, lo, hi)
-                    found = _link_target(href, source, lo, hi, link_cursor, spans)
-                    if found is not None:
-                        result.links.append(found)
+            _inline_structure(children, _Block(source, lo, hi), link_cursor, result, marks)
     result.comments.sort()
     _apply_markers(result, source, marks)
     return result
+
+
+def _inline_needed(raw: str, fragment_refs: bool) -> bool:
+    """Whether an inline block's text can hold a comment or a line-fragment link."""
+    return "<!--" in raw or "#L" in raw or (fragment_refs and "]" in raw)
+
+
+def _add_comment(
+    result: DocStructure, marks: list[tuple[int, int, str]], start: int, end: int, comment: str
+) -> None:
+    """Record the comment at [start, end) and, when it is a marker, the marker."""
+    result.comments.append((start, end))
+    kind = _marker(comment)
+    if kind is not None:
+        marks.append((start, end, kind))
+
+
+class _Block:
+    """One inline block, text[lo:hi], and its code spans (found once, when first asked)."""
+
+    def __init__(self, source: _Source, lo: int, hi: int) -> None:
+        self.source = source
+        self.lo = lo
+        self.hi = hi
+        self._spans: list[tuple[int, int]] | None = None
+
+    @property
+    def spans(self) -> list[tuple[int, int]]:
+        if self._spans is None:
+            self._spans = _code_spans(self.source.text, self.lo, self.hi)
+        return self._spans
+
+    def find_comment(self, comment: str, cursor: int) -> int:
+        """Where the comment itself is written from `cursor` on (not the same text
+        shown earlier in a code span); -1 when it is not found."""
+        text = self.source.text
+        where = text.find(comment, cursor, self.hi)
+        while where >= 0 and _inside(self.spans, where):
+            where = text.find(comment, where + 1, self.hi)
+        return where
+
+
+def _inline_structure(
+    children: list[Any],
+    block: _Block,
+    link_cursor: dict[str, int],
+    result: DocStructure,
+    marks: list[tuple[int, int, str]],
+) -> None:
+    """Comments and line-fragment link targets of one inline block's tokens."""
+    cursor = block.lo
+    for child in children:
+        if child.type == "html_inline" and child.content.startswith("<!--"):
+            where = block.find_comment(child.content, cursor)
+            if where >= 0:
+                cursor = where + len(child.content)
+                _add_comment(result, marks, where, cursor, child.content)
+        elif child.type == "link_open":
+            href = str(child.attrs.get("href", ""))
+            found = _link_target(href, block.source, block.lo, block.hi, link_cursor, block.spans)
+            if found is not None:
+                result.links.append(found)
 
 
 def _apply_markers(
@@ -199,10 +231,7 @@ def _apply_markers(
         elif kind == MARKER_IGNORE_LINE:
             result.ignored_lines.add(source.line_of(start))
         elif kind == MARKER_IGNORE_NEXT:
-            line = source.line_of(end - 1) + 1
-            while line < len(source.lines) and not source.lines[line].strip():
-                line += 1
-            result.ignored_lines.add(line)
+            result.ignored_lines.add(_next_written(source.lines, source.line_of(end - 1) + 1))
         elif kind == MARKER_IGNORE_BEGIN:
             if region_start is None:
                 region_start = source.line_of(start)
@@ -213,6 +242,13 @@ def _apply_markers(
         # An unclosed region is an error (the caller names the document): silently
         # skipping to the end of the document would hide every later citation.
         result.unclosed = region_start + 1
+
+
+def _next_written(lines: list[str], line: int) -> int:
+    """The first line from `line` on that is not blank (len(lines) when none is)."""
+    while line < len(lines) and not lines[line].strip():
+        line += 1
+    return line
 
 
 _BACKTICKS = re.compile(r"`+")
@@ -278,18 +314,34 @@ def _link_target(
     # The href is normalised (percent-encoded) by markdown-it; look for it as written.
     forms = [href] if unquote(href) == href else [href, unquote(href)]
     for form in forms:
-        # Inline links sit inside their block; reference definitions anywhere in the document.
-        passes = ((max(lo, cursor.get(form, lo)), hi, True), (0, len(source.text), False))
-        for start, stop, inline in passes:
-            where = _find_destination(source.text, form, start, stop, spans or [])
-            if where >= 0:
-                if inline:  # the next link with this href is written after this one
-                    cursor[form] = where + len(form)
-                line = source.line_of(where)
-                column = where - source.offset(line)
-                written_target, _, written_fragment = form.partition("#")
-                fragment_column = column + len(written_target) + 1
-                # `?plain=1` (GitHub's source view of Markdown files) is not part of the path.
-                written_target = written_target.partition("?")[0]
-                return LinkTarget(line, column, written_target, written_fragment, fragment_column)
+        found = _written_link(form, source, lo, hi, cursor, spans or [])
+        if found is not None:
+            return found
     return LinkTarget(source.line_of(lo), -1, target.partition("?")[0], fragment)
+
+
+def _written_link(
+    form: str,
+    source: _Source,
+    lo: int,
+    hi: int,
+    cursor: dict[str, int],
+    spans: list[tuple[int, int]],
+) -> LinkTarget | None:
+    """The link target `form` located where it is written as a link destination:
+    inline links sit inside their block, reference definitions anywhere in the document."""
+    passes = ((max(lo, cursor.get(form, lo)), hi, True), (0, len(source.text), False))
+    for start, stop, inline in passes:
+        where = _find_destination(source.text, form, start, stop, spans)
+        if where < 0:
+            continue
+        if inline:  # the next link with this href is written after this one
+            cursor[form] = where + len(form)
+        line = source.line_of(where)
+        column = where - source.offset(line)
+        written_target, _, written_fragment = form.partition("#")
+        fragment_column = column + len(written_target) + 1
+        # `?plain=1` (GitHub's source view of Markdown files) is not part of the path.
+        written_target = written_target.partition("?")[0]
+        return LinkTarget(line, column, written_target, written_fragment, fragment_column)
+    return None
