@@ -16,7 +16,7 @@ import re
 import zlib
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
@@ -261,20 +261,8 @@ class TargetFile:
         numbers are worked out only when the span is not unique.
         """
         assert self.lines is not None
-        text = self.text
         body = "\n".join(self.lines[start - 1 : end])
-        needle = "\n" + body + "\n"
-        positions: list[int] = []  # offsets where a line of the run begins
-        if text.startswith(body + "\n") or text == body:
-            positions.append(0)
-        found = text.find(needle)
-        while found >= 0 and len(positions) < limit:
-            positions.append(found + 1)
-            found = text.find(needle, found + 1)
-        if len(positions) < limit and text.endswith("\n" + body):
-            tail = len(text) - len(body)
-            if tail not in positions:
-                positions.append(tail)
+        positions = _run_offsets(self.text, body, limit)
         if len(positions) <= 1:
             return [start]  # the span itself is the one place
         if not self._starts:
@@ -309,26 +297,35 @@ class TargetFile:
         Only when nothing is near is the whole file indexed. Every place is
         confirmed with the pin itself.
         """
+        length = len(evidence.lines)
+        near = self._near_evidence(evidence, pinned, around)
+        if not near:
+            table, counts = self.table()
+            starts = [s + 1 for s in find_run(table, counts, evidence.lines)][:MAX_PLACES]
+            return self._pinned_at(starts, pinned, length)
+        places = set(near)
+        for s in near:
+            places.update(self.occurrences(s, s + length - 1))
+        return sorted(self._pinned_at(places, pinned, length), key=lambda s: (abs(s - around), s))
+
+    def _near_evidence(self, evidence: Evidence, pinned: str, around: int) -> list[int]:
+        """Starts of the pinned span in the smallest window around `around` (of the
+        NEAR reaches) that holds it; none when even the widest does not."""
         assert self.lines is not None
         length = len(evidence.lines)
-        near: list[int] = []
         for reach in NEAR:
             low = max(0, around - 1 - reach)
             high = min(len(self.lines), around - 1 + length + reach)
             window = locators(self.lines[low:high])
-            near = [low + s + 1 for s in find_run(window, None, evidence.lines)]
-            near = [s for s in near if self.span_hash(s, s + length - 1) == pinned]
+            starts = [low + s + 1 for s in find_run(window, None, evidence.lines)]
+            near = self._pinned_at(starts, pinned, length)
             if near:
-                break
-        if not near:
-            table, counts = self.table()
-            starts = [s + 1 for s in find_run(table, counts, evidence.lines)][:MAX_PLACES]
-            return [s for s in starts if self.span_hash(s, s + length - 1) == pinned]
-        places = set(near)
-        for s in near:
-            places.update(self.occurrences(s, s + length - 1))
-        confirmed = [s for s in places if self.span_hash(s, s + length - 1) == pinned]
-        return sorted(confirmed, key=lambda s: (abs(s - around), s))
+                return near
+        return []
+
+    def _pinned_at(self, starts: Iterable[int], pinned: str, length: int) -> list[int]:
+        """The starts at which `length` lines hash to `pinned`."""
+        return [s for s in starts if self.span_hash(s, s + length - 1) == pinned]
 
     def neighbours(self, evidence: Evidence, start: int) -> int:
         """How many of the span's two neighbours (0-2) at `start` are the pinned ones."""
@@ -344,3 +341,20 @@ class TargetFile:
         low = max(1, around - reach)
         high = min(count - length + 1, around + reach)
         return [s for s in range(low, high + 1) if self.span_hash(s, s + length - 1) == pinned]
+
+
+def _run_offsets(text: str, body: str, limit: int) -> list[int]:
+    """Offsets (at most `limit`) of `text` where a line run reading `body` begins."""
+    needle = "\n" + body + "\n"
+    positions: list[int] = []
+    if text.startswith(body + "\n") or text == body:
+        positions.append(0)
+    found = text.find(needle)
+    while found >= 0 and len(positions) < limit:
+        positions.append(found + 1)
+        found = text.find(needle, found + 1)
+    if len(positions) < limit and text.endswith("\n" + body):
+        tail = len(text) - len(body)
+        if tail not in positions:
+            positions.append(tail)
+    return positions

@@ -45,24 +45,36 @@ def scan(line: str, accept: Callable[[str], bool]) -> list[grammar.RawRef]:
     if "::" in line:
         refs.extend(scan_symbols(line))
     if ("&" in line or not line.isascii()) and (ZERO_WIDTH.search(line) or _ENTITY.search(line)):
-        # What the reader sees decides; a raw reading it does not confirm (`a.py:3` of
-        # `a.py:3&ndash;6`) is half a citation and is dropped.
-        raw = {(r.cited, r.start, r.end, r.ranged): r for r in refs}
-        plain = html.unescape(ZERO_WIDTH.sub("", line))
-        refs = []
-        for ref in grammar.scan_line(plain, accept) + fragment_links(plain) + scan_symbols(plain):
-            same = raw.get((ref.cited, ref.start, ref.end, ref.ranged))
-            if ref.symbol is not None:
-                same = None  # a symbol citation has no numbers to match the raw reading by
-            # Columns of the decoded text are not the document's: no rewriting then.
-            refs.append(
-                same
-                if same is not None
-                else grammar.RawRef(
-                    ref.cited, ref.start, ref.end, ref.ranged, ref.dialect, (), (-1, -1), ref.symbol
-                )
-            )
+        refs = _as_a_reader_sees(line, refs, accept)
     return refs
+
+
+def _as_a_reader_sees(
+    line: str, refs: list[grammar.RawRef], accept: Callable[[str], bool]
+) -> list[grammar.RawRef]:
+    """The citations of `line` with zero-width characters removed and entities decoded.
+
+    What the reader sees decides; a raw reading (`refs`) it does not confirm
+    (`a.py:3` of `a.py:3&ndash;6`) is half a citation and is dropped. A confirmed
+    raw reading keeps its columns; the others get none: columns of the decoded
+    text are not the document's, so --fix never rewrites them.
+    """
+    raw = {(r.cited, r.start, r.end, r.ranged): r for r in refs}
+    plain = html.unescape(ZERO_WIDTH.sub("", line))
+    seen: list[grammar.RawRef] = []
+    for ref in grammar.scan_line(plain, accept) + fragment_links(plain) + scan_symbols(plain):
+        # A symbol citation has no numbers to match the raw reading by.
+        same = (
+            None if ref.symbol is not None else raw.get((ref.cited, ref.start, ref.end, ref.ranged))
+        )
+        seen.append(
+            same
+            if same is not None
+            else grammar.RawRef(
+                ref.cited, ref.start, ref.end, ref.ranged, ref.dialect, (), (-1, -1), ref.symbol
+            )
+        )
+    return seen
 
 
 def fragment_links(line: str) -> list[grammar.RawRef]:

@@ -109,6 +109,9 @@ def _chain(
         pos = element.end()
 
 
+_Anchor = tuple[int, int, str, tuple[int, int]]  # start, end, cited, path span of a path form
+
+
 def scan_line(line: str, accept: Callable[[str], bool], *, js: bool = False) -> list[RawRef]:
     """Every path-form citation of one line, with chains and bare continuations.
 
@@ -123,7 +126,7 @@ def scan_line(line: str, accept: Callable[[str], bool], *, js: bool = False) -> 
         (JS_PATH_FORM, JS_CHAIN_ELEMENT, JS_BARE) if js else (PATH_FORM, CHAIN_ELEMENT, BARE)
     )
     token = 1 if js else 2  # ours has the optional opening backtick as group 1
-    anchors: list[tuple[int, int, str, tuple[int, int]]] = []  # start, end, cited, path span
+    anchors: list[_Anchor] = []
     pos = 0
     while True:
         match = path_form.search(line, pos)
@@ -140,8 +143,20 @@ def scan_line(line: str, accept: Callable[[str], bool], *, js: bool = False) -> 
         end = _chain(line, match.end(), cited, path_span, out, chain)
         anchors.append((match.start(), end, cited, path_span))
         pos = end
-    if not anchors:
-        return out
+    if anchors:
+        _bare_continuations(line, anchors, bare_form, chain, out)
+    return out
+
+
+def _bare_continuations(
+    line: str,
+    anchors: list[_Anchor],
+    bare_form: re.Pattern[str],
+    chain: re.Pattern[str],
+    out: list[RawRef],
+) -> None:
+    """Add to `out` each bare continuation of the line (and its chain), read against
+    the path form written before it."""
     # Anchors are found left to right and never overlap: the one before a bare
     # continuation is found by bisection, so a line of many citations stays linear.
     starts = [start for start, _, _, _ in anchors]
@@ -149,21 +164,26 @@ def scan_line(line: str, accept: Callable[[str], bool], *, js: bool = False) -> 
     while True:
         bare = bare_form.search(line, pos)
         if bare is None:
-            break
-        where = bare.start()
+            return
         pos = bare.end()
-        before = bisect_right(starts, where) - 1
-        if before >= 0 and where < anchors[before][1]:
-            continue  # already read as a chain element
-        if before >= 0 and starts[before] == where:
-            before -= 1
-        if before < 0:
+        before = _antecedent(anchors, starts, bare.start())
+        if before is None:
             continue
-        antecedent = (anchors[before][2], anchors[before][3])
+        _, _, cited, path_span = before
         a, b, ranged, spans = _numbers(bare, 1)
-        out.append(RawRef(antecedent[0], a, b, ranged, "bare", spans, antecedent[1]))
-        pos = _chain(line, bare.end(), antecedent[0], antecedent[1], out, chain)
-    return out
+        out.append(RawRef(cited, a, b, ranged, "bare", spans, path_span))
+        pos = _chain(line, bare.end(), cited, path_span, out, chain)
+
+
+def _antecedent(anchors: list[_Anchor], starts: list[int], where: int) -> _Anchor | None:
+    """The path form a bare continuation at `where` continues; None when there is none
+    before it, or when `where` already lies in a chain read with a path form."""
+    before = bisect_right(starts, where) - 1
+    if before >= 0 and where < anchors[before][1]:
+        return None  # already read as a chain element
+    if before >= 0 and starts[before] == where:
+        before -= 1
+    return anchors[before] if before >= 0 else None
 
 
 def parse_fragment(fragment: str) -> tuple[int, int, bool, tuple[tuple[int, int], ...]] | None:

@@ -30,22 +30,7 @@ def split_run(work: Callable[[int, int], T], parts: int) -> list[T]:
     """[work(0, parts), ..., work(parts - 1, parts)]; part 0 runs here, the rest in children."""
     if parts <= 1 or not hasattr(os, "fork"):
         return [work(0, 1)] if parts <= 1 else [work(i, parts) for i in range(parts)]
-    children: list[tuple[int, int]] = []
-    for part in range(1, parts):
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # child: compute, send, leave without running any parent cleanup
-            os.close(read_end)
-            status = 0
-            try:
-                payload = pickle.dumps(work(part, parts), protocol=pickle.HIGHEST_PROTOCOL)
-                with os.fdopen(write_end, "wb") as pipe:
-                    pipe.write(payload)
-            except BaseException:  # any failure: the parent redoes this part
-                status = 1
-            os._exit(status)
-        os.close(write_end)
-        children.append((pid, read_end))
+    children = [_fork(work, part, parts) for part in range(1, parts)]
     try:
         results: list[T] = [work(0, parts)]
     except BaseException:
@@ -54,16 +39,37 @@ def split_run(work: Callable[[int, int], T], parts: int) -> list[T]:
             os.waitpid(pid, 0)
         raise
     for part, (pid, read_end) in enumerate(children, start=1):
-        with os.fdopen(read_end, "rb") as pipe:
-            payload = pipe.read()
-        _, status = os.waitpid(pid, 0)
-        value: T
-        if status == 0 and payload:
-            try:
-                value = pickle.loads(payload)
-            except Exception:
-                value = work(part, parts)  # a truncated result: recompute it here
-        else:
-            value = work(part, parts)
-        results.append(value)
+        results.append(_collect(work, part, parts, pid, read_end))
     return results
+
+
+def _fork(work: Callable[[int, int], T], part: int, parts: int) -> tuple[int, int]:
+    """Start a child computing work(part, parts); (its pid, the end of its result pipe)."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: compute, send, leave without running any parent cleanup
+        os.close(read_end)
+        status = 0
+        try:
+            payload = pickle.dumps(work(part, parts), protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(payload)
+        except BaseException:  # any failure: the parent redoes this part
+            status = 1
+        os._exit(status)
+    os.close(write_end)
+    return pid, read_end
+
+
+def _collect(work: Callable[[int, int], T], part: int, parts: int, pid: int, read_end: int) -> T:
+    """A child's result; a failed child's part, or a truncated result, is recomputed here."""
+    with os.fdopen(read_end, "rb") as pipe:
+        payload = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if status != 0 or not payload:
+        return work(part, parts)  # the child failed: redo its part here
+    try:
+        value: T = pickle.loads(payload)
+    except Exception:
+        value = work(part, parts)  # a truncated result: recompute it here
+    return value
