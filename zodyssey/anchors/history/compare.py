@@ -28,18 +28,7 @@ def map_old_to_new(old: list[str], new: list[str]) -> list[int | None]:
     mapping: list[int | None] = [None] * len(old)
     # Common head and tail first: most edits touch a small middle part, and
     # difflib is only asked about that.
-    head = 0
-    limit = min(len(old_norm), len(new_norm))
-    while head < limit and old_norm[head] == new_norm[head]:
-        mapping[head] = head
-        head += 1
-    tail = 0
-    while (
-        tail < limit - head
-        and old_norm[len(old_norm) - 1 - tail] == new_norm[len(new_norm) - 1 - tail]
-    ):
-        mapping[len(old_norm) - 1 - tail] = len(new_norm) - 1 - tail
-        tail += 1
+    head, tail = _common_ends(old_norm, new_norm, mapping)
     old_mid = old_norm[head : len(old_norm) - tail]
     new_mid = new_norm[head : len(new_norm) - tail]
     if old_mid and new_mid:
@@ -49,6 +38,20 @@ def map_old_to_new(old: list[str], new: list[str]) -> list[int | None]:
                 for offset in range(i2 - i1):
                     mapping[head + i1 + offset] = head + j1 + offset
     return mapping
+
+
+def _common_ends(old: list[str], new: list[str], mapping: list[int | None]) -> tuple[int, int]:
+    """Map the lines `old` and `new` share at their head and tail; (head, tail) lengths."""
+    head = 0
+    limit = min(len(old), len(new))
+    while head < limit and old[head] == new[head]:
+        mapping[head] = head
+        head += 1
+    tail = 0
+    while tail < limit - head and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
+        mapping[len(old) - 1 - tail] = len(new) - 1 - tail
+        tail += 1
+    return head, tail
 
 
 def find_occurrences(span: list[str], lines: list[str]) -> list[int]:
@@ -104,27 +107,61 @@ def locate_span(
     the text possibly is now in `possibly` (which --fix never writes).
     """
     span = [normalise(line) for line in then_lines[start - 1 : end]]
-    size = end - start + 1
-    if same_place and end <= len(now_lines):
-        current = [normalise(line) for line in now_lines[start - 1 : end]]
-        if current == span:
-            return SpanLocation("ok", start, end)
+    if same_place and _reads_the_same(span, now_lines, start, end):
+        return SpanLocation("ok", start, end)
+    mapping, then_file, now_file = _versions(then_lines, now_lines, mapping, files)
+    mapped = mapping[start - 1 : end]
+    diff_start = _diff_start(mapped, end - start + 1)
+    if same_place and diff_start == start:
+        return SpanLocation("ok", start, end)
+    evidence = then_file.evidence(start, end)
+    places = now_file.find_evidence(evidence, then_file.span_hash(start, end), start)
+    if same_place:  # the cited lines themselves are not where it went
+        places = [s for s in places if s != start]
+    moved = _certain_move(then_file, now_file, evidence, places, diff_start, start, end, mapping)
+    if moved is not None:
+        return moved
+    return SpanLocation(
+        "drift", start, end, nearby=_nearby(mapped, mapping, start, end), possibly=tuple(places)
+    )
+
+
+def _versions(
+    then_lines: list[str],
+    now_lines: list[str],
+    mapping: list[int | None] | None,
+    files: tuple[TargetFile, TargetFile] | None,
+) -> tuple[list[int | None], TargetFile, TargetFile]:
+    """The line mapping then -> now and both versions as files; built here when the
+    caller has none."""
     if mapping is None:
         mapping = map_old_to_new(then_lines, now_lines)
     then_file, now_file = (
         files if files is not None else (_as_file(then_lines), _as_file(now_lines))
     )
-    mapped = mapping[start - 1 : end]
-    diff_start = _diff_start(mapped, size)
-    if same_place and diff_start == start:
-        return SpanLocation("ok", start, end)
-    evidence = then_file.evidence(start, end)
-    pinned = then_file.span_hash(start, end)
-    places = [
-        s
-        for s in now_file.find_evidence(evidence, pinned, start)
-        if not (same_place and s == start)
-    ]
+    return mapping, then_file, now_file
+
+
+def _reads_the_same(span: list[str], now_lines: list[str], start: int, end: int) -> bool:
+    """Lines start..end of `now_lines` read (normalised) as the span."""
+    return (
+        end <= len(now_lines) and [normalise(line) for line in now_lines[start - 1 : end]] == span
+    )
+
+
+def _certain_move(
+    then_file: TargetFile,
+    now_file: TargetFile,
+    evidence: Evidence,
+    places: list[int],
+    diff_start: int | None,
+    start: int,
+    end: int,
+    mapping: list[int | None],
+) -> SpanLocation | None:
+    """The span's new place when the move is certain: the one place found, held by its
+    neighbours; or the diff's place, shifted with both neighbours. None otherwise."""
+    size = end - start + 1
     if len(places) == 1 and _held_by_neighbours(now_file, evidence, places[0]):
         how = "diff" if places[0] == diff_start else "search"
         return SpanLocation("moved", places[0], places[0] + size - 1, how=how)
@@ -134,11 +171,18 @@ def locate_span(
         and _shifted_with_neighbours(then_file, start, end, now_file, diff_start, mapping)
     ):
         return SpanLocation("moved", diff_start, diff_start + size - 1, how="diff")
+    return None
+
+
+def _nearby(
+    mapped: list[int | None], mapping: list[int | None], start: int, end: int
+) -> tuple[int, int] | None:
+    """Where a drifted span sits now (1-based): its surviving lines, or else its
+    unchanged neighbours."""
     survivors = [m for m in mapped if m is not None]
-    nearby = (survivors[0] + 1, survivors[-1] + 1) if survivors else None
-    if nearby is None:
-        nearby = _neighbour_position(mapping, start, end)
-    return SpanLocation("drift", start, end, nearby=nearby, possibly=tuple(places))
+    if survivors:
+        return (survivors[0] + 1, survivors[-1] + 1)
+    return _neighbour_position(mapping, start, end)
 
 
 def _held_by_neighbours(now_file: TargetFile, evidence: Evidence, place: int) -> bool:

@@ -245,14 +245,7 @@ class FirstParentChain:
         if self._refine is None:
             return changes
         if pos not in self._refined:
-            self._refined.add(pos)
-            statuses = {c.status for c in changes}
-            if "A" in statuses and "D" in statuses:
-                better = self._refine(self.commits[pos])
-                if better is None:
-                    self.unreadable[pos] = self.commits[pos]
-                else:
-                    self.changes[pos] = changes = better
+            changes = self._refine_once(pos, self._refine)
         if pos in self.unreadable and any(
             c.path == name and c.status in ("A", "D") for c in changes
         ):
@@ -260,6 +253,23 @@ class FirstParentChain:
                 f"commit {self.commits[pos][:12]} adds or deletes {name} and its diff cannot "
                 "be read (an unreadable object), so whether it was a rename is unknown"
             )
+        return changes
+
+    def _refine_once(
+        self, pos: int, refine: Callable[[str], list[PathChange] | None]
+    ) -> list[PathChange]:
+        """Work out the renames of the commit at `pos`, once: only when its changes
+        hold both an add and a delete, as a rename left undetected does. A diff that
+        cannot be read marks the commit unreadable."""
+        self._refined.add(pos)
+        changes = self.changes[pos]
+        statuses = {c.status for c in changes}
+        if "A" in statuses and "D" in statuses:
+            better = refine(self.commits[pos])
+            if better is None:
+                self.unreadable[pos] = self.commits[pos]
+            else:
+                self.changes[pos] = changes = better
         return changes
 
     def on_chain(self, commit: str) -> bool:
@@ -302,6 +312,25 @@ class FirstParentChain:
                     name = change.new
                     break
             cursor = pos
+
+
+def _follow_log(
+    log: list[tuple[str, list[PathChange]]], path: str
+) -> tuple[str, str | None, list[str]]:
+    """Follow `path` through the commits of `log`, oldest first: (the name it ends
+    with, the commit that deleted that name or None, the names renames gave it)."""
+    name, deleter, renames = path, None, []
+    for step, changes in log:
+        for change in changes:
+            if change.path != name:
+                continue
+            if change.status == "R" and change.new is not None:
+                name, deleter = change.new, None
+                renames.append(name)
+                break
+            if change.status == "D":
+                deleter = step
+    return name, deleter, renames
 
 
 @dataclass(frozen=True, slots=True)
@@ -568,6 +597,19 @@ class GitHistory:
         when this says no more than the first-parent answer (git cannot read the
         log, or the name it ends with is not in HEAD without a deletion).
         """
+        log = self._range_log(commit)
+        if log is None:
+            return None
+        name, deleter, renames = _follow_log(log, path)
+        if deleter is not None:
+            return Fate(None, deleter, name, tuple(renames))
+        if renames and name in self.head_files():
+            return Fate(name, None, None, tuple(renames))
+        return None
+
+    def _range_log(self, commit: str) -> list[tuple[str, list[PathChange]]] | None:
+        """The changes of every commit in `commit..HEAD`, parents first (read once);
+        None when git cannot read the log."""
         log = self._range_logs.get(commit)
         if log is None:
             try:
@@ -591,22 +633,7 @@ class GitHistory:
             except GitError:
                 return None
             self._range_logs[commit] = log
-        name, deleter, renames = path, None, []
-        for step, changes in log:
-            for change in changes:
-                if change.path != name:
-                    continue
-                if change.status == "R" and change.new is not None:
-                    name, deleter = change.new, None
-                    renames.append(name)
-                    break
-                if change.status == "D":
-                    deleter = step
-        if deleter is not None:
-            return Fate(None, deleter, name, tuple(renames))
-        if renames and name in self.head_files():
-            return Fate(name, None, None, tuple(renames))
-        return None
+        return log
 
     def head_files(self) -> set[str]:
         return set(self.tree_files(self.info.head)) if self.info.head else set()

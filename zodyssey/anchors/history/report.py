@@ -20,13 +20,17 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from zodyssey.anchors.history.trace import Trace, TraceRun, trace_citations
 from zodyssey.anchors.model import Citation, Tally, make_key
 from zodyssey.config import Config
 from zodyssey.core.exits import Exit
-from zodyssey.findings import Case, Finding, Report
+from zodyssey.findings import Case, Finding, Report, Severity
+
+if TYPE_CHECKING:
+    from zodyssey.anchors.fingerprint import TargetFile
+    from zodyssey.anchors.lock import LockFile
 
 # JSON payload version of both modes (documented in docs/citation-history.md).
 SCHEMA_VERSION = 1
@@ -110,34 +114,49 @@ def _apply_fix(root: Path, config: Config, run: TraceRun, dry_run: bool) -> _Fix
     diff, would_rewrite = _rewrite_moves(root, config, fixable, dry_run)
     fixed = _Fixed(diff, set() if dry_run else would_rewrite, would_rewrite)
     if fixed.rewritten:
-        moved = [t for t in fixable if id(t) in fixed.rewritten]
-        kept = [t.citation for t in run.traces if id(t) not in fixed.rewritten]
-        fixed.repinned = _repin_moved(root, config, moved, kept)
+        fixed.repinned = _repin_rewritten(root, config, run.traces, fixable, fixed.rewritten)
     if diff:
         # stdout carries the report (maybe JSON); the diff goes beside it.
         sys.stderr.write(diff)
     return fixed
 
 
+def _repin_rewritten(
+    root: Path, config: Config, traces: list[Trace], fixable: list[Trace], rewritten: set[int]
+) -> int:
+    """Re-pin the lock for the rewritten traces (`rewritten` holds their ids)."""
+    moved = [t for t in fixable if id(t) in rewritten]
+    kept = [t.citation for t in traces if id(t) not in rewritten]
+    return _repin_moved(root, config, moved, kept)
+
+
 def _verdict(report: Report, run: TraceRun, rewritten: set[int], allow_unknown: bool) -> int:
     """Exit 4 when nothing was proven, 9 for problems or (unless allowed) unknowns, else 0."""
     unknown = [t for t in run.traces if t.kind == "unknown"]
     if unknown and len(unknown) == len(run.traces):
-        report.summary += "\nnothing proven: every citation is unknown. " + _causes(unknown)
-        if report.payload is not None:
-            report.payload["ok"] = False
+        _fail(report, "\nnothing proven: every citation is unknown. " + _causes(unknown))
         return Exit.EMPTY
-    failing = [t for t in run.traces if t.kind in PROBLEM_KINDS and id(t) not in rewritten]
     if unknown and not allow_unknown:
-        report.summary += (
-            f"\n{_plural(len(unknown), 'citation')} unknown: history could not judge "
-            f"{'it' if len(unknown) == 1 else 'them'}, which fails the check "
-            "(--allow-unknown accepts that). " + _causes(unknown)
-        )
-        if report.payload is not None:
-            report.payload["ok"] = False
+        _fail(report, _unknown_fails(unknown))
         return Exit.PROBLEMS
+    failing = any(t.kind in PROBLEM_KINDS and id(t) not in rewritten for t in run.traces)
     return Exit.PROBLEMS if failing else Exit.OK
+
+
+def _fail(report: Report, why: str) -> None:
+    """Mark the report failed, `why` added to its summary."""
+    report.summary += why
+    if report.payload is not None:
+        report.payload["ok"] = False
+
+
+def _unknown_fails(unknown: list[Trace]) -> str:
+    """Why unknown citations fail the check, and how to accept them."""
+    return (
+        f"\n{_plural(len(unknown), 'citation')} unknown: history could not judge "
+        f"{'it' if len(unknown) == 1 else 'them'}, which fails the check "
+        "(--allow-unknown accepts that). " + _causes(unknown)
+    )
 
 
 def _causes(unknown: list[Trace]) -> str:
@@ -161,27 +180,43 @@ def _rewrite_moves(
     root: Path, config: Config, traces: list[Trace], dry_run: bool
 ) -> tuple[str, set[int]]:
     """Rewrite moved citations via the checker's `apply_moves`; (diff, traces rewritten)."""
-    from zodyssey.anchors.fix import apply_moves, plan_edits
+    from zodyssey.anchors.fix import apply_moves
 
+    new_paths = _renamed_paths(root, config, traces)
     moves: list[tuple[Citation, int, int]] = []
-    new_paths: dict[Citation, str] = {}
-    renamed = [t for t in traces if t.moved_to and t.moved_to[0] != t.citation.resolved]
-    index = None
-    if renamed:
-        from zodyssey.anchors.discover import discover
-        from zodyssey.anchors.rewrite import new_cited_text
-
-        index = discover(root, config).index
-        for trace in renamed:
-            assert trace.moved_to is not None
-            new_paths[trace.citation] = new_cited_text(
-                trace.citation, trace.moved_to[0], index, trace.then_path
-            )
     for trace in traces:
         assert trace.moved_to is not None
         moves.append((trace.citation, trace.moved_to[1], trace.moved_to[2]))
-    # Which moves the rewrite will refuse (the document changed under the
-    # citation): those stay problems.
+    refused = _refused(root, moves, new_paths)
+    diff = apply_moves(root, moves, dry_run, new_paths=new_paths)
+    return diff, {id(t) for t in traces if t.citation not in refused}
+
+
+def _renamed_paths(root: Path, config: Config, traces: list[Trace]) -> dict[Citation, str]:
+    """How to write the new path of each citation whose file git renamed."""
+    renamed = [t for t in traces if t.moved_to and t.moved_to[0] != t.citation.resolved]
+    if not renamed:
+        return {}
+    from zodyssey.anchors.discover import discover
+    from zodyssey.anchors.rewrite import new_cited_text
+
+    index = discover(root, config).index
+    new_paths: dict[Citation, str] = {}
+    for trace in renamed:
+        assert trace.moved_to is not None
+        new_paths[trace.citation] = new_cited_text(
+            trace.citation, trace.moved_to[0], index, trace.then_path
+        )
+    return new_paths
+
+
+def _refused(
+    root: Path, moves: list[tuple[Citation, int, int]], new_paths: dict[Citation, str]
+) -> set[Citation]:
+    """Which moves the rewrite will refuse (the document changed under the
+    citation, or cannot be read): those stay problems."""
+    from zodyssey.anchors.fix import plan_edits
+
     refused: set[Citation] = set()
     by_doc: dict[str, list[tuple[Citation, int, int]]] = {}
     for move in moves:
@@ -194,8 +229,7 @@ def _rewrite_moves(
             continue
         _, skipped = plan_edits(lines, doc_moves, new_paths)
         refused.update(skipped)
-    diff = apply_moves(root, moves, dry_run, new_paths=new_paths)
-    return diff, {id(t) for t in traces if t.citation not in refused}
+    return refused
 
 
 def _repin_moved(root: Path, config: Config, traces: list[Trace], unmoved: list[Citation]) -> int:
@@ -205,7 +239,6 @@ def _repin_moved(root: Path, config: Config, traces: list[Trace], unmoved: list[
     so the lines at the new place are the cited content. Old keys no other
     citation uses are dropped. No lock, nothing to do (--history needs none).
     """
-    from zodyssey.anchors.fingerprint import fingerprint, hash_text, normalise
     from zodyssey.anchors.lock import read_lock, write_lock
     from zodyssey.errors import ZodysseyError
 
@@ -217,13 +250,7 @@ def _repin_moved(root: Path, config: Config, traces: list[Trace], unmoved: list[
     if not lock.exists:
         return 0
     for trace in traces:
-        assert trace.moved_to is not None
-        path, start, end = trace.moved_to
-        key = make_key(path, start, end, trace.citation.ranged)
-        lines = list(trace.now_text)
-        lock.citations[key] = fingerprint(lines, 1, len(lines))
-        if len(lines) > 1:  # the lock keeps per-line pins for ranges only
-            lock.spans[key] = [hash_text(normalise(line)) for line in lines]
+        _pin_new_place(lock, trace)
     still_used = {c.key for c in unmoved}
     for trace in traces:
         old = trace.citation.key
@@ -232,6 +259,19 @@ def _repin_moved(root: Path, config: Config, traces: list[Trace], unmoved: list[
             lock.spans.pop(old, None)
     write_lock(lock_path, lock)
     return len(traces)
+
+
+def _pin_new_place(lock: LockFile, trace: Trace) -> None:
+    """Pin a moved citation's new key to the lines it now cites."""
+    from zodyssey.anchors.fingerprint import fingerprint, hash_text, normalise
+
+    assert trace.moved_to is not None
+    path, start, end = trace.moved_to
+    key = make_key(path, start, end, trace.citation.ranged)
+    lines = list(trace.now_text)
+    lock.citations[key] = fingerprint(lines, 1, len(lines))
+    if len(lines) > 1:  # the lock keeps per-line pins for ranges only
+        lock.spans[key] = [hash_text(normalise(line)) for line in lines]
 
 
 def _lock_exempt(root: Path, config: Config) -> list[str]:
@@ -351,39 +391,14 @@ def _build_report(
     unknown: list[dict[str, Any]] = []
     for trace in run.traces:
         counts[trace.kind] += 1
-        citation = trace.citation
         done = id(trace) in rewritten
-        case_name = f"{citation.cited_as} @ {citation.site.doc}:{citation.site.line}"
+        cases.append(_case(trace, done))
         if trace.kind == "ok":
-            cases.append(Case(case_name, "anchors.history"))
             continue
         entry = _problem(trace, done)
-        if trace.kind == "unknown":
-            severity = "warning"
-            unknown.append(entry)
-            cases.append(Case(case_name, "anchors.history", skipped=trace.reason))
-        else:
-            severity = "note" if done else "error"
-            problems.append(entry)
-            cases.append(Case(case_name, "anchors.history", failure=None if done else trace.reason))
-        findings.append(
-            Finding(
-                tool="anchors",
-                rule=trace.kind,
-                severity=severity,  # type: ignore[arg-type]
-                message=_message(trace, done),
-                file=citation.site.doc,
-                line=citation.site.line,
-                extra=entry,
-            )
-        )
-    shown = ", ".join(f"{counts[k]} {k}" for k in KINDS if counts[k] or k == "ok")
-    if tally is None:
-        tally = Tally.of([t.citation for t in run.traces], 0)
-        tally = replace(tally, scanned=tally.documents)
-    summary = f"history: {tally.text()}: {shown} ({_depth_note(run)})"
-    if rewritten:
-        summary += f"; rewrote {len(rewritten)} moved citation(s)"
+        (unknown if trace.kind == "unknown" else problems).append(entry)
+        findings.append(_finding(trace, done, entry))
+    tally = tally if tally is not None else _traced_tally(run)
     failing = sum(1 for p in problems if not p["rewritten"])
     payload: dict[str, Any] = {
         "tool": "anchors",
@@ -403,11 +418,52 @@ def _build_report(
         tool="anchors",
         title="citation history",
         findings=findings,
-        summary=summary,
+        summary=_history_summary(run, tally, counts, len(rewritten)),
         payload=payload,
         cases=cases,
         rules=dict(RULES),
     )
+
+
+def _case(trace: Trace, rewritten: bool) -> Case:
+    """The JUnit case of one trace: passed, skipped when unknown, failed unless rewritten."""
+    citation = trace.citation
+    name = f"{citation.cited_as} @ {citation.site.doc}:{citation.site.line}"
+    if trace.kind == "ok":
+        return Case(name, "anchors.history")
+    if trace.kind == "unknown":
+        return Case(name, "anchors.history", skipped=trace.reason)
+    return Case(name, "anchors.history", failure=None if rewritten else trace.reason)
+
+
+def _finding(trace: Trace, rewritten: bool, entry: dict[str, Any]) -> Finding:
+    """The finding of a trace that is not ok: a warning when unknown, a note once
+    rewritten, else an error."""
+    severity: Severity = "warning" if trace.kind == "unknown" else "note" if rewritten else "error"
+    return Finding(
+        tool="anchors",
+        rule=trace.kind,
+        severity=severity,
+        message=_message(trace, rewritten),
+        file=trace.citation.site.doc,
+        line=trace.citation.site.line,
+        extra=entry,
+    )
+
+
+def _history_summary(run: TraceRun, tally: Tally, counts: dict[str, int], rewrote: int) -> str:
+    """The one-line summary: what was read, the count of each kind, the history's depth."""
+    shown = ", ".join(f"{counts[k]} {k}" for k in KINDS if counts[k] or k == "ok")
+    summary = f"history: {tally.text()}: {shown} ({_depth_note(run)})"
+    if rewrote:
+        summary += f"; rewrote {rewrote} moved citation(s)"
+    return summary
+
+
+def _traced_tally(run: TraceRun) -> Tally:
+    """The counts of the traced citations, when the caller gave none."""
+    tally = Tally.of([t.citation for t in run.traces], 0)
+    return replace(tally, scanned=tally.documents)
 
 
 @dataclass
@@ -443,20 +499,7 @@ def seed_lock_from_history(
     old = read_lock(lock_path)
     selected = _not_exempt(citations, config, old.exempt)
     run = trace_citations(root, selected, jobs=jobs, progress_stream=progress_stream)
-    pins: dict[str, _Pin] = {}
-    skipped: list[tuple[Trace, str]] = []
-    current_files: dict[str, list[str] | None] = {}
-    for trace in run.traces:
-        outcome = _pin_for(root, trace, current_files)
-        if isinstance(outcome, str):
-            skipped.append((trace, outcome))
-            continue
-        key = trace.citation.key
-        assert key is not None  # _pin_for refuses citations without a key
-        earlier = pins.get(key)
-        # Several sites cite one key: keep the pin that exposes staleness.
-        if earlier is None or (outcome.differs and not earlier.differs):
-            pins[key] = outcome
+    pins, skipped = _pins(root, run.traces)
     lock = LockFile(
         citations={k: p.fingerprint for k, p in pins.items()},
         exempt=list(old.exempt),
@@ -476,6 +519,25 @@ def seed_lock_from_history(
     return report, Exit.PROBLEMS if skipped else Exit.OK
 
 
+def _pins(root: Path, traces: list[Trace]) -> tuple[dict[str, _Pin], list[tuple[Trace, str]]]:
+    """The pin of each key, and the traces that get none with why."""
+    pins: dict[str, _Pin] = {}
+    skipped: list[tuple[Trace, str]] = []
+    current_files: dict[str, list[str] | None] = {}
+    for trace in traces:
+        outcome = _pin_for(root, trace, current_files)
+        if isinstance(outcome, str):
+            skipped.append((trace, outcome))
+            continue
+        key = trace.citation.key
+        assert key is not None  # _pin_for refuses citations without a key
+        earlier = pins.get(key)
+        # Several sites cite one key: keep the pin that exposes staleness.
+        if earlier is None or (outcome.differs and not earlier.differs):
+            pins[key] = outcome
+    return pins, skipped
+
+
 def _seed_evidence(root: Path, run: TraceRun, pins: dict[str, _Pin]) -> dict[str, str]:
     """Each pin's evidence (neighbours, uniqueness) from the version it was pinned from.
 
@@ -483,6 +545,31 @@ def _seed_evidence(root: Path, run: TraceRun, pins: dict[str, _Pin]) -> dict[str
     call every moved span drift (docs/citation-lock.md, "moved only when certain").
     """
     from zodyssey.anchors.fingerprint import TargetFile
+
+    wanted, blobs = _pinned_versions(run, pins)
+    files: dict[tuple[str, str], TargetFile] = {}
+    out: dict[str, str] = {}
+    for key, pin in pins.items():
+        request = wanted.get(key)
+        if request is not None and request in blobs:
+            source: TargetFile | None = files.get(request)
+            if source is None:
+                source = files[request] = TargetFile.from_bytes(request[1], blobs[request])
+        elif pin.source == "now" and pin.trace.citation.resolved is not None:
+            source = TargetFile.read(root, pin.trace.citation.resolved)
+        else:
+            continue
+        evidence = _evidence_at(source, pin)
+        if evidence is not None:
+            out[key] = evidence
+    return out
+
+
+def _pinned_versions(
+    run: TraceRun, pins: dict[str, _Pin]
+) -> tuple[dict[str, tuple[str, str]], dict[tuple[str, str], bytes]]:
+    """For each key pinned from history, the (commit, path) it was pinned from; and
+    the bytes of those versions (none that git cannot read)."""
     from zodyssey.anchors.history.plumbing import read_blobs
     from zodyssey.git import GitError
 
@@ -496,26 +583,18 @@ def _seed_evidence(root: Path, run: TraceRun, pins: dict[str, _Pin]) -> dict[str
         blobs = read_blobs(run.info.top, [w for w in wanted.values() if w[0]])
     except (GitError, OSError):
         blobs = {}
-    files: dict[tuple[str, str], TargetFile] = {}
-    out: dict[str, str] = {}
-    for key, pin in pins.items():
-        citation = pin.trace.citation
-        source: TargetFile | None = None
-        request = wanted.get(key)
-        if request is not None and request in blobs:
-            source = files.get(request)
-            if source is None:
-                source = TargetFile.from_bytes(request[1], blobs[request])
-                files[request] = source
-        elif pin.source == "now" and citation.resolved is not None:
-            source = TargetFile.read(root, citation.resolved)
-        if source is None or source.lines is None:
-            continue
-        if citation.end > len(source.lines) or citation.start < 1:
-            continue
-        if source.span_hash(citation.start, citation.end) == pin.fingerprint:
-            out[key] = source.evidence(citation.start, citation.end).encode()
-    return out
+    return wanted, blobs
+
+
+def _evidence_at(source: TargetFile, pin: _Pin) -> str | None:
+    """The encoded evidence of the pinned span in `source`; None when `source` does
+    not hold the pinned content at the cited lines."""
+    citation = pin.trace.citation
+    if source.lines is None or citation.end > len(source.lines) or citation.start < 1:
+        return None
+    if source.span_hash(citation.start, citation.end) != pin.fingerprint:
+        return None
+    return source.evidence(citation.start, citation.end).encode()
 
 
 def _pin_for(root: Path, trace: Trace, files: dict[str, list[str] | None]) -> _Pin | str:
@@ -526,24 +605,14 @@ def _pin_for(root: Path, trace: Trace, files: dict[str, list[str] | None]) -> _P
     if citation.key is None or citation.resolved is None:
         return "does not resolve to one file now (the check reports it)"
     path = citation.resolved
-    if path not in files:
-        try:
-            text = (root / path).read_bytes().decode("utf-8", errors="replace")
-        except OSError:
-            files[path] = None
-        else:
-            files[path] = text.split("\n")
-    current_file = files[path]
+    current_file = _current_lines(root, path, files)
     if current_file is None:
         return f"{path} cannot be read"
     start, end = citation.start, citation.end
     if start < 1 or end < start or end > len(current_file):
         return "out of range now (the check reports it)"
     now = current_file[start - 1 : end]
-    historical = trace.kind in ("ok", "moved", "drift") or (
-        trace.kind == "unknown" and trace.shallow
-    )
-    lines = list(trace.then_text) if historical and trace.then_text else now
+    lines = _pinned_lines(trace, now)
     if is_contentless(lines):
         return "the span is blank or only comment markers (the check reports it)"
     pinned = fingerprint(lines, 1, len(lines))
@@ -554,6 +623,25 @@ def _pin_for(root: Path, trace: Trace, files: dict[str, list[str] | None]) -> _P
         differs=pinned != fingerprint(now, 1, len(now)),
         trace=trace,
     )
+
+
+def _pinned_lines(trace: Trace, now: list[str]) -> list[str]:
+    """The cited lines as they were written when history knows them (in a shallow
+    clone, as at the boundary); else `now`, the lines as they are now."""
+    dated = trace.kind in ("ok", "moved", "drift") or (trace.kind == "unknown" and trace.shallow)
+    return list(trace.then_text) if dated and trace.then_text else now
+
+
+def _current_lines(root: Path, path: str, files: dict[str, list[str] | None]) -> list[str] | None:
+    """The lines of `path` in the work tree, read once into `files`; None when unreadable."""
+    if path not in files:
+        try:
+            text = (root / path).read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            files[path] = None
+        else:
+            files[path] = text.split("\n")
+    return files[path]
 
 
 def _seed_report(

@@ -21,13 +21,15 @@ from typing import TextIO
 from urllib.parse import unquote
 
 from zodyssey.anchors.fingerprint import TargetFile, is_contentless
-from zodyssey.anchors.history.compare import locate_span, map_old_to_new
+from zodyssey.anchors.history.compare import SpanLocation, locate_span, map_old_to_new
 from zodyssey.anchors.history.plumbing import (
     UNCOMMITTED,
+    BlameLine,
     BlameResult,
     Fate,
     GitHistory,
     RepoInfo,
+    TreeChanges,
     blame_document,
     open_repository,
     read_blobs,
@@ -85,17 +87,8 @@ def trace_citations(
     blames = _blame_all(info, blame_docs, jobs, progress_stream)
     run.documents = len(blame_docs)
 
-    traces: dict[int, Trace] = {}
-    pending: dict[int, _Pending] = {}
     progress = Progress("history: trace", len(citations), progress_stream)
-    for index, citation in enumerate(citations):
-        outcome = _name_files(history, tracked, prefix, citation, blames.get(citation.site.doc))
-        if isinstance(outcome, Trace):
-            traces[index] = outcome
-            progress.advance()
-        else:
-            pending[index] = outcome
-
+    traces, pending = _name_all(history, tracked, citations, blames, progress)
     blobs = read_blobs(info.top, [(p.commit, p.then_top) for p in pending.values()])
     now_cache: dict[str, list[str] | None] = {}
     map_cache: dict[tuple[str, str, str], list[int | None]] = {}
@@ -108,6 +101,28 @@ def trace_citations(
         _refuse_contentless(traces[i], info.top, now_cache) for i in range(len(citations))
     ]
     return run
+
+
+def _name_all(
+    history: GitHistory,
+    tracked: set[str],
+    citations: Sequence[Citation],
+    blames: dict[str, BlameResult],
+    progress: Progress,
+) -> tuple[dict[int, Trace], dict[int, _Pending]]:
+    """Name each citation's files (by its index): the traces already judged, and
+    the citations pending the blob read."""
+    traces: dict[int, Trace] = {}
+    pending: dict[int, _Pending] = {}
+    prefix = history.info.prefix
+    for index, citation in enumerate(citations):
+        outcome = _name_files(history, tracked, prefix, citation, blames.get(citation.site.doc))
+        if isinstance(outcome, Trace):
+            traces[index] = outcome
+            progress.advance()
+        else:
+            pending[index] = outcome
+    return traces, pending
 
 
 def _refuse_contentless(trace: Trace, top: Path, now_cache: dict[str, list[str] | None]) -> Trace:
@@ -176,6 +191,22 @@ def _name_files(
     blame: BlameResult | None,
 ) -> Trace | _Pending:
     """Date the citing line and name the cited file then and now (or say why not)."""
+    origin = _citing_origin(citation, blame)
+    if isinstance(origin, Trace):
+        return origin
+    commit = history.written_in(origin, prefix + citation.site.doc, _holds(citation))
+    base = Trace(citation, "unknown", "", commit=commit, shallow=commit in history.info.shallow)
+    try:
+        worktree = history.worktree_changes()
+        if citation.resolved is not None:
+            return _name_resolved(history, tracked, worktree, base, citation.resolved)
+        return _name_by_text(history, worktree, base, prefix)
+    except GitError as exc:
+        return replace(base, reason=f"git failed: {exc}")
+
+
+def _citing_origin(citation: Citation, blame: BlameResult | None) -> BlameLine | Trace:
+    """What git blame says of the citing line: its origin, or why it has none."""
     doc = citation.site.doc
     if blame is None:
         return Trace(
@@ -190,93 +221,78 @@ def _name_files(
         return Trace(
             citation, "unknown", f"git blame gave no origin for {doc} line {citation.site.line}"
         )
-    commit = origin.commit
-    if commit == UNCOMMITTED:
+    if origin.commit == UNCOMMITTED:
         return Trace(
             citation,
             "unknown",
             "the citing line has changes that are not committed yet, so it has no history",
         )
-    commit = history.written_in(origin, prefix + doc, _holds(citation))
-    shallow = commit in history.info.shallow
-    short = commit[:12]
-    try:
-        worktree = history.worktree_changes()
-        if citation.resolved is not None:
-            now_top = prefix + citation.resolved
-            if now_top not in tracked:
-                return Trace(
-                    citation,
-                    "unknown",
-                    f"target {citation.resolved} is not tracked by git",
-                    commit=commit,
-                    shallow=shallow,
-                )
-            head_name = worktree.backward(now_top)
-            if head_name is None:
-                return Trace(
-                    citation,
-                    "unknown",
-                    f"target {citation.resolved} was added after the last commit",
-                    commit=commit,
-                    shallow=shallow,
-                )
-            then_top = history.name_then(commit, head_name)
-            if then_top is None:
-                return Trace(
-                    citation,
-                    "unknown",
-                    f"target {citation.resolved} did not exist yet at {short}, "
-                    "the commit that wrote the citing line",
-                    commit=commit,
-                    shallow=shallow,
-                )
-            return _Pending(citation, commit, shallow, then_top, now_top, True)
-        then_top = _resolve_at_commit(history, commit, prefix, citation)
-        if then_top is None:
-            return Trace(
-                citation,
-                "unknown",
-                f"{citation.cited} resolves to no single file now, nor at {short}, "
-                "the commit that wrote the citing line",
-                commit=commit,
-                shallow=shallow,
-            )
-        fate = history.name_at_head(commit, then_top)
-        head_name = fate.head_name
-        current_top = worktree.forward(head_name) if head_name is not None else None
-        then_rel = then_top[len(prefix) :]
-        if current_top is None:
-            return Trace(
-                citation,
-                "gone",
-                f"{_deleted(then_top, fate, prefix)}; the citing line is from {short}",
-                commit=commit,
-                shallow=shallow,
-                then_path=then_rel,
-            )
-        if not current_top.startswith(prefix):
-            return Trace(
-                citation,
-                "gone",
-                f"{then_rel} was moved out of the checked root (now {current_top})",
-                commit=commit,
-                shallow=shallow,
-                then_path=then_rel,
-            )
-        if citation.candidates:
-            return Trace(
-                citation,
-                "unknown",
-                f"{citation.cited} is ambiguous now ({', '.join(citation.candidates)}); "
-                f"at {short} it meant {then_rel}",
-                commit=commit,
-                shallow=shallow,
-                then_path=then_rel,
-            )
-        return _Pending(citation, commit, shallow, then_top, current_top, False)
-    except GitError as exc:
-        return Trace(citation, "unknown", f"git failed: {exc}", commit=commit, shallow=shallow)
+    return origin
+
+
+def _name_resolved(
+    history: GitHistory, tracked: set[str], worktree: TreeChanges, base: Trace, resolved: str
+) -> Trace | _Pending:
+    """Name the file of a citation that resolves now: followed back to the commit
+    that wrote the citing line (`base.commit`)."""
+    now_top = history.info.prefix + resolved
+    if now_top not in tracked:
+        return replace(base, reason=f"target {resolved} is not tracked by git")
+    head_name = worktree.backward(now_top)
+    if head_name is None:
+        return replace(base, reason=f"target {resolved} was added after the last commit")
+    assert base.commit is not None
+    then_top = history.name_then(base.commit, head_name)
+    if then_top is None:
+        return replace(
+            base,
+            reason=f"target {resolved} did not exist yet at {base.commit[:12]}, "
+            "the commit that wrote the citing line",
+        )
+    return _Pending(base.citation, base.commit, base.shallow, then_top, now_top, True)
+
+
+def _name_by_text(
+    history: GitHistory, worktree: TreeChanges, base: Trace, prefix: str
+) -> Trace | _Pending:
+    """Name the file of a citation that does not resolve now: the cited text resolved
+    at the commit that wrote the citing line, then followed forward to now."""
+    citation = base.citation
+    assert base.commit is not None
+    commit, short = base.commit, base.commit[:12]
+    then_top = _resolve_at_commit(history, commit, prefix, citation)
+    if then_top is None:
+        return replace(
+            base,
+            reason=f"{citation.cited} resolves to no single file now, nor at {short}, "
+            "the commit that wrote the citing line",
+        )
+    fate = history.name_at_head(commit, then_top)
+    head_name = fate.head_name
+    current_top = worktree.forward(head_name) if head_name is not None else None
+    then_rel = then_top[len(prefix) :]
+    if current_top is None:
+        return replace(
+            base,
+            kind="gone",
+            reason=f"{_deleted(then_top, fate, prefix)}; the citing line is from {short}",
+            then_path=then_rel,
+        )
+    if not current_top.startswith(prefix):
+        return replace(
+            base,
+            kind="gone",
+            reason=f"{then_rel} was moved out of the checked root (now {current_top})",
+            then_path=then_rel,
+        )
+    if citation.candidates:
+        return replace(
+            base,
+            reason=f"{citation.cited} is ambiguous now ({', '.join(citation.candidates)}); "
+            f"at {short} it meant {then_rel}",
+            then_path=then_rel,
+        )
+    return _Pending(citation, commit, base.shallow, then_top, current_top, False)
 
 
 def _holds(citation: Citation) -> Callable[[str], bool]:
@@ -314,32 +330,47 @@ def _resolve_at_commit(
     """
     files = [f[len(prefix) :] for f in history.tree_files(commit) if f.startswith(prefix)]
     present = set(files)
-    cited = citation.cited
     doc_dir = posixpath.dirname(citation.site.doc)
-    if citation.dialect == "link":
-        target = unquote(cited)
-        path = (
-            target.lstrip("/")
-            if target.startswith("/")
-            else posixpath.normpath(posixpath.join(doc_dir, target))
-        )
+    if citation.dialect in ("link", "blob"):
+        path = _root_path(citation, doc_dir)
         return prefix + path if path in present else None
+    found = _resolve_text(files, present, citation.cited, doc_dir)
+    return None if found is None else prefix + found
+
+
+def _root_path(citation: Citation, doc_dir: str) -> str:
+    """The root-relative path a link (relative to its document, or to the root with
+    a leading `/`) or a blob URL names."""
     if citation.dialect == "blob":
-        path = cited.lstrip("/")
-        return prefix + path if path in present else None
+        return citation.cited.lstrip("/")
+    target = unquote(citation.cited)
+    if target.startswith("/"):
+        return target.lstrip("/")
+    return posixpath.normpath(posixpath.join(doc_dir, target))
+
+
+def _resolve_text(files: list[str], present: set[str], cited: str, doc_dir: str) -> str | None:
+    """A path form against one tree's `files`: the exact path, the path relative to the
+    document, then the unique suffix or basename."""
     while cited.startswith("./"):
         cited = cited[2:]
     relative = posixpath.normpath(posixpath.join(doc_dir, cited)) if doc_dir else cited
     for candidate in (cited, relative):
         if candidate in present:
-            return prefix + candidate
+            return candidate
+    return _unique_match(files, cited)
+
+
+def _unique_match(files: list[str], cited: str) -> str | None:
+    """The one file whose path ends with `/` + cited; failing that, when the text has
+    no `/`, the one file whose basename ends with it. None when none or several do."""
     suffix = [f for f in files if f.endswith("/" + cited)]
     if len(suffix) == 1:
-        return prefix + suffix[0]
+        return suffix[0]
     if suffix or "/" in cited:
         return None
     by_name = [f for f in files if posixpath.basename(f).endswith(cited)]
-    return prefix + by_name[0] if len(by_name) == 1 else None
+    return by_name[0] if len(by_name) == 1 else None
 
 
 def _read_now(root_top: Path, path: str, cache: dict[str, list[str] | None]) -> list[str] | None:
@@ -404,6 +435,25 @@ def _compare(
             reason=f"{now_rel} cannot be read from the work tree",
             then_text=then_text,
         )
+    place = _place_now(item, then_lines, now_lines, map_cache, prefix, file_cache)
+    compared = replace(base, then_text=then_text, now_path=now_rel)
+    if place.kind == "ok":
+        return _unchanged(compared, item, now_lines)
+    if place.kind == "moved":
+        return _moved(compared, item, place, now_lines)
+    return _drifted(compared, item, place, now_lines)
+
+
+def _place_now(
+    item: _Pending,
+    then_lines: list[str],
+    now_lines: list[str],
+    map_cache: dict[tuple[str, str, str], list[int | None]],
+    prefix: str,
+    file_cache: dict[tuple[str, str], TargetFile] | None,
+) -> SpanLocation:
+    """Where the cited span of `then_lines` is in `now_lines`; the line mapping and
+    the files are built once per (commit, file then, file now) in the caches."""
     cache_key = (item.commit, item.then_top, item.now_top)
     mapping = map_cache.get(cache_key)
     if mapping is None:
@@ -412,55 +462,73 @@ def _compare(
     cache = file_cache if file_cache is not None else {}
     then_key, now_key = (item.commit, item.then_top), ("", item.now_top)
     if then_key not in cache:
+        then_rel = item.then_top[len(prefix) :]
         cache[then_key] = TargetFile(then_rel, then_lines, None, "\n".join(then_lines))
     if now_key not in cache:
+        now_rel = item.now_top[len(prefix) :]
         cache[now_key] = TargetFile(now_rel, now_lines, None, "\n".join(now_lines))
-    place = locate_span(
+    return locate_span(
         then_lines,
-        start,
-        end,
+        item.citation.start,
+        item.citation.end,
         now_lines,
         same_place=item.same_place,
         mapping=mapping,
         files=(cache[then_key], cache[now_key]),
     )
-    renamed = then_rel != now_rel
-    since = f"since {short}" + (" (the shallow clone's oldest commit)" if item.shallow else "")
-    if place.kind == "ok":
-        if item.shallow:
-            return replace(
-                base,
-                kind="unknown",
-                reason=f"unchanged since {short}, the shallow boundary; the citing line may be "
-                "older than the history this clone holds (fetch more with git fetch --deepen)",
-                then_text=then_text,
-                now_path=now_rel,
-                now_text=then_text,
-            )
+
+
+def _since(item: _Pending) -> str:
+    short = item.commit[:12]
+    return f"since {short}" + (" (the shallow clone's oldest commit)" if item.shallow else "")
+
+
+def _renamed(trace: Trace) -> str:
+    """`renamed a -> b; ` when the cited file has another name now, else nothing."""
+    if trace.then_path == trace.now_path:
+        return ""
+    return f"renamed {trace.then_path} -> {trace.now_path}; "
+
+
+def _unchanged(compared: Trace, item: _Pending, now_lines: list[str]) -> Trace:
+    """The span is where it was, unchanged: ok, unless the commit is a shallow boundary."""
+    short = item.commit[:12]
+    if item.shallow:
         return replace(
-            base,
-            kind="ok",
-            reason=f"unchanged since {short}",
-            then_text=then_text,
-            now_path=now_rel,
-            now_text=tuple(now_lines[start - 1 : end]),
+            compared,
+            kind="unknown",
+            reason=f"unchanged since {short}, the shallow boundary; the citing line may be "
+            "older than the history this clone holds (fetch more with git fetch --deepen)",
+            now_text=compared.then_text,
         )
-    if place.kind == "moved":
-        where = f"{now_rel}:{_span(place.start, place.end)}"
-        what = f"renamed {then_rel} -> {now_rel}; " if renamed else ""
-        return replace(
-            base,
-            kind="moved",
-            reason=f"{what}the cited lines are now at {where} (unchanged {since})",
-            then_text=then_text,
-            now_path=now_rel,
-            now_text=tuple(now_lines[place.start - 1 : place.end]),
-            moved_to=(now_rel, place.start, place.end),
-        )
-    now_text = tuple(now_lines[start - 1 : end]) if end <= len(now_lines) else ()
-    detail = f"the cited lines changed {since}"
-    if renamed:
-        detail = f"renamed {then_rel} -> {now_rel}; " + detail
+    start, end = compared.citation.start, compared.citation.end
+    return replace(
+        compared,
+        kind="ok",
+        reason=f"unchanged since {short}",
+        now_text=tuple(now_lines[start - 1 : end]),
+    )
+
+
+def _moved(compared: Trace, item: _Pending, place: SpanLocation, now_lines: list[str]) -> Trace:
+    """The span is unchanged at other lines (or in the renamed file)."""
+    now_rel = compared.now_path
+    assert now_rel is not None
+    where = f"{now_rel}:{_span(place.start, place.end)}"
+    return replace(
+        compared,
+        kind="moved",
+        reason=f"{_renamed(compared)}the cited lines are now at {where} (unchanged {_since(item)})",
+        now_text=tuple(now_lines[place.start - 1 : place.end]),
+        moved_to=(now_rel, place.start, place.end),
+    )
+
+
+def _drifted(compared: Trace, item: _Pending, place: SpanLocation, now_lines: list[str]) -> Trace:
+    """The cited lines changed: where their place is now, and where the text possibly is."""
+    start, end = compared.citation.start, compared.citation.end
+    now_rel = compared.now_path
+    detail = f"{_renamed(compared)}the cited lines changed {_since(item)}"
     if place.nearby is not None:
         detail += f"; their place is now around {now_rel}:{_span(*place.nearby)}"
     if place.possibly:
@@ -473,12 +541,10 @@ def _compare(
     if end > len(now_lines):
         detail += f"; {now_rel} has only {len(now_lines)} lines now"
     return replace(
-        base,
+        compared,
         kind="drift",
         reason=detail,
-        then_text=then_text,
-        now_path=now_rel,
-        now_text=now_text,
+        now_text=tuple(now_lines[start - 1 : end]) if end <= len(now_lines) else (),
         nearby=place.nearby,
         possibly=place.possibly,
     )
