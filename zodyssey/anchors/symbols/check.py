@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from zodyssey.anchors.model import Citation, Site
 from zodyssey.anchors.problem import Problem, printable
 from zodyssey.anchors.symbols import evidence
-from zodyssey.anchors.symbols.resolve import read_definitions
+from zodyssey.anchors.symbols.resolve import FileDefinitions, read_definitions
 
 if TYPE_CHECKING:
     from typing import Protocol
@@ -123,24 +123,8 @@ def _undefined(checker: Checker, make: Callable[..., Problem], path: str, symbol
         )
     fate = evidence.fate(checker.root, path, symbol, now)
     if fate is None:
-        names = now.names() if now is not None else []
-        shown = ", ".join(names[:12]) + (f" and {len(names) - 12} more" if len(names) > 12 else "")
-        return make(
-            "unresolved",
-            f"{path} defines no `{symbol}`, and no commit of its last {evidence.MAX_VERSIONS} "
-            f"did; it defines: {shown or 'nothing citable'}",
-        )
-    if fate.removed_by is None:
-        how = (
-            f"renamed to `{fate.renamed_to}` in the working tree"
-            if fate.renamed_to
-            else "removed in the working tree"
-        )
-        by = f"{how} (not committed; {fate.last_seen.commit[:12]} still defines it)"
-    else:
-        commit = fate.removed_by.commit[:12]
-        subject = printable(fate.removed_by.subject)[:80]
-        by = f"{'renamed to `' + fate.renamed_to + '`' if fate.renamed_to else 'removed'} by {commit} ({subject})"
+        return make("unresolved", _never_defined(path, symbol, now))
+    by = _what_became_of(fate)
     if fate.renamed_to:
         return make(
             "unresolved",
@@ -151,6 +135,32 @@ def _undefined(checker: Checker, make: Callable[..., Problem], path: str, symbol
         f"`{symbol}` is no longer defined in {path}: {by}; the citation points at nothing: "
         "cite where that code lives now, or remove the citation",
     )
+
+
+def _never_defined(path: str, symbol: str, now: FileDefinitions | None) -> str:
+    """Why a symbol no version of its file defines resolves to nothing, with what the
+    file defines instead."""
+    names = now.names() if now is not None else []
+    shown = ", ".join(names[:12]) + (f" and {len(names) - 12} more" if len(names) > 12 else "")
+    return (
+        f"{path} defines no `{symbol}`, and no commit of its last {evidence.MAX_VERSIONS} "
+        f"did; it defines: {shown or 'nothing citable'}"
+    )
+
+
+def _what_became_of(fate: evidence.Fate) -> str:
+    """How a symbol left its file: renamed or removed, by which commit (or not committed yet)."""
+    if fate.removed_by is None:
+        how = (
+            f"renamed to `{fate.renamed_to}` in the working tree"
+            if fate.renamed_to
+            else "removed in the working tree"
+        )
+        return f"{how} (not committed; {fate.last_seen.commit[:12]} still defines it)"
+    commit = fate.removed_by.commit[:12]
+    subject = printable(fate.removed_by.subject)[:80]
+    how = f"renamed to `{fate.renamed_to}`" if fate.renamed_to else "removed"
+    return f"{how} by {commit} ({subject})"
 
 
 def _file_vanished(

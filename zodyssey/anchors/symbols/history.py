@@ -59,31 +59,28 @@ def compare_symbol(
             now_path=now_rel,
         )
     now_text = tuple(now_lines[citation.start - 1 : citation.end])
-    same = [normalise(x) for x in then_text] == [normalise(x) for x in now_text]
-    if same:
-        if base.shallow:
-            return replace(
-                base,
-                reason=f"unchanged since {short}, the shallow boundary; the citing line may be "
-                "older than the history this clone holds (fetch more with git fetch --deepen)",
-                then_text=then_text,
-                now_path=now_rel,
-                now_text=now_text,
-            )
-        return replace(
-            base,
-            kind="ok",
-            reason=f"`{symbol}` unchanged since {short} (found by name, wherever it is)",
-            then_text=then_text,
-            now_path=now_rel,
-            now_text=now_text,
+    return _judged(
+        replace(base, then_text=then_text, now_path=now_rel, now_text=now_text), symbol, short
+    )
+
+
+def _judged(compared: Trace, symbol: str, short: str) -> Trace:
+    """The symbol's lines then and now (in `compared`): unchanged (ok, or unknown at a
+    shallow boundary), else drift with the diff."""
+    then_text, now_text = compared.then_text, compared.now_text
+    if [normalise(x) for x in then_text] != [normalise(x) for x in now_text]:
+        shown = evidence.diff(
+            list(then_text), list(now_text), f"{symbol} @ {short}", f"{symbol} now"
         )
-    shown = evidence.diff(list(then_text), list(now_text), f"{symbol} @ {short}", f"{symbol} now")
+        return replace(compared, kind="drift", reason=f"`{symbol}` changed since {short}:\n{shown}")
+    if compared.shallow:
+        return replace(
+            compared,
+            reason=f"unchanged since {short}, the shallow boundary; the citing line may be "
+            "older than the history this clone holds (fetch more with git fetch --deepen)",
+        )
     return replace(
-        base,
-        kind="drift",
-        reason=f"`{symbol}` changed since {short}:\n{shown}",
-        then_text=then_text,
-        now_path=now_rel,
-        now_text=now_text,
+        compared,
+        kind="ok",
+        reason=f"`{symbol}` unchanged since {short} (found by name, wherever it is)",
     )

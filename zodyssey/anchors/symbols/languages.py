@@ -345,15 +345,25 @@ def _walk(
         segments, body, emit = handler(child)
         inner = scope + segments if segments else scope
         if emit and segments:
-            name = child.child_by_field_name("name")
-            if child.type == "decorated_definition":
-                definition = child.child_by_field_name("definition")
-                name = definition.child_by_field_name("name") if definition else None
-            name_row = (name.start_point[0] if name is not None else child.start_point[0]) + 1
             out.append(
                 Definition(
-                    inner, child.start_point[0] + 1, child.end_point[0] + 1, name_row, child.type
+                    inner,
+                    child.start_point[0] + 1,
+                    child.end_point[0] + 1,
+                    _name_row(child),
+                    child.type,
                 )
             )
         if body is not None:
             _walk(body, inner, table, out, depth + 1)
+
+
+def _name_row(node: Any) -> int:
+    """The 1-based line of a definition's name (of the decorated definition's name for
+    a decorated one); the definition's first line when it has no name field."""
+    name = node.child_by_field_name("name")
+    if node.type == "decorated_definition":
+        definition = node.child_by_field_name("definition")
+        name = definition.child_by_field_name("name") if definition else None
+    row: int = name.start_point[0] if name is not None else node.start_point[0]
+    return row + 1

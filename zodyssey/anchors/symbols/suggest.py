@@ -61,24 +61,33 @@ class Suggestion:
 def covered(found: FileDefinitions, lines: list[str], a: int, b: int) -> Definition | None:
     """The one definition lines a..b cover, or None (none, several, or more than one)."""
     exact = [d for d in found.items if (d.start, d.end) == (a, b)]
-    if len(exact) == 1:
-        return exact[0]
     if exact:
-        return None
+        return _only(exact)
     if a == b:
-        heads = [d for d in found.items if a in (d.start, d.name_line)]
-        return heads[0] if len(heads) == 1 else None
-    inside = [d for d in found.items if a <= d.start and d.end <= b]
-    outer = [
-        d
-        for d in inside
-        if not any(o is not d and o.start <= d.start and d.end <= o.end for o in inside)
-    ]
-    if len(outer) != 1:
+        return _only([d for d in found.items if a in (d.start, d.name_line)])
+    one = _outermost_within(found.items, a, b)
+    if one is None:
         return None
-    one = outer[0]
     rest = lines[a - 1 : one.start - 1] + lines[one.end : b]
     return one if all(not line.strip() for line in rest) else None
+
+
+def _only(definitions: list[Definition]) -> Definition | None:
+    """The definition when there is exactly one; None for none or several."""
+    return definitions[0] if len(definitions) == 1 else None
+
+
+def _outermost_within(items: list[Definition], a: int, b: int) -> Definition | None:
+    """The one definition within lines a..b that no other one there encloses; None
+    when there is none, or several."""
+    inside = [d for d in items if a <= d.start and d.end <= b]
+    return _only(
+        [
+            d
+            for d in inside
+            if not any(o is not d and o.start <= d.start and d.end <= o.end for o in inside)
+        ]
+    )
 
 
 def suggestions(
