@@ -80,3 +80,38 @@ def test_only_the_launched_reviewer_stop_is_the_verdict(lab: Any) -> None:
     review = _review(repo)
     assert review["verdict"] == "OKAY" and review["round"] == 2 and review["phase"] == "execute"
     assert lab.hook(repo, lab.write(repo, "src/app.py")).allowed
+
+
+def _explore(repo: Any, call_id: str, event: str = "PreToolUse") -> dict[str, Any]:
+    payload = _dispatch(repo, call_id, event)
+    payload["tool_input"] = {**payload["tool_input"], "subagent_type": "explore"}
+    return payload
+
+
+def _capped(lab: Any, repo: Any, payload: dict[str, Any], event: str) -> int:
+    env = clean_env(CLAUDE_PROJECT_DIR=str(repo), ZODYSSEY_PARALLEL_CAP="1")
+    done = lab.zodyssey("hook", event, cwd=repo, stdin=json.dumps(payload), env=env)
+    code: int = done.returncode
+    return code
+
+
+@pytest.mark.claim("dispatch-cap-background")
+def test_a_background_agent_counts_against_the_cap_until_it_stops(lab: Any) -> None:
+    repo = lab.repo()
+    lab.start_run(repo)
+    assert _capped(lab, repo, _explore(repo, "toolu_e1"), "pre-tool") == 0
+    report = _explore(repo, "toolu_e1", "PostToolUse")
+    report["tool_response"] = {"isAsync": True, "status": "async_launched", "agentId": "agent-e1"}
+    assert _capped(lab, repo, report, "post-tool") == 0
+    assert _capped(lab, repo, _explore(repo, "toolu_e2"), "pre-tool") == 2  # cap 1, still running
+    stop = {
+        "session_id": "s1",
+        "cwd": str(repo),
+        "hook_event_name": "SubagentStop",
+        "agent_id": "agent-e1",
+        "agent_type": "explore",
+        "stop_hook_active": False,
+        "last_assistant_message": "done",
+    }
+    assert _capped(lab, repo, stop, "subagent-stop") == 0
+    assert _capped(lab, repo, _explore(repo, "toolu_e3"), "pre-tool") == 0

@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 
+from tests.helpers import run_zodyssey
 from tests.helpers.runs import PLAN, Repo, make_repo, reviewer_payload, transcript_of
 from zodyssey.gate.harness import get_harness
 from zodyssey.gate.install import install, our_entries
@@ -266,3 +267,55 @@ def test_the_wiring_check_says_when_subagent_stop_is_not_wired(tmp_path: Path) -
     assert code == 0 and len(found) == 1, part
     assert found[0]["severity"] == "warning" and found[0]["file"] == ".claude/settings.json"
     assert "SubagentStop" in found[0]["message"] and "hook install" in found[0]["message"]
+
+
+def capped(repo: Repo, event: str, body: dict[str, Any]) -> Any:
+    """The hook as Claude Code runs it, with a dispatch cap of 1."""
+    done = run_zodyssey(
+        *("hook", event, "--harness", "claude-code"),
+        cwd=repo.root,
+        env={"CLAUDE_PROJECT_DIR": str(repo.root), "ZODYSSEY_PARALLEL_CAP": "1"},
+        stdin=json.dumps(body),
+    )
+    return done
+
+
+def explorer_launch(repo: Repo, tool_use_id: str) -> Any:
+    """An ordinary (not reviewer) `Agent` dispatch's PreToolUse, and its payload."""
+    body = reviewer_payload(repo.root, tool_use_id)
+    body["tool_input"] = {**body["tool_input"], "subagent_type": "explore"}
+    return capped(repo, "pre-tool", body), body
+
+
+def agent_stopped(repo: Repo, agent_id: str) -> Any:
+    return capped(repo, "subagent-stop", stop_payload(repo, agent_id, "done", "explore"))
+
+
+def test_a_background_agent_holds_its_slot_until_it_stops(started: Repo) -> None:
+    """How this could pass while broken: the launch report (which comes at once)
+    releasing the slot lets an orchestrator start any number of background agents
+    under a cap of 1; a stop of another agent could free it."""
+    repo = started
+    first, body = explorer_launch(repo, "toolu_bg_1")
+    assert first.returncode == 0, first.stderr
+    body["hook_event_name"] = "PostToolUse"
+    body["tool_response"] = {"isAsync": True, "status": "async_launched", "agentId": AGENT_A}
+    assert capped(repo, "post-tool", body).returncode == 0
+    assert AGENT_A not in (repo.root / ".zcode/state/demo.inflight.json").read_text()
+    second, _ = explorer_launch(repo, "toolu_bg_2")
+    assert second.returncode == 2 and "in flight" in second.stderr, second.stderr
+    # Another agent's stop frees nothing; the launched agent's own stop frees its slot.
+    assert agent_stopped(repo, AGENT_B).returncode == 0
+    assert explorer_launch(repo, "toolu_bg_3")[0].returncode == 2
+    assert agent_stopped(repo, AGENT_A).returncode == 0
+    assert explorer_launch(repo, "toolu_bg_4")[0].returncode == 0
+
+
+def test_a_foreground_agent_frees_its_slot_when_it_returns(started: Repo) -> None:
+    repo = started
+    first, body = explorer_launch(repo, "toolu_fg_1")
+    assert first.returncode == 0, first.stderr
+    body["hook_event_name"] = "PostToolUse"
+    body["tool_response"] = {"content": [{"type": "text", "text": "found it"}]}
+    assert capped(repo, "post-tool", body).returncode == 0
+    assert explorer_launch(repo, "toolu_fg_2")[0].returncode == 0

@@ -135,6 +135,41 @@ def release_slot(root: "str | os.PathLike[str]", slug: str, tool_use_id: str) ->
     return store.update_json(path, remove, list)
 
 
+def agent_slot(agent_id: str) -> str:
+    """The ledger id of a dispatch running in the background as agent `agent_id`
+    (Claude Code's `agentId`): a digest, so nothing in the ledger names the agent."""
+    import hashlib
+
+    raw = f"zodyssey-slot-agent\x00{agent_id}".encode("utf-8", "surrogatepass")
+    return "agent-" + hashlib.sha256(raw).hexdigest()[:32]
+
+
+def rebind_slot(root: "str | os.PathLike[str]", slug: str, tool_use_id: str, agent_id: str) -> bool:
+    """A dispatch the harness started in the background returned at once: its slot
+    stays taken, now under the agent's id, until that agent stops (SubagentStop,
+    `release_slot(..., agent_slot(agent_id))`) or the entry expires
+    (DISPATCH_TTL_SECONDS). True when the entry was there."""
+    path = paths.inflight_path(os.fspath(root), slug)
+    if not os.path.exists(path):
+        return False
+    new_id = agent_slot(agent_id)
+
+    def rename(ledger: "Any") -> bool:
+        if not isinstance(ledger, list):
+            return False
+        anon = tool_use_id.startswith("anon-")
+        for entry in ledger:
+            if not isinstance(entry, dict):
+                continue
+            held = str(entry.get("id", ""))
+            if held == tool_use_id or (anon and held.startswith(tool_use_id + "-")):
+                entry["id"] = new_id
+                return True
+        return False
+
+    return store.update_json(path, rename, list)
+
+
 def _pend_review(root: str, ctx: "RunContext", key: str, agent: str, harness: str) -> None:
     """Record the reviewer dispatch whose reported answer will be the round's verdict.
 

@@ -633,14 +633,22 @@ def _dispatch_done(
     the reviewer's verdict when it was the reviewer's dispatch."""
     from pathlib import Path
 
-    from zodyssey.gate.effects import release_slot
+    from zodyssey.gate.effects import rebind_slot, release_slot
     from zodyssey.gate.toolcall import anon_key
+    from zodyssey.gate.verdicts import launched_agent
 
     slot = call.tool_use_id or anon_key(call)
+    # Started in the background (the report came at once): the subagent still runs,
+    # so its slot is kept under its agent id until its SubagentStop.
+    agent = launched_agent(payload) if getattr(adapter, "stop_events", ()) else None
     for root, active in runs:
         for slug, state in active:
-            if not isinstance(state, str):
+            if isinstance(state, str):
+                continue
+            if agent is None:
                 release_slot(Path(root), slug, slot)
+            else:
+                rebind_slot(Path(root), slug, slot, agent)
     if call.tool_name in adapter.reviewer_tools:
         # The harness reports the dispatch it ran: the reviewer's verdict, if
         # this is the pending reviewer dispatch (zodyssey.runs.review).
