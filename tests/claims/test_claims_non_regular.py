@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -92,3 +93,24 @@ def test_a_fifo_as_the_claims_code_is_named_not_waited_on(tmp_path: Path) -> Non
     assert done.returncode == 9, done.stdout + done.stderr  # the claim's code is bad
     assert "bad-code" in done.stdout and "pkg/num.py" in done.stdout, done.stdout
     assert "FIFO" in done.stdout and "not a regular file" in done.stdout, done.stdout
+
+
+def test_a_fifo_as_claims_json_output_is_a_usage_error(tmp_path: Path) -> None:
+    """How this could pass while broken: the atomic writer renames a new file over the
+    FIFO (nothing hangs, but whoever reads the pipe never gets the matrix) and exit 0."""
+    (tmp_path / "test_one.py").write_text("def test_one():\n    pass\n", encoding="utf-8")
+    out = _fifo(tmp_path / "out" / "claims.json")
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"),
+            "--claims-json",
+            str(out),
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert done.returncode == 4, done.stdout + done.stderr  # pytest's usage error
+    assert "not a regular file" in done.stderr and "--claims-json" in done.stderr, done.stderr
+    assert out.is_fifo()  # left as it was

@@ -119,10 +119,24 @@ def _strict_asked(config: pytest.Config) -> bool:
         return False
 
 
+def _refuse_special_outputs(recorder: ClaimsRecorder) -> None:
+    """`--claims-json`/`--claims-export` naming a FIFO, socket or device is a usage
+    error before any test runs (never a file renamed over what another process reads)."""
+    from zodyssey.core.files import NotRegularFile, require_regular_target
+
+    for path, what in ((recorder.json_path, "--claims-json"), (recorder.export_path, "export")):
+        if path:
+            try:
+                require_regular_target(path, what)
+            except NotRegularFile as exc:
+                raise pytest.UsageError(str(exc)) from None
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", MARKER_HELP)
     config.addinivalue_line("markers", ALLOW_SKIP_HELP)
     recorder = ClaimsRecorder(config)
+    _refuse_special_outputs(recorder)
     config.pluginmanager.register(recorder, RECORDER)
     judges = config.pluginmanager.get_plugin(RECORDER) is recorder
     if _strict_asked(config) and not (judges and config.pluginmanager.get_plugin(GUARD)):
