@@ -78,6 +78,18 @@ def test_done_is_refused_until_every_criterion_passed(lab: Any) -> None:
     assert state_of(repo)["todos"]["1"]["status"] == "done"
 
 
+@pytest.mark.claim("done-needs-evidence")
+def test_only_a_persons_stamped_override_marks_done_without_evidence(lab: Any) -> None:
+    """The one way past the rule: `--force-done --reason`, stamped into the evidence."""
+    repo = reviewed_run(lab)
+    forced = run_cmd(lab, repo, "todo", "demo", "1", "done", "--force-done", "--reason", "no net")
+    assert forced.returncode == 0, forced.stderr
+    assert state_of(repo)["todos"]["1"]["status"] == "done"
+    log = repo / ".zcode" / "verify" / "demo" / "evidence.jsonl"
+    kinds = [json.loads(line).get("kind") for line in log.read_text().splitlines() if line]
+    assert "override" in kinds, kinds
+
+
 @pytest.mark.claim("evidence-chain")
 @pytest.mark.parametrize("tamper", ["edit", "delete", "reorder"])
 def test_tampered_evidence_breaks_the_chain(lab: Any, tamper: str) -> None:
