@@ -17,8 +17,8 @@ import pytest
 from invariants.conftest import Outcome, clean_env
 
 
-def _hook(lab: Any, repo: Any, payload: dict[str, Any], event: str) -> Outcome:
-    env = clean_env(CLAUDE_PROJECT_DIR=str(repo))
+def _hook(lab: Any, repo: Any, payload: dict[str, Any], event: str, **env_extra: str) -> Outcome:
+    env = clean_env(CLAUDE_PROJECT_DIR=str(repo), **env_extra)
     done = lab.zodyssey("hook", event, cwd=repo, stdin=json.dumps(payload), env=env)
     return Outcome(done.returncode, done.stdout, done.stderr)
 
@@ -89,9 +89,7 @@ def _explore(repo: Any, call_id: str, event: str = "PreToolUse") -> dict[str, An
 
 
 def _capped(lab: Any, repo: Any, payload: dict[str, Any], event: str) -> int:
-    env = clean_env(CLAUDE_PROJECT_DIR=str(repo), ZODYSSEY_PARALLEL_CAP="1")
-    done = lab.zodyssey("hook", event, cwd=repo, stdin=json.dumps(payload), env=env)
-    code: int = done.returncode
+    code: int = _hook(lab, repo, payload, event, ZODYSSEY_PARALLEL_CAP="1").code
     return code
 
 

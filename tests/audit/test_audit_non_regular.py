@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO_ROOT, assert_one_line_error, run_zodyssey
+from tests.helpers import REPO_ROOT, assert_one_line_error, fifo_at, run_zodyssey
 from tests.helpers.real_runs import approved, plan_of
 from tests.helpers.runs import Repo
 
@@ -32,14 +32,6 @@ def verified(tmp_path: Path) -> Repo:
     repo.write("g.txt", "hello\n")
     assert repo.run("verify", "demo", "1").code == 0
     return repo
-
-
-def fifo_at(path: Path) -> Path:
-    if path.exists():
-        path.unlink()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    os.mkfifo(path)
-    return path
 
 
 def audit(repo: Repo, *args: str) -> subprocess.CompletedProcess[str]:

@@ -17,20 +17,12 @@ from pathlib import Path
 import pytest
 
 from tests.claims.test_drill_cli import repo
-from tests.helpers import assert_one_line_error, run_zodyssey
+from tests.helpers import assert_one_line_error, fifo_at, run_zodyssey
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
 TIMEOUT = 60
 LEDGER = "invariants/claims.lock.json"
 CACHE = "invariants/claims.drill.json"
-
-
-def _fifo(path: Path) -> Path:
-    if path.exists() or path.is_symlink():
-        path.unlink()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    os.mkfifo(path)
-    return path
 
 
 def _refused(done: subprocess.CompletedProcess[str], name: str, what: str) -> None:
@@ -41,14 +33,14 @@ def _refused(done: subprocess.CompletedProcess[str], name: str, what: str) -> No
 
 def test_a_fifo_results_file_is_refused(tmp_path: Path) -> None:
     root = repo(tmp_path)
-    fifo = _fifo(tmp_path / "shard.json")
+    fifo = fifo_at(tmp_path / "shard.json")
     done = run_zodyssey("claims", "check", "--results", str(fifo), cwd=root, timeout=TIMEOUT)
     _refused(done, "shard.json", "FIFO")
 
 
 def test_a_symlink_to_a_fifo_results_file_is_refused(tmp_path: Path) -> None:
     root = repo(tmp_path)
-    fifo = _fifo(tmp_path / "pipe")
+    fifo = fifo_at(tmp_path / "pipe")
     link = tmp_path / "shard.json"
     link.symlink_to(fifo)
     done = run_zodyssey("claims", "check", "--results", str(link), cwd=root, timeout=TIMEOUT)
@@ -65,14 +57,14 @@ def test_a_device_results_file_is_refused(tmp_path: Path) -> None:
 @pytest.mark.parametrize("verb", [("check",), ("update",), ("drill",)])
 def test_a_fifo_ledger_is_refused_by_every_reader(tmp_path: Path, verb: tuple[str, ...]) -> None:
     root = repo(tmp_path)
-    _fifo(root / LEDGER)
+    fifo_at(root / LEDGER)
     done = run_zodyssey("claims", *verb, cwd=root, timeout=TIMEOUT)
     _refused(done, "claims.lock.json", "FIFO")
 
 
 def test_a_fifo_drill_cache_is_refused(tmp_path: Path) -> None:
     root = repo(tmp_path)
-    _fifo(root / CACHE)
+    fifo_at(root / CACHE)
     done = run_zodyssey("claims", "drill", cwd=root, timeout=TIMEOUT)
     _refused(done, "claims.drill.json", "FIFO")
     assert (root / CACHE).is_fifo()  # not replaced by a regular file either
@@ -80,14 +72,14 @@ def test_a_fifo_drill_cache_is_refused(tmp_path: Path) -> None:
 
 def test_a_fifo_given_as_drill_cache_is_refused(tmp_path: Path) -> None:
     root = repo(tmp_path)
-    _fifo(root / "elsewhere.json")
+    fifo_at(root / "elsewhere.json")
     done = run_zodyssey("claims", "drill", "--cache", "elsewhere.json", cwd=root, timeout=TIMEOUT)
     _refused(done, "elsewhere.json", "FIFO")
 
 
 def test_a_fifo_as_the_claims_code_is_named_not_waited_on(tmp_path: Path) -> None:
     root = repo(tmp_path)
-    _fifo(root / "pkg/num.py")
+    fifo_at(root / "pkg/num.py")
     done = run_zodyssey("claims", "drill", "--no-cache", cwd=root, timeout=TIMEOUT)
     assert "Traceback" not in done.stderr, done.stderr
     assert done.returncode == 9, done.stdout + done.stderr  # the claim's code is bad
@@ -99,7 +91,7 @@ def test_a_fifo_as_claims_json_output_is_a_usage_error(tmp_path: Path) -> None:
     """How this could pass while broken: the atomic writer renames a new file over the
     FIFO (nothing hangs, but whoever reads the pipe never gets the matrix) and exit 0."""
     (tmp_path / "test_one.py").write_text("def test_one():\n    pass\n", encoding="utf-8")
-    out = _fifo(tmp_path / "out" / "claims.json")
+    out = fifo_at(tmp_path / "out" / "claims.json")
     done = subprocess.run(
         [
             *(sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"),

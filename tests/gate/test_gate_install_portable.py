@@ -32,6 +32,7 @@ import pytest
 
 from tests.helpers import REPO_ROOT, clean_env, git, run_zodyssey
 from zodyssey.gate.harness import adapters
+from zodyssey.gate.wiring import _commands  # every "command" string of a hooks config
 
 HARNESSES = [a.name for a in adapters()]
 VENV_BIN = str(Path(sys.executable).parent)
@@ -46,15 +47,6 @@ def _env(path: str) -> dict[str, str]:
 def _commit(repo: Path) -> None:
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "--allow-empty", "-m", "wiring")
-
-
-def _commands(value: Any) -> list[str]:
-    if isinstance(value, dict):
-        own = [value["command"]] if isinstance(value.get("command"), str) else []
-        return own + [c for child in value.values() for c in _commands(child)]
-    if isinstance(value, list):
-        return [c for child in value for c in _commands(child)]
-    return []
 
 
 def _committed(repo: Path) -> dict[str, str]:

@@ -227,6 +227,16 @@ def shared_corpus(name: str = "bash-public.jsonl", repo: Path = REPO_ROOT) -> Pa
     pytest.skip(why)
 
 
+def fifo_at(path: Path) -> Path:
+    """A named pipe nobody writes at `path` (replacing a file or symlink there): a
+    reader that opens it blocks, so a test of a refusal fails by its timeout."""
+    if path.exists() or path.is_symlink():
+        path.unlink()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(path)
+    return path
+
+
 def assert_one_line_error(
     done: subprocess.CompletedProcess[str], code: int, *, parts: int = 1
 ) -> None:

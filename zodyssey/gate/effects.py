@@ -107,6 +107,16 @@ def _take_slot(root: str, ctx: "RunContext", tool_use_id: str, weight: int = 1) 
     return slot_id
 
 
+def _held_by(entry: "Any", tool_use_id: str) -> bool:
+    """The ledger entry is the slot `tool_use_id` took: its id, or for an `anon-KEY`
+    key one of the `anon-KEY-RANDOM` ids taken under it."""
+    if not isinstance(entry, dict):
+        return False
+    if tool_use_id.startswith("anon-"):
+        return str(entry.get("id", "")).startswith(tool_use_id + "-")
+    return bool(entry.get("id") == tool_use_id)
+
+
 def release_slot(root: "str | os.PathLike[str]", slug: str, tool_use_id: str) -> bool:
     """Remove one ledger entry (post-tool); True when it was there.
 
@@ -123,13 +133,11 @@ def release_slot(root: "str | os.PathLike[str]", slug: str, tool_use_id: str) ->
         before = len(ledger)
         if tool_use_id.startswith("anon-"):
             for index, entry in enumerate(ledger):
-                if isinstance(entry, dict) and str(entry.get("id", "")).startswith(
-                    tool_use_id + "-"
-                ):
+                if _held_by(entry, tool_use_id):
                     del ledger[index]
                     return True
             return False
-        ledger[:] = [e for e in ledger if not (isinstance(e, dict) and e.get("id") == tool_use_id)]
+        ledger[:] = [e for e in ledger if not _held_by(e, tool_use_id)]
         return len(ledger) != before
 
     return store.update_json(path, remove, list)
@@ -157,12 +165,8 @@ def rebind_slot(root: "str | os.PathLike[str]", slug: str, tool_use_id: str, age
     def rename(ledger: "Any") -> bool:
         if not isinstance(ledger, list):
             return False
-        anon = tool_use_id.startswith("anon-")
         for entry in ledger:
-            if not isinstance(entry, dict):
-                continue
-            held = str(entry.get("id", ""))
-            if held == tool_use_id or (anon and held.startswith(tool_use_id + "-")):
+            if _held_by(entry, tool_use_id):
                 entry["id"] = new_id
                 return True
         return False
