@@ -82,6 +82,23 @@ def test_only_the_launched_reviewer_stop_is_the_verdict(lab: Any) -> None:
     assert lab.hook(repo, lab.write(repo, "src/app.py")).allowed
 
 
+@pytest.mark.claim("background-reviewer-verdict")
+def test_a_stop_that_comes_before_its_launch_report_is_held_for_it(lab: Any) -> None:
+    """Claude Code can run the SubagentStop hook before the launch's PostToolUse."""
+    repo = lab.repo()
+    lab.start_run(repo)
+    assert _hook(lab, repo, _dispatch(repo, "toolu_r1"), "pre-tool").allowed
+    assert _stop(lab, repo, "agent-other", "VERDICT: OKAY") == 0  # not this dispatch's
+    assert _stop(lab, repo, "agent-one", "VERDICT: OKAY") == 0
+    assert _review(repo)["round"] == 0 and not lab.hook(repo, lab.write(repo, "src/app.py")).allowed
+    report = _dispatch(repo, "toolu_r1", "PostToolUse")
+    report["tool_response"] = {"isAsync": True, "status": "async_launched", "agentId": "agent-one"}
+    assert _hook(lab, repo, report, "post-tool").code == 0
+    review = _review(repo)
+    assert review["verdict"] == "OKAY" and review["round"] == 1 and review["phase"] == "execute"
+    assert lab.hook(repo, lab.write(repo, "src/app.py")).allowed
+
+
 def _explore(repo: Any, call_id: str, event: str = "PreToolUse") -> dict[str, Any]:
     payload = _dispatch(repo, call_id, event)
     payload["tool_input"] = {**payload["tool_input"], "subagent_type": "explore"}

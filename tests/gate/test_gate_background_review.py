@@ -160,6 +160,70 @@ def test_a_stop_without_a_launch_report_is_no_verdict(started: Repo) -> None:
     assert repo.state()["review"]["verdict"] is None
 
 
+def test_a_stop_before_its_launch_report_counts_once_the_report_names_it(
+    started: Repo,
+) -> None:
+    """Claude Code can run the SubagentStop hook before the PostToolUse hook of the
+    dispatch (seen in CI with 2.1.332): the stop is held, and the launch report that
+    names that agent records it. Broken, the verdict is lost and the gate stays shut."""
+    repo = started
+    assert repo.dispatch_reviewer().code == 0
+    held = stopped(repo, AGENT_A, "VERDICT: REJECT")
+    assert held.code == 0 and "held" in held.err, held.text
+    assert repo.state()["review"]["verdict"] is None
+    assert AGENT_A not in json.dumps(repo.state())  # held under the agent's digest
+    launch = launched(repo, AGENT_A)
+    assert launch.code == 0 and "review round 1/3: REJECT" in launch.err, launch.text
+    state = repo.state()
+    assert state["review"]["verdict"] == "REJECT" and state["review"]["round"] == 1
+    assert state["review"]["pending_dispatch"] is None
+    # Spent: the same stop again, or the launch report again, records nothing more.
+    assert stopped(repo, AGENT_A, "VERDICT: OKAY").code == 0
+    assert launched(repo, AGENT_A).code == 0
+    assert repo.state()["review"]["round"] == 1
+
+
+def test_an_early_okay_opens_the_gate_only_when_the_launch_names_it(started: Repo) -> None:
+    repo = started
+    assert repo.dispatch_reviewer().code == 0
+    assert stopped(repo, AGENT_B, "VERDICT: OKAY").code == 0  # another reviewer-typed agent
+    assert stopped(repo, "e0e0e0e0e0e0e0e0e", "VERDICT: OKAY", "Explore").code == 0
+    launch = launched(repo, AGENT_A)  # the dispatch started AGENT_A, which has not stopped
+    assert launch.code == 0, launch.text
+    state = repo.state()
+    assert state["review"]["verdict"] is None and state["review"]["round"] == 0
+    assert "held_stops" not in json.dumps(state)  # the binding drops what it did not name
+    assert repo.hook("pre-tool", write_call(repo)).code == 2
+    assert stopped(repo, AGENT_B, "VERDICT: OKAY").code == 0  # still not this dispatch's agent
+    assert repo.state()["review"]["verdict"] is None
+    result = stopped(repo, AGENT_A, "VERDICT: OKAY")
+    assert result.code == 0 and "review round 1/3: OKAY" in result.err, result.text
+    assert repo.hook("pre-tool", write_call(repo)).code == 0
+
+
+def test_an_early_stop_of_a_spent_reviewer_is_not_held(started: Repo) -> None:
+    repo = started
+    background_round(repo, AGENT_A)
+    assert stopped(repo, AGENT_A, "VERDICT: REJECT").code == 0
+    assert repo.dispatch_reviewer("toolu_review_2").code == 0
+    assert stopped(repo, AGENT_A, "VERDICT: OKAY").code == 0  # the first round's agent
+    assert "held_stops" not in json.dumps(repo.state())
+    assert launched(repo, AGENT_A, "toolu_review_2").code == 0
+    state = repo.state()
+    assert state["review"]["round"] == 1 and state["review"]["verdict"] == "REJECT"
+
+
+def test_an_early_stop_after_a_plan_change_is_a_reject(started: Repo) -> None:
+    repo = started
+    assert repo.dispatch_reviewer().code == 0
+    assert stopped(repo, AGENT_A, "VERDICT: OKAY").code == 0
+    plan = repo.root / ".zcode/plans/demo.md"
+    plan.write_text(plan.read_text() + "\nFiles: src/everything.py\n", encoding="utf-8")
+    assert launched(repo, AGENT_A).code == 0
+    state = repo.state()
+    assert state["review"]["verdict"] == "REJECT" and state["phase"] == "plan"
+
+
 def test_a_replayed_stop_records_nothing(started: Repo) -> None:
     repo = started
     background_round(repo, AGENT_A)
@@ -319,3 +383,20 @@ def test_a_foreground_agent_frees_its_slot_when_it_returns(started: Repo) -> Non
     body["tool_response"] = {"content": [{"type": "text", "text": "found it"}]}
     assert capped(repo, "post-tool", body).returncode == 0
     assert explorer_launch(repo, "toolu_fg_2")[0].returncode == 0
+
+
+def test_an_agent_that_stopped_before_its_launch_report_frees_its_slot(started: Repo) -> None:
+    """The stop's hook can run before the launch report's. Broken, the launch report
+    re-keys the slot to an agent that already stopped, and the cap stays taken for the
+    two-hour expiry; a stop of another agent must still free nothing."""
+    repo = started
+    first, body = explorer_launch(repo, "toolu_bg_1")
+    assert first.returncode == 0, first.stderr
+    assert agent_stopped(repo, AGENT_B).returncode == 0  # some other agent
+    assert agent_stopped(repo, AGENT_A).returncode == 0  # this dispatch's agent, early
+    assert explorer_launch(repo, "toolu_bg_2")[0].returncode == 2  # its launch not reported
+    body["hook_event_name"] = "PostToolUse"
+    body["tool_response"] = {"isAsync": True, "status": "async_launched", "agentId": AGENT_A}
+    assert capped(repo, "post-tool", body).returncode == 0
+    assert AGENT_A not in (repo.root / ".zcode/state/demo.inflight.json").read_text()
+    assert explorer_launch(repo, "toolu_bg_3")[0].returncode == 0

@@ -165,6 +165,10 @@ def rebind_slot(root: "str | os.PathLike[str]", slug: str, tool_use_id: str, age
     def rename(ledger: "Any") -> bool:
         if not isinstance(ledger, list):
             return False
+        if any(isinstance(e, dict) and e.get("id") == new_id and e.get("stopped") for e in ledger):
+            # That agent stopped before its launch was reported: nothing is in flight.
+            ledger[:] = [e for e in ledger if not (_held_by(e, tool_use_id) or _held_by(e, new_id))]
+            return True
         for entry in ledger:
             if _held_by(entry, tool_use_id):
                 entry["id"] = new_id
@@ -172,6 +176,36 @@ def rebind_slot(root: "str | os.PathLike[str]", slug: str, tool_use_id: str, age
         return False
 
     return store.update_json(path, rename, list)
+
+
+# The most stopped-agent marks the ledger keeps (each also expires with DISPATCH_TTL_SECONDS).
+MAX_STOPPED_MARKS = 64
+
+
+def stop_agent(root: "str | os.PathLike[str]", slug: str, agent_id: str) -> bool:
+    """Agent `agent_id` stopped (SubagentStop): free the background slot it holds. When
+    none is held yet (the harness ran the stop's hook before the launch report's), mark
+    it stopped, a mark that holds no slot, so `rebind_slot` frees the dispatch's slot
+    instead of re-keying it. True when a slot was freed."""
+    path = paths.inflight_path(os.fspath(root), slug)
+    if not os.path.exists(path):
+        return False
+    slot_id = agent_slot(agent_id)
+
+    def release_or_mark(ledger: "Any") -> bool:
+        if not isinstance(ledger, list):
+            return False
+        before = len(ledger)
+        ledger[:] = [e for e in ledger if not _held_by(e, slot_id)]
+        if len(ledger) != before:
+            return True
+        marks = [e for e in ledger if isinstance(e, dict) and e.get("stopped")]
+        for old in marks[: max(0, len(marks) + 1 - MAX_STOPPED_MARKS)]:
+            ledger.remove(old)
+        ledger.append({"id": slot_id, "stopped": True, "at": store.now_iso()})
+        return False
+
+    return store.update_json(path, release_or_mark, list)
 
 
 def _pend_review(root: str, ctx: "RunContext", key: str, agent: str, harness: str) -> None:

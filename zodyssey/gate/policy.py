@@ -98,6 +98,8 @@ def slots_held(entries: "list[dict[str, Any]]") -> int:
     """Slots the ledger entries hold: one each, a fan-out (`weight`) its size."""
     total = 0
     for entry in entries:
+        if entry.get("stopped") is True:
+            continue  # an agent that stopped before its launch report: holds nothing
         weight = entry.get("weight", 1)
         total += (
             weight if isinstance(weight, int) and not isinstance(weight, bool) and weight > 1 else 1

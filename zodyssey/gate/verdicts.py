@@ -88,11 +88,11 @@ def stopped(runs: "list[tuple[str, list[tuple[str, Any]]]]", payload: "Any", ada
         answer = payload.get("last_assistant_message")
         answer = answer if isinstance(answer, str) else None
         transcript = _text(payload.get("transcript_path"))
-        from zodyssey.gate.effects import agent_slot, release_slot
+        from zodyssey.gate.effects import stop_agent
         from zodyssey.runs.review import record_stopped
 
         for root, slug in _readable(runs):
-            release_slot(root, slug, agent_slot(agent_id))  # its background dispatch slot
+            stop_agent(root, slug, agent_id)  # its background dispatch slot
             line = record_stopped(
                 os.fspath(root), slug, agent_id, agent_type, adapter.name, answer, transcript
             )

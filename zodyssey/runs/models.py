@@ -53,6 +53,9 @@ class PendingDispatch(_Open):
     harness: str
     plan_sha256: str | None = None  # the plan the reviewer is about to read
     at: str
+    agent_sha256: str | None = None  # digest of the background agent its launch report named
+    # Stops of reviewer-typed agents that came before the launch report, by agent digest.
+    held_stops: dict[str, Any] | None = None
 
 
 class ReviewRound(_Open):

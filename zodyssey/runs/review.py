@@ -479,12 +479,59 @@ def record_stopped(
     """
     bound = agent_digest(agent_id)
     report = _Report(agent_type, harness, answer, transcript)
-    return _record_answer(
-        root,
-        slug,
-        lambda p: p.get("agent_sha256") == bound and p.get("agent") == agent_type,
-        report,
-    )
+    line = _record_answer(root, slug, _stopped_matcher(bound, agent_type), report)
+    if line is None:
+        line = _hold_stop(root, slug, bound, report)
+    return line
+
+
+def _stopped_matcher(bound: str, agent_type: str) -> Any:
+    """Accepts the pending dispatch reported launched as agent `bound` of `agent_type`."""
+    return lambda p: p.get("agent_sha256") == bound and p.get("agent") == agent_type
+
+
+# At most this many stops are held for one pending dispatch (each at most MAX_RESPONSE).
+MAX_HELD_STOPS = 4
+
+
+def _hold_stop(root: str | Path, slug: str, bound: str, report: _Report) -> str | None:
+    """A reviewer-typed agent stopped while the pending dispatch's launch report has not
+    come yet (Claude Code may run the SubagentStop hook before the PostToolUse hook of
+    the dispatch). Keep the harness's report of that stop on the pending dispatch;
+    it becomes the verdict only if the launch report then names that very agent
+    (`bind_launch`). Nothing is held for a dispatch already bound, a spent agent or a
+    halted run."""
+    if report.answer is not None and len(report.answer) > MAX_RESPONSE:
+        return None
+    ctx = RunContext.open(str(root), slug)
+    outcome: dict[str, str] = {}
+
+    def mutate(st: dict[str, Any]) -> None:
+        review = st.get("review")
+        pending = review.get("pending_dispatch") if isinstance(review, dict) else None
+        if not isinstance(review, dict) or not isinstance(pending, dict):
+            return
+        if st.get("phase") in HALTED_PHASES or pending.get("agent_sha256") is not None:
+            return
+        if pending.get("agent") != report.agent or bound in (review.get("consumed_agents") or {}):
+            return
+        held = pending.get("held_stops")
+        held = held if isinstance(held, dict) else {}
+        if bound not in held and len(held) >= MAX_HELD_STOPS:
+            return
+        held[bound] = {
+            "harness": report.harness,
+            "answer": report.answer,
+            "transcript": report.transcript,
+        }
+        pending["held_stops"] = held
+        outcome["line"] = (
+            "the reviewer stopped before the harness reported its launch: its answer is "
+            "held until the launch report names this agent"
+        )
+
+    ctx.store.update(mutate)
+    return outcome.get("line")
 
 
 def bind_launch(root: str | Path, slug: str, key: str, agent_id: str) -> str | None:
@@ -520,8 +567,22 @@ def bind_launch(root: str | Path, slug: str, key: str, agent_id: str) -> str | N
             outcome["line"] = f"no verdict will be recorded: {reason}"
             return
         pending["agent_sha256"] = bound
+        held = pending.pop("held_stops", None)
+        early = held.get(bound) if isinstance(held, dict) else None
+        if isinstance(early, dict):
+            answers.append({**early, "agent": pending.get("agent")})
 
+    answers: list[dict[str, Any]] = []
     ctx.store.update(mutate)
+    if answers:  # this agent stopped before its launch was reported
+        early = answers[0]
+        report = _Report(
+            str(early.get("agent")),
+            str(early.get("harness") or ""),
+            early.get("answer") if isinstance(early.get("answer"), str) else None,
+            early.get("transcript") if isinstance(early.get("transcript"), str) else None,
+        )
+        return _record_answer(root, slug, _stopped_matcher(bound, report.agent), report)
     return outcome.get("line")
 
 
