@@ -5,10 +5,18 @@ examples a developer ran, so a green local run predicts a green CI run and a
 failure reproduces exactly. Deadlines are off everywhere: a loaded 2-core
 machine must not turn a slow example into a failure. Random exploration stays
 on for developers, who see new examples on every run.
+
+The package is byte-compiled once per session, before any test (or xdist
+worker) starts: the tests' subprocesses run with PYTHONDONTWRITEBYTECODE (so
+they never write beside the sources), and containers and CI often set it for
+everything, so without this each of the suite's many `python -m zodyssey` and
+hook processes compiled every module it imported from source again.
 """
 
 from __future__ import annotations
 
+import compileall
+import importlib.util
 import os
 from typing import Any
 
@@ -31,3 +39,19 @@ def pytest_collection_modifyitems(items: list[Any]) -> None:
     Which tests run is unchanged: this only orders them.
     """
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+def pytest_configure(config: Any) -> None:
+    """Byte-compile the `zodyssey` that the tests import, in the main process only.
+
+    Python checks a cached file against its source (mtime and size) on every
+    import, so an edited module is compiled again and the cache never stands in
+    for changed code. Left alone: xdist workers (the main process did it before
+    starting them) and the claims drill's runs, which cache bytecode in their
+    own scratch directory.
+    """
+    if hasattr(config, "workerinput") or os.environ.get("ZODYSSEY_DRILL"):
+        return
+    spec = importlib.util.find_spec("zodyssey")
+    for location in (spec.submodule_search_locations or []) if spec else []:
+        compileall.compile_dir(location, quiet=2)
