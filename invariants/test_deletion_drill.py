@@ -36,6 +36,15 @@ pytestmark = [
 ]
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _bytecode_store(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """The drills here share one bytecode store (zodyssey/claims/drill_bytecode.py),
+    never the developer's own: the interpreter's bytecode is compiled once."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ZODYSSEY_DRILL_BYTECODE", str(tmp_path_factory.mktemp("bytecode")))
+        yield
+
+
 # --- `zodyssey claims drill` on a fixture repository ------------------------------------
 # Four claims: one defended by a test that checks (every break killed), one whose
 # test asserts nothing (survived, exit 9), one whose test exercises other code
@@ -400,6 +409,74 @@ def test_sigint_leaves_the_work_tree_byte_identical(tmp_path: Path) -> None:
     assert tree_digest(root) == before
     assert not list(scratch.glob("zodyssey-drill-*")), "a scratch copy outlived the drill"
     assert "Traceback" not in err
+
+
+@pytest.mark.claim("drill-bytecode-store")
+def test_bytecode_store_holds_the_interpreters_files_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two drills with one store: the second finds pytest's bytecode the first one
+    kept; nothing of the scratch copies (where breaks are written) or of the drilled
+    tree is ever in it, and the tree is as it was."""
+    store = tmp_path / "store"
+    monkeypatch.setenv("ZODYSSEY_DRILL_BYTECODE", str(store))
+    root = fixture_repo(tmp_path / "repo")
+    before = tree_digest(root)
+    verdicts = []
+    for _ in range(2):
+        done = run_zodyssey(
+            "claims", "drill", "--json", "add-checked", "--no-cache", cwd=root, timeout=300
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        verdicts.append([b["status"] for b in _claims(done)["add-checked"]["breaks"]])
+    assert verdicts[0] == verdicts[1] and set(verdicts[0]) == {"killed"}
+    kept = [p.as_posix() for p in store.rglob("*.pyc")]
+    pytest_dir = Path(pytest.__file__).resolve().parent.as_posix()
+    assert any(
+        p.endswith(f"{pytest_dir}/__init__.{sys.implementation.cache_tag}.pyc") for p in kept
+    )
+    assert not [p for p in kept if "zodyssey-drill-" in p or str(root) in p], kept
+    assert not [p for p in store.rglob("*") if p.is_symlink()]
+    assert tree_digest(root) == before
+
+
+@pytest.mark.claim("drill-bytecode-store")
+def test_same_size_breaks_of_one_file_each_run_their_own_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`return 2` passes the test, `return 3` fails it: the broken files have one
+    size and run one after the other in the one copy (-j 1), within a second. Had a
+    run been given another version's cached bytecode (Python checks it by
+    modification time and size only), `three` would survive."""
+    from zodyssey.claims.drill import drill, plan
+    from zodyssey.claims.drill_breaks import Break
+    from zodyssey.claims.model import Claim
+
+    monkeypatch.setenv("ZODYSSEY_DRILL_BYTECODE", str(tmp_path / "store"))
+    module = "def f() -> int:\n    return 1\n"
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "mod.py").write_text(module)
+    (root / "test_mod.py").write_text("from mod import f\n\n\ndef test_f():\n    assert f() != 3\n")
+    (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    claim = Claim("c", "README.md", 1, "f is not three.", "paragraph", 1, ("mod.py::f",))
+    target = plan(root, claim, ["test_mod.py::test_f"], with_breaks=False)
+    digits = {"two": "2", "three": "3", "two-again": "2", "four": "4"}
+    target.breaks = [
+        Break("mod.py::f", "mod.py", 2, kind, kind, module.replace("1", d).encode())
+        for kind, d in digits.items()
+    ]
+    assert {len(b.source) for b in target.breaks} == {len(module)}
+    [result] = drill(root, [target], jobs=1)
+    assert result.baseline is not None and result.baseline.status == "passed"
+    verdicts = {r.brk.kind: r.outcome.status for r in result.results}
+    assert verdicts == {
+        "two": "survived",
+        "three": "killed",
+        "two-again": "survived",
+        "four": "survived",
+    }
+    assert (root / "mod.py").read_text() == module
 
 
 def _drill_children(pid: int, scratch: Path) -> list[int]:

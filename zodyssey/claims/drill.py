@@ -160,10 +160,18 @@ def make_copy(root: Path, dest: Path) -> None:
 
 
 class Scratch:
-    """`jobs` independent copies of the work tree in one temporary directory."""
+    """`jobs` independent copies of the work tree in one temporary directory, and
+    the bytecode prefix of their test runs (`pycache`: the interpreter's own
+    files linked to the bytecode store, drill_bytecode.py)."""
 
     def __init__(self, root: Path, jobs: int) -> None:
+        from zodyssey.claims.drill_bytecode import link_store, store_dir
+
         self.base = Path(tempfile.mkdtemp(prefix="zodyssey-drill-"))
+        self.pycache = self.base / "pycache"
+        store = store_dir(root)
+        if store is not None:
+            link_store(self.pycache, store, avoid=[root, self.base])
         self.copies: queue.Queue[Path] = queue.Queue()
         first = self.base / "copy-0"
         make_copy(root, first)
@@ -249,10 +257,11 @@ class Runner:
         paths = [str(copy / "src")] if (copy / "src").is_dir() else []
         paths += [str(copy), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])]
         env["PYTHONPATH"] = os.pathsep.join(paths)
-        # Bytecode is cached, but only in the scratch directory (never beside any
-        # source, the user's tree included): the runs of one copy share it.
+        # Bytecode is cached under the scratch directory, never beside any source
+        # (the user's tree included): the runs of the drill share it, and the
+        # interpreter's own files reach the store kept between drills.
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = str(self.work / "pycache")
+        env["PYTHONPYCACHEPREFIX"] = str(self.work / "pycache")  # Scratch.pycache
         env[DRILL_ENV] = "1"
         return env
 
