@@ -112,18 +112,18 @@ def test_a_commit_during_the_call_is_seen(tmp_path: Path) -> None:
     assert done.returncode == 2 and "README.md" in done.stderr
 
 
-def test_a_change_between_calls_is_caught_at_the_next_post_tool(tmp_path: Path) -> None:
-    """An ordinary call takes no snapshot of its own in pre-tool: the previous
-    call's post-tool snapshot is its "before", so a change made in between is
-    caught by its post-tool (one snapshot per call, not two)."""
+def test_a_change_after_a_clean_pre_tool_is_caught_at_the_calls_post_tool(tmp_path: Path) -> None:
+    """A call whose pre-tool found nothing changed keeps no snapshot of its own:
+    the previous call's post-tool snapshot is its "before", so what changes
+    after its pre-tool is caught by its post-tool, named after the call."""
     repo = repo_with_run(tmp_path, phase="plan", verdict=None)
     hook(repo, "pre-tool", "ls", "toolu_1")
     assert hook(repo, "post-tool", "ls", "toolu_1").returncode == 0
-    (repo.root / "README.md").write_text("background job\n")
     assert hook(repo, "pre-tool", "ls", "toolu_2").returncode == 0
+    (repo.root / "README.md").write_text("the call wrote it\n")
     done = hook(repo, "post-tool", "ls", "toolu_2")
     assert done.returncode == 2 and "README.md (restored)" in done.stderr, done.stderr
-    assert "or something since the previous call" in done.stderr
+    assert "the Bash call toolu_2" in done.stderr
     assert (repo.root / "README.md").read_text() == "x\n"
     [record] = violations(repo)
     assert record["tool_use_id"] == "toolu_2"
@@ -142,7 +142,7 @@ def test_a_zodyssey_command_sees_a_change_between_calls_before_it_runs(tmp_path:
     assert violations(repo)[0]["when"] == "something between tool calls"
 
 
-def test_an_ordinary_call_takes_no_pre_tool_snapshot_once_one_exists(tmp_path: Path) -> None:
+def test_a_call_keeps_no_snapshot_of_its_own_when_nothing_changed(tmp_path: Path) -> None:
     repo = repo_with_run(tmp_path, phase="plan", verdict=None)
     effects = repo.root / ".zcode" / "state" / "demo.effects"
     assert hook(repo, "pre-tool", "ls", "toolu_1").returncode == 0
@@ -176,9 +176,8 @@ def test_done_is_refused_while_a_violation_is_open(tmp_path: Path) -> None:
 
 def test_a_real_background_process_writing_between_calls_is_caught(tmp_path: Path) -> None:
     """A process a call left running writes product code after that call's
-    post-tool: the next `zodyssey` command is blocked before it runs, the file
-    restored and the change recorded; an ordinary call's post-tool catches the
-    same change (docs/gate.md, why after the next call)."""
+    post-tool: the next call (an ordinary one) is blocked before it runs, the
+    file restored and the change recorded."""
     import time
 
     repo = repo_with_run(tmp_path, phase="plan", verdict=None)
@@ -197,7 +196,7 @@ def test_a_real_background_process_writing_between_calls_is_caught(tmp_path: Pat
     while not marker.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
     background.wait(timeout=30)
-    done = hook(repo, "pre-tool", "zodyssey run list", "toolu_2")
+    done = hook(repo, "pre-tool", "ls", "toolu_2")
     assert done.returncode == 2 and "between tool calls" in done.stderr, done.stderr
     assert (repo.root / "README.md").read_text() == "x\n"
     [record] = violations(repo)

@@ -544,63 +544,18 @@ def _allowed(
     payload: "Any",
     wrap: "tuple[str, str, str] | None",
 ) -> int:
-    """An allowed call: the effect check's pre-tool snapshot where one is due (a
-    change made since the last snapshot blocks this call with what was caught),
-    then the (wrapped) reply."""
+    """An allowed call: the effect check's pre-tool snapshot, in this process
+    (zodyssey/sandbox/violations.py; a change made since the last snapshot
+    blocks this call with what was caught), then the (wrapped) reply."""
     checked = _by_repo(runs) if call.kind != "read" and call.error is None else []
     for root, pairs in checked:
-        if os.path.exists(os.path.join(root, ".git")) and _snapshot_due(root, pairs, call):
-            note = _effects_pre(root, ",".join(slug for slug, _ in pairs), call)
+        if os.path.exists(os.path.join(root, ".git")):
+            from zodyssey.sandbox.violations import pre_check
+
+            note = pre_check(root, pairs, call)
             if note:
                 return _write(adapter.block(note, pairs[0][0]))
     return 0 if wrap is None else _wrapped_reply(call, payload, wrap)
-
-
-def _snapshot_due(root: str, pairs: "list[Any]", call: "Any") -> bool:
-    """Whether this call takes a pre-tool snapshot: when a run has none yet, and
-    for `zodyssey` commands (`run todo ... done` must see a change made since the
-    last call before it decides). Otherwise the snapshot the previous call's
-    post-tool left is this call's "before" (docs/gate.md, the post-call check)."""
-    if call.kind == "shell" and "zodyssey" in (call.command or ""):
-        return True
-    state = os.path.join(root, ".zcode", "state")
-    return any(not os.path.exists(os.path.join(state, slug + ".effects")) for slug, _ in pairs)
-
-
-def _effects_pre(root: str, slugs: str, call: "Any") -> str:
-    """The effect check's pre-tool snapshot, in a child process: it needs git,
-    `subprocess` and `hashlib`, which the hook's own write path never imports
-    (docs/gate.md, performance). Returns the child's message ("" when none);
-    best effort: a child that fails leaves the call allowed (post-tool says so)."""
-    entry = os.path.join(os.path.dirname(os.path.abspath(__file__)), "hook_entry.py")
-    argv = [sys.executable, "-S", "-P", entry, "effects-pre", root, slugs]
-    argv += [str(call.tool_use_id or ""), str(call.tool_name or ""), str(call.command or "")[:4096]]
-    read_end, write_end = os.pipe()
-    try:
-        pid = os.posix_spawn(
-            sys.executable,
-            argv,
-            os.environ,
-            file_actions=[
-                (os.POSIX_SPAWN_DUP2, write_end, 1),
-                (os.POSIX_SPAWN_CLOSE, read_end),
-                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-            ],
-        )
-    except OSError:
-        os.close(read_end)
-        os.close(write_end)
-        return ""
-    os.close(write_end)
-    chunks = []
-    while True:
-        chunk = os.read(read_end, 65536)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(read_end)
-    os.waitpid(pid, 0)
-    return b"".join(chunks).decode("utf-8", "replace").strip()
 
 
 def _post_tool(

@@ -26,68 +26,170 @@ blob, and moves a file that did not exist before into
 `.zcode/quarantine/<slug>/<call>/` (kept for the person to inspect).
 """
 
-from __future__ import annotations
-
-import hashlib
 import os
 import stat
-import subprocess
-from collections.abc import Iterable
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the pre-tool snapshot runs in the hook process: no typing at run time
+    from collections.abc import Iterable
+    from typing import Any
 
 MISSING = "missing"
 CHUNK = 200  # paths (open descriptors) per `git hash-object` call
+INDEX = os.path.join(".zcode", "state", "effects.index")  # the check's own index
+STAMP = os.path.join(".zcode", "state", "effects.stamp")  # touched as a snapshot starts
+_ZCODE = ".zcode/"
 
 
-def _git(root: str, *args: str, stdin: bytes | None = None, fds: tuple[int, ...] = ()) -> bytes:
+def _git(
+    root: str,
+    *args: str,
+    stdin: "bytes | None" = None,
+    fds: "tuple[int, ...]" = (),
+    index: "str | None" = None,
+) -> bytes:
+    """git's stdout; OSError when it fails. Started with `posix_spawn` (no
+    `subprocess`: the pre-tool snapshot runs in the hook process). Without
+    `index`, `GIT_OPTIONAL_LOCKS=0`: the user's index is never written; with
+    it, git works on (and refreshes) the check's own index, with its untracked
+    cache. Descriptors in `fds` are passed on under their own numbers."""
     env = dict(os.environ)
-    env["GIT_OPTIONAL_LOCKS"] = "0"
-    done = subprocess.run(
-        ["git", "-C", root, "-c", "core.quotepath=off", *args],
-        input=stdin,
-        capture_output=True,
-        env=env,
-        timeout=120,
-        check=False,
-        pass_fds=fds,
-    )
-    if done.returncode != 0:
-        raise OSError(f"git {args[0]} failed: {done.stderr.decode('utf-8', 'replace')[:300]}")
-    return done.stdout
+    argv = ["git", "-C", root, "-c", "core.quotepath=off", "-c", "core.fsmonitor=false"]
+    if index is None:
+        env["GIT_OPTIONAL_LOCKS"] = "0"
+    else:
+        env.pop("GIT_OPTIONAL_LOCKS", None)
+        env["GIT_INDEX_FILE"] = index
+        argv += ["-c", "core.untrackedCache=true"]
+    out_read, out_write = os.pipe()
+    actions: list[Any] = [
+        (os.POSIX_SPAWN_DUP2, out_write, 1),
+        (os.POSIX_SPAWN_CLOSE, out_read),
+        (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+    ]
+    in_read = in_write = -1
+    if stdin is None:
+        actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
+    else:
+        in_read, in_write = os.pipe()
+        actions += [(os.POSIX_SPAWN_DUP2, in_read, 0), (os.POSIX_SPAWN_CLOSE, in_write)]
+    for fd in fds:
+        os.set_inheritable(fd, True)
+    try:
+        pid = os.posix_spawnp("git", [*argv, *args], env, file_actions=actions)
+    except OSError:
+        for fd in (out_read, in_write):
+            if fd >= 0:
+                os.close(fd)
+        raise
+    finally:
+        os.close(out_write)
+        if in_read >= 0:
+            os.close(in_read)
+        for fd in fds:
+            os.set_inheritable(fd, False)
+    if stdin is not None:  # small (a link's target): git reads it all before it answers
+        with os.fdopen(in_write, "wb") as pipe:
+            pipe.write(stdin)
+    chunks = []
+    while chunk := os.read(out_read, 1 << 16):
+        chunks.append(chunk)
+    os.close(out_read)
+    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    if code != 0:
+        raise OSError(f"git {args[0]} failed (exit {code})")
+    return b"".join(chunks)
 
 
-def _status(root: str) -> tuple[str, dict[str, str]]:
-    """(HEAD oid or "", {path: status code}) of the work tree without `.zcode/`."""
-    raw = _git(
-        root,
-        "status",
-        "--porcelain=v2",
-        "-z",
-        "--branch",
-        "--untracked-files=all",
-        "--no-renames",
-        "--",
-        ".",
-        ":(exclude).zcode",
-    )
+def _private_index(root: str) -> str:
+    """The check's own index (`.zcode/state/effects.index`): a copy of the user's,
+    so git's stat data is reused, then refreshed by the check's `git status`
+    alone; the user's index is never written. Run state: no agent tool may
+    write it."""
+    path = os.path.join(root, INDEX)
+    if os.path.exists(path):
+        return path
+    from zodyssey.core.atomic import write_atomic
+    from zodyssey.core.files import read_regular
+
+    try:
+        write_atomic(path, read_regular(os.path.join(root, ".git", "index")))
+    except OSError:  # no index of its own (a new repository, a worktree): HEAD's tree
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        try:
+            _git(root, "read-tree", "HEAD", index=path)
+        except OSError:  # no HEAD yet: an empty index is right
+            write_atomic(path, _empty_index())
+    return path
+
+
+def _empty_index() -> bytes:
+    """An index of no entries (version 2), its trailing checksum included."""
+    import hashlib
+
+    body = b"DIRC" + (2).to_bytes(4, "big") + (0).to_bytes(4, "big")
+    return body + hashlib.sha1(body).digest()
+
+
+def _stamp(root: str) -> int:
+    """Touch the stamp file and return its mtime: the file system's clock as this
+    snapshot starts (what a write after it gets as mtime, at least)."""
+    path = os.path.join(root, STAMP)
+    try:
+        os.utime(path)
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644))
+    return os.stat(path).st_mtime_ns
+
+
+def _listed(token: bytes) -> "tuple[str, str] | None":
+    """(path, status code) of one `git status --porcelain=v2 -z` entry, or None."""
+    text = token.decode("utf-8", "surrogateescape")
+    if not text or text[0] == "#":
+        return None
+    if text[0] == "1":
+        fields = text.split(" ", 8)
+        return fields[8], fields[1]
+    if text[0] == "u":
+        return text.split(" ", 10)[10], "u"
+    if text[0] == "?":
+        return text[2:], "?"
+    return None
+
+
+def _status(root: str) -> "tuple[str, dict[str, str]]":
+    """(HEAD oid or "", {path: status code}) of the work tree without `.zcode/`.
+
+    One `git status` on the check's own index with git's untracked cache
+    (`--untracked-files=normal`: the cache only serves that mode, and it is
+    what keeps a snapshot under one plain `git status`); the files inside an
+    untracked directory it names are listed by one `git ls-files --others`."""
+    index = _private_index(root)
+    raw = _git(root, "status", "--porcelain=v2", "-z", "--branch", "--no-renames", index=index)
     head = ""
     paths: dict[str, str] = {}
+    folders: list[str] = []
     for token in raw.split(b"\0"):
-        text = token.decode("utf-8", "surrogateescape")
-        if not text:
-            continue
-        if text.startswith("# branch.oid "):
-            oid = text[len("# branch.oid ") :]
+        if token.startswith(b"# branch.oid "):
+            oid = token[len(b"# branch.oid ") :].decode()
             head = "" if oid == "(initial)" else oid
-        elif text.startswith("#"):
             continue
-        elif text[0] == "1":
-            fields = text.split(" ", 8)
-            paths[fields[8]] = fields[1]
-        elif text[0] == "u":
-            paths[text.split(" ", 10)[10]] = "u"
-        elif text[0] == "?":
-            paths[text[2:]] = "?"
+        entry = _listed(token)
+        if entry is None or entry[0].startswith(_ZCODE) or entry[0] == ".zcode":
+            continue
+        if entry[1] == "?" and entry[0].endswith("/"):
+            folders.append(entry[0])
+        else:
+            paths[entry[0]] = entry[1]
+    if folders:
+        specs = [":(literal)" + folder for folder in folders]
+        raw = _git(
+            root, "ls-files", "-z", "--others", "--exclude-standard", "--", *specs, index=index
+        )
+        for name in raw.decode("utf-8", "surrogateescape").split("\0"):
+            if name:  # a nested repository is named as its directory
+                paths[name.rstrip("/")] = "?"
     return head, paths
 
 
@@ -106,21 +208,30 @@ def _odd(mode: int) -> str:
     return NOT_REGULAR + next((name for test, name in _ODD if test(mode)), "other")
 
 
-def _content(root: str, rel: str) -> tuple[int, int, str] | None:
-    """(size, mtime_ns, kind) of the path, None when it does not exist; kind is
-    `file`, `exec`, `link` or `not-regular:KIND`."""
+def _content(root: str, rel: str) -> "tuple[int, int, str, int, int] | None":
+    """(size, mtime_ns, kind, ctime_ns, inode) of the path, None when it does not
+    exist; kind is `file`, `exec`, `link` or `not-regular:KIND`."""
+    return _meta(os.path.join(root, rel))
+
+
+def _meta(path: str) -> "tuple[int, int, str, int, int] | None":
+    """`_content` of an absolute path."""
     try:
-        info = os.lstat(os.path.join(root, rel))
+        info = os.lstat(path)
     except OSError:
         return None
-    if stat.S_ISLNK(info.st_mode):
-        return info.st_size, info.st_mtime_ns, "link"
-    if not stat.S_ISREG(info.st_mode):
-        return info.st_size, info.st_mtime_ns, _odd(info.st_mode)
-    return info.st_size, info.st_mtime_ns, "exec" if info.st_mode & 0o111 else "file"
+    return info.st_size, info.st_mtime_ns, _kind(info.st_mode), info.st_ctime_ns, info.st_ino
 
 
-def _opened(root: str, rels: list[str]) -> tuple[dict[str, int], dict[str, str]]:
+def _kind(mode: int) -> str:
+    if stat.S_ISLNK(mode):
+        return "link"
+    if not stat.S_ISREG(mode):
+        return _odd(mode)
+    return "exec" if mode & 0o111 else "file"
+
+
+def _opened(root: str, rels: "list[str]") -> "tuple[dict[str, int], dict[str, str]]":
     """({path: descriptor} of the regular files, {path: id} of the rest: MISSING,
     `not-regular:KIND`). Opened with `open_regular`, which never blocks on a
     FIFO planted there, so git later reads exactly what was checked."""
@@ -144,7 +255,7 @@ def _opened(root: str, rels: list[str]) -> tuple[dict[str, int], dict[str, str]]
     return fds, other
 
 
-def _hash_fds(root: str, fds: dict[str, int], write: bool) -> dict[str, str]:
+def _hash_fds(root: str, fds: "dict[str, int]", write: bool) -> "dict[str, str]":
     """Git blob ids of open regular files: git reads each as `/dev/fd/N` (the
     descriptor passed on), never the path again."""
     out: dict[str, str] = {}
@@ -158,7 +269,7 @@ def _hash_fds(root: str, fds: dict[str, int], write: bool) -> dict[str, str]:
     return out
 
 
-def _blobs(root: str, rels: list[str], write: bool) -> dict[str, str]:
+def _blobs(root: str, rels: "list[str]", write: bool) -> "dict[str, str]":
     """Git blob ids of regular files (links: of their target text; anything else:
     `not-regular:KIND`, never opened)."""
     links = [r for r in rels if os.path.islink(os.path.join(root, r))]
@@ -180,42 +291,85 @@ def _blobs(root: str, rels: list[str], write: bool) -> dict[str, str]:
 
 
 def snapshot(
-    root: str, protected: Iterable[str] = (), previous: dict[str, Any] | None = None
-) -> dict[str, Any]:
+    root: str, protected: "Iterable[str]" = (), previous: "dict[str, Any] | None" = None
+) -> "dict[str, Any]":
     """The state of the work tree now (see the module docstring).
 
-    `previous`: an earlier snapshot whose blob ids are reused for paths whose
-    size and mtime did not change (so an unchanged dirty file is hashed once).
+    `previous`: an earlier snapshot whose blob ids (and protected digests) are
+    reused for paths whose stat data did not change since it was taken (see
+    `reusable`), so an unchanged dirty file is hashed once.
     """
+    stamp = _stamp(root)
     head, listed = _status(root)
     files: dict[str, list[Any]] = {}
     known = previous.get("files", {}) if previous else {}
+    before = previous.get("stamp") if previous else None
     to_hash: list[str] = []
     for rel in listed:
-        files[rel] = _entry(root, rel, known.get(rel))
+        files[rel] = _entry(root, rel, known.get(rel), before)
         if files[rel][3] is None:
             to_hash.append(rel)
     for rel, blob in _blobs(root, to_hash, write=True).items():
         files[rel][3] = blob
-    guarded = {path: _digest(path) for path in protected}
-    return {"head": head, "files": files, "protected": guarded}
+    guard = _guarded(protected, previous.get("guard", {}) if previous else {}, before)
+    return {
+        "head": head,
+        "files": files,
+        "protected": {path: entry[3] for path, entry in guard.items()},
+        "guard": guard,
+        "stamp": stamp,
+    }
 
 
-def _entry(root: str, rel: str, old: list[Any] | None) -> list[Any]:
-    """[size, mtime_ns, kind, blob id] of a listed path: the earlier snapshot's blob
-    id while size, mtime and kind are the same; None when it is to be hashed."""
+def reusable(old: "list[Any]", meta: "tuple[int, int, str, int, int]", stamp: "Any") -> bool:
+    """Whether an earlier snapshot's entry still names the content: the same size,
+    mtime, kind, ctime and inode, and (git's racy-git rule) mtime and ctime both
+    older than that snapshot's stamp. A write in the very tick the snapshot
+    hashed the file leaves the same stat data on a coarse clock; it is seen
+    because such an entry is hashed again. A `touch -d` that puts the mtime
+    back moves the ctime."""
+    if not isinstance(stamp, int) or len(old) < 6:
+        return False
+    size, mtime, kind, ctime, inode = meta
+    same = (old[0], old[1], old[2], old[4], old[5]) == (size, mtime, kind, ctime, inode)
+    return same and mtime < stamp and ctime < stamp
+
+
+def _entry(root: str, rel: str, old: "list[Any] | None", stamp: "Any") -> "list[Any]":
+    """[size, mtime_ns, kind, blob id, ctime_ns, inode] of a listed path: the earlier
+    snapshot's blob id while `reusable`; None when it is to be hashed."""
     meta = _content(root, rel)
     if meta is None:
-        return [None, None, MISSING, MISSING]
-    if old and old[0] == meta[0] and old[1] == meta[1] and old[2] == meta[2]:
+        return [None, None, MISSING, MISSING, None, None]
+    if old and reusable(old, meta, stamp):
         return list(old)
     odd = meta[2] if meta[2].startswith(NOT_REGULAR) else None  # never opened
-    return [meta[0], meta[1], meta[2], odd]
+    return [meta[0], meta[1], meta[2], odd, meta[3], meta[4]]
+
+
+def _guarded(
+    protected: "Iterable[str]", known: "dict[str, Any]", stamp: "Any"
+) -> "dict[str, list[Any]]":
+    """[size, mtime_ns, kind, sha256, ctime_ns, inode] of each protected file: the
+    earlier digest while `reusable`, so an unchanged file is not read again."""
+    out: dict[str, list[Any]] = {}
+    for path in protected:
+        meta = _meta(path)
+        old = known.get(path)
+        if meta is not None and isinstance(old, list) and reusable(old, meta, stamp):
+            out[path] = list(old)
+        elif meta is None:
+            out[path] = [None, None, MISSING, MISSING, None, None]
+        else:
+            out[path] = [meta[0], meta[1], meta[2], _digest(path), meta[3], meta[4]]
+    return out
 
 
 def _digest(path: str) -> str:
     """sha256 of a protected file (MISSING, `not-regular:KIND`: a FIFO or device
     is not opened, or `unreadable:ERRNO`)."""
+    import hashlib
+
     from zodyssey.core.files import NotRegularFile, read_regular
 
     try:
@@ -231,7 +385,7 @@ def _digest(path: str) -> str:
         return f"unreadable:{exc.errno}"
 
 
-def _head_blobs(root: str, head: str, rels: list[str]) -> dict[str, str]:
+def _head_blobs(root: str, head: str, rels: "list[str]") -> "dict[str, str]":
     """Blob ids of `rels` in commit `head` (absent: MISSING)."""
     out = dict.fromkeys(rels, MISSING)
     if not head or not rels:
@@ -249,7 +403,7 @@ def _head_blobs(root: str, head: str, rels: list[str]) -> dict[str, str]:
     return out
 
 
-def _moved_paths(root: str, before: dict[str, Any], after: dict[str, Any]) -> set[str]:
+def _moved_paths(root: str, before: "dict[str, Any]", after: "dict[str, Any]") -> "set[str]":
     """The paths of the commits between the two snapshots' HEADs (none when equal)."""
     old, new = before.get("head"), after.get("head")
     if old == new or not old or not new:
@@ -258,7 +412,7 @@ def _moved_paths(root: str, before: dict[str, Any], after: dict[str, Any]) -> se
     return {n for n in raw.decode("utf-8", "surrogateescape").split("\0") if n}
 
 
-def _blob_ids(root: str, snap: dict[str, Any], rels: list[str]) -> dict[str, str]:
+def _blob_ids(root: str, snap: "dict[str, Any]", rels: "list[str]") -> "dict[str, str]":
     """The blob id of each path in snapshot `snap`: its own entry, else HEAD's."""
     files = snap.get("files", {})
     clean = [r for r in rels if r not in files]
@@ -267,7 +421,7 @@ def _blob_ids(root: str, snap: dict[str, Any], rels: list[str]) -> dict[str, str
     return out
 
 
-def compare(root: str, before: dict[str, Any], after: dict[str, Any]) -> list[dict[str, Any]]:
+def compare(root: str, before: "dict[str, Any]", after: "dict[str, Any]") -> "list[dict[str, Any]]":
     """Every path whose content differs: {path, before, after} blob ids (or MISSING)."""
     rels = set(before.get("files", {})) | set(after.get("files", {}))
     ordered = sorted(rels | _moved_paths(root, before, after))
@@ -285,7 +439,7 @@ def compare(root: str, before: dict[str, Any], after: dict[str, Any]) -> list[di
     return changes
 
 
-def restore(root: str, change: dict[str, Any], quarantine: str) -> str:
+def restore(root: str, change: "dict[str, Any]", quarantine: str) -> str:
     """Undo one change; returns what was done (`restored`, `quarantined`, `kept`)."""
     rel = change["path"]
     path = rel if os.path.isabs(rel) else os.path.join(root, rel)

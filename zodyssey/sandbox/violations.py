@@ -33,23 +33,24 @@ Outside git, or when git fails in pre-tool, the check is skipped (silently in
 pre-tool: an allowed call stays silent; said in post-tool).
 """
 
-from __future__ import annotations
-
 import os
-from pathlib import Path
-from typing import Any
 
 from zodyssey.core.vocabulary import BLOCKED, STATE, TEST_FROZEN_PHASES, ZCODE
 from zodyssey.sandbox import effects
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the pre-tool check runs in the hook process: no typing at run time
+    from typing import Any
+
 QUARANTINE = ".zcode/quarantine"
+BETWEEN = "something between tool calls"  # what a change caught in pre-tool is named
 
 
 def effects_file(root: str, slug: str) -> str:
     return os.path.join(root, STATE, slug + ".effects")
 
 
-def _view(root: str, slug: str, state: dict[str, Any]) -> tuple[Any, Any, bool, list[str]]:
+def _view(root: str, slug: str, state: "dict[str, Any]") -> "tuple[Any, Any, bool, list[str]]":
     """(layout, plan, product open, protected files) as the run stands now."""
     from zodyssey.gate.context import load_plan
     from zodyssey.gate.paths import PROTECTED_CONFIG, Layout
@@ -67,7 +68,7 @@ def _view(root: str, slug: str, state: dict[str, Any]) -> tuple[Any, Any, bool, 
     return layout, plan, bool(open_), protected
 
 
-def _bound(plan: Any, bound: Any) -> bool:
+def _bound(plan: "Any", bound: "Any") -> bool:
     """The plan on disk is readable and is the one the review bound."""
     return (
         plan.text is not None and not plan.error and isinstance(bound, str) and plan.sha256 == bound
@@ -75,15 +76,17 @@ def _bound(plan: Any, bound: Any) -> bool:
 
 
 def judge(
-    root: str, slug: str, state: dict[str, Any], changes: list[dict[str, Any]]
-) -> list[dict[str, Any]]:
+    root: str, slug: str, state: "dict[str, Any]", changes: "list[dict[str, Any]]"
+) -> "list[dict[str, Any]]":
     """The changes the run did not allow (see the module docstring)."""
     layout, plan, open_, _ = _view(root, slug, state)
     frozen = state.get("phase") in TEST_FROZEN_PHASES
     return [c for c in changes if not _allowed(c, layout, plan, open_, frozen)]
 
 
-def _allowed(change: dict[str, Any], layout: Any, plan: Any, open_: bool, frozen: bool) -> bool:
+def _allowed(
+    change: "dict[str, Any]", layout: "Any", plan: "Any", open_: bool, frozen: bool
+) -> bool:
     """Whether the run allowed this change (judge's rule for one path)."""
     from zodyssey.gate.paths import is_test_file
     from zodyssey.gate.policy import in_scope
@@ -100,7 +103,7 @@ def _allowed(change: dict[str, Any], layout: Any, plan: Any, open_: bool, frozen
     return bool(scoped and not (frozen and is_test_file(rel)))
 
 
-def _load(root: str, slug: str) -> dict[str, Any]:
+def _load(root: str, slug: str) -> "dict[str, Any]":
     from zodyssey.core.store import read_json
 
     try:
@@ -110,23 +113,23 @@ def _load(root: str, slug: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _store(root: str, slug: str, mutate: Any) -> Any:
+def _store(root: str, slug: str, mutate: "Any") -> "Any":
     from zodyssey.core.store import update_json
 
     return update_json(effects_file(root, slug), mutate, dict)
 
 
-def _key(call: Any) -> str:
+def _key(call: "Any") -> str:
     return str(call.tool_use_id or "anon")
 
 
 def _handle(
     root: str,
-    runs: list[tuple[str, dict[str, Any], dict[str, Any]]],
-    call: Any,
-    after: dict[str, Any],
+    runs: "list[tuple[str, dict[str, Any], dict[str, Any]]]",
+    call: "Any",
+    after: "dict[str, Any]",
     when: str,
-) -> list[dict[str, Any]]:
+) -> "list[dict[str, Any]]":
     """Judge, undo and record; returns the violations (with what was done to each).
 
     `runs`: (slug, state, snapshot before) of every active run of the
@@ -163,8 +166,10 @@ def _safe(text: str) -> str:
 
 
 def record_violation(
-    root: str, slug: str, call: Any, found: list[dict[str, Any]], when: str
-) -> dict[str, Any]:
+    root: str, slug: str, call: "Any", found: "list[dict[str, Any]]", when: str
+) -> "dict[str, Any]":
+    from pathlib import Path
+
     from zodyssey.core.store import RunStore, now_iso
     from zodyssey.runs import evidence as chain
     from zodyssey.runs.preconditions import note_evidence_head
@@ -188,7 +193,7 @@ def record_violation(
     return record
 
 
-def message(found: list[dict[str, Any]], when: str) -> str:
+def message(found: "list[dict[str, Any]]", when: str) -> str:
     shown = "; ".join(f"{c['path']} ({c.get('action', 'kept')})" for c in found[:10])
     more = f" and {len(found) - 10} more" if len(found) > 10 else ""
     return (
@@ -199,7 +204,7 @@ def message(found: list[dict[str, Any]], when: str) -> str:
     )
 
 
-def _protected(root: str, runs: list[tuple[str, dict[str, Any]]]) -> list[str]:
+def _protected(root: str, runs: "list[tuple[str, dict[str, Any]]]") -> list[str]:
     """The protected files of every run (their union)."""
     out: list[str] = []
     for slug, state in runs:
@@ -207,7 +212,7 @@ def _protected(root: str, runs: list[tuple[str, dict[str, Any]]]) -> list[str]:
     return out
 
 
-def pre_tool(root: str, runs: list[tuple[str, dict[str, Any]]], call: Any) -> str | None:
+def pre_tool(root: str, runs: "list[tuple[str, dict[str, Any]]]", call: "Any") -> str | None:
     """Snapshot before the call; a message when changes between calls were caught.
 
     `runs`: (slug, state) of each active run of the repository. The snapshot
@@ -225,15 +230,19 @@ def pre_tool(root: str, runs: list[tuple[str, dict[str, Any]]], call: Any) -> st
         now = effects.snapshot(root, protected, previous=lasts[0][2] if lasts else None)
     except (OSError, ValueError):
         return None
+    if len(lasts) == len(runs) and not any(
+        effects.compare(root, last, now) for _, _, last in lasts
+    ):
+        return None  # nothing changed since the last snapshot: it stays this call's "before"
     note = None
-    what = "something between tool calls"
+    what = BETWEEN
     found = _handle(root, lasts, call, now, what) if lasts else []
     if found:
         note = message(found, what)
         now = effects.snapshot(root, protected, previous=now)
     key = _key(call)
 
-    def put(value: dict[str, Any]) -> None:
+    def put(value: "dict[str, Any]") -> None:
         calls = value.setdefault("calls", {})
         calls[key] = now
         value["last"] = now
@@ -243,9 +252,18 @@ def pre_tool(root: str, runs: list[tuple[str, dict[str, Any]]], call: Any) -> st
     return note
 
 
+def pre_check(root: str, runs: "list[tuple[str, dict[str, Any]]]", call: "Any") -> str:
+    """The hook's pre-tool check (`pre_tool`), best effort: "" when nothing was
+    caught or the check could not run (post-tool still compares)."""
+    try:
+        return pre_tool(root, runs, call) or ""
+    except Exception:  # an allowed call is never broken by the check
+        return ""
+
+
 def _befores(
-    root: str, runs: list[tuple[str, dict[str, Any]]], key: str
-) -> tuple[list[tuple[str, dict[str, Any], dict[str, Any]]], bool]:
+    root: str, runs: "list[tuple[str, dict[str, Any]]]", key: str
+) -> "tuple[list[tuple[str, dict[str, Any], dict[str, Any]]], bool]":
     """(slug, state, the snapshot before the call) of each run that has one (the
     call's own, else the last), and whether any of them is the last one."""
     judged = []
@@ -262,7 +280,7 @@ def _befores(
     return judged, since_last
 
 
-def post_tool(root: str, runs: list[tuple[str, dict[str, Any]]], call: Any) -> str | None:
+def post_tool(root: str, runs: "list[tuple[str, dict[str, Any]]]", call: "Any") -> str | None:
     """Compare with the call's own snapshot; the message for the agent, or None."""
     if not os.path.exists(os.path.join(root, ".git")) or not runs:
         return None
@@ -279,7 +297,7 @@ def post_tool(root: str, runs: list[tuple[str, dict[str, Any]]], call: Any) -> s
     if found:
         after = effects.snapshot(root, protected, previous=after)
 
-    def put(value: dict[str, Any]) -> None:
+    def put(value: "dict[str, Any]") -> None:
         value.setdefault("calls", {}).pop(key, None)
         value["last"] = after
 

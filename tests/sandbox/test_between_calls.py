@@ -1,0 +1,163 @@
+"""A change made between two tool calls (a background process, another program
+the person did not start) is caught at the next call's pre-tool, before that
+call runs: every allowed call that could write takes its own pre-tool
+snapshot, compared with the one the previous call's post-tool left.
+
+Real runs, real git repositories, the installed hook commands as processes;
+the test itself is the "background process": it writes between the post-tool
+of call 1 and the pre-tool of call 2, both ordinary (non-`zodyssey`) Bash calls.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import git, run_zodyssey
+from tests.helpers.gate import RunRepo
+from tests.sandbox.test_effects import hook, repo_with_run, violations
+from zodyssey.sandbox import effects
+
+BETWEEN = "something between tool calls"
+
+
+def _first_call(repo: RunRepo) -> None:
+    assert hook(repo, "pre-tool", "ls", "toolu_1").returncode == 0
+    assert hook(repo, "post-tool", "ls", "toolu_1").returncode == 0
+
+
+@pytest.mark.claim("effect-check-between-calls")
+def test_a_product_change_between_two_ordinary_calls_is_caught_before_the_second(
+    tmp_path: Path,
+) -> None:
+    repo = repo_with_run(tmp_path)  # execute, OKAY: README.md and src/dropped.py out of scope
+    _first_call(repo)
+    (repo.root / "README.md").write_text("background\n")
+    (repo.root / "src" / "dropped.py").write_text("planted\n")
+    (repo.root / "fresh" / "deep").mkdir(parents=True)  # a new directory, files inside
+    (repo.root / "fresh" / "a.py").write_text("a\n")
+    (repo.root / "fresh" / "deep" / "b.py").write_text("b\n")
+    done = hook(repo, "pre-tool", "ls", "toolu_2")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert BETWEEN in done.stderr and "README.md (restored)" in done.stderr, done.stderr
+    assert (repo.root / "README.md").read_text() == "x\n"
+    assert not (repo.root / "src" / "dropped.py").exists()
+    assert not (repo.root / "fresh" / "a.py").exists()
+    moved = repo.root / ".zcode" / "quarantine" / "demo" / "toolu_2"
+    assert (moved / "src" / "dropped.py").read_text() == "planted\n"
+    assert (moved / "fresh" / "deep" / "b.py").read_text() == "b\n"
+    [record] = violations(repo)
+    assert record["when"] == BETWEEN and record["tool_use_id"] == "toolu_2"
+    assert {c["path"] for c in record["changes"]} == {
+        "README.md",
+        "src/dropped.py",
+        "fresh/a.py",
+        "fresh/deep/b.py",
+    }
+    # the call itself changed nothing: its post-tool adds no second record
+    assert hook(repo, "post-tool", "ls", "toolu_2").returncode == 0
+    assert len(violations(repo)) == 1
+    refused = run_zodyssey("run", "todo", "demo", "1", "done", cwd=repo.root)
+    assert refused.returncode == 11, refused.stdout + refused.stderr
+    assert "unresolved violation" in refused.stdout + refused.stderr
+
+
+@pytest.mark.claim("effect-check-between-calls")
+def test_a_protected_file_changed_between_calls_is_caught_before_the_next(
+    tmp_path: Path,
+) -> None:
+    repo = repo_with_run(tmp_path)  # after OKAY the plan is protected, as is the hook wiring
+    settings = repo.root / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text('{"hooks": {}}\n')
+    _first_call(repo)
+    settings.write_text("{}\n")  # the gate unwired
+    repo.plan_path.write_text(repo.plan_path.read_text() + "\n- [ ] 9. More\n")
+    done = hook(repo, "pre-tool", "ls", "toolu_2")
+    assert done.returncode == 2 and BETWEEN in done.stderr, done.stderr
+    [record] = violations(repo)
+    guarded = {c["path"] for c in record["changes"] if c.get("protected")}
+    assert guarded == {str(settings), str(repo.plan_path)}, record["changes"]
+    # the wiring is a file of the work tree as well: put back from its blob
+    assert settings.read_text() == '{"hooks": {}}\n'
+
+
+def test_nothing_changed_between_calls_lets_the_next_call_run(tmp_path: Path) -> None:
+    repo = repo_with_run(tmp_path)
+    _first_call(repo)
+    (repo.root / "build").mkdir()
+    (repo.root / "build" / "out.o").write_text("ignored: not product\n")
+    (repo.root / "src" / "server.py").write_text("in scope\n")  # allowed after OKAY
+    for call in ("toolu_2", "toolu_3"):
+        done = hook(repo, "pre-tool", "ls", call)
+        assert done.returncode == 0, done.stderr
+        assert hook(repo, "post-tool", "ls", call).returncode == 0
+    assert violations(repo) == []
+
+
+def _same_size_same_mtime(path: Path, text: str) -> None:
+    """Rewrite `path` with other content of the same size and put its mtime back:
+    what a write in the same timestamp tick as the snapshot leaves on a file
+    system with coarse timestamps."""
+    info = path.stat()
+    assert len(text.encode()) == info.st_size
+    path.write_text(text)
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+
+
+@pytest.mark.claim("effect-check-between-calls")
+def test_a_same_size_rewrite_with_the_mtime_put_back_is_seen(tmp_path: Path) -> None:
+    """Racy timestamps: size and mtime alone do not prove content unchanged."""
+    repo = repo_with_run(tmp_path)
+    _first_call(repo)
+    _same_size_same_mtime(repo.root / "notes.txt", "dirty BEFORE\n")  # untracked, hashed before
+    _same_size_same_mtime(repo.root / "README.md", "y\n")  # tracked and clean
+    done = hook(repo, "pre-tool", "ls", "toolu_2")
+    assert done.returncode == 2 and BETWEEN in done.stderr, done.stderr
+    assert (repo.root / "notes.txt").read_text() == "dirty before\n"
+    assert (repo.root / "README.md").read_text() == "x\n"
+
+
+def test_the_snapshot_sees_a_same_size_rewrite_of_a_dirty_file(tmp_path: Path) -> None:
+    root = tmp_path / "r"
+    root.mkdir()
+    git(root, "init", "-q")
+    (root / "a.txt").write_text("one\n")
+    git(root, "add", "a.txt")
+    git(root, "commit", "-qm", "a")
+    (root / "a.txt").write_text("two\n")  # dirty: its blob is hashed by the snapshot
+    (root / "u.txt").write_text("uuu\n")
+    first = effects.snapshot(str(root))
+    _same_size_same_mtime(root / "a.txt", "TWO\n")
+    _same_size_same_mtime(root / "u.txt", "UUU\n")
+    second = effects.snapshot(str(root), previous=first)
+    changed = {c["path"] for c in effects.compare(str(root), first, second)}
+    assert changed == {"a.txt", "u.txt"}
+
+
+def test_the_racy_rule_rehashes_what_was_written_in_the_snapshots_tick() -> None:
+    """An entry whose mtime or ctime is not older than the snapshot that hashed it
+    may have been written after the hash in the same tick: never reused."""
+    old = [4, 1_000, "file", "blob", 1_000, 7]  # size, mtime, kind, blob, ctime, inode
+    same = (4, 1_000, "file", 1_000, 7)
+    assert effects.reusable(old, same, stamp=2_000)
+    assert not effects.reusable(old, same, stamp=1_000)  # same tick as the snapshot
+    assert not effects.reusable(old, same, stamp=None)  # no stamp known
+    assert not effects.reusable(old, (4, 1_000, "file", 1_500, 7), stamp=2_000)  # ctime moved
+    assert not effects.reusable(old, (4, 1_000, "file", 1_000, 8), stamp=2_000)  # replaced
+    assert not effects.reusable(old[:4], same, stamp=2_000)  # an entry of the old form
+
+
+def test_the_private_index_leaves_the_users_index_alone(tmp_path: Path) -> None:
+    repo = repo_with_run(tmp_path)
+    index = repo.root / ".git" / "index"
+    before = index.read_bytes(), index.stat().st_mtime_ns
+    (repo.root / "README.md").write_text("changed\n")
+    effects.snapshot(str(repo.root))
+    effects.snapshot(str(repo.root))
+    assert (index.read_bytes(), index.stat().st_mtime_ns) == before
+    stored = json.loads(json.dumps(effects.snapshot(str(repo.root))))
+    assert "README.md" in stored["files"]
