@@ -1,14 +1,21 @@
 """The post-call effect check: snapshot before a call, compare after, undo what
 the call was not allowed to change.
 
-A snapshot is cheap by construction: one `git status --porcelain=v2 -z`
-(without `.zcode/`, with `GIT_OPTIONAL_LOCKS=0` so git writes no index), and
-for each path it lists (a changed tracked file or an untracked one: the only
-paths whose content is not already in git's objects) its size, mtime and git
-blob id, written into git's object store (`git hash-object -w`) so that the
-content can be put back later. Paths git ignores are not product and are not
-listed. Protected files (the gate's configuration and wiring, the plan after
-OKAY) are added by sha256.
+A snapshot is cheap by construction: one `git status --porcelain=v2 -z` on
+the check's own index (`.zcode/state/effects.index`, a copy of the user's,
+so the user's index is never written) with git's untracked cache, without
+`.zcode/`; the files of an untracked directory it names are listed by one
+`git ls-files --others`. For each path it lists (a changed tracked file or an
+untracked one: the only paths whose content is not already in git's
+objects) its size, mtime, ctime, inode and git blob id, written into git's
+object store (`git hash-object -w`) so that the content can be put back
+later. Paths git ignores are not product and are not listed. Protected files
+(the gate's configuration and wiring, the plan after OKAY) are added the same
+way, by absolute path, under `guard` (their blob ids under `protected`).
+A blob id is reused from the previous snapshot only while `reusable` says
+the stat data proves the content (git's racy-git rule against the
+snapshot's `stamp`). No `typing`, `subprocess` or `hashlib` is imported: the
+pre-tool snapshot runs in the hook process, git is started by `posix_spawn`.
 
 Nothing but regular files is ever opened (`zodyssey.core.files.open_regular`,
 without blocking): a FIFO, socket, device or directory planted where a file
@@ -39,6 +46,8 @@ CHUNK = 200  # paths (open descriptors) per `git hash-object` call
 INDEX = os.path.join(".zcode", "state", "effects.index")  # the check's own index
 STAMP = os.path.join(".zcode", "state", "effects.stamp")  # touched as a snapshot starts
 _ZCODE = ".zcode/"
+# An index of no entries (version 2) with its trailing SHA-1: a repository without HEAD.
+EMPTY_INDEX = bytes.fromhex("44495243000000020000000039d890139ee5356c7ef572216cebcd27aa41f9df")
 
 
 def _git(
@@ -119,16 +128,8 @@ def _private_index(root: str) -> str:
         try:
             _git(root, "read-tree", "HEAD", index=path)
         except OSError:  # no HEAD yet: an empty index is right
-            write_atomic(path, _empty_index())
+            write_atomic(path, EMPTY_INDEX)
     return path
-
-
-def _empty_index() -> bytes:
-    """An index of no entries (version 2), its trailing checksum included."""
-    import hashlib
-
-    body = b"DIRC" + (2).to_bytes(4, "big") + (0).to_bytes(4, "big")
-    return body + hashlib.sha1(body).digest()
 
 
 def _stamp(root: str) -> int:
@@ -304,14 +305,17 @@ def snapshot(
     files: dict[str, list[Any]] = {}
     known = previous.get("files", {}) if previous else {}
     before = previous.get("stamp") if previous else None
-    to_hash: list[str] = []
     for rel in listed:
         files[rel] = _entry(root, rel, known.get(rel), before)
-        if files[rel][3] is None:
-            to_hash.append(rel)
-    for rel, blob in _blobs(root, to_hash, write=True).items():
-        files[rel][3] = blob
-    guard = _guarded(protected, previous.get("guard", {}) if previous else {}, before)
+    guard = {}  # protected files by absolute path: the same entries, their blob id a digest
+    old_guard = previous.get("guard", {}) if previous else {}
+    for path in protected:
+        old = old_guard.get(path)
+        guard[path] = _entry(root, path, old if isinstance(old, list) else None, before)
+    to_hash = [rel for rel, entry in files.items() if entry[3] is None]
+    to_hash += [path for path, entry in guard.items() if entry[3] is None]
+    for name, blob in _blobs(root, to_hash, write=True).items():
+        (guard if os.path.isabs(name) else files)[name][3] = blob
     return {
         "head": head,
         "files": files,
@@ -345,44 +349,6 @@ def _entry(root: str, rel: str, old: "list[Any] | None", stamp: "Any") -> "list[
         return list(old)
     odd = meta[2] if meta[2].startswith(NOT_REGULAR) else None  # never opened
     return [meta[0], meta[1], meta[2], odd, meta[3], meta[4]]
-
-
-def _guarded(
-    protected: "Iterable[str]", known: "dict[str, Any]", stamp: "Any"
-) -> "dict[str, list[Any]]":
-    """[size, mtime_ns, kind, sha256, ctime_ns, inode] of each protected file: the
-    earlier digest while `reusable`, so an unchanged file is not read again."""
-    out: dict[str, list[Any]] = {}
-    for path in protected:
-        meta = _meta(path)
-        old = known.get(path)
-        if meta is not None and isinstance(old, list) and reusable(old, meta, stamp):
-            out[path] = list(old)
-        elif meta is None:
-            out[path] = [None, None, MISSING, MISSING, None, None]
-        else:
-            out[path] = [meta[0], meta[1], meta[2], _digest(path), meta[3], meta[4]]
-    return out
-
-
-def _digest(path: str) -> str:
-    """sha256 of a protected file (MISSING, `not-regular:KIND`: a FIFO or device
-    is not opened, or `unreadable:ERRNO`)."""
-    import hashlib
-
-    from zodyssey.core.files import NotRegularFile, read_regular
-
-    try:
-        return hashlib.sha256(read_regular(path)).hexdigest()
-    except FileNotFoundError:
-        return MISSING
-    except NotRegularFile:
-        try:
-            return _odd(os.stat(path).st_mode)
-        except OSError:
-            return MISSING
-    except OSError as exc:
-        return f"unreadable:{exc.errno}"
 
 
 def _head_blobs(root: str, head: str, rels: "list[str]") -> "dict[str, str]":
@@ -445,7 +411,7 @@ def restore(root: str, change: "dict[str, Any]", quarantine: str) -> str:
     path = rel if os.path.isabs(rel) else os.path.join(root, rel)
     old = change["before"]
     if change.get("protected"):
-        return "kept"  # sha256 only: the content is not in git's objects
+        return "kept"  # recorded only: the person decides what the gate's files hold
     if old.startswith((NOT_REGULAR, "unreadable:")):
         return "kept"  # no content was read before: nothing to put back
     if old == MISSING:

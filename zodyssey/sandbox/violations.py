@@ -224,7 +224,7 @@ def pre_tool(root: str, runs: "list[tuple[str, dict[str, Any]]]", call: "Any") -
     lasts = []
     for slug, state in runs:
         last = _load(root, slug).get("last")
-        if isinstance(last, dict):
+        if isinstance(last, dict) and "stamp" in last:  # not one of an older form
             lasts.append((slug, state, last))
     try:
         now = effects.snapshot(root, protected, previous=lasts[0][2] if lasts else None)
@@ -275,7 +275,7 @@ def _befores(
         if not isinstance(before, dict):  # no snapshot of its own: the last one is "before"
             before = stored.get("last")
             since_last = True
-        if isinstance(before, dict):  # else no snapshot at all (not wired before)
+        if isinstance(before, dict) and "stamp" in before:  # else none (or an older form)
             judged.append((slug, state, before))
     return judged, since_last
 
