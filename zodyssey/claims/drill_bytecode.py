@@ -61,17 +61,20 @@ def store_dir(root: Path) -> Path | None:
 
 def interpreter_dirs() -> list[str]:
     """The directories this interpreter imports its own modules from (outermost only)."""
-    found: set[str] = set()
-    paths = sysconfig.get_paths()
-    for name in ("stdlib", "platstdlib", "purelib", "platlib"):
-        if paths.get(name):
-            found.add(paths[name])
-    found.update(site.getsitepackages())
-    if site.ENABLE_USER_SITE:
-        found.add(site.getusersitepackages())
+    found = _import_dirs()
     dirs = {os.path.abspath(d) for d in found} | {os.path.realpath(d) for d in found}
     dirs = {d for d in dirs if os.path.isdir(d) and d != os.path.dirname(d)}
     return sorted(d for d in dirs if not any(_nested(d, o) for o in dirs))
+
+
+def _import_dirs() -> set[str]:
+    """The standard library's and the site-packages' directories, as configured."""
+    paths = sysconfig.get_paths()
+    found = {paths[n] for n in ("stdlib", "platstdlib", "purelib", "platlib") if paths.get(n)}
+    found.update(site.getsitepackages())
+    if site.ENABLE_USER_SITE:
+        found.add(site.getusersitepackages())
+    return found
 
 
 def _nested(inner: str, outer: str) -> bool:
