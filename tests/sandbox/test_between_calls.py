@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -161,3 +162,80 @@ def test_the_private_index_leaves_the_users_index_alone(tmp_path: Path) -> None:
     assert (index.read_bytes(), index.stat().st_mtime_ns) == before
     stored = json.loads(json.dumps(effects.snapshot(str(repo.root))))
     assert "README.md" in stored["files"]
+
+
+def _stamp(repo: RunRepo) -> int:
+    return (repo.root / ".zcode" / "state" / "effects.stamp").stat().st_mtime_ns
+
+
+def test_a_small_unchanged_tree_is_proven_by_stat_data_alone(tmp_path: Path) -> None:
+    """No snapshot (no `git status`) when a walk of a small tree finds every
+    entry as the last snapshot left it: the stamp a snapshot touches stays."""
+    repo = repo_with_run(tmp_path)
+    time.sleep(0.05)  # past the clock tick of the repository's last write
+    _first_call(repo)
+    stamp = _stamp(repo)
+    assert hook(repo, "pre-tool", "ls", "toolu_2").returncode == 0
+    assert _stamp(repo) == stamp
+    (repo.root / "build").mkdir()  # ignored, yet a change of the tree: a snapshot decides
+    assert hook(repo, "pre-tool", "ls", "toolu_3").returncode == 0
+    assert _stamp(repo) != stamp
+    assert violations(repo) == []
+
+
+def test_a_new_file_beside_ignored_ones_only_is_caught_before_the_next_call(
+    tmp_path: Path,
+) -> None:
+    """A folder git lists nothing of (it holds only ignored files) is walked too."""
+    repo = repo_with_run(tmp_path)
+    (repo.root / ".gitignore").write_text("build/\n*.log\n")
+    (repo.root / "logs").mkdir()
+    (repo.root / "logs" / "run.log").write_text("ignored\n")
+    git(repo.root, "add", ".gitignore")
+    git(repo.root, "commit", "-qm", "logs")
+    _first_call(repo)
+    (repo.root / "logs" / "evil.py").write_text("planted\n")
+    done = hook(repo, "pre-tool", "ls", "toolu_2")
+    assert done.returncode == 2 and "logs/evil.py (quarantined)" in done.stderr, done.stderr
+
+
+def test_unchanged_answers_false_for_every_kind_of_change(tmp_path: Path) -> None:
+    repo = repo_with_run(tmp_path)
+    root = str(repo.root)
+    guarded = [str(repo.plan_path)]
+    changes = [
+        lambda: (repo.root / "README.md").write_text("y\n"),  # a tracked file
+        lambda: (repo.root / "src" / "new.py").write_text("n\n"),  # a new file
+        lambda: (repo.root / "src" / "server.py").unlink(),  # a removed one
+        lambda: (repo.root / "build" / "o").write_text("o\n"),  # inside an ignored folder
+        lambda: repo.plan_path.write_text("changed plan\n"),  # a protected file
+        lambda: os.chmod(repo.root / "README.md", 0o755),  # a mode
+    ]
+    (repo.root / "build").mkdir()
+    for change in changes:
+        time.sleep(0.05)  # past the clock tick of the last write: no entry is racy
+        snap = effects.snapshot(root, guarded)
+        assert effects.unchanged(root, json.loads(json.dumps(snap)), guarded)
+        change()
+        assert not effects.unchanged(root, snap, guarded), change
+    time.sleep(0.05)
+    snap = effects.snapshot(root, guarded)
+    assert snap["tree"] is not None
+    assert not effects.unchanged(root, snap, [*guarded, str(repo.root / "pyproject.toml")])
+
+
+def test_a_tree_beyond_the_limit_is_never_proven_by_stat_data(tmp_path: Path) -> None:
+    repo = repo_with_run(tmp_path)
+    for index in range(effects.QUICK_LIMIT + 1):
+        (repo.root / "src" / f"m{index}.txt").write_text("m\n")
+    snap = effects.snapshot(str(repo.root))
+    assert snap["tree"] is None and not effects.unchanged(str(repo.root), snap, [])
+
+
+def test_an_entry_written_in_the_snapshots_tick_leaves_no_tree(tmp_path: Path) -> None:
+    """Racy: an entry whose mtime is not older than the stamp (the same tick) makes
+    the walk unusable as proof: the next pre-tool takes a snapshot."""
+    repo = repo_with_run(tmp_path)
+    future = time.time_ns() + 3600 * 10**9
+    os.utime(repo.root / "README.md", ns=(future, future))
+    assert effects.snapshot(str(repo.root))["tree"] is None

@@ -301,6 +301,7 @@ def snapshot(
     `reusable`), so an unchanged dirty file is hashed once.
     """
     stamp = _stamp(root)
+    tree = _tree(root, stamp)
     head, listed = _status(root)
     files: dict[str, list[Any]] = {}
     known = previous.get("files", {}) if previous else {}
@@ -322,7 +323,62 @@ def snapshot(
         "protected": {path: entry[3] for path, entry in guard.items()},
         "guard": guard,
         "stamp": stamp,
+        "tree": tree,
     }
+
+
+QUICK_LIMIT = 500  # entries of a work tree small enough for `unchanged` to walk
+
+
+def _tree(root: str, stamp: int) -> "list[list[Any]] | None":
+    """[path, mtime_ns, ctime_ns, inode, size, mode] of every entry of the work tree
+    but `.git` and `.zcode` (ignored ones too), walked before `git status`; None
+    when there are more than QUICK_LIMIT, or when one is not older than `stamp`
+    (racy: a write in that tick could leave the same stat data)."""
+    out: list[list[Any]] = []
+    pending = [""]
+    while pending:
+        folder = pending.pop()
+        try:
+            with os.scandir(os.path.join(root, folder) if folder else root) as entries:
+                items = sorted((e.name, e.stat(follow_symlinks=False), e) for e in entries)
+        except OSError:
+            return None
+        for name, info, entry in items:
+            rel = folder + name
+            if not folder and name in (".git", ".zcode"):
+                continue
+            if info.st_mtime_ns >= stamp or info.st_ctime_ns >= stamp or len(out) >= QUICK_LIMIT:
+                return None
+            out.append([rel, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_size])
+            out[-1].append(info.st_mode)
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(rel + "/")
+    return out
+
+
+def unchanged(root: str, snap: "dict[str, Any]", protected: "list[str]") -> bool:
+    """Whether nothing in the work tree nor any protected file can have changed
+    since `snap` was taken, from stat data alone (no git): its `tree` was
+    recorded (a small work tree) and is what a walk finds now, and each
+    protected file's entry is still `reusable`. A new file anywhere changes
+    its directory's mtime and ctime, a write its file's; so equal stat data of
+    every entry, all older than the snapshot's stamp, proves the content. Any
+    difference, ignored files included, answers False: then a snapshot decides."""
+    stamp, tree, guard = snap.get("stamp"), snap.get("tree"), snap.get("guard")
+    if not isinstance(stamp, int) or not isinstance(tree, list) or not isinstance(guard, dict):
+        return False
+    if sorted(guard) != sorted(protected):
+        return False
+    for path in protected:
+        meta = _meta(path)
+        old = guard[path]
+        if meta is None:
+            if old[2] != MISSING:
+                return False
+        elif not reusable(old, meta, stamp):
+            return False
+    return _tree(root, stamp) == tree
 
 
 def reusable(old: "list[Any]", meta: "tuple[int, int, str, int, int]", stamp: "Any") -> bool:

@@ -226,6 +226,10 @@ def pre_tool(root: str, runs: "list[tuple[str, dict[str, Any]]]", call: "Any") -
         last = _load(root, slug).get("last")
         if isinstance(last, dict) and "stamp" in last:  # not one of an older form
             lasts.append((slug, state, last))
+    if len(lasts) == len(runs) and all(
+        effects.unchanged(root, last, protected) for *_, last in lasts
+    ):
+        return None  # a small tree whose stat data proves nothing changed: no git
     try:
         now = effects.snapshot(root, protected, previous=lasts[0][2] if lasts else None)
     except (OSError, ValueError):
