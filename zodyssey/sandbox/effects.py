@@ -71,42 +71,58 @@ def _git(
         env["GIT_INDEX_FILE"] = index
         argv += ["-c", "core.untrackedCache=true"]
     out_read, out_write = os.pipe()
-    actions: list[Any] = [
-        (os.POSIX_SPAWN_DUP2, out_write, 1),
-        (os.POSIX_SPAWN_CLOSE, out_read),
-        (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
-    ]
-    in_read = in_write = -1
-    if stdin is None:
-        actions.append((os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0))
-    else:
-        in_read, in_write = os.pipe()
-        actions += [(os.POSIX_SPAWN_DUP2, in_read, 0), (os.POSIX_SPAWN_CLOSE, in_write)]
+    in_read, in_write = os.pipe() if stdin is not None else (-1, -1)
     for fd in fds:
         os.set_inheritable(fd, True)
     try:
-        pid = os.posix_spawnp("git", [*argv, *args], env, file_actions=actions)
+        pid = os.posix_spawnp(
+            "git",
+            [*argv, *args],
+            env,
+            file_actions=_actions(out_read, out_write, in_read, in_write),
+        )
     except OSError:
-        for fd in (out_read, in_write):
-            if fd >= 0:
-                os.close(fd)
+        _close(out_read, in_write)
         raise
     finally:
-        os.close(out_write)
-        if in_read >= 0:
-            os.close(in_read)
+        _close(out_write, in_read)
         for fd in fds:
             os.set_inheritable(fd, False)
     if stdin is not None:  # small (a link's target): git reads it all before it answers
         with os.fdopen(in_write, "wb") as pipe:
             pipe.write(stdin)
-    chunks = []
-    while chunk := os.read(out_read, 1 << 16):
-        chunks.append(chunk)
-    os.close(out_read)
+    output = _drain(out_read)
     code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
     if code != 0:
         raise OSError(f"git {args[0]} failed (exit {code})")
+    return output
+
+
+def _actions(out_read: int, out_write: int, in_read: int, in_write: int) -> "list[Any]":
+    """The child's descriptors: stdout the pipe, stderr /dev/null, stdin the input
+    pipe when there is one (else /dev/null)."""
+    actions: list[Any] = [
+        (os.POSIX_SPAWN_DUP2, out_write, 1),
+        (os.POSIX_SPAWN_CLOSE, out_read),
+        (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+    ]
+    if in_read < 0:
+        return [*actions, (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0)]
+    return [*actions, (os.POSIX_SPAWN_DUP2, in_read, 0), (os.POSIX_SPAWN_CLOSE, in_write)]
+
+
+def _close(*fds: int) -> None:
+    for fd in fds:
+        if fd >= 0:
+            os.close(fd)
+
+
+def _drain(fd: int) -> bytes:
+    """Everything until end of file, then the descriptor closed."""
+    chunks = []
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+    os.close(fd)
     return b"".join(chunks)
 
 
@@ -168,6 +184,21 @@ def _status(root: str) -> "tuple[str, dict[str, str]]":
     untracked directory it names are listed by one `git ls-files --others`."""
     index = _private_index(root)
     raw = _git(root, "status", "--porcelain=v2", "-z", "--branch", "--no-renames", index=index)
+    head, paths, folders = _parse_status(raw)
+    if folders:
+        specs = [":(literal)" + folder for folder in folders]
+        raw = _git(
+            root, "ls-files", "-z", "--others", "--exclude-standard", "--", *specs, index=index
+        )
+        for name in raw.decode("utf-8", "surrogateescape").split("\0"):
+            if name:  # a nested repository is named as its directory
+                paths[name.rstrip("/")] = "?"
+    return head, paths
+
+
+def _parse_status(raw: bytes) -> "tuple[str, dict[str, str], list[str]]":
+    """(HEAD oid or "", {path: code}, untracked directories) of `git status` output,
+    `.zcode/` left out."""
     head = ""
     paths: dict[str, str] = {}
     folders: list[str] = []
@@ -183,15 +214,7 @@ def _status(root: str) -> "tuple[str, dict[str, str]]":
             folders.append(entry[0])
         else:
             paths[entry[0]] = entry[1]
-    if folders:
-        specs = [":(literal)" + folder for folder in folders]
-        raw = _git(
-            root, "ls-files", "-z", "--others", "--exclude-standard", "--", *specs, index=index
-        )
-        for name in raw.decode("utf-8", "surrogateescape").split("\0"):
-            if name:  # a nested repository is named as its directory
-                paths[name.rstrip("/")] = "?"
-    return head, paths
+    return head, paths, folders
 
 
 NOT_REGULAR = "not-regular:"  # the "blob id" of a FIFO, socket, device or directory
@@ -303,18 +326,11 @@ def snapshot(
     stamp = _stamp(root)
     tree = _tree(root, stamp)
     head, listed = _status(root)
-    files: dict[str, list[Any]] = {}
-    known = previous.get("files", {}) if previous else {}
-    before = previous.get("stamp") if previous else None
-    for rel in listed:
-        files[rel] = _entry(root, rel, known.get(rel), before)
-    guard = {}  # protected files by absolute path: the same entries, their blob id a digest
-    old_guard = previous.get("guard", {}) if previous else {}
-    for path in protected:
-        old = old_guard.get(path)
-        guard[path] = _entry(root, path, old if isinstance(old, list) else None, before)
-    to_hash = [rel for rel, entry in files.items() if entry[3] is None]
-    to_hash += [path for path, entry in guard.items() if entry[3] is None]
+    previous = previous or {}
+    before = previous.get("stamp")
+    files = _entries(root, listed, previous.get("files", {}), before)
+    guard = _entries(root, protected, previous.get("guard", {}), before)  # by absolute path
+    to_hash = [name for table in (files, guard) for name, e in table.items() if e[3] is None]
     for name, blob in _blobs(root, to_hash, write=True).items():
         (guard if os.path.isabs(name) else files)[name][3] = blob
     return {
@@ -325,6 +341,18 @@ def snapshot(
         "stamp": stamp,
         "tree": tree,
     }
+
+
+def _entries(
+    root: str, names: "Iterable[str]", known: "Any", stamp: "Any"
+) -> "dict[str, list[Any]]":
+    """`_entry` of each name, reusing `known`'s entries (an earlier snapshot's)."""
+    known = known if isinstance(known, dict) else {}
+    out: dict[str, list[Any]] = {}
+    for name in names:
+        old = known.get(name)
+        out[name] = _entry(root, name, old if isinstance(old, list) else None, stamp)
+    return out
 
 
 QUICK_LIMIT = 500  # entries of a work tree small enough for `unchanged` to walk
@@ -339,22 +367,33 @@ def _tree(root: str, stamp: int) -> "list[list[Any]] | None":
     pending = [""]
     while pending:
         folder = pending.pop()
-        try:
-            with os.scandir(os.path.join(root, folder) if folder else root) as entries:
-                items = sorted((e.name, e.stat(follow_symlinks=False), e) for e in entries)
-        except OSError:
+        items = _listing(root, folder)
+        if items is None or len(out) + len(items) > QUICK_LIMIT:
             return None
-        for name, info, entry in items:
-            rel = folder + name
-            if not folder and name in (".git", ".zcode"):
-                continue
-            if info.st_mtime_ns >= stamp or info.st_ctime_ns >= stamp or len(out) >= QUICK_LIMIT:
+        for rel, info, is_dir in items:
+            if info.st_mtime_ns >= stamp or info.st_ctime_ns >= stamp:
                 return None
             out.append([rel, info.st_mtime_ns, info.st_ctime_ns, info.st_ino, info.st_size])
             out[-1].append(info.st_mode)
-            if entry.is_dir(follow_symlinks=False):
+            if is_dir:
                 pending.append(rel + "/")
     return out
+
+
+def _listing(root: str, folder: str) -> "list[tuple[str, Any, bool]] | None":
+    """(path, lstat, is a directory) of the entries of `folder` ("" the root, else
+    ending in "/"), by name; `.git` and `.zcode` of the root left out; None when
+    it cannot be read."""
+    try:
+        with os.scandir(os.path.join(root, folder) if folder else root) as entries:
+            items = [
+                (folder + e.name, e.stat(follow_symlinks=False), e.is_dir(follow_symlinks=False))
+                for e in entries
+                if folder or e.name not in (".git", ".zcode")
+            ]
+    except OSError:
+        return None
+    return sorted(items, key=lambda item: item[0])
 
 
 def unchanged(root: str, snap: "dict[str, Any]", protected: "list[str]") -> bool:

@@ -212,48 +212,66 @@ def _protected(root: str, runs: "list[tuple[str, dict[str, Any]]]") -> list[str]
     return out
 
 
+def _lasts(
+    root: str, runs: "list[tuple[str, dict[str, Any]]]"
+) -> "list[tuple[str, dict[str, Any], dict[str, Any]]]":
+    """(slug, state, the snapshot it kept last) of each run that has one of this form."""
+    out = []
+    for slug, state in runs:
+        last = _load(root, slug).get("last")
+        if isinstance(last, dict) and "stamp" in last:  # not one of an older form
+            out.append((slug, state, last))
+    return out
+
+
+def _same(
+    root: str, lasts: "list[Any]", count: int, protected: "list[str]", now: "Any" = None
+) -> bool:
+    """Every one of the `count` runs has a last snapshot and nothing changed since:
+    its stat data proves it (`now` None: a small tree, no git), or the snapshot
+    `now` has the same content."""
+    if len(lasts) != count:
+        return False
+    if now is None:
+        return all(effects.unchanged(root, last, protected) for *_, last in lasts)
+    return not any(effects.compare(root, last, now) for *_, last in lasts)
+
+
+def _keep(root: str, runs: "list[tuple[str, dict[str, Any]]]", key: str, now: "Any") -> None:
+    """The snapshot becomes the call's own "before" and each run's last."""
+
+    def put(value: "dict[str, Any]") -> None:
+        value.setdefault("calls", {})[key] = now
+        value["last"] = now
+
+    for slug, _ in runs:
+        _store(root, slug, put)
+
+
 def pre_tool(root: str, runs: "list[tuple[str, dict[str, Any]]]", call: "Any") -> str | None:
     """Snapshot before the call; a message when changes between calls were caught.
 
     `runs`: (slug, state) of each active run of the repository. The snapshot
-    is kept in each run's effects file; each run compares it with the snapshot
-    it kept last (a run started since has none)."""
+    is kept in each run's effects file (only when something changed since the
+    last one); each run compares it with the snapshot it kept last (a run
+    started since has none)."""
     if not os.path.exists(os.path.join(root, ".git")) or not runs:
         return None
     protected = _protected(root, runs)
-    lasts = []
-    for slug, state in runs:
-        last = _load(root, slug).get("last")
-        if isinstance(last, dict) and "stamp" in last:  # not one of an older form
-            lasts.append((slug, state, last))
-    if len(lasts) == len(runs) and all(
-        effects.unchanged(root, last, protected) for *_, last in lasts
-    ):
+    lasts = _lasts(root, runs)
+    if _same(root, lasts, len(runs), protected):
         return None  # a small tree whose stat data proves nothing changed: no git
     try:
         now = effects.snapshot(root, protected, previous=lasts[0][2] if lasts else None)
     except (OSError, ValueError):
         return None
-    if len(lasts) == len(runs) and not any(
-        effects.compare(root, last, now) for _, _, last in lasts
-    ):
+    if _same(root, lasts, len(runs), protected, now):
         return None  # nothing changed since the last snapshot: it stays this call's "before"
-    note = None
-    what = BETWEEN
-    found = _handle(root, lasts, call, now, what) if lasts else []
+    found = _handle(root, lasts, call, now, BETWEEN) if lasts else []
     if found:
-        note = message(found, what)
         now = effects.snapshot(root, protected, previous=now)
-    key = _key(call)
-
-    def put(value: "dict[str, Any]") -> None:
-        calls = value.setdefault("calls", {})
-        calls[key] = now
-        value["last"] = now
-
-    for slug, _ in runs:
-        _store(root, slug, put)
-    return note
+    _keep(root, runs, _key(call), now)
+    return message(found, BETWEEN) if found else None
 
 
 def pre_check(root: str, runs: "list[tuple[str, dict[str, Any]]]", call: "Any") -> str:
