@@ -143,8 +143,9 @@ def _private_index(root: str) -> str:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         try:
             _git(root, "read-tree", "HEAD", index=path)
-        except OSError:  # no HEAD yet: an empty index is right
-            write_atomic(path, EMPTY_INDEX)
+        except OSError:  # no HEAD yet (or another hook made it meanwhile)
+            if not os.path.exists(path):
+                write_atomic(path, EMPTY_INDEX)  # no HEAD: an empty index is right
     return path
 
 
