@@ -89,8 +89,12 @@ def test_fifo_is_not_a_citable_file(repo: Path) -> None:
     write(repo, "docs/a.md", "src/app.py:3 and src/pipe.py:1\n")
     code, payload = check_json(repo)
     assert code == 9
-    # FIFOs are not regular files: the index leaves them out, so the cite is unresolved.
-    assert kinds(payload)["unresolved"] == ["?src/pipe.py:1"]
+    # FIFOs are not regular files: the index leaves them out, and the citation of
+    # one is `unreadable` saying what it is (never opened, so never a hang).
+    assert kinds(payload)["unreadable"] == ["?src/pipe.py:1"]
+    assert "unresolved" not in kinds(payload)
+    details = [p["detail"] for p in payload["problems"] if p["kind"] == "unreadable"]
+    assert "is a FIFO (named pipe)" in details[0]
 
 
 def test_drift_names_the_line_and_what_it_says_now(repo: Path) -> None:

@@ -10,6 +10,7 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -139,3 +140,107 @@ def test_fix_never_re_points_a_permalink(two: tuple[Path, str, str]) -> None:
     fixed = run_cli(root, "--fix")
     assert fixed.returncode == 9
     assert (root / "docs/a.md").read_text() == text
+
+
+# --- --history judges permalinks as the lock does (issue 23, item 8) ---
+
+
+def verdicts(payload: dict[str, Any], keys: list[str]) -> dict[str, str]:
+    """Each key's verdict in a JSON report of either mode (`ok` when no problem names it)."""
+    found = {p["key"]: p["kind"] for p in payload["problems"] + payload.get("unknown", [])}
+    return {key: found.get(key, "ok") for key in keys}
+
+
+@pytest.mark.claim("permalink-history-agrees")
+def test_history_judges_a_permalink_at_its_commit_never_moved(two: tuple[Path, str, str]) -> None:
+    # The work tree shifted line 5 down twice (a header, then two more lines):
+    # a plain citation would be `moved`; the permalink still says what line 5
+    # read at its commit, so history calls it ok and --fix leaves it as written.
+    root, first, _ = two
+    text = f"See [step 5]({URL}/{first}/src/a.py#L5).\n"
+    write(root, "docs/a.md", text)
+    commit(root, "cite")
+    write(root, "src/a.py", "# one\n# two\n" + (root / "src/a.py").read_text())
+    commit(root, "shift")
+    code, payload = check_json(root, "--history")
+    assert code == 0, payload
+    assert payload["counts"]["ok"] == 1 and payload["problems"] == [], payload
+    fixed = run_cli(root, "--history", "--fix")
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert (root / "docs/a.md").read_text() == text
+
+
+@pytest.fixture
+def permalinks(two: tuple[Path, str, str]) -> tuple[Path, str, list[str]]:
+    """A committed document citing, at the first commit: a line (full and short sha),
+    a range, a blank line, a line past the end, a path absent then, an unknown commit."""
+    root, first, second = two
+    write(root, "src/blank.py", "x = 1\n\ny = 2\n")
+    third = commit(root, "blank")
+    cites = [
+        (first, "src/a.py", "L5", f"src/a.py@{first}:5"),
+        (first[:7], "src/a.py", "L7", f"src/a.py@{first[:7]}:7"),
+        (second, "src/a.py", "L2-L4", f"src/a.py@{second}:2-4"),
+        (third, "src/blank.py", "L2", f"src/blank.py@{third}:2"),
+        (first, "src/a.py", "L40", f"src/a.py@{first}:40"),
+        (first, "src/blank.py", "L1", f"src/blank.py@{first}:1"),
+        ("abcdef1234", "src/a.py", "L3", "src/a.py@abcdef1234:3"),
+    ]
+    write(root, "docs/a.md", "".join(f"See {URL}/{s}/{p}#{n}.\n" for s, p, n, _ in cites))
+    assert run_cli(root, "--update").returncode == 9  # four cannot be pinned
+    commit(root, "cite")
+    return root, first, [key for *_, key in cites]
+
+
+EXPECTED = ["ok", "ok", "ok", "contentless", "out-of-range", "unverifiable", "unverifiable"]
+
+
+@pytest.mark.claim("permalink-history-agrees")
+def test_history_and_the_lock_agree_on_permalinks(
+    permalinks: tuple[Path, str, list[str]],
+) -> None:
+    root, _, keys = permalinks
+    code, checked = check_json(root)
+    history_code, history = check_json(root, "--history")
+    assert verdicts(checked, keys) == dict(zip(keys, EXPECTED, strict=True)), checked
+    assert verdicts(history, keys) == verdicts(checked, keys), history
+    assert code == history_code == 9
+    details = {p["key"]: p["detail"] for p in history["problems"]}
+    assert "src/blank.py does not exist at commit" in details[keys[5]]
+    assert "commit abcdef1234 is not in this clone" in details[keys[6]]
+    assert "has 31 lines" in details[keys[4]]  # 30 lines and the empty one after the last
+
+
+@pytest.mark.claim("permalink-history-agrees")
+def test_history_and_the_lock_agree_on_permalinks_in_a_shallow_clone(
+    permalinks: tuple[Path, str, list[str]], tmp_path: Path
+) -> None:
+    # fetch-depth 1: the first commits are not here, so their permalinks are
+    # unverifiable in both modes (never compared with the work tree).
+    root, _, keys = permalinks
+    clone = tmp_path / "shallow"
+    subprocess.run(
+        ["git", "clone", "-q", "--depth", "1", f"file://{root}", str(clone)],
+        check=True,
+        capture_output=True,
+    )
+    git(clone, "remote", "set-url", "origin", "https://github.com/o/r.git")  # as CI clones it
+    _, checked = check_json(clone)
+    _, history = check_json(clone, "--history")
+    every = dict.fromkeys(keys, "unverifiable")  # HEAD alone: every cited commit is older
+    assert verdicts(checked, keys) == every, checked
+    assert verdicts(history, keys) == every, history
+
+
+@pytest.mark.claim("permalink-history-agrees")
+def test_a_lock_seeded_from_history_pins_permalinks_as_update_does(
+    permalinks: tuple[Path, str, list[str]],
+) -> None:
+    root, _, keys = permalinks
+    updated = json.loads((root / LOCK).read_text())
+    seeded = run_cli(root, "--update", "--from-history")
+    assert seeded.returncode == 9, seeded.stdout + seeded.stderr  # the same four unpinned
+    lock_now = json.loads((root / LOCK).read_text())
+    for field in ("citations", "spans", "evidence"):
+        assert lock_now.get(field, {}) == updated.get(field, {}), field
+    assert sorted(lock_now["citations"]) == sorted(keys[:3])

@@ -142,6 +142,9 @@ def test_history_refuses_contentless_spans_like_the_lock(repo: Repo, cited: str)
         "drift": 0,
         "gone": 0,
         "contentless": 1,
+        "out-of-range": 0,
+        "unreadable": 0,
+        "unverifiable": 0,
         "unknown": 0,
     }
     lock = json.loads(run_cli(repo.path, "--json").stdout)

@@ -42,6 +42,9 @@ def test_the_real_checker_runs_the_history_check(repo: Repo) -> None:
         "drift": 1,
         "gone": 0,
         "contentless": 0,
+        "out-of-range": 0,
+        "unreadable": 0,
+        "unverifiable": 0,
         "unknown": 0,
     }
     by_cited = {p["cited_as"]: p for p in payload["problems"]}

@@ -50,6 +50,9 @@ def test_one_unreadable_object_costs_only_its_own_citations(repo: Repo) -> None:
         "drift": 0,
         "gone": 0,
         "contentless": 0,
+        "out-of-range": 0,
+        "unreadable": 0,
+        "unverifiable": 0,
         "unknown": 0,
     }
 

@@ -692,10 +692,11 @@ class Checker:
                 kind, old_key, first.cited_as, sites, detail, members, target=old, lines=lines
             )
 
-        if first.candidates:
-            return problem(
-                "ambiguous",
-                f"matches {len(first.candidates)} files: {', '.join(first.candidates)}",
+        unjudged = self.discovery.no_single_file(self._root_text, first, old)
+        if unjudged is not None:  # ambiguous, or a FIFO, socket or device
+            kind, detail, target = unjudged
+            return Problem(
+                kind, old_key, first.cited_as, sites, detail, members, target=target, lines=lines
             )
         if old is None:
             return problem("unresolved", f"no file in the tree matches `{first.cited}`")

@@ -19,7 +19,7 @@ from urllib.parse import unquote
 from zodyssey import git
 from zodyssey.anchors import forms, grammar
 from zodyssey.anchors.files import ExcludeRules, FileIndex, Resolution, walk_files
-from zodyssey.anchors.fingerprint import JS_WHITESPACE
+from zodyssey.anchors.fingerprint import JS_WHITESPACE, not_regular
 from zodyssey.anchors.lock import LockFile
 from zodyssey.anchors.model import Citation, Site, key_path, make_key
 from zodyssey.anchors.parallel import split_run, worker_count
@@ -54,6 +54,25 @@ class Discovery:
     past: GitPast | None = None  # what git remembers of files gone (see past.py)
     # Folders a rule left out of the walk: (path, "hidden" | "excluded").
     left_out_dirs: list[tuple[str, str]] = field(default_factory=list)
+    # FIFOs, sockets and devices the walk found: never citable, never opened.
+    special: FileIndex = field(default_factory=lambda: FileIndex([]))
+
+    def no_single_file(
+        self, root: Path | str, citation: Citation, old: str | None
+    ) -> tuple[str, str, str | None] | None:
+        """(kind, detail, target) when a citation that resolves to no file names several
+        (`ambiguous`) or a FIFO, socket or device the walk found (`unreadable`, never
+        opened so that it could block); None otherwise. `old`: its path from the lock
+        or history."""
+        if citation.candidates:
+            shown = ", ".join(citation.candidates)
+            return "ambiguous", f"matches {len(citation.candidates)} files: {shown}", old
+        special = old if old is not None and old in self.special.file_set else None
+        if special is None and self.special.files:
+            special = self.special.resolve(citation.cited, citation.site.doc).path
+        if special is None:
+            return None
+        return "unreadable", not_regular(root, special), special
 
     def js_visible(self, root: Path, citation: Citation) -> bool:
         """Did the JavaScript checker discover this very citation (and so could pin it)?
@@ -359,7 +378,9 @@ def discover(root: Path, config: Config, *, lock: LockFile | None = None) -> Dis
     unreadable.extend(f"{d} ({NOT_REGULAR})" for d in select_documents(special, config.documents))
     index = FileIndex(files)
     past = GitPast(root)
-    result = Discovery(index=index, past=past, left_out_dirs=left_out)
+    result = Discovery(
+        index=index, past=past, left_out_dirs=left_out, special=FileIndex(sorted(special))
+    )
     pinned_paths = lock_paths(lock)
     pinned_keys = frozenset(lock.citations) if lock is not None else frozenset()
     documents = select_documents(files, config.documents)

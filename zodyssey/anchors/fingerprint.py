@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from itertools import accumulate
 from pathlib import Path
 
+from zodyssey.core.files import NotRegularFile, read_regular
+
 # The characters JavaScript's `\s` and String.prototype.trim() treat as whitespace.
 JS_WHITESPACE = (
     "\t\n\x0b\x0c\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
@@ -181,6 +183,36 @@ LFS_REASON = (
 )
 
 
+def why_unreadable(root: Path | str, path: str) -> str | None:
+    """Why the file `root/path` cannot be read (a FIFO, socket or device, said exactly;
+    permissions); None when it reads, or does not exist."""
+    try:
+        read_source(root, path)
+    except FileNotFoundError:
+        return None
+    except NotRegularFile as exc:
+        return str(exc)
+    except OSError as exc:
+        return exc.strerror or type(exc).__name__
+    return None
+
+
+def not_regular(root: Path | str, path: str) -> str:
+    """What a finding says of a cited path the walk found to be a FIFO, socket or device."""
+    why = why_unreadable(root, path) or "not a regular file (a FIFO, socket or device)"
+    return f"cannot read {path}: {why}"
+
+
+def read_source(root: Path | str, path: str) -> bytes:
+    """The bytes of the cited file `root/path`; every reader of a cited file reads here.
+
+    Through `zodyssey.core.files.read_regular`: a FIFO, socket or device is
+    refused at once (NotRegularFile, naming what it is) instead of a read that
+    waits forever for a writer; a missing or unreadable file is OSError.
+    """
+    return read_regular(os.path.join(root, path), "cited file")
+
+
 class TargetFile:
     """One cited file, read once; normalised lines, span hashes and locators are cached."""
 
@@ -210,9 +242,9 @@ class TargetFile:
     @classmethod
     def read(cls, root: Path | str, path: str) -> TargetFile:
         try:
-            # Unbuffered: one fstat and one read, measurably faster for many small files.
-            with open(os.path.join(root, path), "rb", buffering=0) as handle:
-                data = handle.read()
+            data = read_source(root, path)
+        except NotRegularFile as exc:
+            return cls(path, None, str(exc))
         except OSError as exc:
             return cls(path, None, exc.strerror or type(exc).__name__)
         if data.startswith(LFS_POINTER) and len(data) < 1024:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from zodyssey.anchors.model import Citation
 from zodyssey.core.atomic import write_atomic
+from zodyssey.core.files import read_regular
 from zodyssey.errors import ZodysseyError
 
 Edit = tuple[int, int, str]  # column begin, column end, replacement
@@ -137,7 +138,7 @@ def _fixed_text(
     """One document's text before and after its moved citations are rewritten; None
     when nothing in it changes. The citations rewritten are added to `applied`."""
     try:
-        original = path.read_bytes().decode("utf-8", errors="surrogateescape")
+        original = read_regular(path, "document").decode("utf-8", errors="surrogateescape")
     except OSError as exc:
         raise ZodysseyError(f"cannot read {doc} to fix it: {exc.strerror}") from exc
     lines = original.split("\n")

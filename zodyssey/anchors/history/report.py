@@ -34,7 +34,17 @@ if TYPE_CHECKING:
 
 # JSON payload version of both modes (documented in docs/citation-history.md).
 SCHEMA_VERSION = 1
-PROBLEM_KINDS = ("moved", "drift", "gone", "contentless")  # these fail the check (exit 9)
+# These fail the check (exit 9); the last three are the lock check's words for the same
+# findings (a permalink judged at its commit, a cited path that is no regular file).
+PROBLEM_KINDS = (
+    "moved",
+    "drift",
+    "gone",
+    "contentless",
+    "out-of-range",
+    "unreadable",
+    "unverifiable",
+)
 KINDS = ("ok", *PROBLEM_KINDS, "unknown")
 
 RULES = {
@@ -42,6 +52,10 @@ RULES = {
     "drift": "The cited lines changed since the citing line was written.",
     "gone": "The cited file was deleted since the citing line was written.",
     "contentless": "The cited lines are blank or bare comment markers; nothing to judge.",
+    "out-of-range": "A permalink's lines are past the end of the file at its commit.",
+    "unreadable": "The cited path is no regular file (a FIFO, socket or device) or cannot be read.",
+    "unverifiable": "A permalink whose commit, path or object this clone lacks (never the work "
+    "tree).",
     "unknown": "History cannot judge this citation (untracked, uncommitted, shallow clone, ...).",
 }
 
@@ -215,7 +229,9 @@ def _refused(
 ) -> set[Citation]:
     """Which moves the rewrite will refuse (the document changed under the
     citation, or cannot be read): those stay problems."""
+    from zodyssey.anchors.discover import read_document_text
     from zodyssey.anchors.fix import plan_edits
+    from zodyssey.core.files import NotRegularFile
 
     refused: set[Citation] = set()
     by_doc: dict[str, list[tuple[Citation, int, int]]] = {}
@@ -223,8 +239,8 @@ def _refused(
         by_doc.setdefault(move[0].site.doc, []).append(move)
     for doc, doc_moves in by_doc.items():
         try:
-            lines = (root / doc).read_bytes().decode("utf-8", "surrogateescape").split("\n")
-        except OSError:
+            lines = read_document_text(root, doc).split("\n")
+        except (OSError, NotRegularFile):
             refused.update(c for c, _, _ in doc_moves)
             continue
         _, skipped = plan_edits(lines, doc_moves, new_paths)
@@ -525,7 +541,8 @@ def _pins(root: Path, traces: list[Trace]) -> tuple[dict[str, _Pin], list[tuple[
     skipped: list[tuple[Trace, str]] = []
     current_files: dict[str, list[str] | None] = {}
     for trace in traces:
-        outcome = _pin_for(root, trace, current_files)
+        permalink = trace.citation.dialect == "permalink"
+        outcome = _permalink_pin(trace) if permalink else _pin_for(root, trace, current_files)
         if isinstance(outcome, str):
             skipped.append((trace, outcome))
             continue
@@ -544,25 +561,55 @@ def _seed_evidence(root: Path, run: TraceRun, pins: dict[str, _Pin]) -> dict[str
     Without it the next check could not tell a move from a coincidence and would
     call every moved span drift (docs/citation-lock.md, "moved only when certain").
     """
-    from zodyssey.anchors.fingerprint import TargetFile
 
     wanted, blobs = _pinned_versions(run, pins)
     files: dict[tuple[str, str], TargetFile] = {}
     out: dict[str, str] = {}
     for key, pin in pins.items():
-        request = wanted.get(key)
-        if request is not None and request in blobs:
-            source: TargetFile | None = files.get(request)
-            if source is None:
-                source = files[request] = TargetFile.from_bytes(request[1], blobs[request])
-        elif pin.source == "now" and pin.trace.citation.resolved is not None:
-            source = TargetFile.read(root, pin.trace.citation.resolved)
-        else:
-            continue
-        evidence = _evidence_at(source, pin)
+        source = _evidence_source(root, run, pin, wanted.get(key), blobs, files)
+        evidence = None if source is None else _evidence_at(source, pin)
         if evidence is not None:
             out[key] = evidence
     return out
+
+
+def _evidence_source(
+    root: Path,
+    run: TraceRun,
+    pin: _Pin,
+    request: tuple[str, str] | None,
+    blobs: dict[tuple[str, str], bytes],
+    files: dict[tuple[str, str], TargetFile],
+) -> TargetFile | None:
+    """The version of the cited file a pin was taken from: the historical blob, the
+    work tree (pinned now), or a permalink's commit; None when none can be read."""
+    from zodyssey.anchors.fingerprint import TargetFile
+
+    resolved = pin.trace.citation.resolved
+    if request is not None and request in blobs:
+        if request not in files:
+            files[request] = TargetFile.from_bytes(request[1], blobs[request])
+        return files[request]
+    if pin.source == "now" and resolved is not None:
+        return TargetFile.read(root, resolved)
+    if pin.source == "commit" and resolved is not None:
+        return _at_commit(run, resolved, files)
+    return None
+
+
+def _at_commit(
+    run: TraceRun, resolved: str, files: dict[tuple[str, str], TargetFile]
+) -> TargetFile | None:
+    """A permalink's file as its commit holds it, read once per `path@sha`."""
+    from zodyssey.anchors.history.permalinks import read_permalink
+
+    request = ("@", resolved)
+    if request not in files:
+        found, _ = read_permalink(run.info.top, resolved)
+        if found is None:
+            return None
+        files[request] = found
+    return files[request]
 
 
 def _pinned_versions(
@@ -625,6 +672,22 @@ def _pin_for(root: Path, trace: Trace, files: dict[str, list[str] | None]) -> _P
     )
 
 
+def _permalink_pin(trace: Trace) -> _Pin | str:
+    """A permalink is pinned as its commit holds it (history/permalinks.py), as `--update` does."""
+    from zodyssey.anchors.fingerprint import fingerprint, hash_text, normalise
+
+    if trace.kind != "ok":
+        return trace.reason
+    lines = list(trace.then_text)
+    return _Pin(
+        fingerprint=fingerprint(lines, 1, len(lines)),
+        line_hashes=[hash_text(normalise(line)) for line in lines],
+        source="commit",
+        differs=False,
+        trace=trace,
+    )
+
+
 def _pinned_lines(trace: Trace, now: list[str]) -> list[str]:
     """The cited lines as they were written when history knows them (in a shallow
     clone, as at the boundary); else `now`, the lines as they are now."""
@@ -634,10 +697,13 @@ def _pinned_lines(trace: Trace, now: list[str]) -> list[str]:
 
 def _current_lines(root: Path, path: str, files: dict[str, list[str] | None]) -> list[str] | None:
     """The lines of `path` in the work tree, read once into `files`; None when unreadable."""
+    from zodyssey.anchors.fingerprint import read_source
+    from zodyssey.core.files import NotRegularFile
+
     if path not in files:
         try:
-            text = (root / path).read_bytes().decode("utf-8", errors="replace")
-        except OSError:
+            text = read_source(root, path).decode("utf-8", errors="replace")
+        except (OSError, NotRegularFile):
             files[path] = None
         else:
             files[path] = text.split("\n")

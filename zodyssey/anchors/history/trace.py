@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import TextIO
 from urllib.parse import unquote
 
-from zodyssey.anchors.fingerprint import TargetFile, is_contentless
+from zodyssey.anchors.fingerprint import TargetFile, is_contentless, read_source, why_unreadable
 from zodyssey.anchors.history.compare import SpanLocation, locate_span, map_old_to_new
+from zodyssey.anchors.history.permalinks import is_permalink, judge_permalink
 from zodyssey.anchors.history.plumbing import (
     UNCOMMITTED,
     BlameLine,
@@ -35,9 +36,11 @@ from zodyssey.anchors.history.plumbing import (
     read_blobs,
 )
 from zodyssey.anchors.history.progress import Progress
+from zodyssey.anchors.history.traced import CONTENTLESS_REASON
 from zodyssey.anchors.history.traced import Trace as Trace
 from zodyssey.anchors.history.traced import TraceKind as TraceKind
 from zodyssey.anchors.model import Citation
+from zodyssey.core.files import NotRegularFile
 from zodyssey.git import GitError
 
 
@@ -116,6 +119,10 @@ def _name_all(
     pending: dict[int, _Pending] = {}
     prefix = history.info.prefix
     for index, citation in enumerate(citations):
+        if is_permalink(citation):  # judged at its commit, as the lock judges it
+            traces[index] = judge_permalink(history.info.top, citation)
+            progress.advance()
+            continue
         outcome = _name_files(history, tracked, prefix, citation, blames.get(citation.site.doc))
         if isinstance(outcome, Trace):
             traces[index] = outcome
@@ -143,12 +150,6 @@ def _refuse_contentless(trace: Trace, top: Path, now_cache: dict[str, list[str] 
     if not is_contentless(lines[start - 1 : end]):
         return trace
     return replace(trace, kind="contentless", reason=CONTENTLESS_REASON)
-
-
-CONTENTLESS_REASON = (
-    "the cited lines carry no content (blank, or a bare comment marker); history judges "
-    "them no more than the lock pins them: point the citation at the line that carries the claim"
-)
 
 
 def _blame_all(
@@ -377,12 +378,22 @@ def _read_now(root_top: Path, path: str, cache: dict[str, list[str] | None]) -> 
     if path not in cache:
         try:
             # Invalid UTF-8 decodes to U+FFFD, as the checker reads files (hashes agree).
-            text = (root_top / path).read_bytes().decode("utf-8", "replace")
-        except OSError:
+            text = read_source(root_top, path).decode("utf-8", "replace")
+        except (OSError, NotRegularFile):
             cache[path] = None
         else:
             cache[path] = text.split("\n")  # the fingerprint's line model
     return cache[path]
+
+
+def _unreadable(base: Trace, top: Path, now_top: str, now_rel: str) -> Trace | None:
+    """The `unreadable` trace of a file the work tree holds but that cannot be read
+    (a FIFO, socket or device; permissions), as the lock says; None when it is
+    simply missing (deleted: `gone`)."""
+    why = why_unreadable(top, now_top)
+    if why is None:
+        return None
+    return replace(base, kind="unreadable", reason=f"cannot read {now_rel}: {why}")
 
 
 def _compare(
@@ -404,10 +415,13 @@ def _compare(
     blob = blobs.get((item.commit, item.then_top))
     if blob is None:
         return replace(base, reason=f"cannot read {then_rel} at {short}")
+    now = _read_now(info.top, item.now_top, now_cache)
+    unreadable = _unreadable(base, info.top, item.now_top, now_rel) if now is None else None
+    if unreadable is not None:
+        return unreadable
     if citation.symbol is not None:  # found by name then and now (anchors/symbols/)
         from zodyssey.anchors.symbols.history import compare_symbol
 
-        now = _read_now(info.top, item.now_top, now_cache)
         return compare_symbol(base, blob, then_rel, now, now_rel, short)
     then_lines = blob.decode("utf-8", "replace").split("\n")
     start, end = citation.start, citation.end

@@ -11,7 +11,22 @@ from typing import Literal
 
 from zodyssey.anchors.model import Citation
 
-TraceKind = Literal["ok", "moved", "drift", "gone", "contentless", "unknown"]
+TraceKind = Literal[
+    "ok",
+    "moved",
+    "drift",
+    "gone",
+    "contentless",
+    "out-of-range",
+    "unreadable",
+    "unverifiable",
+    "unknown",
+]
+
+CONTENTLESS_REASON = (
+    "the cited lines carry no content (blank, or a bare comment marker); history judges "
+    "them no more than the lock pins them: point the citation at the line that carries the claim"
+)
 
 
 @dataclass(frozen=True, slots=True)

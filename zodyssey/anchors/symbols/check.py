@@ -178,10 +178,10 @@ def _file_vanished(
     def problem(kind: str, detail: str) -> Problem:
         return Problem(kind, old_key, first.cited_as, sites, detail, members, target=old)
 
-    if first.candidates:
-        return problem(
-            "ambiguous", f"matches {len(first.candidates)} files: {', '.join(first.candidates)}"
-        )
+    unjudged = checker.discovery.no_single_file(checker.root, first, old)
+    if unjudged is not None:  # ambiguous, or a FIFO, socket or device
+        kind, detail, target = unjudged
+        return Problem(kind, old_key, first.cited_as, sites, detail, members, target=target)
     if old is None:
         return problem("unresolved", f"no file in the tree matches `{first.cited}`")
     new = follow(checker.renames(), old, files)

@@ -12,9 +12,11 @@ import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from zodyssey.anchors.fingerprint import read_source
 from zodyssey.anchors.model import Citation
 from zodyssey.anchors.symbols.extensions import language_of
 from zodyssey.anchors.symbols.languages import SEPARATOR, Definition, GrammarMissing, definitions
+from zodyssey.core.files import NotRegularFile
 
 _SEPARATOR = re.compile(r"::|\.")
 
@@ -68,8 +70,8 @@ def parse_source(path: str, source: bytes) -> FileDefinitions | None:
 def read_definitions(root: Path, path: str) -> FileDefinitions | None:
     """The definitions of `root/path` (None: unreadable or unsupported)."""
     try:
-        source = (root / path).read_bytes()
-    except OSError:
+        source = read_source(root, path)
+    except (OSError, NotRegularFile):
         return None
     return parse_source(path, source)
 

@@ -24,6 +24,7 @@ from zodyssey.anchors.model import Citation
 from zodyssey.anchors.symbols import language_of
 from zodyssey.anchors.symbols.languages import Definition
 from zodyssey.anchors.symbols.resolve import FileDefinitions, SymbolFiles
+from zodyssey.core.files import read_regular
 
 if TYPE_CHECKING:
     from zodyssey.anchors.discover import Discovery
@@ -176,7 +177,7 @@ def rewrite_documents(
     applied: list[Suggestion] = []
     changed: dict[str, tuple[list[str], list[str]]] = {}
     for doc, items in sorted(by_doc.items()):
-        data = (root / doc).read_bytes().decode("utf-8", errors="surrogateescape")
+        data = read_regular(root / doc, "document").decode("utf-8", errors="surrogateescape")
         old = data.split("\n")
         new = list(old)
         # Right to left within a line, so earlier columns stay valid.
