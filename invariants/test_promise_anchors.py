@@ -223,3 +223,56 @@ def test_a_permalink_is_checked_at_its_commit_never_the_work_tree(lab: Any) -> N
     done = anchors(lab, clone, "--format", "json")
     assert done.returncode == 9, done.stdout + done.stderr
     assert [p["kind"] for p in json.loads(done.stdout)["problems"]] == ["unverifiable"]
+
+
+def _verdicts(payload: dict[str, Any]) -> dict[str, str]:
+    return {p["cited_as"]: p["kind"] for p in payload["problems"] + payload.get("unknown", [])}
+
+
+@pytest.mark.claim("permalink-history-agrees")
+def test_history_judges_permalinks_at_their_commit_as_the_lock_does(lab: Any) -> None:
+    import subprocess
+
+    repo = lab.repo()
+    subprocess.run(
+        ["git", "-C", str(repo), "remote", "add", "origin", "https://github.com/o/r.git"],
+        check=True,
+    )
+    (repo / "src").mkdir()
+    (repo / "src" / "app.py").write_text(APP, encoding="utf-8")
+    lab.commit(repo, "first")
+    sha = subprocess.run(
+        ["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    (repo / "src" / "app.py").write_text("# one\n# two\n" + APP, encoding="utf-8")
+    url = f"https://github.com/o/r/blob/{sha}"
+    (repo / "README.md").write_text(
+        f"# Demo\n\nThe answer: {url}/src/app.py#L2 and {url}/src/gone.py#L1.\n", encoding="utf-8"
+    )
+    assert anchors(lab, repo, "--update").returncode == 9  # gone.py at that commit: unpinned
+    lab.commit(repo, "cite")
+    checked = anchors(lab, repo, "--format", "json")
+    history = anchors(lab, repo, "--history", "--format", "json")
+    assert checked.returncode == history.returncode == 9, history.stdout + history.stderr
+    expected = {f"src/gone.py@{sha}:1": "unverifiable"}
+    assert _verdicts(json.loads(checked.stdout)) == expected
+    payload = json.loads(history.stdout)
+    assert _verdicts(payload) == expected  # line 2 shifted to 4 in the work tree: still ok
+    assert payload["counts"]["ok"] == 1 and payload["counts"]["moved"] == 0
+
+
+@pytest.mark.claim("cited-fifo-unreadable")
+def test_a_cited_fifo_is_unreadable_in_every_mode_never_a_hang(lab: Any) -> None:
+    import os
+
+    repo = cited_repo(lab)
+    assert anchors(lab, repo, "--update").returncode == 0
+    lab.commit(repo, "pin")
+    (repo / "src" / "app.py").unlink()
+    os.mkfifo(repo / "src" / "app.py")
+    for mode in ((), ("--fix",), ("--history",)):
+        done = anchors(lab, repo, *mode, "--format", "json")  # a hang fails by timeout
+        assert done.returncode == 9, (mode, done.stdout, done.stderr)
+        kinds = set(_verdicts(json.loads(done.stdout)).values())
+        assert kinds == {"unreadable"}, (mode, done.stdout)
+        assert "FIFO" in done.stdout
