@@ -420,6 +420,34 @@ def test_sigint_leaves_the_work_tree_byte_identical(tmp_path: Path) -> None:
     assert "Traceback" not in err
 
 
+@pytest.mark.claim("drill-scratch-place")
+def test_scratch_copies_go_where_told_and_are_removed(tmp_path: Path) -> None:
+    """A linked test that notes where it runs: under `ZODYSSEY_DRILL_SCRATCH`, in a
+    `zodyssey-drill-` directory that is gone when the drill is over."""
+    notes = tmp_path / "notes"
+    noting = TEST_OPS.replace(
+        "def test_add():\n",
+        "def test_add():\n    import os\n"
+        "    with open(os.environ['NOTES'], 'a') as f:\n        f.write(os.getcwd() + '\\n')\n",
+    )
+    root = fixture_repo(tmp_path / "repo", {"tests/test_ops.py": noting})
+    place = tmp_path / "scratch"
+    place.mkdir()
+    done = subprocess.run(
+        [sys.executable, "-m", "zodyssey", "claims", "drill", "add-checked", "--no-cache"],
+        cwd=root,
+        env=clean_env(ZODYSSEY_DRILL_SCRATCH=str(place), NOTES=str(notes)),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    cwds = notes.read_text().splitlines()
+    assert len(cwds) >= 2 and all(c.startswith(f"{place}/zodyssey-drill-") for c in cwds), cwds
+    assert not list(place.iterdir()), "the scratch directory outlived the drill"
+
+
 @pytest.mark.claim("drill-bytecode-store")
 def test_bytecode_store_holds_the_interpreters_files_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -159,6 +159,41 @@ def make_copy(root: Path, dest: Path) -> None:
             shutil.copy2(source, target)
 
 
+SCRATCH_ENV = "ZODYSSEY_DRILL_SCRATCH"
+_MEMORY_DIR = "/dev/shm"
+_MEMORY_FLOOR = 1 << 30  # free bytes a memory folder must have, at least
+
+
+def scratch_parent(root: Path, jobs: int) -> str | None:
+    """Where the scratch directory goes: `$ZODYSSEY_DRILL_SCRATCH`; else the temp
+    folder when `TMPDIR` names one; else the memory-backed `/dev/shm` when it has
+    ample room (1 GiB, and 20 times the copies); else the temp folder (None).
+    Copying and removing a tree is many times faster in memory."""
+    given = os.environ.get(SCRATCH_ENV)
+    if given:
+        return given
+    if os.environ.get("TMPDIR") or not os.access(_MEMORY_DIR, os.W_OK | os.X_OK):
+        return None
+    try:
+        stat = os.statvfs(_MEMORY_DIR)
+    except OSError:
+        return None
+    free = stat.f_bavail * stat.f_frsize
+    need = max(_MEMORY_FLOOR, 20 * jobs * _tree_bytes(root))
+    return _MEMORY_DIR if free >= need else None
+
+
+def _tree_bytes(root: Path) -> int:
+    """The bytes a copy of the work tree takes (its listed files; outside git, all)."""
+    files = _listed_files(root)
+    paths = (root / f for f in files) if files is not None else root.rglob("*")
+    total = 0
+    for path in paths:
+        with suppress(OSError):
+            total += path.lstat().st_size
+    return total
+
+
 class Scratch:
     """`jobs` independent copies of the work tree in one temporary directory, and
     the bytecode prefix of their test runs (`pycache`: the interpreter's own
@@ -167,7 +202,7 @@ class Scratch:
     def __init__(self, root: Path, jobs: int) -> None:
         from zodyssey.claims.drill_bytecode import link_store, store_dir
 
-        self.base = Path(tempfile.mkdtemp(prefix="zodyssey-drill-"))
+        self.base = Path(tempfile.mkdtemp(prefix="zodyssey-drill-", dir=scratch_parent(root, jobs)))
         self.pycache = self.base / "pycache"
         store = store_dir(root)
         if store is not None:
