@@ -190,8 +190,8 @@ def test_a_changed_configuration_closes_the_gate_until_a_person_re_reviews(
     blocked(hook(root, "Task", {"subagent_type": "executor", "prompt": "go"}), "changed since")
     # a change outside [tool.zodyssey] is not a configuration change; but pyproject.toml
     # is protected, so the effect check catches the change made between calls once
-    # (recorded as a violation, the file kept) at the next snapshot (a `zodyssey`
-    # command takes one in pre-tool) before the calls go on
+    # (recorded as a violation, the file kept: a person's edit is not undone) at
+    # the next call's pre-tool snapshot, before the calls go on
     (root / "pyproject.toml").write_text(CONFIG.replace('"demo"', '"demo2"'))
     blocked(hook(root, "Bash", {"command": "zodyssey run list"}), "between tool calls")
     allowed(hook(root, "Write", {"file_path": "src/app.py", "content": "y\n"}))

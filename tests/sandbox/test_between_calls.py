@@ -84,6 +84,10 @@ def test_a_protected_file_changed_between_calls_is_caught_before_the_next(
     assert guarded == {str(settings), str(repo.plan_path)}, record["changes"]
     # the wiring is a file of the work tree as well: put back from its blob
     assert settings.read_text() == '{"hooks": {}}\n'
+    # a protected file is recorded, not undone (a person's edit of the gate's files is
+    # the person's: test_gate_round2's re-reviewed configuration)
+    assert "9. More" in repo.plan_path.read_text()
+    assert {c["action"] for c in record["changes"] if c.get("protected")} == {"kept"}
 
 
 def test_nothing_changed_between_calls_lets_the_next_call_run(tmp_path: Path) -> None:
