@@ -18,6 +18,7 @@ from __future__ import annotations
 import compileall
 import importlib.util
 import os
+import shlex
 from typing import Any
 
 try:
@@ -33,16 +34,26 @@ else:
 def pytest_collection_modifyitems(items: list[Any]) -> None:
     """Slow tests first (a stable sort: the order within each group is kept).
 
-    Under pytest-xdist the workers take tests in collection order; a slow test
-    collected last makes one worker finish minutes after the other. Started
-    first, the slow tests run side by side and the short ones fill the end.
-    Which tests run is unchanged: this only orders them.
+    Started first, the slow tests never begin when the other workers are
+    nearly done; the short ones fill the end. Which tests run is unchanged:
+    this only orders them.
     """
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
+def _dist_given(config: Any) -> bool:
+    """Whether the command line, PYTEST_ADDOPTS or the ini addopts chose a --dist mode."""
+    given = [
+        *config.invocation_params.args,
+        *shlex.split(os.environ.get("PYTEST_ADDOPTS", "")),
+        *config.getini("addopts"),
+    ]
+    return any(arg == "-d" or arg.startswith("--dist") for arg in given)
+
+
 def pytest_configure(config: Any) -> None:
-    """Byte-compile the `zodyssey` that the tests import, in the main process only.
+    """In the main process only: xdist's work stealing, then byte-compile the `zodyssey`
+    that the tests import.
 
     Python checks a cached file against its source (mtime and size) on every
     import, so an edited module is compiled again and the cache never stands in
@@ -50,7 +61,15 @@ def pytest_configure(config: Any) -> None:
     starting them) and the claims drill's runs, which cache bytecode in their
     own scratch directory.
     """
-    if hasattr(config, "workerinput") or os.environ.get("ZODYSSEY_DRILL"):
+    if hasattr(config, "workerinput"):
+        return
+    if getattr(config.option, "dist", "no") == "load" and not _dist_given(config):
+        # `-n` alone means --dist load: each worker is handed a queue of tests up
+        # front and keeps it, so the suite ended with one worker idle for a minute
+        # while the other worked through its queue. Work stealing moves queued
+        # tests to the idle worker (the same tests, each run once).
+        config.option.dist = "worksteal"
+    if os.environ.get("ZODYSSEY_DRILL"):
         return
     spec = importlib.util.find_spec("zodyssey")
     for location in (spec.submodule_search_locations or []) if spec else []:
