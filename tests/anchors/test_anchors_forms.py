@@ -152,3 +152,40 @@ def test_random_documents_find_every_citation_whole_and_no_decoy(
     found = discover(root, load_config(root))
     got = sorted((c.site.line, c.key or "?" + c.cited_as) for c in found.citations)
     assert got == sorted(wanted), "\n".join(lines)
+
+
+_LINE_ALPHABET = list("aAbLh:#&;`/.-_0123456789 ,<>[]()\"'=x") + ["\u2013", "\u200b", "é"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.one_of(
+        st.text(alphabet=st.sampled_from(_LINE_ALPHABET), max_size=60),
+        st.text(max_size=40),
+        st.builds(
+            lambda a, b, c: a + b + c,
+            st.text(alphabet=st.sampled_from(_LINE_ALPHABET), max_size=12),
+            st.sampled_from(
+                [
+                    "src/a.py:5",
+                    "`src/a.py`:L5",
+                    "a.py::f",
+                    "x#L5",
+                    "link:a.py#L5[",
+                    "a.py&#58;5",
+                    "a.py:\u200b5",
+                    "https://github.com/o/r/blob/main/a.py#L5",
+                ]
+            ),
+            st.text(alphabet=st.sampled_from(_LINE_ALPHABET), max_size=12),
+        ),
+    )
+)
+def test_the_line_prefilter_never_hides_a_citation(line: str) -> None:
+    # Discovery scans only lines MAYBE_CITATION matches: every line any scanner
+    # reads a citation in (a blob URL included) must match it.
+    from zodyssey.anchors import forms, grammar
+
+    found = forms.scan(line, lambda token: True) or grammar.BLOB_URL.search(line)
+    if found:
+        assert forms.MAYBE_CITATION.search(line) is not None, line

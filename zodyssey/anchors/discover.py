@@ -577,9 +577,10 @@ def _scan_lines(
     """The refs of each line (0-based) below `limit`, ignored lines and comments left out."""
     offset = 0
     per_line: dict[int, list[grammar.RawRef]] = {}
+    maybe = forms.MAYBE_CITATION.search
     for number in range(limit):
         line = lines[number]
-        if number not in ignored:
+        if number not in ignored and maybe(line) is not None:
             refs = forms.scan(line, accept)
             if "/blob/" in line:
                 refs.extend(remotes.scan_line(line, index))

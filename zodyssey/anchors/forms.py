@@ -32,6 +32,12 @@ _FRAGMENT_LINKS = (
     re.compile(r"`[^`<]*<([^>#\s`]+)#(L[0-9][^>\s`]*)>`__?"),
     re.compile(r"(?<![A-Za-z0-9_])link:([^\s#]+?)#(L[0-9][^\[\s]*)\["),
 )
+# What every form of `scan` (and a blob URL, remote.py) needs on its line: a line
+# without any of these holds no citation, so discovery never scans it (one search
+# per line instead of the scanners): `:N`/`:LN` (path forms, chains, bare
+# continuations), `#L` (fragment links), `::` (symbols), `&` or a non-ASCII
+# character (entities, zero-width characters), `/blob/` (blob URLs).
+MAYBE_CITATION = re.compile(r":L?[0-9]|#L|::|&|/blob/|[^\x00-\x7f]")
 # Invisible in a rendered document, so a reader sees the citation without them.
 ZERO_WIDTH = re.compile("[\u200b\u200c\u200d\u2060\u00ad]")
 _ENTITY = re.compile(r"&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]*);")

@@ -423,6 +423,22 @@ def _compare(
         from zodyssey.anchors.symbols.history import compare_symbol
 
         return compare_symbol(base, blob, then_rel, now, now_rel, short)
+    return _compare_lines(item, base, blob, now, map_cache, info.prefix, file_cache)
+
+
+def _compare_lines(
+    item: _Pending,
+    base: Trace,
+    blob: bytes,
+    now_lines: list[str] | None,
+    map_cache: dict[tuple[str, str, str], list[int | None]],
+    prefix: str,
+    file_cache: dict[tuple[str, str], TargetFile] | None,
+) -> Trace:
+    """A line citation: its span in the file then (`blob`) against the work tree now."""
+    citation = base.citation
+    then_rel, now_rel = base.then_path, item.now_top[len(prefix) :]
+    short = item.commit[:12]
     then_lines = blob.decode("utf-8", "replace").split("\n")
     start, end = citation.start, citation.end
     if start < 1 or end < start or end > len(then_lines):
@@ -441,7 +457,6 @@ def _compare(
             "citing line was written, so history has nothing to compare",
             then_text=then_text,
         )
-    now_lines = _read_now(info.top, item.now_top, now_cache)
     if now_lines is None:
         return replace(
             base,
