@@ -154,7 +154,7 @@ def test_random_documents_find_every_citation_whole_and_no_decoy(
     assert got == sorted(wanted), "\n".join(lines)
 
 
-_LINE_ALPHABET = list("aAbLh:#&;`/.-_0123456789 ,<>[]()\"'=x") + ["\u2013", "\u200b", "é"]
+_LINE_ALPHABET = [*"aAbLh:#&;`/.-_0123456789 ,<>[]()\"'=x", "\u2013", "\u200b", "é"]
 
 
 @settings(max_examples=400, deadline=None)
