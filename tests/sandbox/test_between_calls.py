@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import git, run_zodyssey
+from tests.helpers import clean_env, git, run_zodyssey
 from tests.helpers.gate import RunRepo
 from tests.sandbox.test_effects import hook, repo_with_run, violations
+from zodyssey.gate.install import hook_command
 from zodyssey.sandbox import effects
 
 BETWEEN = "something between tool calls"
@@ -243,3 +246,40 @@ def test_an_entry_written_in_the_snapshots_tick_leaves_no_tree(tmp_path: Path) -
     future = time.time_ns() + 3600 * 10**9
     os.utime(repo.root / "README.md", ns=(future, future))
     assert effects.snapshot(str(repo.root))["tree"] is None
+
+
+def _gemini(repo: RunRepo, event: str, call_id: str) -> subprocess.CompletedProcess[str]:
+    """A Gemini CLI shell call (BeforeTool / AfterTool, as its recorded payloads)."""
+    body: dict[str, object] = {
+        "session_id": "gemini-session",
+        "cwd": str(repo.root),
+        "hook_event_name": "BeforeTool" if event == "pre-tool" else "AfterTool",
+        "tool_name": "run_shell_command",
+        "tool_input": {"command": "ls"},
+        "tool_call_id": call_id,
+    }
+    if event == "post-tool":
+        body["tool_response"] = {"llmContent": ""}
+    return subprocess.run(
+        shlex.split(hook_command(event, "gemini")),
+        input=json.dumps(body),
+        capture_output=True,
+        text=True,
+        env=clean_env(GEMINI_PROJECT_DIR=str(repo.root)),
+        cwd=repo.root,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_gemini_a_change_between_calls_is_caught_before_the_next(tmp_path: Path) -> None:
+    repo = repo_with_run(tmp_path)
+    assert _gemini(repo, "pre-tool", "g1").returncode == 0
+    assert _gemini(repo, "post-tool", "g1").returncode == 0
+    (repo.root / "README.md").write_text("background\n")
+    done = _gemini(repo, "pre-tool", "g2")
+    assert done.returncode == 2 or '"deny"' in done.stdout, (done.stdout, done.stderr)
+    assert BETWEEN in done.stdout + done.stderr
+    assert (repo.root / "README.md").read_text() == "x\n"
+    [record] = violations(repo)
+    assert record["when"] == BETWEEN
