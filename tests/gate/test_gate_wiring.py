@@ -8,9 +8,11 @@ the real `zodyssey check` in a subprocess.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -43,14 +45,30 @@ def zodyssey(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def wired(tmp_path: Path, *harnesses: str) -> Path:
+    """`tmp_path/repo`: git init, `zodyssey init`, `hook install` per harness, committed.
+
+    The real commands run once per harness list and environment in this worker's
+    temporary directory; each test gets its own copy of that repository (what
+    they write names no path of it), so its edits never reach another test.
+    """
+    environment = sorted((k, v) for k, v in os.environ.items() if not k.startswith("PYTEST_"))
+    key = hashlib.sha256(repr((harnesses, environment)).encode()).hexdigest()[:16]
+    template = tmp_path.parent / "wired-templates" / key
+    if not template.is_dir():
+        building = template.with_name(key + ".building")
+        shutil.rmtree(building, ignore_errors=True)
+        building.mkdir(parents=True)
+        git(building, "init", "-q")
+        assert zodyssey(building, "init").returncode == 0
+        for harness in harnesses:
+            done = zodyssey(
+                building, "hook", "install", "--harness", harness, "--command", "zodyssey"
+            )
+            assert done.returncode == 0, done.stderr
+        commit(building)
+        building.rename(template)
     repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q")
-    assert zodyssey(repo, "init").returncode == 0
-    for harness in harnesses:
-        done = zodyssey(repo, "hook", "install", "--harness", harness, "--command", "zodyssey")
-        assert done.returncode == 0, done.stderr
-    commit(repo)
+    shutil.copytree(template, repo, symlinks=True)
     return repo
 
 
