@@ -73,25 +73,6 @@ def wants_wrap(harness: str, payload: "Any", command: str, is_write: bool) -> st
     return "ask" if is_write else None
 
 
-_LITERALS = {True: "true", False: "false", None: "null"}
-
-
-def _encode(value: "Any") -> str:
-    from _json import encode_basestring_ascii
-
-    if isinstance(value, str):
-        return str(encode_basestring_ascii(value))
-    if value is None or isinstance(value, bool):
-        return _LITERALS[value]
-    if isinstance(value, int | float):
-        return repr(value) if isinstance(value, int) else float.__repr__(value)
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{_encode(str(k))}:{_encode(v)}" for k, v in value.items()) + "}"
-    if isinstance(value, list | tuple):
-        return "[" + ",".join(_encode(v) for v in value) + "]"
-    raise TypeError(f"cannot encode {type(value).__name__}")
-
-
 def claude_reply(tool_input: "dict[str, Any]", command: str, decision: str, reason: str) -> str:
     """The PreToolUse reply that runs `command` in place of the call's own."""
     updated = dict(tool_input)
@@ -104,4 +85,6 @@ def claude_reply(tool_input: "dict[str, Any]", command: str, decision: str, reas
             "updatedInput": updated,
         }
     }
-    return _encode(body) + "\n"
+    from zodyssey.core.jsontext import dumps  # the hook's one JSON writer
+
+    return dumps(body) + "\n"
