@@ -129,7 +129,8 @@ def _time_snapshot(root: Path, size: int, rounds: int) -> None:
         subprocess.run(status, capture_output=True, check=True)
 
     def pre() -> None:  # pre-tool: a snapshot compared with the last (kept only on a change)
-        effects.compare(str(root), last, effects.snapshot(str(root), previous=last))
+        now = effects.snapshot(str(root), previous=last, refresh=False)  # as pre_tool takes it
+        effects.compare(str(root), last, now)
 
     def post() -> None:  # post-tool: a snapshot compared with the call's "before", kept
         after = effects.snapshot(str(root), previous=last)

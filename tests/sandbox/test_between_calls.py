@@ -171,6 +171,35 @@ def test_the_private_index_leaves_the_users_index_alone(tmp_path: Path) -> None:
     assert "README.md" in stored["files"]
 
 
+def test_a_snapshot_without_refresh_sees_every_change_and_leaves_the_index(
+    tmp_path: Path,
+) -> None:
+    """The pre-tool snapshot reads the check's index without writing it back. Broken,
+    either it rewrites the index (the cost it saves) or, reading an index that was
+    not refreshed, takes stale stat data for proof and misses a change."""
+    root = tmp_path / "r"
+    root.mkdir()
+    git(root, "init", "-q")
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (root / name).write_text(f"{name}\n")
+    git(root, "add", ".")
+    git(root, "commit", "-qm", "a")
+    first = effects.snapshot(str(root))  # refreshes: the check's index exists now
+    index = root / effects.INDEX
+    written = index.read_bytes(), index.stat().st_ino, index.stat().st_mtime_ns
+    (root / "a.txt").write_text("changed\n")
+    _same_size_same_mtime(root / "b.txt", "B.TXT\n")
+    (root / "new.txt").write_text("new\n")
+    for _ in range(2):  # twice: the first read left nothing behind that hides the change
+        second = effects.snapshot(str(root), previous=first, refresh=False)
+        changed = {c["path"] for c in effects.compare(str(root), first, second)}
+        assert changed == {"a.txt", "b.txt", "new.txt"}
+        assert (index.read_bytes(), index.stat().st_ino, index.stat().st_mtime_ns) == written
+    third = effects.snapshot(str(root), previous=second)  # post-tool's refreshes it
+    assert {c["path"] for c in effects.compare(str(root), second, third)} == set()
+    assert index.stat().st_ino != written[1] or index.read_bytes() != written[0]
+
+
 def _stamp(repo: RunRepo) -> int:
     return (repo.root / ".zcode" / "state" / "effects.stamp").stat().st_mtime_ns
 

@@ -56,18 +56,22 @@ def _git(
     stdin: "bytes | None" = None,
     fds: "tuple[int, ...]" = (),
     index: "str | None" = None,
+    refresh: bool = True,
 ) -> bytes:
     """git's stdout; OSError when it fails. Started with `posix_spawn` (no
     `subprocess`: the pre-tool snapshot runs in the hook process). Without
     `index`, `GIT_OPTIONAL_LOCKS=0`: the user's index is never written; with
-    it, git works on (and refreshes) the check's own index, with its untracked
-    cache. Descriptors in `fds` are passed on under their own numbers."""
+    it, git works on (and, unless `refresh` is False, refreshes) the check's own
+    index, with its untracked cache. Descriptors in `fds` are passed on under
+    their own numbers."""
     env = dict(os.environ)
     argv = ["git", "-C", root, "-c", "core.quotepath=off", "-c", "core.fsmonitor=false"]
     if index is None:
         env["GIT_OPTIONAL_LOCKS"] = "0"
     else:
         env.pop("GIT_OPTIONAL_LOCKS", None)
+        if not refresh:
+            env["GIT_OPTIONAL_LOCKS"] = "0"  # read the check's index, never rewrite it
         env["GIT_INDEX_FILE"] = index
         argv += ["-c", "core.untrackedCache=true"]
     out_read, out_write = os.pipe()
@@ -176,15 +180,24 @@ def _listed(token: bytes) -> "tuple[str, str] | None":
     return None
 
 
-def _status(root: str) -> "tuple[str, dict[str, str]]":
+def _status(root: str, refresh: bool = True) -> "tuple[str, dict[str, str]]":
     """(HEAD oid or "", {path: status code}) of the work tree without `.zcode/`.
 
     One `git status` on the check's own index with git's untracked cache
     (`--untracked-files=normal`: the cache only serves that mode, and it is
     what keeps a snapshot under one plain `git status`); the files inside an
-    untracked directory it names are listed by one `git ls-files --others`."""
+    untracked directory it names are listed by one `git ls-files --others`.
+    `refresh` False: git reads the check's index but does not write it back
+    (the post-tool snapshot does): writing it is about a third of a snapshot
+    of a large tree, and the index lives in `.zcode/state`, which the status
+    itself then finds changed."""
     index = _private_index(root)
-    raw = _git(root, "status", "--porcelain=v2", "-z", "--branch", "--no-renames", index=index)
+    raw = _git(
+        root,
+        *("status", "--porcelain=v2", "-z", "--branch", "--no-renames"),
+        index=index,
+        refresh=refresh,
+    )
     head, paths, folders = _parse_status(raw)
     if folders:
         specs = [":(literal)" + folder for folder in folders]
@@ -316,17 +329,21 @@ def _blobs(root: str, rels: "list[str]", write: bool) -> "dict[str, str]":
 
 
 def snapshot(
-    root: str, protected: "Iterable[str]" = (), previous: "dict[str, Any] | None" = None
+    root: str,
+    protected: "Iterable[str]" = (),
+    previous: "dict[str, Any] | None" = None,
+    refresh: bool = True,
 ) -> "dict[str, Any]":
     """The state of the work tree now (see the module docstring).
 
     `previous`: an earlier snapshot whose blob ids (and protected digests) are
     reused for paths whose stat data did not change since it was taken (see
-    `reusable`), so an unchanged dirty file is hashed once.
+    `reusable`), so an unchanged dirty file is hashed once. `refresh` False
+    (pre-tool): the check's index is read, not rewritten (`_status`).
     """
     stamp = _stamp(root)
     tree = _tree(root, stamp)
-    head, listed = _status(root)
+    head, listed = _status(root, refresh)
     previous = previous or {}
     before = previous.get("stamp")
     files = _entries(root, listed, previous.get("files", {}), before)

@@ -262,7 +262,8 @@ def pre_tool(root: str, runs: "list[tuple[str, dict[str, Any]]]", call: "Any") -
     if _same(root, lasts, len(runs), protected):
         return None  # a small tree whose stat data proves nothing changed: no git
     try:
-        now = effects.snapshot(root, protected, previous=lasts[0][2] if lasts else None)
+        last = lasts[0][2] if lasts else None
+        now = effects.snapshot(root, protected, previous=last, refresh=False)
     except (OSError, ValueError):
         return None
     if _same(root, lasts, len(runs), protected, now):
