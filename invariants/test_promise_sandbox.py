@@ -88,6 +88,25 @@ def test_a_forbidden_change_is_restored_recorded_and_refuses_done(lab: Any) -> N
     assert kinds == ["violation"]
 
 
+@pytest.mark.claim("effect-check-restores-and-records")
+def test_the_frozen_plan_a_call_rewrote_is_put_back(lab: Any) -> None:
+    import json
+
+    repo = lab.repo()
+    (repo / "README.md").write_text("readme\n")
+    lab.commit(repo, "initial")
+    lab.start_run(repo, verdict="OKAY")  # after OKAY the plan is protected
+    plan = repo / ".zcode" / "plans" / "demo.md"
+    reviewed = plan.read_text()
+    payload = lab.bash(repo, "ls")
+    payload["tool_use_id"] = "toolu_9"
+    assert lab.hook(repo, payload).allowed
+    plan.write_text(reviewed + "\nFiles: everything\n")  # what really happened
+    done = lab.zodyssey("hook", "post-tool", cwd=repo, stdin=json.dumps(payload))
+    assert done.returncode == 2 and "(restored)" in done.stderr, done.stderr
+    assert plan.read_text() == reviewed
+
+
 @pytest.mark.claim("several-runs-intersection")
 @pytest.mark.skipif(abi_version() < 1, reason="Landlock is not available on this kernel")
 def test_with_two_runs_a_write_lands_only_where_both_allow_it(lab: Any) -> None:

@@ -103,6 +103,33 @@ def test_out_of_scope_after_okay_and_the_frozen_plan_are_violations(tmp_path: Pa
     assert (repo.root / "README.md").read_text() == "x\n"
 
 
+def test_a_protected_file_the_call_changed_is_put_back(tmp_path: Path) -> None:
+    """A call that slipped past the sandbox and rewrote the frozen plan, unwired the
+    gate and planted an MCP server: each is put back from its blob (a new one
+    quarantined), not only recorded. Broken, the plan the run is bound to now reads
+    what the agent wrote, and the next call may run ungated."""
+    repo = repo_with_run(tmp_path)
+    settings = repo.root / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text('{"hooks": {}}\n')
+    plan_before = repo.plan_path.read_text()
+    assert hook(repo, "pre-tool", "ls").returncode == 0
+    settings.write_text("{}\n")
+    repo.plan_path.write_text(plan_before + "\n- [ ] 9. More\n")
+    (repo.root / ".mcp.json").write_text('{"mcpServers": {}}\n')
+    done = hook(repo, "post-tool", "ls")
+    assert done.returncode == 2, done.stderr
+    assert settings.read_text() == '{"hooks": {}}\n'
+    assert repo.plan_path.read_text() == plan_before
+    assert not (repo.root / ".mcp.json").exists()
+    quarantined = repo.root / ".zcode" / "quarantine" / "demo" / "toolu_1" / ".mcp.json"
+    assert quarantined.read_text() == '{"mcpServers": {}}\n'
+    [record] = violations(repo)
+    actions = {c["path"]: c["action"] for c in record["changes"]}
+    assert actions[str(repo.plan_path)] == "restored", record["changes"]  # protected
+    assert actions[".mcp.json"] == "quarantined", record["changes"]
+
+
 def test_a_commit_during_the_call_is_seen(tmp_path: Path) -> None:
     repo = repo_with_run(tmp_path, phase="plan", verdict=None)
     hook(repo, "pre-tool", "ls")

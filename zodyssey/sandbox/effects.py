@@ -518,13 +518,23 @@ def compare(root: str, before: "dict[str, Any]", after: "dict[str, Any]") -> "li
     return changes
 
 
-def restore(root: str, change: "dict[str, Any]", quarantine: str) -> str:
-    """Undo one change; returns what was done (`restored`, `quarantined`, `kept`)."""
+def restore(
+    root: str, change: "dict[str, Any]", quarantine: str, protected_too: bool = False
+) -> str:
+    """Undo one change; returns what was done (`restored`, `quarantined`, `kept`).
+
+    A protected file (named by absolute path) is put back only with
+    `protected_too`: a change a call made. One made between calls may be the
+    person's own edit of the gate's files, so it is recorded and kept."""
     rel = change["path"]
     path = rel if os.path.isabs(rel) else os.path.join(root, rel)
     old = change["before"]
-    if change.get("protected"):
+    if change.get("protected") and not protected_too:
         return "kept"  # recorded only: the person decides what the gate's files hold
+    if os.path.isabs(rel):  # a protected file: its place in the quarantine, by repo path
+        rel = os.path.relpath(path, root)
+        if rel.startswith(".."):
+            return "kept"  # outside the work tree: never moved
     if old.startswith((NOT_REGULAR, "unreadable:")):
         return "kept"  # no content was read before: nothing to put back
     if old == MISSING:

@@ -151,7 +151,7 @@ def _handle(
     quarantine = os.path.join(root, QUARANTINE, runs[0][0], _safe(_key(call)))
     for change in undo.values():
         try:
-            change["action"] = effects.restore(root, change, quarantine)
+            change["action"] = effects.restore(root, change, quarantine, when != BETWEEN)
         except OSError as exc:
             change["action"] = f"not restored ({exc})"
     for slug, found in per_run:
