@@ -191,8 +191,8 @@ def test_history_that_can_judge_nothing_exits_4(lab: Any) -> None:
     assert anchors(lab, repo, "--history", "--allow-unknown").returncode == 0
 
 
-@pytest.mark.claim("permalink-at-its-commit")
-def test_a_permalink_is_checked_at_its_commit_never_the_work_tree(lab: Any) -> None:
+def _app_on_github(lab: Any, *rev: str) -> tuple[Any, str]:
+    """A repository whose origin is on GitHub, `src/app.py` committed: (repo, its sha)."""
     import subprocess
 
     repo = lab.repo()
@@ -204,11 +204,19 @@ def test_a_permalink_is_checked_at_its_commit_never_the_work_tree(lab: Any) -> N
     (repo / "src" / "app.py").write_text(APP, encoding="utf-8")
     lab.commit(repo, "first")
     sha = subprocess.run(
-        ["git", "-C", str(repo), "rev-parse", "--short=10", "HEAD"],
+        ["git", "-C", str(repo), "rev-parse", *rev, "HEAD"],
         check=True,
         capture_output=True,
         text=True,
     ).stdout.strip()
+    return repo, sha
+
+
+@pytest.mark.claim("permalink-at-its-commit")
+def test_a_permalink_is_checked_at_its_commit_never_the_work_tree(lab: Any) -> None:
+    import subprocess
+
+    repo, sha = _app_on_github(lab, "--short=10")
     (repo / "src" / "app.py").write_text("# header\n" + APP, encoding="utf-8")
     url = f"https://github.com/o/r/blob/{sha}/src/app.py#L2"
     (repo / "README.md").write_text(f"# Demo\n\nThe answer: {url}.\n", encoding="utf-8")
@@ -231,19 +239,7 @@ def _verdicts(payload: dict[str, Any]) -> dict[str, str]:
 
 @pytest.mark.claim("permalink-history-agrees")
 def test_history_judges_permalinks_at_their_commit_as_the_lock_does(lab: Any) -> None:
-    import subprocess
-
-    repo = lab.repo()
-    subprocess.run(
-        ["git", "-C", str(repo), "remote", "add", "origin", "https://github.com/o/r.git"],
-        check=True,
-    )
-    (repo / "src").mkdir()
-    (repo / "src" / "app.py").write_text(APP, encoding="utf-8")
-    lab.commit(repo, "first")
-    sha = subprocess.run(
-        ["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True, text=True
-    ).stdout.strip()
+    repo, sha = _app_on_github(lab)
     (repo / "src" / "app.py").write_text("# one\n# two\n" + APP, encoding="utf-8")
     url = f"https://github.com/o/r/blob/{sha}"
     (repo / "README.md").write_text(

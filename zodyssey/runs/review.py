@@ -485,6 +485,18 @@ def record_stopped(
     return line
 
 
+def _open_dispatch(st: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """(the state's review, its pending reviewer dispatch), the dispatch None when there
+    is none or the run is halted."""
+    review = st.get("review")
+    if not isinstance(review, dict):
+        return {}, None
+    pending = review.get("pending_dispatch")
+    if not isinstance(pending, dict) or st.get("phase") in HALTED_PHASES:
+        return review, None
+    return review, pending
+
+
 def _stopped_matcher(bound: str, agent_type: str) -> Any:
     """Accepts the pending dispatch reported launched as agent `bound` of `agent_type`."""
     return lambda p: p.get("agent_sha256") == bound and p.get("agent") == agent_type
@@ -507,11 +519,8 @@ def _hold_stop(root: str | Path, slug: str, bound: str, report: _Report) -> str 
     outcome: dict[str, str] = {}
 
     def mutate(st: dict[str, Any]) -> None:
-        review = st.get("review")
-        pending = review.get("pending_dispatch") if isinstance(review, dict) else None
-        if not isinstance(review, dict) or not isinstance(pending, dict):
-            return
-        if st.get("phase") in HALTED_PHASES or pending.get("agent_sha256") is not None:
+        review, pending = _open_dispatch(st)
+        if pending is None or pending.get("agent_sha256") is not None:
             return
         if pending.get("agent") != report.agent or bound in (review.get("consumed_agents") or {}):
             return
@@ -546,11 +555,8 @@ def bind_launch(root: str | Path, slug: str, key: str, agent_id: str) -> str | N
     outcome: dict[str, str] = {}
 
     def mutate(st: dict[str, Any]) -> None:
-        review = st.get("review")
-        pending = review.get("pending_dispatch") if isinstance(review, dict) else None
-        if not isinstance(review, dict) or not isinstance(pending, dict):
-            return
-        if pending.get("sha256") != digest or st.get("phase") in HALTED_PHASES:
+        review, pending = _open_dispatch(st)
+        if pending is None or pending.get("sha256") != digest:
             return
         spent = review.get("consumed_agents")
         if isinstance(spent, dict) and bound in spent:

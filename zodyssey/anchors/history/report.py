@@ -20,9 +20,9 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO, get_args
 
-from zodyssey.anchors.history.trace import Trace, TraceRun, trace_citations
+from zodyssey.anchors.history.trace import Trace, TraceKind, TraceRun, trace_citations
 from zodyssey.anchors.model import Citation, Tally, make_key
 from zodyssey.config import Config
 from zodyssey.core.exits import Exit
@@ -34,18 +34,11 @@ if TYPE_CHECKING:
 
 # JSON payload version of both modes (documented in docs/citation-history.md).
 SCHEMA_VERSION = 1
-# These fail the check (exit 9); the last three are the lock check's words for the same
-# findings (a permalink judged at its commit, a cited path that is no regular file).
-PROBLEM_KINDS = (
-    "moved",
-    "drift",
-    "gone",
-    "contentless",
-    "out-of-range",
-    "unreadable",
-    "unverifiable",
-)
-KINDS = ("ok", *PROBLEM_KINDS, "unknown")
+# The verdicts in order: ok, the problems, unknown. The problems fail the check (exit 9);
+# the last three are the lock check's words for the same findings (a permalink judged at
+# its commit, a cited path that is no regular file).
+KINDS: tuple[str, ...] = get_args(TraceKind)
+PROBLEM_KINDS = tuple(kind for kind in KINDS if kind not in ("ok", "unknown"))
 
 RULES = {
     "moved": "The cited content is unchanged but now sits at other lines (or in the renamed file).",
