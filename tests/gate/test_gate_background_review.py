@@ -171,6 +171,8 @@ def test_a_stop_before_its_launch_report_counts_once_the_report_names_it(
     held = stopped(repo, AGENT_A, "VERDICT: REJECT")
     assert held.code == 0 and "held" in held.err, held.text
     assert repo.state()["review"]["verdict"] is None
+    # The same agent stopping again (continued) before the launch report replaces nothing.
+    assert stopped(repo, AGENT_A, "VERDICT: OKAY").code == 0
     assert AGENT_A not in json.dumps(repo.state())  # held under the agent's digest
     launch = launched(repo, AGENT_A)
     assert launch.code == 0 and "review round 1/3: REJECT" in launch.err, launch.text
@@ -394,6 +396,7 @@ def test_an_agent_that_stopped_before_its_launch_report_frees_its_slot(started: 
     assert first.returncode == 0, first.stderr
     assert agent_stopped(repo, AGENT_B).returncode == 0  # some other agent
     assert agent_stopped(repo, AGENT_A).returncode == 0  # this dispatch's agent, early
+    assert agent_stopped(repo, AGENT_A).returncode == 0  # the same stop sent twice
     assert explorer_launch(repo, "toolu_bg_2")[0].returncode == 2  # its launch not reported
     body["hook_event_name"] = "PostToolUse"
     body["tool_response"] = {"isAsync": True, "status": "async_launched", "agentId": AGENT_A}

@@ -98,17 +98,12 @@ def _key(key: "Any") -> str:
     """A dict key as `json` turns it into a string (`skipkeys=False`)."""
     if isinstance(key, str):
         return key
-    if isinstance(key, float):
-        return _floatstr(key)
-    if key is True:
-        return "true"
-    if key is False:
-        return "false"
-    if key is None:
-        return "null"
-    if isinstance(key, int):
-        return int.__repr__(key)
-    raise TypeError(f"keys must be str, int, float, bool or None, not {type(key).__name__}")
+    try:
+        return _scalar(key)  # None, a bool, an int or a float: spelled as their values are
+    except TypeError:
+        raise TypeError(
+            f"keys must be str, int, float, bool or None, not {type(key).__name__}"
+        ) from None
 
 
 def _scalar(value: "Any") -> str:

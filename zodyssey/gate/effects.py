@@ -117,19 +117,25 @@ def _held_by(entry: "Any", tool_use_id: str) -> bool:
     return bool(entry.get("id") == tool_use_id)
 
 
+def _update_ledger(root: "str | os.PathLike[str]", slug: str, change: "Any") -> bool:
+    """`change(ledger)` on the run's dispatch ledger, under its lock; False when there
+    is no ledger or it is not a list, else what `change` returns."""
+    path = paths.inflight_path(os.fspath(root), slug)
+    if not os.path.exists(path):
+        return False
+    return bool(
+        store.update_json(path, lambda ledger: isinstance(ledger, list) and change(ledger), list)
+    )
+
+
 def release_slot(root: "str | os.PathLike[str]", slug: str, tool_use_id: str) -> bool:
     """Remove one ledger entry (post-tool); True when it was there.
 
     An `anon-KEY` id (a dispatch whose harness sent no tool_use_id) releases
     the oldest entry taken under that key: the same agent and prompt.
     """
-    path = paths.inflight_path(os.fspath(root), slug)
-    if not os.path.exists(path):
-        return False
 
-    def remove(ledger: "Any") -> bool:
-        if not isinstance(ledger, list):
-            return False
+    def remove(ledger: "list[Any]") -> bool:
         before = len(ledger)
         if tool_use_id.startswith("anon-"):
             for index, entry in enumerate(ledger):
@@ -140,7 +146,7 @@ def release_slot(root: "str | os.PathLike[str]", slug: str, tool_use_id: str) ->
         ledger[:] = [e for e in ledger if not _held_by(e, tool_use_id)]
         return len(ledger) != before
 
-    return store.update_json(path, remove, list)
+    return _update_ledger(root, slug, remove)
 
 
 def agent_slot(agent_id: str) -> str:
@@ -157,15 +163,10 @@ def rebind_slot(root: "str | os.PathLike[str]", slug: str, tool_use_id: str, age
     stays taken, now under the agent's id, until that agent stops (SubagentStop,
     `release_slot(..., agent_slot(agent_id))`) or the entry expires
     (DISPATCH_TTL_SECONDS). True when the entry was there."""
-    path = paths.inflight_path(os.fspath(root), slug)
-    if not os.path.exists(path):
-        return False
     new_id = agent_slot(agent_id)
 
-    def rename(ledger: "Any") -> bool:
-        if not isinstance(ledger, list):
-            return False
-        if any(isinstance(e, dict) and e.get("id") == new_id and e.get("stopped") for e in ledger):
+    def rename(ledger: "list[Any]") -> bool:
+        if any(_stopped_mark(e, new_id) for e in ledger):
             # That agent stopped before its launch was reported: nothing is in flight.
             ledger[:] = [e for e in ledger if not (_held_by(e, tool_use_id) or _held_by(e, new_id))]
             return True
@@ -175,7 +176,12 @@ def rebind_slot(root: "str | os.PathLike[str]", slug: str, tool_use_id: str, age
                 return True
         return False
 
-    return store.update_json(path, rename, list)
+    return _update_ledger(root, slug, rename)
+
+
+def _stopped_mark(entry: "Any", slot_id: str) -> bool:
+    """The entry is the mark of agent slot `slot_id` stopped before its launch report."""
+    return isinstance(entry, dict) and entry.get("id") == slot_id and entry.get("stopped") is True
 
 
 # The most stopped-agent marks the ledger keeps (each also expires with DISPATCH_TTL_SECONDS).
@@ -187,25 +193,22 @@ def stop_agent(root: "str | os.PathLike[str]", slug: str, agent_id: str) -> bool
     none is held yet (the harness ran the stop's hook before the launch report's), mark
     it stopped, a mark that holds no slot, so `rebind_slot` frees the dispatch's slot
     instead of re-keying it. True when a slot was freed."""
-    path = paths.inflight_path(os.fspath(root), slug)
-    if not os.path.exists(path):
-        return False
     slot_id = agent_slot(agent_id)
 
-    def release_or_mark(ledger: "Any") -> bool:
-        if not isinstance(ledger, list):
-            return False
+    def release_or_mark(ledger: "list[Any]") -> bool:
         before = len(ledger)
-        ledger[:] = [e for e in ledger if not _held_by(e, slot_id)]
+        ledger[:] = [e for e in ledger if not _held_by(e, slot_id) or _stopped_mark(e, slot_id)]
         if len(ledger) != before:
             return True
+        if any(_stopped_mark(e, slot_id) for e in ledger):
+            return False  # the same stop again: marked once
         marks = [e for e in ledger if isinstance(e, dict) and e.get("stopped")]
         for old in marks[: max(0, len(marks) + 1 - MAX_STOPPED_MARKS)]:
             ledger.remove(old)
         ledger.append({"id": slot_id, "stopped": True, "at": store.now_iso()})
         return False
 
-    return store.update_json(path, release_or_mark, list)
+    return _update_ledger(root, slug, release_or_mark)
 
 
 def _pend_review(root: str, ctx: "RunContext", key: str, agent: str, harness: str) -> None:

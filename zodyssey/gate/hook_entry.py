@@ -59,12 +59,8 @@ if sys.flags.no_site and "site" not in sys.modules:
 
 
 def _sub_command() -> "int | None":
-    """The gate's helpers that run through this entry, before the hook is imported
+    """The gate's helper that runs through this entry, before the hook is imported
     (the sandbox wrapper runs in front of every shell command of a run)."""
-    if sys.argv[1:2] == ["effects-pre"]:  # the hook's pre-tool snapshot (a child of the hook)
-        from zodyssey.sandbox.violations import main as effects_main
-
-        return effects_main(sys.argv[2:])
     if sys.argv[1:2] == ["sandbox"]:  # the gate's wrapper of shell commands in a run
         from zodyssey.sandbox.runner import main as sandbox_main
 
@@ -72,7 +68,7 @@ def _sub_command() -> "int | None":
     return None
 
 
-if __name__ == "__main__" and sys.argv[1:2] in (["effects-pre"], ["sandbox"]):
+if __name__ == "__main__" and sys.argv[1:2] == ["sandbox"]:
     try:
         code = _sub_command()
     except ImportError:

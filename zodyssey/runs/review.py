@@ -526,8 +526,9 @@ def _hold_stop(root: str | Path, slug: str, bound: str, report: _Report) -> str 
             return
         held = pending.get("held_stops")
         held = held if isinstance(held, dict) else {}
-        if bound not in held and len(held) >= MAX_HELD_STOPS:
-            return
+        if bound in held or len(held) >= MAX_HELD_STOPS:
+            return  # the first stop of an agent is its answer: a later one (replayed, or
+            # the agent continued) never replaces it
         held[bound] = {
             "harness": report.harness,
             "answer": report.answer,

@@ -533,7 +533,7 @@ def restore(
         return "kept"  # recorded only: the person decides what the gate's files hold
     if os.path.isabs(rel):  # a protected file: its place in the quarantine, by repo path
         rel = os.path.relpath(path, root)
-        if rel.startswith(".."):
+        if rel == os.pardir or rel.startswith(os.pardir + os.sep):
             return "kept"  # outside the work tree: never moved
     if old.startswith((NOT_REGULAR, "unreadable:")):
         return "kept"  # no content was read before: nothing to put back

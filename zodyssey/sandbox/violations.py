@@ -327,39 +327,3 @@ def post_tool(root: str, runs: "list[tuple[str, dict[str, Any]]]", call: "Any") 
     for slug, _ in runs:
         _store(root, slug, put)
     return message(found, what) if found else None
-
-
-class _Call:
-    """The fields of a tool call the check records (the hook passes them as argv)."""
-
-    def __init__(self, tool_use_id: str, tool_name: str, command: str) -> None:
-        self.tool_use_id = tool_use_id or None
-        self.tool_name = tool_name
-        self.command = command
-
-
-def main(argv: list[str]) -> int:
-    """`hook_entry.py effects-pre ROOT SLUG[,SLUG...] TOOL_USE_ID TOOL_NAME COMMAND`:
-    the pre-tool snapshot for the active runs of ROOT; prints the message for
-    the agent when a change made between calls was caught. Exit 0 always (best
-    effort)."""
-    import sys
-
-    if len(argv) != 5:
-        return 0
-    root, slugs, tool_use_id, tool_name, command = argv
-    try:
-        from zodyssey.core.paths import state_path
-        from zodyssey.core.store import read_json
-
-        runs = []
-        for slug in slugs.split(","):
-            state = read_json(state_path(root, slug))
-            if isinstance(state, dict):
-                runs.append((slug, state))
-        note = pre_tool(root, runs, _Call(tool_use_id, tool_name, command))
-    except Exception:
-        return 0
-    if note:
-        sys.stdout.write(note + "\n")
-    return 0
