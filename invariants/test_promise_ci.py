@@ -33,3 +33,8 @@ def test_rewritten_evidence_fails_verification(tmp_path: Path) -> None:
 @pytest.mark.claim("attestation-verified")
 def test_unsigned_empty_or_garbage_never_verifies(tmp_path: Path) -> None:
     intoto.test_unsigned_empty_or_garbage_is_never_verified(tmp_path)
+
+
+@pytest.mark.claim("attestation-verified")
+def test_a_bundle_verifies_only_whole(tmp_path: Path) -> None:
+    intoto.test_a_bundle_verifies_only_whole(tmp_path)

@@ -11,6 +11,7 @@ after honest and dishonest changes.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import shutil
 import subprocess
@@ -216,3 +217,70 @@ def test_unsigned_empty_or_garbage_is_never_verified(tmp_path: Path) -> None:
     assert both.returncode == 2
     sign_other = audit(repo, "demo", "--sign-key", str(out))
     assert sign_other.returncode == 2 and "in-toto" in sign_other.stderr
+
+
+def _verify(repo: Repo, path: Path, key: Path) -> subprocess.CompletedProcess[str]:
+    return audit(repo, "--verify-attestation", str(path), "--verify-key", str(key))
+
+
+def _kinds(lines: list[str]) -> list[str]:
+    return [str(statement_of(json.loads(line))["predicateType"]) for line in lines]
+
+
+def test_a_bundle_verifies_only_whole(tmp_path: Path) -> None:
+    """The verification summary binds every other envelope (their digests and count):
+    cutting the verdict and the failed criterion out, dropping one envelope, adding
+    one or repeating one all fail, though every envelope left is signed alone."""
+    repo = finished_run(tmp_path, fail_second=True)
+    shared = tmp_path / "shared.key"
+    shared.write_bytes(b"a shared secret of enough bytes\n")
+    out = repo.root / BUNDLE
+    done = audit(repo, "demo", "--format", "in-toto", "--sign-key", str(shared), "-o", str(out))
+    assert done.returncode == 1, done.stderr  # the second criterion failed
+    lines = out.read_text().splitlines()
+    assert _kinds(lines) == [TEST_RESULT, TEST_RESULT, TEST_RESULT, VSA]
+    whole = _verify(repo, out, shared)
+    assert whole.returncode == 0, whole.stdout + whole.stderr
+
+    def variant(name: str, kept: list[str]) -> subprocess.CompletedProcess[str]:
+        path = tmp_path / name
+        path.write_text("".join(line + "\n" for line in kept))
+        return _verify(repo, path, shared)
+
+    # The issue's case: the verdict and the failed criterion cut out, the passing ones kept.
+    cut = variant("cut.jsonl", [lines[0], lines[2]])
+    assert cut.returncode == 1, cut.stdout
+    assert "no verification summary" in cut.stdout
+    # The failed criterion alone cut out: the summary names an envelope that is missing.
+    dropped = variant("dropped.jsonl", [lines[0], lines[2], lines[3]])
+    assert dropped.returncode == 1, dropped.stdout
+    assert "missing from the bundle" in dropped.stdout
+    assert "binds 3 envelope(s), the bundle holds 2" in dropped.stdout
+    # An envelope the summary does not bind (one of another bundle, or repeated).
+    repeated = variant("repeated.jsonl", [*lines, lines[0]])
+    assert repeated.returncode == 1, repeated.stdout
+    assert "not bound by the verification summary" in repeated.stdout
+    other = finished_run(tmp_path / "other")
+    foreign = repo.root / ".zcode/other.intoto.jsonl"
+    made = audit(
+        other, "demo", "--format", "in-toto", "--sign-key", str(shared), "-o", str(foreign)
+    )
+    assert made.returncode == 0, made.stderr
+    stranger = foreign.read_text().splitlines()[0]
+    extra = variant("extra.jsonl", [*lines, stranger])
+    assert extra.returncode == 1, extra.stdout
+    assert "not bound by the verification summary" in extra.stdout
+    # Two summaries: which one decides is not for the verifier to pick.
+    twice = variant("twice.jsonl", [*lines, lines[3]])
+    assert twice.returncode == 1 and "more than one verification summary" in twice.stdout
+    # The summary names each of the other statements by the digest of its payload.
+    summary = statement_of(json.loads(lines[3]))
+    bound = [
+        item["digest"]["sha256"]
+        for item in summary["predicate"]["inputAttestations"]
+        if item["uri"].startswith("zodyssey-bundle:")
+    ]
+    payloads = [base64.b64decode(json.loads(line)["payload"]) for line in lines[:3]]
+    assert bound == [hashlib.sha256(p).hexdigest() for p in payloads]
+    places = [i["uri"] for i in summary["predicate"]["inputAttestations"]]
+    assert places[-3:] == ["zodyssey-bundle:1/3", "zodyssey-bundle:2/3", "zodyssey-bundle:3/3"]

@@ -11,6 +11,9 @@ one DSSE envelope per line, each holding one in-toto Statement (v1):
 - one for the audit's verdict, predicate `verification_summary` (SLSA VSA v1):
   the result, the run's artifact files with their sha256 as input, the audit
   page as policy, and as subjects the work tree's fingerprint and HEAD now.
+  It also binds the bundle: every other statement is one of its input
+  attestations (uri `zodyssey-bundle:<place>/<count>`, the sha256 of its
+  payload), so the bundle verifies only whole.
 
 `--sign-key FILE` signs every envelope over DSSE's pre-authentication
 encoding: an OpenSSH private key signs with `ssh-keygen -Y sign` (namespace
@@ -20,8 +23,10 @@ encoding: an OpenSSH private key signs with `ssh-keygen -Y sign` (namespace
 type, statement type, predicate type), every signature, and every digest
 against the repository: each evidence record still has the digest it was
 attested with and still names the attested work tree, each input file still
-has its digest, and the work tree and HEAD are the attested ones. Anything
-that does not hold fails (exit 1); nothing is skipped silently.
+has its digest, and the work tree and HEAD are the attested ones. The bundle
+must hold exactly one verification summary, and exactly the envelopes it
+binds: one cut out, added or repeated fails, although each is signed alone.
+Anything that does not hold fails (exit 1); nothing is skipped silently.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ import json
 import re
 import subprocess
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -134,8 +139,13 @@ def signer(path: str) -> Signer:
     return Signer("hmac", key, "hmac-sha256:" + _sha256(secret)[:16])
 
 
+def payload(statement: dict[str, Any]) -> bytes:
+    """The bytes an envelope carries (and a signature covers) for `statement`."""
+    return json.dumps(statement, sort_keys=True, separators=(",", ":")).encode("utf-8")
+
+
 def envelope(statement: dict[str, Any], sign: Signer | None) -> dict[str, Any]:
-    body = json.dumps(statement, sort_keys=True, separators=(",", ":")).encode("utf-8")
+    body = payload(statement)
     signatures = []
     if sign is not None:
         signature = sign.sign(pae(PAYLOAD_TYPE, body))
@@ -247,7 +257,28 @@ def worktree_subjects(root: Path) -> list[dict[str, Any]]:
     return subjects
 
 
-def verdict_statement(root: Path, outcome: Any) -> dict[str, Any]:
+# The input attestations of the verification summary that are the bundle's other
+# statements, `zodyssey-bundle:<place>/<count>` (the rest are the run's files).
+BUNDLE_URI = "zodyssey-bundle:"
+
+
+def _bound(others: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The summary's binding of the bundle's other statements: each by the sha256
+    of its payload, with its place and how many there are."""
+    count = len(others)
+    return [
+        {"uri": f"{BUNDLE_URI}{index}/{count}", "digest": {"sha256": _sha256(payload(statement))}}
+        for index, statement in enumerate(others, start=1)
+    ]
+
+
+def _is_bound(item: Any) -> bool:
+    return isinstance(item, dict) and str(item.get("uri", "")).startswith(BUNDLE_URI)
+
+
+def verdict_statement(
+    root: Path, outcome: Any, others: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     passed = outcome.verdict == "passed"
     plan_sha = outcome.run.plan_sha256_on_disk
     policy: dict[str, Any] = {"uri": docs_url("audit.md")}
@@ -258,7 +289,7 @@ def verdict_statement(root: Path, outcome: Any) -> dict[str, Any]:
         "timeVerified": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "resourceUri": f"zodyssey-run:{outcome.run.slug}",
         "policy": policy,
-        "inputAttestations": _inputs(root, outcome),
+        "inputAttestations": _inputs(root, outcome) + _bound(others or []),
         "verificationResult": "PASSED" if passed else "FAILED",
         "verifiedLevels": [f"ZODYSSEY_AUDIT_{__version__}"] if passed else [],
     }
@@ -272,7 +303,8 @@ def verdict_statement(root: Path, outcome: Any) -> dict[str, Any]:
 
 def statements(root: Path, outcome: Any) -> list[dict[str, Any]]:
     found = [criterion_statement(root, result) for result in outcome.criteria]
-    return [s for s in found if s is not None] + [verdict_statement(root, outcome)]
+    others = [s for s in found if s is not None]
+    return [*others, verdict_statement(root, outcome, others)]
 
 
 def bundle(root: Path, outcome: Any, sign_key: str | None) -> str:
@@ -291,6 +323,10 @@ class Verified:
     problems: list[str]
     notes: list[str]
     statements: int = 0
+    # (where, sha256 of the payload) of each statement that is not a summary
+    payloads: list[tuple[str, str]] = field(default_factory=list)
+    # (where, the summary's predicate) of each verification summary
+    summaries: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
 def _check_signatures(
@@ -390,8 +426,11 @@ def _check_vsa(
 ) -> bool:
     """Each input file still has its digest; the work tree and HEAD are the attested ones
     (False: the work tree could not be read, the statement is not counted)."""
+    out.summaries.append((where, predicate))
     for item in predicate.get("inputAttestations") or []:
-        uri = str(item.get("uri", ""))
+        if _is_bound(item):
+            continue  # a statement of the bundle: `_check_whole`
+        uri = str(item.get("uri", "")) if isinstance(item, dict) else ""
         data = _repository_bytes(root / uri)
         if data is None:
             out.problems.append(f"{where}: input {uri} is not in the repository")
@@ -446,5 +485,50 @@ def verify(path: str, root: Path, verify_key: str | None) -> Verified:
             out.problems.append(f"{where}: the payload is not a base64 JSON statement")
             continue
         _check_signatures(env, body, key, where, out)
+        if not (isinstance(statement, dict) and statement.get("predicateType") == VSA):
+            out.payloads.append((where, _sha256(body)))
         _check_statement(statement, root, where, out)
+    if lines:
+        _check_whole(path, out)
     return out
+
+
+def _check_whole(path: str, out: Verified) -> None:
+    """The bundle holds one verification summary and exactly the statements it binds."""
+    if not out.summaries:
+        out.problems.append(
+            f"{path}: no verification summary: the audit's verdict is not in the bundle "
+            "(cut out?), so nothing says these statements are all there is"
+        )
+        return
+    if len(out.summaries) > 1:
+        shown = ", ".join(where for where, _ in out.summaries)
+        out.problems.append(f"{path}: more than one verification summary ({shown})")
+        return
+    where, predicate = out.summaries[0]
+    items = predicate.get("inputAttestations")
+    bound = [item for item in (items if isinstance(items, list) else []) if _is_bound(item)]
+    places = [str(item["uri"])[len(BUNDLE_URI) :] for item in bound]
+    expected = [f"{index}/{len(bound)}" for index in range(1, len(bound) + 1)]
+    if places != expected or len(bound) != len(out.payloads):
+        out.problems.append(
+            f"{where}: the verification summary binds {len(bound)} envelope(s), "
+            f"the bundle holds {len(out.payloads)} besides it"
+        )
+    left: dict[str, list[str]] = {}
+    for place, digest in out.payloads:
+        left.setdefault(digest, []).append(place)
+    for index, item in enumerate(bound, start=1):
+        digest = str((item.get("digest") or {}).get("sha256", ""))
+        if left.get(digest):
+            left[digest].pop(0)
+        else:
+            out.problems.append(
+                f"{where}: statement {index} of {len(bound)} it binds (sha256 {digest[:12]}) "
+                "is missing from the bundle"
+            )
+    for places in left.values():
+        out.problems.extend(
+            f"{place}: not bound by the verification summary (an envelope added to the bundle)"
+            for place in places
+        )
