@@ -286,3 +286,65 @@ def test_gemini_chats_are_found_without_any_hook_line(tmp_path: Path) -> None:
     assert not (repo.root / ".zcode" / "state" / "demo.decisions").exists()
     flagged = _flagged(_unproven(repo.root, HOME=str(home)))
     assert {f.rsplit("_", 2)[0] + "_" for f in flagged} == set(GEMINI_IDS)
+
+
+# -- transcript times that cannot be placed
+
+
+def _claude_line(ident: str, when: Any) -> str:
+    """One assistant line of a Claude Code transcript making one Bash call."""
+    block = {"type": "tool_use", "id": ident, "name": "Bash", "input": {"command": "ls"}}
+    line: dict[str, Any] = {"type": "assistant", "message": {"content": [block]}}
+    if when is not None:
+        line["timestamp"] = when
+    return json.dumps(line)
+
+
+@pytest.mark.claim("gate-ran-proven")
+def test_a_call_whose_time_cannot_be_placed_fails_closed(tmp_path: Path) -> None:
+    """A real run (`zodyssey run start`); the session's transcript, in Claude Code's
+    folder of the project, writes some times without a zone, in epoch
+    milliseconds or unreadably. None of those calls had a gate decision: each is
+    `gate-unproven`, with the reason, unless its time surely lies outside the
+    run's window."""
+    from datetime import UTC, datetime, timedelta
+
+    from tests.helpers.runs import make_repo
+
+    repo = make_repo(tmp_path / "repo")
+    assert repo.run("start", "demo").code == 0
+    started = datetime.fromisoformat(repo.state()["started_at"].replace("Z", "+00:00"))
+    soon = started + timedelta(seconds=30)
+    naive = soon.astimezone(UTC).replace(tzinfo=None).isoformat(timespec="milliseconds")
+    calls = {
+        "toolu_decided": soon.isoformat().replace("+00:00", "Z"),
+        "toolu_naive": naive,
+        "toolu_millis": int(soon.timestamp() * 1000),
+        "toolu_millis_text": str(int(soon.timestamp() * 1000)),
+        "toolu_garbage": "yesterday at noon",
+        "toolu_untimed": None,
+        # Surely outside: two days before the run, in any zone, or exactly before it.
+        "toolu_old_naive": (soon - timedelta(days=2)).replace(tzinfo=None).isoformat(),
+        "toolu_old_millis": int((started - timedelta(hours=1)).timestamp() * 1000),
+    }
+    home = tmp_path / "home"
+    munged = "".join(c if c.isalnum() else "-" for c in str(repo.root))
+    folder = home / ".claude" / "projects" / munged
+    folder.mkdir(parents=True)
+    transcript = folder / "session.jsonl"
+    transcript.write_text("".join(_claude_line(i, w) + "\n" for i, w in calls.items()))
+    _decide(repo.root, transcript, ["toolu_decided"])
+    findings = _unproven(repo.root, HOME=str(home))
+    by_id = {f["message"].split(" call ", 1)[1].split(" ", 1)[0]: f for f in findings}
+    assert set(by_id) == {
+        "toolu_naive",
+        "toolu_millis",
+        "toolu_millis_text",
+        "toolu_garbage",
+        "toolu_untimed",
+    }, findings
+    assert all(f["severity"] == "error" for f in findings)
+    assert "no time zone" in by_id["toolu_naive"]["message"]
+    assert "in the run's window" in by_id["toolu_millis"]["message"]
+    assert "cannot be read" in by_id["toolu_garbage"]["message"]
+    assert "no timestamp" in by_id["toolu_untimed"]["message"]

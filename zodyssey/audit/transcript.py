@@ -17,8 +17,9 @@ review recorded, and Claude Code's own folder of the project's sessions,
 ->/*.jsonl`, so a session whose hook never ran is found too) with the
 reviewer check's reader (`zodyssey.runs.review.read_transcript`), and fails
 (`gate-unproven`) for each tool call whose timestamp lies in the run's window
-(from `started_at` to the moment the run left the active phases, or now) and
-whose id has no `pre` line: the hook was not wired, crashed before deciding,
+(from `started_at` to the moment the run left the active phases, or now), or
+whose time cannot place it outside (none, unreadable, without a zone and
+inside in some zone), and whose id has no `pre` line: the hook was not wired, crashed before deciding,
 its matcher left the tool out, or its interpreter was missing. A transcript
 named but unreadable is a warning. A harness whose hook payload carries no
 call id (Gemini CLI's BeforeTool) is matched by what the call was instead:
@@ -184,6 +185,63 @@ def _epoch(value: "Any", default: float | None = None) -> float | None:
     return default if moment.tzinfo is None else moment.timestamp()
 
 
+# When a transcript says a call happened: (earliest, latest) unix time, or the
+# reason it cannot be placed at all. A time without a zone lies anywhere from
+# UTC-12 to UTC+14 of what it says.
+_ZONES = (14 * 3600.0, 12 * 3600.0)
+# Unix times at or above this many units are milliseconds (seconds would be past
+# the year 5000), at or above 1e14 microseconds.
+_MILLIS = 1e11
+
+
+def _number_time(value: float) -> "tuple[float, float] | str":
+    if value != value or value < 0 or value >= 1e17:  # NaN, negative, absurd
+        return f"the number {value!r} is no unix time"
+    seconds = value / 1e6 if value >= 1e14 else value / 1e3 if value >= _MILLIS else value
+    return (seconds, seconds)
+
+
+def _when(value: "Any") -> "tuple[float, float] | str":
+    """Where a transcript timestamp puts a call (see `When`)."""
+    if isinstance(value, bool):
+        return f"the timestamp {value!r} is not a time"
+    if isinstance(value, int | float):
+        return _number_time(float(value))
+    if not isinstance(value, str) or not value.strip():
+        return f"the timestamp {str(value)[:40]!r} is not a time"
+    text = value.strip()
+    if text.isdigit() or text.replace(".", "", 1).isdigit():
+        return _number_time(float(text))
+    from datetime import datetime
+
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return f"the timestamp {text[:40]!r} cannot be read"
+    if moment.tzinfo is None:
+        from datetime import UTC
+
+        naive = moment.replace(tzinfo=UTC).timestamp()
+        return (naive - _ZONES[0], naive + _ZONES[1])
+    return (moment.timestamp(), moment.timestamp())
+
+
+def _nearest(
+    own: "Any", has_own: bool, enclosing: "tuple[float, float] | str"
+) -> "tuple[float, float] | str":
+    """An item's time: its own timestamp when that places it, else the enclosing
+    one when that does, else the reason neither does."""
+    if not has_own:
+        return enclosing
+    mine = _when(own)
+    if isinstance(mine, str) and not isinstance(enclosing, str):
+        return enclosing
+    return mine
+
+
+NO_TIME = "the transcript gives it no timestamp"
+
+
 def _call_id(item: "dict[str, Any]") -> str | None:
     """The id of a transcript item that is a tool call, else None."""
     kind = item.get("type")
@@ -194,13 +252,15 @@ def _call_id(item: "dict[str, Any]") -> str | None:
     return ident if isinstance(ident, str) and ident else None
 
 
-def tool_calls(documents: "list[Any]") -> "list[tuple[str, str, float | None]]":
-    """(id, tool name, timestamp) of every tool call the transcript records; the
-    timestamp is the nearest enclosing one (a Claude Code line's, a Codex
+def tool_calls(documents: "list[Any]") -> "list[tuple[str, str, tuple[float, float] | str]]":
+    """(id, tool name, time: (earliest, latest) or why it has none) of every tool call the transcript records; the
+    time is the nearest enclosing timestamp (a Claude Code line's, a Codex
     rollout line's)."""
-    out: list[tuple[str, str, float | None]] = []
+    out: list[tuple[str, str, tuple[float, float] | str]] = []
     seen: set[str] = set()
-    stack: list[tuple[Any, float | None]] = [(doc, None) for doc in reversed(documents)]
+    stack: list[tuple[Any, tuple[float, float] | str]] = [
+        (doc, NO_TIME) for doc in reversed(documents)
+    ]
     while stack:
         item, when = stack.pop()
         if isinstance(item, list):
@@ -208,7 +268,7 @@ def tool_calls(documents: "list[Any]") -> "list[tuple[str, str, float | None]]":
             continue
         if not isinstance(item, dict):
             continue
-        when = _epoch(item.get("timestamp"), when)
+        when = _nearest(item.get("timestamp"), "timestamp" in item, when)
         ident = _call_id(item)
         if ident is not None and ident not in seen:
             seen.add(ident)
@@ -217,11 +277,13 @@ def tool_calls(documents: "list[Any]") -> "list[tuple[str, str, float | None]]":
     return out
 
 
-def gemini_calls(documents: "list[Any]") -> "list[tuple[str, str, float | None, str]]":
+def gemini_calls(
+    documents: "list[Any]",
+) -> "list[tuple[str, str, tuple[float, float] | str, str]]":
     """(id, tool name, timestamp, args key) of every call a Gemini CLI chat file
     records (`toolCalls` of its `gemini` messages; a message is written again as
     it is updated, so each call id counts once)."""
-    out: list[tuple[str, str, float | None, str]] = []
+    out: list[tuple[str, str, tuple[float, float] | str, str]] = []
     seen: set[str] = set()
     for message in documents:
         calls = message.get("toolCalls") if isinstance(message, dict) else None
@@ -230,7 +292,8 @@ def gemini_calls(documents: "list[Any]") -> "list[tuple[str, str, float | None, 
             if not isinstance(ident, str) or not ident or ident in seen:
                 continue
             seen.add(ident)
-            when = _epoch(call.get("timestamp"), _epoch(message.get("timestamp")))
+            outer = _nearest(message.get("timestamp"), "timestamp" in message, NO_TIME)
+            when = _nearest(call.get("timestamp"), "timestamp" in call, outer)
             name = str(call.get("name") or "")
             out.append((ident, name, when, args_key(name, call.get("args"))))
     return out
@@ -300,10 +363,12 @@ def claude_project_transcripts(project_dir: str, home: str | None = None) -> "li
 
 
 class Unproven:
-    """One transcript's verdict: the calls in the window without a decision."""
+    """One transcript's verdict: the calls in the window without a decision, each
+    (id, tool name, why it counts as in the window: "" when its time lies there,
+    else why its time cannot place it outside)."""
 
     def __init__(
-        self, path: str, readable: bool, missing: "list[tuple[str, str]]", seen: int
+        self, path: str, readable: bool, missing: "list[tuple[str, str, str]]", seen: int
     ) -> None:
         self.path = path
         self.readable = readable
@@ -327,11 +392,11 @@ def unproven(
             out.append(Unproven(path, False, [], 0))
             continue
         inside = [
-            (ident, name)
+            (ident, name, why)
             for ident, name, when in tool_calls(documents)
-            if _inside(when, start, end)
+            if (why := _inside(when, start, end)) is not None
         ]
-        missing = [(i, n) for i, n in inside if i not in decisions.decided]
+        missing = [(i, n, w) for i, n, w in inside if i not in decisions.decided]
         keyed = _unmatched_by_args(path, documents, decisions, start, end)
         missing.extend(keyed[0])
         out.append(Unproven(path, True, missing, len(inside) + keyed[1]))
@@ -344,28 +409,42 @@ def _unmatched_by_args(
     decisions: "Decisions",
     start: float | None,
     end: float | None,
-) -> "tuple[list[tuple[str, str]], int]":
+) -> "tuple[list[tuple[str, str, str]], int]":
     """(the calls without ids, Gemini's, inside the window that no decision line
     of this transcript matches, how many there were): each decision line
     matches one call of its key."""
     budget = {k: n for (p, k), n in decisions.by_args.items() if p == os.path.realpath(path)}
-    missing: list[tuple[str, str]] = []
+    missing: list[tuple[str, str, str]] = []
     count = 0
     for ident, name, when, key in gemini_calls(documents):
-        if not _inside(when, start, end):
+        why = _inside(when, start, end)
+        if why is None:
             continue
         count += 1
         if budget.get(key, 0) > 0:
             budget[key] -= 1
         else:
-            missing.append((ident, name))
+            missing.append((ident, name, why))
     return missing, count
 
 
-def _inside(when: float | None, start: float | None, end: float | None) -> bool:
-    if when is None or start is None or when < start:
-        return False
-    return end is None or when <= end
+def _inside(
+    when: "tuple[float, float] | str", start: float | None, end: float | None
+) -> str | None:
+    """None when the call lies outside the run's window; "" when its time lies
+    inside; else why its time cannot put it outside (fail closed: a time that
+    cannot be read, a run whose start cannot, a time without a zone that may lie
+    inside)."""
+    if isinstance(when, str):
+        return when
+    if start is None:
+        return "the run's start time cannot be read"
+    earliest, latest = when
+    if latest < start or (end is not None and earliest > end):
+        return None
+    if earliest == latest or (earliest >= start and (end is None or latest <= end)):
+        return ""
+    return "its timestamp has no time zone, and in some zone it lies in the run's window"
 
 
 def _transcript_paths(root: str, state: "dict[str, Any]", named: "Iterable[str]") -> "list[str]":
@@ -412,11 +491,16 @@ def check(run: "Any", emit: "Callable[..., None]") -> None:
                 key=f"unread/{verdict.path}",
             )
             continue
-        for ident, name in verdict.missing[:MAX_SHOWN]:
+        for ident, name, why in verdict.missing[:MAX_SHOWN]:
+            placed = (
+                "in the run's window"
+                if not why
+                else f"that cannot be placed outside the run's window ({why})"
+            )
             emit(
                 "gate-unproven",
                 "error",
-                f"the {name} call {ident} in the run's window has no gate decision: the "
+                f"the {name} call {ident} {placed} has no gate decision: the "
                 "pre-tool hook did not run for it (not wired, crashed, matcher narrowed or "
                 "interpreter missing)",
                 verdict.path,
