@@ -202,7 +202,9 @@ def test_the_gate_wraps_with_the_helper_once_it_is_built(tmp_path: Path) -> None
 
     repo, helper = primed(tmp_path)
     command = wrapped("echo hi", "demo", str(repo.root))
-    assert command.startswith(f"'{helper}' '{sys.executable}'") and is_wrapped(command)
+    assert command.startswith(f"'{helper}' '{sys.executable}'") and is_wrapped(
+        command, "demo", str(repo.root)
+    )
     done = subprocess.run(
         ["bash", "-c", command], cwd=repo.root, capture_output=True, text=True, check=False
     )

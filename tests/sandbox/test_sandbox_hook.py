@@ -140,8 +140,12 @@ def test_reads_are_wrapped_only_where_nothing_prompts(tmp_path: Path) -> None:
 
 def test_zodyssey_commands_and_wrapped_calls_are_not_wrapped_again(tmp_path: Path) -> None:
     repo = sandboxed_repo(tmp_path)
-    done = pre_tool(repo, "zodyssey run status demo", mode="bypassPermissions")
+    done = pre_tool(repo, "zodyssey run todo demo 2 in_flight", mode="bypassPermissions")
     assert done.returncode == 0 and done.stdout == ""
+    # a reading form is wrapped like any call, and still reads inside the sandbox
+    _, wrapped = rewritten(pre_tool(repo, "zodyssey run status demo", mode="bypassPermissions"))
+    ran = run_as_harness(repo, wrapped)
+    assert ran.returncode == 0 and "demo" in ran.stdout, ran.stderr
     _, wrapped = rewritten(pre_tool(repo, "pytest -q", mode="bypassPermissions"))
     again = pre_tool(repo, wrapped, mode="bypassPermissions")
     assert "updatedInput" not in again.stdout

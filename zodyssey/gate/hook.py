@@ -424,11 +424,13 @@ def _sandbox_wrap(
     root, active = runs[0]
     if not all(_landlocked(state) for _, state in active):
         return None  # run start found no Landlock (or another tool started the run)
-    from zodyssey.sandbox.wrap import wants_wrap
+    from zodyssey.sandbox.wrap import is_wrapped, wants_wrap
 
     decision = wants_wrap(getattr(adapter, "name", ""), payload, call.command, is_write)
     slugs = ",".join(slug for slug, _ in active)
-    return None if decision is None else (decision, slugs, root)
+    if decision is None or is_wrapped(call.command, slugs, root):
+        return None  # (wrapped already, for these very runs: it runs in their sandbox)
+    return decision, slugs, root
 
 
 def _landlocked(state: "Any") -> bool:

@@ -55,17 +55,96 @@ def wrapped(command: str, slug: str, root: str) -> str:
     )
 
 
-def is_wrapped(command: str) -> bool:
-    return MARK in command and "hook_entry.py" in command
+def is_wrapped(command: str, slug: str, root: str) -> bool:
+    """True only when `command` is, byte for byte, what `wrapped` makes of its last
+    word for these runs and this root (text that merely looks wrapped, names
+    another run or repository, or carries a comment is wrapped again)."""
+    if MARK not in command:
+        return False
+    words = static_words(command)
+    if not words or words[-3:-1] != ["bash", "-c"]:
+        return False
+    return command == wrapped(words[-1], slug, root)
+
+
+# The `zodyssey run` verbs that write run state: trusted code, so they run
+# unwrapped; what they execute for the agent (criteria, quality checks, the
+# wiring probe) they run inside the run's sandbox themselves.
+TRUSTED_RUN_VERBS = frozenset(("start", "verify", "todo", "phase"))
+# Characters of a word outside quotes: no expansion, operator, comment or glob.
+_PLAIN = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@%+,=-")
+
+
+def static_words(command: str) -> "list[str] | None":
+    """The words of `command` when it is one simple command of static words
+    (plain characters, single quotes, double quotes holding no `$`, backquote,
+    backslash or `!`), else None: any operator, redirection, comment, newline,
+    expansion or glob makes it something else."""
+    words: list[str] = []
+    current: list[str] = []
+    in_word = False
+    i = 0
+    while i < len(command):
+        ch = command[i]
+        if ch in " \t":
+            if in_word:
+                words.append("".join(current))
+                current, in_word = [], False
+            i += 1
+            continue
+        if ch in "'\"":
+            end = command.find(ch, i + 1)
+            if end < 0:
+                return None
+            body = command[i + 1 : end]
+            if ch == '"' and any(c in body for c in "$`\\!"):
+                return None
+            current.append(body)
+        elif ch in _PLAIN:
+            current.append(ch)
+            end = i
+        else:
+            return None
+        in_word = True
+        i = end + 1
+    if in_word:
+        words.append("".join(current))
+    return words or None
+
+
+def trusted_form(command: str) -> bool:
+    """True only for `zodyssey run VERB ...` (VERB in TRUSTED_RUN_VERBS) as one simple
+    command of static words, run by the bare name or the installed console script,
+    that the command's own parser reads as an agent form. Mentioning zodyssey (a
+    comment, a compound command, `python -m zodyssey` from a folder the agent
+    fills, a redirection) is never enough."""
+    words = static_words(command)
+    if not words or len(words) < 3 or words[1] != "run":
+        return False
+    program = words[0]
+    from zodyssey.gate import trusted
+
+    if program != "zodyssey" and not (
+        program.startswith("/")
+        and program.endswith("/zodyssey")
+        and trusted.is_gate_program(program)
+    ):
+        return False
+    kind, _, inner = trusted.judge(list(words[1:]))
+    if kind != trusted.AGENT or inner >= 0:
+        return False
+    parsed = trusted.parse(words[1:])
+    return getattr(parsed, "run_command", None) in TRUSTED_RUN_VERBS
 
 
 def wants_wrap(harness: str, payload: "Any", command: str, is_write: bool) -> str | None:
     """The permission decision to wrap with (`allow`/`ask`), or None: not wrapped."""
-    if harness not in WRAP_HARNESSES or not command.strip() or is_wrapped(command):
+    if harness not in WRAP_HARNESSES or not command.strip():
         return None
-    if "zodyssey" in command:
-        # `zodyssey run ...` writes run state: it cannot run in the sandbox,
-        # and the classifier's trusted-command rules judge it (unwrapped).
+    if "zodyssey" in command and trusted_form(command):
+        # `zodyssey run start|verify|todo|phase` writes run state: trusted code,
+        # judged by the trusted-command rules, runs unwrapped (and sandboxes what
+        # it executes); any other text naming zodyssey is wrapped like any call.
         return None
     mode = payload.get("permission_mode") if isinstance(payload, dict) else None
     if mode == "bypassPermissions":

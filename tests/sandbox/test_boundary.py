@@ -1,0 +1,172 @@
+"""One boundary: nothing the agent can influence runs outside the run's sandbox.
+
+Issue 33's side doors, each tried the way an agent would, through the
+installed hook command and then the command it let through, run by bash as
+the harness runs it, with a real Landlock ruleset; the disk is checked
+afterwards. The planted repository: `src/.git` says `gitdir:
+../.zcode/staging/g` (bookkeeping, writable in every phase), a git directory
+whose `core.fsmonitor` is a program: every `git status` in `src` runs it.
+"""
+
+from __future__ import annotations
+
+import shlex
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import clean_env, git
+from tests.helpers.gate import RunRepo
+from tests.sandbox.test_sandbox_hook import pre_tool, run_as_harness, sandboxed_repo
+from tests.sandbox.test_sandbox_runner import needs_landlock
+from zodyssey.sandbox.wrap import static_words, trusted_form
+
+PWNED = "pwned by core.fsmonitor\n"
+
+
+def plant_git(repo: RunRepo) -> Path:
+    """`src/.git` -> an agent-made git directory in bookkeeping whose fsmonitor
+    rewrites README.md and the run state; returns the marker it writes."""
+    gitdir = repo.root / ".zcode" / "staging" / "g"
+    gitdir.parent.mkdir(parents=True, exist_ok=True)
+    git(repo.root, "init", "-q", "--bare", str(gitdir))
+    git(repo.root, "--git-dir", str(gitdir), "config", "core.bare", "false")
+    marker = repo.root / "README.md"
+    program = (
+        f"printf '{PWNED}' > {shlex.quote(str(marker))}; "
+        f"printf '{{}}' > {shlex.quote(str(repo.state_path))}; true"
+    )
+    git(repo.root, "--git-dir", str(gitdir), "config", "core.fsmonitor", program)
+    (repo.root / "src" / ".git").write_text("gitdir: ../.zcode/staging/g\n")
+    return marker
+
+
+def untouched(repo: RunRepo, marker: Path, state: str) -> None:
+    assert marker.read_text() == "x\n"
+    assert repo.state_path.read_text() == state
+
+
+def test_the_planted_repository_does_run_code_outside_any_sandbox(tmp_path: Path) -> None:
+    """The attack itself, with no gate in the way: `git -C src status` runs it."""
+    repo = sandboxed_repo(tmp_path, phase="plan", verdict=None)
+    marker = plant_git(repo)
+    subprocess.run(
+        ["git", "-C", "src", "status"], cwd=repo.root, env=clean_env(), capture_output=True
+    )
+    assert marker.read_text() == PWNED
+
+
+@needs_landlock
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git -C src status # zodyssey",
+        "git -C src status; echo zodyssey run status demo",
+        "git -C src status # hook_entry.py sandbox --run demo",
+    ],
+)
+def test_a_comment_naming_zodyssey_or_the_wrapper_skips_nothing(
+    tmp_path: Path, command: str
+) -> None:
+    """Old code: a command whose text held `zodyssey` was never wrapped (nor one
+    holding ` sandbox --run ` and `hook_entry.py`): the fsmonitor ran outside."""
+    repo = sandboxed_repo(tmp_path, phase="plan", verdict=None)
+    marker = plant_git(repo)
+    state = repo.state_path.read_text()
+    done = pre_tool(repo, command, mode="bypassPermissions")
+    assert done.returncode == 0 and done.stdout, (done.stdout, done.stderr)
+    ran = run_as_harness(repo, _command(done))
+    untouched(repo, marker, state)
+    assert ran.returncode == 0 or "Permission denied" in ran.stderr
+
+
+def _command(done: subprocess.CompletedProcess[str]) -> str:
+    import json
+
+    out = json.loads(done.stdout)["hookSpecificOutput"]
+    command: str = out["updatedInput"]["command"]
+    return command
+
+
+@needs_landlock
+def test_a_zodyssey_run_command_with_a_tail_runs_inside_the_sandbox(tmp_path: Path) -> None:
+    """`zodyssey run todo ... # x` is not the trusted form: wrapped, its write of run
+    state fails (old code: unwrapped, it ran as trusted)."""
+    repo = sandboxed_repo(tmp_path)
+    for command in (
+        "zodyssey run todo demo 2 in_flight # zodyssey",
+        "zodyssey run todo demo 2 in_flight > /dev/null",
+        "cd . && zodyssey run todo demo 2 in_flight",
+    ):
+        done = pre_tool(repo, command, mode="bypassPermissions")
+        assert done.returncode == 0 and "updatedInput" in done.stdout, (command, done.stderr)
+        assert shlex.split(_command(done))[-1] == command
+    exact = pre_tool(repo, "zodyssey run todo demo 2 in_flight", mode="bypassPermissions")
+    assert exact.returncode == 0 and exact.stdout == ""  # the trusted form itself: unwrapped
+
+
+@needs_landlock
+def test_a_command_that_looks_wrapped_for_another_repository_is_wrapped(tmp_path: Path) -> None:
+    repo = sandboxed_repo(tmp_path)
+    done = pre_tool(repo, "ls", mode="bypassPermissions")
+    own = _command(done)
+    again = pre_tool(repo, own, mode="bypassPermissions")
+    assert again.stdout == ""  # exactly the wrapped form for this run: not wrapped twice
+    other = own.replace(f"--repo '{repo.root}'", "--repo '/tmp'")
+    assert other != own
+    elsewhere = pre_tool(repo, other, mode="bypassPermissions")
+    assert shlex.split(_command(elsewhere))[-1] == other
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "zodyssey run todo demo 1 in_flight",
+        "zodyssey run verify demo 1",
+        "zodyssey run verify --repo /r demo 1 --criterion 2",
+        "zodyssey run phase demo verify --note 'all green: ok'",
+        'zodyssey run phase demo verify --note "two words"',
+        "zodyssey run start demo --plan .zcode/plans/x.md",
+    ],
+)
+def test_the_trusted_forms(command: str) -> None:
+    assert trusted_form(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "zodyssey run todo demo 1 done # zodyssey",
+        "zodyssey run todo demo 1 done #",
+        "zodyssey run todo demo 1 done > out",
+        "zodyssey run todo demo 1 done; rm -rf src",
+        "zodyssey run todo demo 1 done && true",
+        "zodyssey run todo demo 1 done | cat",
+        "zodyssey run todo demo 1 done &",
+        "zodyssey run todo demo 1 done\nrm -rf src",
+        "zodyssey run todo demo $(echo 1) done",
+        'zodyssey run phase demo verify --note "$HOME"',
+        "zodyssey run todo demo 1 done `x`",
+        "PATH=. zodyssey run todo demo 1 done",
+        "./zodyssey run todo demo 1 done",
+        "/tmp/bin/zodyssey run todo demo 1 done",
+        "python -m zodyssey run todo demo 1 done",
+        "zodyssey run status demo",
+        "zodyssey run window demo --label a -- ls",
+        "zodyssey run review demo --human OKAY --by me",
+        "zodyssey run todo demo 1 done --force-done --reason x",
+        "zodyssey hook pre-tool",
+        "echo zodyssey run todo demo 1 done",
+        "zodyssey run todo demo 1 'done",
+    ],
+)
+def test_not_the_trusted_forms(command: str) -> None:
+    assert not trusted_form(command)
+
+
+def test_static_words_reads_quotes_as_the_shell_does() -> None:
+    assert static_words("a 'b c'd \"e f\"") == ["a", "b cd", "e f"]
+    assert static_words("a ''") == ["a", ""]
+    for command in ("a ~", "a *", "a {b,c}", "a\\ b", "a\tb\n", "a!b", "a=(x)"):
+        assert static_words(command) is None, command
