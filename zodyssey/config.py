@@ -34,13 +34,15 @@ DEFAULT_EXCLUDE = (
 class Config:
     root: "Path"
     source: "Path | None" = None
-    documents: list[str] = field(default_factory=lambda: ["**/*.md"])
+    documents: list[str] = field(default_factory=lambda: ["**/*.md", "**/*.mdx"])
     exclude: list[str] = field(default_factory=lambda: list(DEFAULT_EXCLUDE))
     lock: str = DEFAULT_LOCK
     windows: dict[str, str] = field(default_factory=lambda: {"CHANGELOG.md": "top-section"})
     exempt: list[str] = field(default_factory=list)
     claims_lock: str = DEFAULT_CLAIMS_LOCK
-    claims_documents: list[str] = field(default_factory=lambda: ["README.md", "docs/**/*.md"])
+    claims_documents: list[str] = field(
+        default_factory=lambda: ["README.md", "DESIGN.md", "docs/**/*.md"]
+    )
     raw: "dict[str, Any]" = field(default_factory=dict)
 
     def section(self, name: str) -> "dict[str, Any]":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import unicodedata
 from pathlib import Path
 
 import pytest
@@ -102,6 +103,15 @@ DECOYS = [
 ]
 
 
+# Non-ASCII paths (issue 35, item 4): cited in NFC or NFD, stored on disk in NFD.
+NFD_NAME = unicodedata.normalize("NFD", "src/café/données.py")
+NON_ASCII = [unicodedata.normalize("NFC", NFD_NAME), NFD_NAME]
+
+
+def _stored(path: str) -> str:
+    return NFD_NAME if path in NON_ASCII else path
+
+
 def _real(path: str, a: int, b: int, style: int) -> tuple[str, str]:
     """One citation of lines a..b written in form `style`, and the key it must pin."""
     key = f"{path}:{a}" if a == b else f"{path}:{a}-{b}"
@@ -133,6 +143,7 @@ def test_random_documents_find_every_citation_whole_and_no_decoy(
     root = tmp_path_factory.mktemp("forms")
     write(root, "src/a.py", SOURCE)
     write(root, "app/[id]/page.ts", SOURCE)
+    write(root, NFD_NAME, SOURCE)
     lines: list[str] = []
     wanted: list[tuple[int, str]] = []
     for number in range(1, rng.randint(2, 12)):
@@ -141,17 +152,59 @@ def test_random_documents_find_every_citation_whole_and_no_decoy(
             if rng.random() < 0.5:
                 parts.append(rng.choice(DECOYS))
             else:
-                path = rng.choice(["src/a.py", "app/[id]/page.ts"])
+                path = rng.choice(["src/a.py", "app/[id]/page.ts", *NON_ASCII])
                 a = rng.randint(1, 38)
                 b = a if rng.random() < 0.5 else a + rng.randint(1, 2)
                 written, key = _real(path, a, b, rng.randrange(8))
                 parts.append(f"see {written} here")
-                wanted.append((number + 2, key))
+                # A name in either normal form resolves to the file as stored (NFD).
+                wanted.append((number + 2, key.replace(path, _stored(path))))
         lines.append(", and ".join(parts))
     write(root, "docs/gen.md", "# Generated\n\n" + "\n".join(lines) + "\n")
     found = discover(root, load_config(root))
     got = sorted((c.site.line, c.key or "?" + c.cited_as) for c in found.citations)
     assert got == sorted(wanted), "\n".join(lines)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.integers(min_value=0, max_value=2**32 - 1))
+def test_random_notebooks_find_every_citation_in_both_source_forms(
+    tmp_path_factory: pytest.TempPathFactory, seed: int
+) -> None:
+    # A cell's source is one string (lines joined by `\n` escapes in the JSON) or a
+    # list of lines; each citation is found whole in both, on the JSON line holding it.
+    rng = random.Random(seed)
+    root = tmp_path_factory.mktemp("notebook")
+    write(root, "src/a.py", SOURCE)
+    write(root, NFD_NAME, SOURCE)
+    write(root, "pyproject.toml", '[tool.zodyssey]\ndocuments = ["**/*.ipynb"]\n')
+    cells: list[dict[str, object]] = []
+    wanted: list[str] = []
+    for _ in range(rng.randint(1, 4)):
+        cell_lines: list[str] = []
+        for _ in range(rng.randint(1, 4)):
+            if rng.random() < 0.4:
+                cell_lines.append(rng.choice(DECOYS))
+                continue
+            path = rng.choice(["src/a.py", *NON_ASCII])
+            a = rng.randint(1, 38)
+            written, key = _real(path, a, a, rng.choice([0, 1, 3, 7]))
+            cell_lines.append(f"see {written}")
+            wanted.append(key.replace(path, _stored(path)))
+        source: object = (
+            "\n".join(cell_lines)
+            if rng.random() < 0.5
+            else [line + "\n" for line in cell_lines[:-1]] + cell_lines[-1:]
+        )
+        kind = rng.choice(["markdown", "code"])
+        cells.append({"cell_type": kind, "metadata": {}, "source": source})
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    write(root, "tour.ipynb", json.dumps(notebook, indent=1, ensure_ascii=False))
+    found = discover(root, load_config(root))
+    got = sorted(c.key or "?" + c.cited_as for c in found.citations)
+    assert got == sorted(wanted), json.dumps(notebook, ensure_ascii=False)
 
 
 _LINE_ALPHABET = [*"aAbLh:#&;`/.-_0123456789 ,<>[]()\"'=x", "\u2013", "\u200b", "é"]

@@ -215,3 +215,21 @@ def test_parser_never_crashes_and_lines_are_in_range(text: str) -> None:
         assert "<!--" not in claim.text or "claim" not in claim.text.lower()
     for line, _ in parsed.problems:
         assert 1 <= line <= total
+
+
+def test_design_md_at_the_root_and_in_docs_is_a_claims_document_by_default(
+    tmp_path: Path,
+) -> None:
+    # The README promises claims in "README or DESIGN"; a root DESIGN.md was never read
+    # (issue 35, item 4): fails on the old default, which named README.md and docs/ only.
+    root = _repo(
+        tmp_path,
+        {
+            "README.md": "A. <!-- claim: in-readme -->\n",
+            "DESIGN.md": "B. <!-- claim: in-root-design -->\n",
+            "docs/DESIGN.md": "C. <!-- claim: in-docs-design -->\n",
+        },
+    )
+    result = collect_claims(root, load_config(root))
+    assert set(result.claims) == {"in-readme", "in-root-design", "in-docs-design"}
+    assert "DESIGN.md" in result.documents

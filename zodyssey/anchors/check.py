@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from zodyssey import git
 from zodyssey.anchors.discover import Discovery, LeftOut, read_document_text
 from zodyssey.anchors.files import FileIndex
 from zodyssey.anchors.fingerprint import NEAR, Evidence, TargetFile, is_contentless
@@ -814,18 +815,31 @@ def find_stale_writing(result: CheckResult, discovery: Discovery, root: Path) ->
     _find_written(result.stale, documents, root, result.stale_written)
 
 
-def _find_written(keys: list[str], documents: list[str], root: Path, out: dict[str, str]) -> None:
-    """For each key, the first `doc:line` of `documents` that writes it (into `out`)."""
+def _find_written(
+    keys: list[str],
+    documents: list[str],
+    root: Path,
+    out: dict[str, str],
+    in_git: set[str] | frozenset[str] = frozenset(),
+) -> None:
+    """For each key, the first `doc:line` of `documents` that writes it (into `out`);
+    the documents of `in_git` (not in the work tree) are read from git's index."""
     wanted: dict[str, str] = {}
     for key in keys:
         path, _, numbers = key.rpartition(":")
         wanted[key] = path.rsplit("/", 1)[-1] + ":" + numbers
     result_written = out
     for doc in documents:
-        try:
-            text = read_document_text(root, doc, errors="replace")
-        except (OSError, NotRegularFile):
-            continue  # a left-out FIFO or unreadable file: nothing a reader reads there
+        if doc in in_git:
+            blob = git.output(root, "cat-file", "blob", f":{doc}")
+            if blob is None:
+                continue
+            text = blob.decode("utf-8", "replace")
+        else:
+            try:
+                text = read_document_text(root, doc, errors="replace")
+            except (OSError, NotRegularFile):
+                continue  # a left-out FIFO or unreadable file: nothing a reader reads there
         for key, needle in wanted.items():
             if key in result_written:
                 continue
@@ -858,28 +872,41 @@ def find_unscanned(result: CheckResult, left_out: LeftOut, root: Path) -> None:
     if not documents:
         return
     written: dict[str, str] = {}
-    _find_written(result.stale, documents, root, written)
+    in_git = {d for d, reason in left_out.by_rule if reason == "sparse"}
+    _find_written(result.stale, documents, root, written, in_git)
     for key, where in written.items():
         doc, _, line = where.rpartition(":")
-        reason = {
-            "hidden": "it is in a hidden folder",
-            "excluded": "`exclude` in [tool.zodyssey] leaves it out",
-        }.get(why.get(doc, ""), "it does not match `documents` in [tool.zodyssey]")
         result.problems.append(
             Problem(
                 "unscanned",
                 key,
                 key,
                 [Site(doc, int(line))],
-                f"pinned, and still written at {where}, which is not scanned ({reason}): "
-                f'check it by adding it to [tool.zodyssey.anchors] include = ["{doc}"], or '
-                "remove the citation there and run `check-anchors --update`",
+                _unscanned_detail(where, doc, why.get(doc, "")),
                 target=key.rpartition(":")[0],
             )
         )
     result.stale = [k for k in result.stale if k not in written]
     for key in written:
         result.stale_written.pop(key, None)
+
+
+def _unscanned_detail(where: str, doc: str, why: str) -> str:
+    if why == "sparse":
+        return (
+            f"pinned, and still written at {where}, which git has but this work tree does "
+            "not (sparse checkout), so its citations are not read here: add it to the "
+            "checkout (`git sparse-checkout add`), or check a full clone"
+        )
+    reason = {
+        "hidden": "it is in a hidden folder",
+        "excluded": "`exclude` in [tool.zodyssey] leaves it out",
+    }.get(why, "it does not match `documents` in [tool.zodyssey]")
+    return (
+        f"pinned, and still written at {where}, which is not scanned ({reason}): "
+        f'check it by adding it to [tool.zodyssey.anchors] include = ["{doc}"], or '
+        "remove the citation there and run `check-anchors --update`"
+    )
 
 
 def set_aside_unseen(result: CheckResult, discovery: Discovery, root: Path) -> None:

@@ -511,6 +511,8 @@ def _scan_documents(
         except NotRegularFile:
             failed.append(f"{doc} ({NOT_REGULAR})")
             continue
+        if doc.endswith(".ipynb"):
+            text = notebook_text(text)
         lines = text.split("\n")
         structure = _structure_of(doc, text, lines)
         if structure is not None and structure.ignore_doc:
@@ -521,6 +523,24 @@ def _scan_documents(
         accept.doc = doc
         _scan_document(doc, lines, structure, config, index, accept, remotes, out)
     return scanned, skipped
+
+
+_JSON_ESCAPE = re.compile(r"\\.")
+_AS_READ = {"\\n": "  ", "\\r": "  ", "\\t": "  ", '\\"': ' "'}
+
+
+def notebook_text(text: str) -> str:
+    """A notebook (JSON) as a reader reads its cells, column for column.
+
+    A cell's source is a list of lines or one string; in one string the lines
+    are joined by the escape `\\n`, which would glue `n` onto the next path
+    (`\\nsrc/a.py:3`). Each `\\n`, `\\r`, `\\t` and `\\"` becomes two characters a
+    reader would see there (spaces, or a space and the quote), so every column
+    stays the file's own and `--fix` rewrites the numbers in place.
+    """
+    if "\\" not in text:
+        return text
+    return _JSON_ESCAPE.sub(lambda m: _AS_READ.get(m.group(0), m.group(0)), text)
 
 
 def _structure_of(doc: str, text: str, lines: list[str]) -> DocStructure | None:
@@ -694,7 +714,7 @@ DOCUMENT_EXTENSIONS = (".md", ".markdown", ".mdown", ".mkd", ".mdx", ".rst", ".a
 class LeftOut:
     """Documents that exist but are not scanned, and why (see `left_out_documents`)."""
 
-    by_rule: list[tuple[str, str]] = field(default_factory=list)  # (doc, hidden|excluded)
+    by_rule: list[tuple[str, str]] = field(default_factory=list)  # (doc, hidden|excluded|sparse)
     unmatched: list[str] = field(default_factory=list)  # document-like, not in `documents`
     folders: list[tuple[str, str]] = field(default_factory=list)  # without git: folders only
     counted: bool = True  # False: no git, so `by_rule` is unknown and `folders` stands in
@@ -708,14 +728,25 @@ class LeftOut:
             return ""
         hidden = sorted({_top_folder(d) for d, why in self.by_rule if why == "hidden"})
         parts = self._parts(hidden)
-        example = (hidden or [_top_folder(d) for d, _ in self.by_rule])[0]
-        return (
-            f"{len(self.by_rule)} document(s) left out by rule: {'; '.join(parts)}; to check "
-            f'their citations, add them to [tool.zodyssey.anchors] include = ["{example}"]'
-        )
+        ruled = [d for d, why in self.by_rule if why != "sparse"]
+        advice = []
+        if ruled:
+            example = (hidden or [_top_folder(d) for d in ruled])[0]
+            advice.append(
+                "to check their citations, add them to [tool.zodyssey.anchors] "
+                f'include = ["{example}"]'
+            )
+        if len(ruled) < len(self.by_rule):
+            advice.append(
+                "git has the documents not checked out, and their pins are checked only in "
+                "a checkout that has them (`git sparse-checkout add` the folder, or check a "
+                "full clone)"
+            )
+        label = "left out by rule" if len(ruled) == len(self.by_rule) else "not read"
+        return f"{len(self.by_rule)} document(s) {label}: {'; '.join(parts)}; " + "; ".join(advice)
 
     def _parts(self, hidden: list[str]) -> list[str]:
-        """`N in hidden folders (...)` and `M excluded by exclude`, those that apply."""
+        """`N in hidden folders (...)`, `M excluded by exclude`, `K not checked out`."""
         parts = []
         if hidden:
             count = sum(1 for _, why in self.by_rule if why == "hidden")
@@ -723,6 +754,9 @@ class LeftOut:
         excluded = sum(1 for _, why in self.by_rule if why == "excluded")
         if excluded:
             parts.append(f"{excluded} excluded by `exclude`")
+        sparse = sum(1 for _, why in self.by_rule if why == "sparse")
+        if sparse:
+            parts.append(f"{sparse} not checked out (sparse checkout)")
         return parts
 
     def _folders_summary(self) -> str:
@@ -745,25 +779,35 @@ def _top_folder(doc: str) -> str:
 
 
 def left_out_documents(root: Path, config: Config, discovery: Discovery) -> LeftOut:
-    """Documents in the tree (tracked, or untracked and not ignored) the scan did not read.
+    """Documents git knows (tracked, or untracked and not ignored) the scan did not read.
 
     `by_rule`: they match `documents` but a hidden folder or `exclude` left them
-    out; `unmatched`: document-like names (`guide.markdown`) outside `documents`.
-    Asked of git (`git ls-files`), so what a repository ignores never counts;
-    without git only the left-out folders are known.
+    out, or a sparse checkout left them out of the work tree (`sparse`: git has
+    them, the walk could not see them); `unmatched`: document-like names
+    (`guide.markdown`) outside `documents`. A tracked document deleted from the
+    work tree (not yet committed) is gone, not left out. Asked of git (`git
+    ls-files -t`), so what a repository ignores never counts; without git only
+    the left-out folders are known.
     """
-    listed = git.output(root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+    listed = git.output(root, "ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard")
     if listed is None:
         return LeftOut(folders=list(discovery.left_out_dirs), counted=False)
     seen = set(discovery.documents) | set(discovery.skipped)
     hidden_ok = set(_JS_HIDDEN_WALKED) | set(_strings(config.section("anchors"), "include_hidden"))
-    files = sorted(
-        {f for f in listed.decode("utf-8", "surrogateescape").split("\0") if f and f not in seen}
-    )
+    tags: dict[str, str] = {}
+    for entry in listed.decode("utf-8", "surrogateescape").split("\0"):
+        if len(entry) > 2 and entry[2:] not in seen:
+            tags.setdefault(entry[2:], entry[0])
+    files = sorted(tags)
     out = LeftOut()
     matched = set(select_documents(files, config.documents))
     for doc in files:
-        if doc in matched:
+        if tags[doc] == "S" and not os.path.lexists(root / doc):
+            if doc in matched or _document_like(doc):
+                out.by_rule.append((doc, "sparse"))
+        elif not os.path.lexists(root / doc):
+            continue  # deleted in the work tree: gone, not left out
+        elif doc in matched:
             out.by_rule.append((doc, "hidden" if _in_hidden(doc, hidden_ok) else "excluded"))
         elif _document_like(doc):
             out.unmatched.append(doc)

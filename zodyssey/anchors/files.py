@@ -20,7 +20,8 @@ import fnmatch
 import os
 import posixpath
 import re
-from collections.abc import Iterable
+import unicodedata
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -235,6 +236,13 @@ class FileIndex:
         found = self._memo.get(memo_key)
         if found is not None:
             return found
+        found = self._resolve_global(cited, basename_step)
+        if not found.path and not found.candidates and not cited.isascii():
+            found = _other_forms(cited, found, lambda o: self._resolve_global(o, basename_step))
+        self._memo[memo_key] = found
+        return found
+
+    def _resolve_global(self, cited: str, basename_step: bool) -> Resolution:
         if cited in self.file_set:
             result = Resolution(cited)
         else:
@@ -248,10 +256,17 @@ class FileIndex:
                 result = Resolution(base[0]) if len(base) == 1 else Resolution(None, base)
             else:
                 result = Resolution(None)
-        self._memo[memo_key] = result
         return result
 
     def resolve(self, cited: str, doc: str, *, basename_step: bool = True) -> Resolution:
+        found = self._resolve(cited, doc, basename_step)
+        if not found.path and not found.candidates and not cited.isascii():
+            # A name in another Unicode normal form (NFD on macOS, NFC in the document)
+            # is the same name to a reader: compared by normal form.
+            found = _other_forms(cited, found, lambda o: self._resolve(o, doc, basename_step))
+        return found
+
+    def _resolve(self, cited: str, doc: str, basename_step: bool) -> Resolution:
         if cited.startswith(("./", "../")):
             # Written relative to the document: that place only, never a suffix guess.
             joined = posixpath.normpath(posixpath.join(posixpath.dirname(doc), cited))
@@ -266,6 +281,12 @@ class FileIndex:
 
     def resolve_link(self, target: str, doc: str) -> Resolution:
         """A Markdown link target: relative to the document, or to the root when it starts with `/`."""
+        found = self._resolve_link(target, doc)
+        if not found.path and not target.isascii():
+            found = _other_forms(target, found, lambda o: self._resolve_link(o, doc))
+        return found
+
+    def _resolve_link(self, target: str, doc: str) -> Resolution:
         if target.startswith("/"):
             joined = target.lstrip("/")
         else:
@@ -274,6 +295,18 @@ class FileIndex:
         if normal.startswith("../") or normal in (".", ".."):
             return Resolution(None)
         return Resolution(normal) if normal in self.file_set else Resolution(None)
+
+
+def _other_forms(cited: str, found: Resolution, resolve: Callable[[str], Resolution]) -> Resolution:
+    """`cited` resolved in its other Unicode normal forms (NFC, NFD), when it did not
+    resolve as written; `found` when none does."""
+    for form in ("NFC", "NFD"):
+        other = unicodedata.normalize(form, cited)
+        if other != cited:
+            again = resolve(other)
+            if again.path or again.candidates:
+                return again
+    return found
 
 
 def _beside_document(cited: str, doc: str) -> str | None:

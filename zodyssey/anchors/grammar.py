@@ -44,14 +44,17 @@ JS_BARE = re.compile(r"(?<![A-Za-z0-9_.\-]):([0-9]+)" + _JS_RANGE)
 # - a path in a code span with the numbers after it (`` `src/a.py`:5 ``).
 DASHES = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
 _RANGE = f"(?:{_S}(?:[{DASHES}]|\\.\\.){_S}L?([0-9]+))?"
-_SEGMENT = r"(?:\[[A-Za-z0-9_.\-]+\]|\([A-Za-z0-9_.\-]+\))"
-_TOKEN = (
-    r"(?:\.\.?/)*\.?[A-Za-z0-9_]"
-    r"(?:[A-Za-z0-9_./\-]|(?<=/)" + _SEGMENT + r"(?=/))*"
-)
-PATH_FORM = re.compile(r"(?<![A-Za-z0-9_/.\-])(`)?(" + _TOKEN + r")(?(1)`|):L?([0-9]+)" + _RANGE)
+# A letter of any script: Python's Unicode `\w` plus the combining marks it leaves out,
+# so a name written in NFD (`e` + U+0301, as macOS stores it) or in an Indic script
+# stays one token (`src/café.py:2`, `модуль/данные.py:3`).
+_MARKS = "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0900-\u0dff"
+_MARKS += "\u0e00-\u0eff\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\u3099\u309a\ufe20-\ufe2f"
+_WORD = r"\w" + _MARKS
+_SEGMENT = rf"(?:\[[{_WORD}.\-]+\]|\([{_WORD}.\-]+\))"
+_TOKEN = rf"(?:\.\.?/)*\.?[{_WORD}](?:[{_WORD}./\-]|(?<=/){_SEGMENT}(?=/))*"
+PATH_FORM = re.compile(rf"(?<![{_WORD}/.\-])(`)?({_TOKEN})(?(1)`|):L?([0-9]+)" + _RANGE)
 CHAIN_ELEMENT = re.compile(f"{_S}[,/]{_S}:?{_S}L?([0-9]+){_RANGE}")
-BARE = re.compile(r"(?<![A-Za-z0-9_.\-]):L?([0-9]+)" + _RANGE)
+BARE = re.compile(rf"(?<![{_WORD}.\-]):L?([0-9]+)" + _RANGE)
 # A GitHub-style blob URL with a line fragment; the caller checks the host/owner/repo.
 BLOB_URL = re.compile(
     r"https?://([A-Za-z0-9.\-]+(?::[0-9]+)?)/([A-Za-z0-9_.\-]+)/([A-Za-z0-9_.\-]+)"
