@@ -27,6 +27,48 @@ if TYPE_CHECKING:
 USAGE = "usage: zodyssey hook pre-tool|post-tool [--harness claude-code|zcode|codex|gemini|cursor]"
 # Read for every harness, first; then the harness's own `project_vars` (its module).
 PROJECT_ENV = ("CLAUDE_PROJECT_DIR", "ZCODE_PROJECT_DIR")
+# Inside a run every decision ends within this many seconds, well inside the 30 s
+# timeout `hook install` writes: a harness that kills its hook runs the call as it
+# is, so a decision that cannot finish in time must block, never run out the clock.
+DEADLINE_SECONDS = 15.0
+DEADLINE_ENV = "ZODYSSEY_GATE_DEADLINE"  # lower it (seconds); never above the default
+
+
+class DeadlineReached(BaseException):
+    """The decision's deadline passed (SIGALRM): inside a run the call blocks.
+
+    A BaseException, so no `except Exception` on the way swallows it."""
+
+
+def _deadline_seconds() -> float:
+    try:
+        value = float(os.environ.get(DEADLINE_ENV, "") or DEADLINE_SECONDS)
+    except ValueError:
+        return DEADLINE_SECONDS
+    return value if 0 < value < DEADLINE_SECONDS else DEADLINE_SECONDS
+
+
+def _reached(signum: int, frame: "Any") -> None:
+    raise DeadlineReached(
+        f"the gate could not decide within {_deadline_seconds():g} s (a hook the harness "
+        "kills lets the call run, so an undecided call blocks)"
+    )
+
+
+def arm_deadline() -> None:
+    """Start the decision's clock (SIGALRM through `_signal`: no `signal`/`enum` import).
+    Only inside a run: the no-run path never pays for it."""
+    import _signal  # type: ignore[import-not-found]  # builtin, loaded at start-up
+
+    _signal.signal(_signal.SIGALRM, _reached)
+    _signal.setitimer(_signal.ITIMER_REAL, _deadline_seconds())
+
+
+def disarm_deadline() -> None:
+    """Stop the clock (before the reply is written, and before failing closed)."""
+    import _signal
+
+    _signal.setitimer(_signal.ITIMER_REAL, 0)
 
 
 def _parse_argv(argv: list[str]) -> tuple[str, str, str | None]:
@@ -152,6 +194,7 @@ class _Call:
         self.parsed = False
         self.start = ""
         self.in_repo = False
+        self.armed = False  # the decision's deadline runs (inside a run only)
 
     def parse(self) -> None:
         """Decode stdin (once)."""
@@ -173,7 +216,11 @@ def main(argv: list[str], raw: "bytes | None" = None) -> int:
             raw = b""
     hook = _Call(event, harness_name, problem, raw)
     try:
-        return _run(hook)
+        try:
+            return _run(hook)
+        finally:
+            if hook.armed:
+                disarm_deadline()
     except BaseException as exc:  # fail closed inside a run, stay open outside
         return _failed(hook, exc)
 
@@ -197,6 +244,8 @@ def _run(hook: _Call) -> int:
             runs.append((candidate, active_here))
     if not runs:
         return 0  # no active run: never block, say nothing
+    arm_deadline()
+    hook.armed = True
     hook.slug = runs[0][1][0][0]
     hook.parse()
     adapter = None
@@ -316,9 +365,12 @@ def _failed(hook: _Call, exc: BaseException) -> int:
             f"zodyssey gate {hook.event}: internal error {exc.__class__.__name__}: {exc}\n"
         )
         return 1  # post-tool cannot undo a call, a stop is never held; report
-    code = _fail_closed(
-        hook.harness, f"internal gate error {exc.__class__.__name__}: {exc}", hook.slug
+    reason = (
+        str(exc)
+        if isinstance(exc, DeadlineReached)
+        else f"internal gate error {exc.__class__.__name__}: {exc}"
     )
+    code = _fail_closed(hook.harness, reason, hook.slug)
     return _noted(hook.judged, hook.payload, "pre", code) if hook.event == "pre-tool" else code
 
 
@@ -574,7 +626,11 @@ def _post_tool(
     for root, pairs in _by_repo(runs) if call.kind != "read" else []:
         from zodyssey.sandbox import violations
 
-        note = violations.post_tool(root, pairs, call)
+        try:
+            note = violations.post_tool(root, pairs, call)
+        except BaseException as exc:  # never leave without recording: the next call blocks
+            disarm_deadline()
+            note = violations.post_failed(root, pairs, call, exc)
         if note:
             sys.stderr.write(note + "\n")
             code = 2  # the harness shows it to the agent (the call already ran)

@@ -43,6 +43,8 @@ if TYPE_CHECKING:  # the pre-tool snapshot runs in the hook process: no typing a
 
 MISSING = "missing"
 CHUNK = 200  # paths (open descriptors) per `git hash-object` call
+MAX_HASH_BYTES = 64 << 20  # larger files are named by stat data, not hashed (`_large`)
+LARGE = "large:"  # the "blob id" of such a file
 INDEX = os.path.join(".zcode", "state", "effects.index")  # the check's own index
 STAMP = os.path.join(".zcode", "state", "effects.stamp")  # touched as a snapshot starts
 _ZCODE = ".zcode/"
@@ -59,17 +61,17 @@ def _git(
     refresh: bool = True,
 ) -> bytes:
     """git's stdout; OSError when it fails. Started with `posix_spawn` (no
-    `subprocess`: the pre-tool snapshot runs in the hook process). Without
-    `index`, `GIT_OPTIONAL_LOCKS=0`: the user's index is never written; with
-    it, git works on (and, unless `refresh` is False, refreshes) the check's own
-    index, with its untracked cache. Descriptors in `fds` are passed on under
-    their own numbers."""
-    env = dict(os.environ)
-    argv = ["git", "-C", root, "-c", "core.quotepath=off", "-c", "core.fsmonitor=false"]
+    `subprocess`: the pre-tool snapshot runs in the hook process), hermetic
+    (`hermetic_env`). Without `index`, `GIT_OPTIONAL_LOCKS=0`: the user's index
+    is never written; with it, git works on (and, unless `refresh` is False,
+    refreshes) the check's own index, with its untracked cache. Descriptors in
+    `fds` are passed on under their own numbers. Whatever interrupts the wait
+    (the hook's deadline) kills git first: no child outlives the check."""
+    env = hermetic_env(root)
+    argv = ["git", "-C", root, *HERMETIC_CONFIG]
     if index is None:
         env["GIT_OPTIONAL_LOCKS"] = "0"
     else:
-        env.pop("GIT_OPTIONAL_LOCKS", None)
         if not refresh:
             env["GIT_OPTIONAL_LOCKS"] = "0"  # read the check's index, never rewrite it
         env["GIT_INDEX_FILE"] = index
@@ -92,14 +94,69 @@ def _git(
         _close(out_write, in_read)
         for fd in fds:
             os.set_inheritable(fd, False)
-    if stdin is not None:  # small (a link's target): git reads it all before it answers
-        with os.fdopen(in_write, "wb") as pipe:
-            pipe.write(stdin)
-    output = _drain(out_read)
-    code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    try:
+        if stdin is not None:  # small (a link's target): git reads it all before it answers
+            with os.fdopen(in_write, "wb") as pipe:
+                pipe.write(stdin)
+        output = _drain(out_read)
+        code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    except BaseException:
+        _kill(pid)
+        raise
     if code != 0:
         raise OSError(f"git {args[0]} failed (exit {code})")
     return output
+
+
+# What every git the check runs is given on its command line: no hooks, no
+# fsmonitor daemon, no attributes or excludes file from the user's home (the
+# agent can write there); with `hermetic_env` no system or global config either.
+HERMETIC_CONFIG = (
+    *("-c", "core.quotepath=off", "-c", "core.fsmonitor=false"),
+    *("-c", "core.hooksPath=" + os.devnull, "-c", "core.attributesFile=" + os.devnull),
+    *("-c", "core.excludesFile=" + os.devnull, "-c", "core.fileMode=true"),
+)
+
+
+def hermetic_env(root: str) -> "dict[str, str]":
+    """The environment of the check's git: no `GIT_*` variable of the caller's
+    (`GIT_DIR`, `GIT_CONFIG_PARAMETERS`, `GIT_EXEC_PATH`, ...), no system or
+    global configuration, and the repository named outright (`GIT_DIR`: the
+    root's own `.git`, or the directory its `.git` file names; `GIT_WORK_TREE`:
+    the root), so no `.git` file or `core.worktree` below or inside it redirects
+    git elsewhere. The repository's own `.git/config` is read: it is protected
+    during a run (the kernel, the gate's rules) and compared by the check."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["GIT_CONFIG_NOSYSTEM"] = "1"
+    env["GIT_CONFIG_GLOBAL"] = os.devnull
+    env["GIT_ATTR_NOSYSTEM"] = "1"
+    env["GIT_TERMINAL_PROMPT"] = "0"
+    env["GIT_NO_REPLACE_OBJECTS"] = "1"
+    env["GIT_DIR"] = git_dir(root)
+    env["GIT_WORK_TREE"] = root
+    return env
+
+
+def git_dir(root: str) -> str:
+    """The root's `.git` directory, or the one its `.git` file names (a worktree)."""
+    dot_git = os.path.join(root, ".git")
+    if not os.path.isfile(dot_git) or os.path.islink(dot_git):
+        return dot_git
+    from zodyssey.core.files import read_regular
+
+    text = read_regular(dot_git)[:4096].decode("utf-8", "surrogateescape")
+    if not text.startswith("gitdir:"):
+        return dot_git
+    return os.path.join(root, text[len("gitdir:") :].strip())
+
+
+def _kill(pid: int) -> None:
+    """Stop a git child at once and reap it."""
+    try:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+    except OSError:
+        pass
 
 
 def _actions(out_read: int, out_write: int, in_read: int, in_write: int) -> "list[Any]":
@@ -309,14 +366,21 @@ def _hash_fds(root: str, fds: "dict[str, int]", write: bool) -> "dict[str, str]"
 
 def _blobs(root: str, rels: "list[str]", write: bool) -> "dict[str, str]":
     """Git blob ids of regular files (links: of their target text; anything else:
-    `not-regular:KIND`, never opened)."""
+    `not-regular:KIND`, never opened). Opened CHUNK at a time: a call that made
+    more new files than the open-file limit must not starve the check of
+    descriptors (an unchecked call blocks)."""
     links = [r for r in rels if os.path.islink(os.path.join(root, r))]
-    fds, out = _opened(root, [r for r in rels if r not in set(links)])
-    try:
-        out.update(_hash_fds(root, fds, write))
-    finally:
-        for fd in fds.values():
-            os.close(fd)
+    linked = set(links)
+    regular = [r for r in rels if r not in linked]
+    out: dict[str, str] = {}
+    for start in range(0, len(regular), CHUNK):
+        fds, other = _opened(root, regular[start : start + CHUNK])
+        out.update(other)
+        try:
+            out.update(_hash_fds(root, fds, write))
+        finally:
+            for fd in fds.values():
+                os.close(fd)
     for rel in links:
         try:
             target = os.readlink(os.path.join(root, rel)).encode("utf-8", "surrogateescape")
@@ -461,7 +525,18 @@ def _entry(root: str, rel: str, old: "list[Any] | None", stamp: "Any") -> "list[
     if old and reusable(old, meta, stamp):
         return list(old)
     odd = meta[2] if meta[2].startswith(NOT_REGULAR) else None  # never opened
+    if odd is None and meta[2] != "link" and meta[0] > MAX_HASH_BYTES:
+        odd = _large(meta)  # never read: named by its stat data
     return [meta[0], meta[1], meta[2], odd, meta[3], meta[4]]
+
+
+def _large(meta: "tuple[int, int, str, int, int]") -> str:
+    """The id of a file too large to hash in a hook (a huge sparse file would read
+    for minutes): its size, kind, nanosecond mtime and ctime and inode, so any
+    write changes it. Its content is not kept: a new one is quarantined, an
+    earlier one cannot be put back (`restore` keeps it, and says so)."""
+    size, mtime, kind, ctime, inode = meta
+    return f"{LARGE}{size}:{kind}:{mtime}:{ctime}:{inode}"
 
 
 def _head_blobs(root: str, head: str, rels: "list[str]") -> "dict[str, str]":
@@ -535,7 +610,7 @@ def restore(
         rel = os.path.relpath(path, root)
         if rel == os.pardir or rel.startswith(os.pardir + os.sep):
             return "kept"  # outside the work tree: never moved
-    if old.startswith((NOT_REGULAR, "unreadable:")):
+    if old.startswith((NOT_REGULAR, "unreadable:", LARGE)):
         return "kept"  # no content was read before: nothing to put back
     if old == MISSING:
         if not os.path.lexists(path):

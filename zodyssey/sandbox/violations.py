@@ -29,8 +29,13 @@ effects file; a change is a violation when any of them did not allow it (as
 the gate allows a call only when every run's policy allows it), restored once
 and recorded in the evidence of each run that did not allow it.
 
-Outside git, or when git fails in pre-tool, the check is skipped (silently in
-pre-tool: an allowed call stays silent; said in post-tool).
+Outside git the check is skipped. Inside a run it fails closed: a check that
+cannot run in pre-tool (git failing, an exception, the hook's deadline) blocks
+the call with the reason (`pre_check`); one that fails in post-tool leaves a
+mark (`.zcode/state/<slug>.effects-failed`, `post_failed`), and the next call's
+pre-tool runs the check again against the snapshot taken before the failed
+call (undoing what that call changed, protected files included) and blocks
+once with the reason, whatever it finds.
 """
 
 import os
@@ -48,6 +53,11 @@ BETWEEN = "something between tool calls"  # what a change caught in pre-tool is 
 
 def effects_file(root: str, slug: str) -> str:
     return os.path.join(root, STATE, slug + ".effects")
+
+
+def failed_file(root: str, slug: str) -> str:
+    """The mark a failed post-tool check leaves: the next pre-tool blocks."""
+    return os.path.join(root, STATE, slug + ".effects-failed")
 
 
 def _view(root: str, slug: str, state: "dict[str, Any]") -> "tuple[Any, Any, bool, list[str]]":
@@ -129,8 +139,11 @@ def _handle(
     call: "Any",
     after: "dict[str, Any]",
     when: str,
+    by_call: bool = True,
 ) -> "list[dict[str, Any]]":
     """Judge, undo and record; returns the violations (with what was done to each).
+    `by_call`: the changes are a call's (protected files are put back too), not
+    made between calls (protected files are recorded and kept).
 
     `runs`: (slug, state, snapshot before) of every active run of the
     repository. A change is a violation when any run did not allow it (the
@@ -151,7 +164,7 @@ def _handle(
     quarantine = os.path.join(root, QUARANTINE, runs[0][0], _safe(_key(call)))
     for change in undo.values():
         try:
-            change["action"] = effects.restore(root, change, quarantine, when != BETWEEN)
+            change["action"] = effects.restore(root, change, quarantine, by_call)
         except OSError as exc:
             change["action"] = f"not restored ({exc})"
     for slug, found in per_run:
@@ -249,39 +262,102 @@ def _keep(root: str, runs: "list[tuple[str, dict[str, Any]]]", key: str, now: "A
 
 
 def pre_tool(root: str, runs: "list[tuple[str, dict[str, Any]]]", call: "Any") -> str | None:
-    """Snapshot before the call; a message when changes between calls were caught.
+    """Snapshot before the call; a message when changes between calls were caught,
+    or when the previous call's post-tool check failed (then the changes since
+    the last snapshot are that call's, and the call blocks once in any case).
 
     `runs`: (slug, state) of each active run of the repository. The snapshot
     is kept in each run's effects file (only when something changed since the
     last one); each run compares it with the snapshot it kept last (a run
-    started since has none)."""
+    started since has none). Raises when the check cannot run."""
     if not os.path.exists(os.path.join(root, ".git")) or not runs:
         return None
+    failed = _failures(root, runs)
     protected = _protected(root, runs)
     lasts = _lasts(root, runs)
-    if _same(root, lasts, len(runs), protected):
+    if not failed and _same(root, lasts, len(runs), protected):
         return None  # a small tree whose stat data proves nothing changed: no git
-    try:
-        last = lasts[0][2] if lasts else None
-        now = effects.snapshot(root, protected, previous=last, refresh=False)
-    except (OSError, ValueError):
-        return None
-    if _same(root, lasts, len(runs), protected, now):
+    last = lasts[0][2] if lasts else None
+    now = effects.snapshot(root, protected, previous=last, refresh=False)
+    if not failed and _same(root, lasts, len(runs), protected, now):
         return None  # nothing changed since the last snapshot: it stays this call's "before"
-    found = _handle(root, lasts, call, now, BETWEEN) if lasts else []
+    when = BETWEEN if not failed else f"the call whose post-call check failed ({failed[0]})"
+    found = _handle(root, lasts, call, now, when, by_call=bool(failed)) if lasts else []
     if found:
         now = effects.snapshot(root, protected, previous=now)
     _keep(root, runs, _key(call), now)
+    if failed:
+        for slug, _ in runs:
+            _forget(failed_file(root, slug))
+        return _failed_message(failed[0], found, when)
     return message(found, BETWEEN) if found else None
 
 
+def _failed_message(reason: str, found: "list[dict[str, Any]]", when: str) -> str:
+    seen = message(found, when) if found else "It ran again now and found nothing to undo."
+    return (
+        f"zodyssey gate: the post-call effect check of the previous call failed ({reason}). "
+        f"{seen} Repeat this call if it is still needed."
+    )
+
+
+def _failures(root: str, runs: "list[tuple[str, dict[str, Any]]]") -> "list[str]":
+    """The reasons failed post-tool checks left (`post_failed`), if any."""
+    from zodyssey.core.files import read_regular
+
+    out = []
+    for slug, _ in runs:
+        path = failed_file(root, slug)
+        try:
+            text = read_regular(path)[:2000].decode("utf-8", "replace").strip()
+        except FileNotFoundError:
+            continue
+        except OSError as exc:  # a mark that cannot be read still marks
+            text = f"unreadable mark {path}: {exc}"
+        out.append(text or "no reason recorded")
+    return out
+
+
+def _forget(path: str) -> None:
+    if os.path.lexists(path):
+        os.unlink(path)
+
+
+def post_failed(
+    root: str, runs: "list[tuple[str, dict[str, Any]]]", call: "Any", exc: BaseException
+) -> str:
+    """The post-tool check failed: leave the mark that blocks the next call (which
+    runs the check again, `pre_tool`); the message for the agent."""
+    what = f"the {call.tool_name} call" + (f" {call.tool_use_id}" if call.tool_use_id else "")
+    reason = f"{what}: {exc.__class__.__name__}: {exc}"
+    for slug, _ in runs:
+        try:
+            fd = os.open(failed_file(root, slug), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            try:
+                os.write(fd, reason.encode("utf-8", "replace"))
+            finally:
+                os.close(fd)
+        except OSError:
+            pass  # the last snapshot stays the one before the call: pre-tool still compares
+    return (
+        f"zodyssey gate: the post-call effect check failed ({reason}); what the call changed "
+        "is not judged yet. The next call is blocked while the check runs again."
+    )
+
+
 def pre_check(root: str, runs: "list[tuple[str, dict[str, Any]]]", call: "Any") -> str:
-    """The hook's pre-tool check (`pre_tool`), best effort: "" when nothing was
-    caught or the check could not run (post-tool still compares)."""
+    """The hook's pre-tool check (`pre_tool`): "" when the call may run, else why it
+    is blocked. Inside a run the check fails closed: a check that cannot run (git
+    failing, an exception, a limit) blocks the call with the reason. The hook's
+    deadline (a BaseException) passes through to the hook, which blocks too."""
     try:
         return pre_tool(root, runs, call) or ""
-    except Exception:  # an allowed call is never broken by the check
-        return ""
+    except Exception as exc:
+        return (
+            f"zodyssey gate: the post-call effect check cannot run ({exc.__class__.__name__}: "
+            f"{exc}), and inside a run a call it cannot check is blocked. Ask the user to "
+            "look at the work tree (a FIFO, device or unreadable file where a file was?)."
+        )
 
 
 def _befores(
