@@ -55,7 +55,7 @@ def test_every_structural_problem_kind(repo: Path) -> None:
     assert found["ambiguous"] == ["?dup.py:2"]
     assert found["unlocked"] == ["src/app.py:5"]
     problem = next(p for p in payload["problems"] if p["kind"] == "ambiguous")
-    assert problem["sites"] == [{"doc": "docs/a.md", "line": 5}]
+    assert problem["sites"] == [{"doc": "docs/a.md", "line": 5, "cited_as": "dup.py:2"}]
     assert problem["cited_as"] == "dup.py:2"
     assert "one/dup.py" in problem["detail"] and "two/dup.py" in problem["detail"]
     # --update refuses to pin problem citations and says so (exit 9), pins the rest.

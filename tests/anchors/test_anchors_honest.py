@@ -25,7 +25,9 @@ def test_exempt_hides_only_the_citation_written_that_way(repo: Path) -> None:
     code, payload = check_json(repo)
     assert code == 9, "the real citation in another document is still checked"
     assert kinds(payload) == {"drift": ["src/app.py:2"]}
-    assert payload["problems"][0]["sites"] == [{"doc": "docs/real.md", "line": 1}]
+    assert payload["problems"][0]["sites"] == [
+        {"doc": "docs/real.md", "line": 1, "cited_as": "src/app.py:2"}
+    ]
 
 
 def test_never_all_match_when_something_was_not_checked(repo: Path) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from zodyssey import git
+from zodyssey.anchors.baseline import BaselineState
 from zodyssey.anchors.discover import Discovery, LeftOut, read_document_text
 from zodyssey.anchors.files import FileIndex
 from zodyssey.anchors.fingerprint import NEAR, Evidence, TargetFile, is_contentless
@@ -96,6 +97,8 @@ class CheckResult:
     notes: list[Problem] = field(default_factory=list)
     left_out: LeftOut | None = None  # documents that exist but were not scanned
     tally: Tally | None = None  # sites, spans and documents, as every mode words them
+    # The adoption baseline's effect (baseline.py): problems it covers were taken out.
+    baseline: BaselineState | None = None
 
     def by_kind(self) -> dict[str, int]:
         out: dict[str, int] = {}

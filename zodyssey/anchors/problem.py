@@ -27,6 +27,8 @@ class Problem:
     moved_to: dict[str, object] | None = None  # {"path", "start", "end", "key"}
     possibly: list[int] = field(default_factory=list)  # uncertain places of the pinned content
     evidence: Evidence | None = None  # the pin's evidence, when a search was made
+    suggestion: str | None = None  # ambiguous: the candidate the evidence decides (baseline.py)
+    was_reads: str | None = None  # drift: what the quoted line said when pinned
 
 
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")

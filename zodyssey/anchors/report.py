@@ -56,17 +56,27 @@ def _lines_text(problem: Problem) -> str:
     return f" -> {problem.target}:{a}" + (f"-{b}" if b != a else "")
 
 
+def _site_payloads(problem: Problem) -> list[dict[str, Any]]:
+    """Each site with the citation as written there (what `exempt` and the baseline take):
+    one entry per site and spelling, so `a.go:2 and src/a.go:2` on one line is two."""
+    from zodyssey.anchors.baseline import units
+
+    return [{"doc": d, "line": n, "cited_as": c} for d, n, c in units(problem)]
+
+
 def problem_payload(problem: Problem) -> dict[str, Any]:
     return {
         "kind": problem.kind,
         "key": problem.key,
         "cited_as": problem.cited_as,
-        "sites": [{"doc": s.doc, "line": s.line} for s in problem.sites],
+        "sites": _site_payloads(problem),
         "detail": printable(problem.detail),
         "target": problem.target,
         "lines": list(problem.lines) if problem.lines else None,
         "now_reads": printable(problem.now_reads) if problem.now_reads is not None else None,
         "moved_to": problem.moved_to,
+        "was_reads": printable(problem.was_reads) if problem.was_reads is not None else None,
+        "suggestion": problem.suggestion,
         "citedAs": problem.cited_as,
         "where": _where(problem),
     }
@@ -180,12 +190,47 @@ def build_report(
     return Report(
         tool="anchors",
         title="citation lock",
-        findings=[_finding(p) for p in problems] + [_note_finding(n) for n in result.notes],
+        findings=[_finding(p) for p in problems]
+        + [_note_finding(n) for n in result.notes]
+        + _baseline_findings(result, mode),
         summary=summary,
         payload=_payload(result, problems, mode=mode, strict=strict),
         cases=_cases(result, problems) if fmt == "junit" else [],
-        rules={**KIND_HELP, UNSEEN_RULE: UNSEEN_HELP},
+        rules={**KIND_HELP, UNSEEN_RULE: UNSEEN_HELP, **BASELINE_RULES},
     )
+
+
+BASELINE_RULES = {
+    "baselined": "a citation that cannot be pinned, accepted in the adoption baseline "
+    "(check-anchors --update --baseline): not a failure, still to fix",
+    "baseline-fixed": "a baseline entry whose citation has no problem now (or is no longer "
+    "written): `check-anchors --update --baseline` drops it",
+}
+
+
+def _baseline_findings(result: CheckResult, mode: str) -> list[Finding]:
+    """Fixed entries as warnings; with --update, each baselined problem as a note."""
+    state = result.baseline
+    if state is None:
+        return []
+    out = [
+        Finding(
+            tool="anchors",
+            rule="baseline-fixed",
+            severity="warning",
+            message=_safe(
+                f"`{e.cited_as}` (baselined as {e.kind}) has no problem now, or is no longer "
+                "written here: `check-anchors --update --baseline` drops the entry"
+            ),
+            file=e.doc,
+            line=e.line,
+            extra={"cited_as": e.cited_as},
+        )
+        for e in state.fixed
+    ]
+    if mode == "update":
+        out += [replace(_finding(p), rule="baselined", severity="note") for p in state.baselined]
+    return out
 
 
 def _payload(
@@ -214,6 +259,9 @@ def _payload(
         payload["left_out"] = _left_out_payload(result.left_out)
     if result.notes:
         payload["notes"] = [problem_payload(p) for p in result.notes]
+    if result.baseline is not None:
+        payload["baseline"] = result.baseline.payload()
+        payload["baselined"] = [problem_payload(p) for p in result.baseline.baselined]
     return payload
 
 

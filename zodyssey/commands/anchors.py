@@ -70,7 +70,8 @@ history verdicts (--history):
 exit codes:
   0  clean (or: lock written, everything pinned)
   2  bad arguments, unreadable configuration, a document or folder that cannot be read,
-     malformed lock, an ignore-begin without ignore-end (the message says how to recover)
+     malformed lock or baseline, an ignore-begin without ignore-end (the message says how
+     to recover)
   4  zero citations discovered: an empty check is a failure, not a pass
      (--history: every citation unknown, nothing proven)
   9  problems found (or: --update could not pin some citations)
@@ -78,6 +79,9 @@ exit codes:
 examples:
   check-anchors                               check this repository
   check-anchors --update                      re-baseline the lock deliberately
+  check-anchors --update --baseline           adopt an existing repository: pin what can be
+                                              pinned, record the rest in the reviewed baseline
+                                              (anchors/anchors.baseline.json); fail only on new
   check-anchors --fix --dry-run               show how moved citations would be rewritten
   check-anchors --fix                         rewrite them and re-pin those keys
   check-anchors --lock scripts/anchors.lock.json   verify a lock of the JavaScript checker
@@ -137,6 +141,12 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
     )
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--update", action="store_true", help="re-baseline: pin every valid citation")
+    parser.add_argument(
+        "--baseline",
+        action="store_true",
+        help="with --update: record every citation that cannot be pinned in the adoption "
+        "baseline beside the lock (anchors.baseline.json); the check then fails only on new ones",
+    )
     mode.add_argument(
         "--fix",
         action="store_true",
@@ -193,6 +203,10 @@ _OPTION_RULES: tuple[tuple[Callable[[argparse.Namespace, str], bool], str], ...]
     (
         lambda a, f: not a.dry_run or a.fix,
         "--dry-run only applies to --fix (try: check-anchors --fix --dry-run)",
+    ),
+    (
+        lambda a, f: not a.baseline or (a.update and not a.from_history),
+        "--baseline only applies to --update (try: check-anchors --update --baseline)",
     ),
     (
         lambda a, f: not a.from_history or a.update,
@@ -280,6 +294,29 @@ def check_report(root: Path, fmt: str = "text") -> tuple[Report, int]:
         gc.enable()
 
 
+def adoption_preview(root: Path) -> tuple[int, dict[str, int], Path] | None:
+    """For `zodyssey init`: (spans --update can pin, spans it cannot by kind, the baseline).
+
+    A check against the lock as it is, writing nothing; None when it cannot run
+    (no citations, a broken configuration or lock): init then says less.
+    """
+    try:
+        config = _config(root)
+        lock_path = root / config.lock
+        lock, discovery = _discover(root, config, lock_path)
+        result = _check(root, config, discovery, lock, lock_path)
+    except ZodysseyError:
+        return None
+    from zodyssey.anchors import baseline
+
+    can = sum(1 for p in result.problems if p.kind in ("unlocked", "drift"))
+    cannot: dict[str, int] = {}
+    for p in result.problems:
+        if p.kind not in ("unlocked", "drift"):
+            cannot[p.kind] = cannot.get(p.kind, 0) + 1
+    return can, cannot, baseline.path_for(lock_path)
+
+
 def _config(root: Path) -> Config:
     from zodyssey.config import load_config
 
@@ -331,6 +368,7 @@ def _check(
     *,
     pinning: bool = False,
 ) -> CheckResult:
+    from zodyssey.anchors import baseline
     from zodyssey.anchors.check import (
         Checker,
         find_stale_writing,
@@ -342,10 +380,22 @@ def _check(
     result = Checker(root, config, discovery, lock, lock_path=lock_path, pinning=pinning).run()
     find_unscanned(result, left_out_documents(root, config, discovery), root)
     find_stale_writing(result, discovery, root)
+    baseline.suggest_files(root, discovery, result.problems)
     # --update writes our lock, which pins every dialect: there, every problem counts.
     if lock.legacy and not pinning:
         set_aside_unseen(result, discovery, root)
+    if not pinning:  # --update applies it to what it cannot pin (_run_update)
+        _apply_baseline(result, lock_path)
     return result
+
+
+def _apply_baseline(result: CheckResult, lock_path: Path) -> None:
+    from zodyssey.anchors import baseline
+
+    path = baseline.path_for(lock_path)
+    entries = baseline.read(path)
+    if entries is not None:
+        result.baseline = baseline.apply(result, entries, path)
 
 
 ADVICE = {
@@ -401,9 +451,12 @@ def _summary(
             unproven.append(f"{len(result.notes)} reported as notes (see below)")
         if result.skipped_documents:
             unproven.append(f"{result.skipped_documents} document(s) skipped by the ignore marker")
+        if result.baseline is not None and result.baseline.baselined:
+            unproven.append(f"{len(result.baseline.baselined)} baselined (see below)")
         if not unproven:
             return head + ": all resolve and match the lock"
         checked = result.checked - result.exempted - len(result.notes)
+        checked -= len(result.baseline.baselined) if result.baseline is not None else 0
         return f"{head}: the {checked} checked match the lock; not checked: " + ", ".join(unproven)
     counts = result.by_kind()
     if strict and result.stale:
@@ -413,6 +466,12 @@ def _summary(
         f"check-anchors: {problems} problem(s) across {counted} ({kinds}). What to do:\n"
         + _advice(list(counts), adopting=adopting)
     )
+
+
+def _baseline_summary(result: CheckResult, root: Path) -> str:
+    from zodyssey.anchors import baseline
+
+    return baseline.summary(result.baseline, root) if result.baseline is not None else ""
 
 
 def _notes_summary(result: CheckResult) -> str:
@@ -467,7 +526,7 @@ def _check_report(
             summary += (
                 f"\n(stale {key} is still written at {where}, where it is not read as a citation)"
             )
-    summary += _notes_summary(result)
+    summary += _notes_summary(result) + _baseline_summary(result, root)
     report = build_report(result, mode="check", strict=strict, summary=summary, fmt=fmt)
     return report, Exit.PROBLEMS if count else Exit.OK
 
@@ -487,6 +546,7 @@ def _run_update(
     result = _check(root, config, discovery, lock, lock_path, pinning=True)
     # Re-pinning drift and unlocked citations is what --update is for; the rest are refused.
     refused = [p for p in result.problems if p.kind not in ("drift", "unlocked")]
+    accepted, baseline_words = _update_baseline(result, refused, lock_path, root, args.baseline)
     new_lock = LockFile(
         citations=dict(result.pins),
         exempt=list(lock.exempt),
@@ -510,16 +570,50 @@ def _run_update(
         ),
         (kept_moved, "moved citation(s) kept at their old pin (run --fix)"),
         (kept_cited, "pin(s) of problem citations kept, as documents still cite them"),
-        (len(refused), "citation(s) could NOT be pinned (listed above)"),
+        (len(accepted), "citation(s) could NOT be pinned (listed above)"),
     )
     parts = [written, *_dropped_words(dropped, result), *(f"{n} {w}" for n, w in counted if n)]
-    summary = "; ".join(parts)
-    result.problems = refused
+    summary = "; ".join(parts) + baseline_words
+    result.problems = accepted
     report = build_report(result, mode="update", strict=False, summary=summary, fmt=fmt)
     # Dropped stale entries are reported, but they are the point of --update, not a failure.
     report.findings += [_note(key, detail) for key, detail in _dropped_notes(result, dropped)]
     _render(report, fmt, args.output)
-    return Exit.PROBLEMS if refused else Exit.OK
+    return Exit.PROBLEMS if accepted else Exit.OK
+
+
+def _update_baseline(
+    result: CheckResult, refused: list[Any], lock_path: Path, root: Path, rewrite: bool
+) -> tuple[list[Any], str]:
+    """(the refused problems that still fail, what the summary adds) for --update.
+
+    With --baseline the baseline is written anew from every refused problem it may
+    hold (a `moved` one is left to --fix); without, an existing baseline covers
+    the refused problems it lists, as in a check.
+    """
+    from zodyssey.anchors import baseline
+
+    path = baseline.path_for(lock_path)
+    if not rewrite:
+        entries = baseline.read(path)
+        if entries is None:
+            return refused, ""
+        result.problems = refused
+        result.baseline = baseline.apply(result, entries, path)
+        return result.problems, baseline.summary(result.baseline, root)
+    entries = baseline.entries_of(refused)
+    held = [p for p in refused if p.kind not in baseline.NOT_BASELINED]
+    if entries or path.exists():
+        baseline.write(path, entries)
+    result.baseline = baseline.BaselineState(path, entries, baselined=held)
+    if not entries:
+        return refused, f"\nbaseline {path}: every citation could be pinned, nothing to record"
+    return [p for p in refused if p.kind in baseline.NOT_BASELINED], (
+        f"\nbaseline {path}: {len(held)} problem(s) at {len(entries)} citing site(s) that "
+        "cannot be pinned are recorded there (listed above as `baselined`): review it and "
+        "commit it with the lock; `zodyssey check` passes over them and fails on any other "
+        "problem; fix them over time and run this again to drop them"
+    )
 
 
 def _dropped_words(dropped: list[str], result: CheckResult) -> list[str]:

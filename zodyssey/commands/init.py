@@ -435,12 +435,34 @@ def run(args: argparse.Namespace) -> int:
             "`check-anchors --update --from-history`."
         )
     elif unpinned:
-        print(
+        print(_unpinned_advice(root, unpinned))
+    return 0
+
+
+def _unpinned_advice(root: Path, unpinned: int) -> str:
+    """How many of the other documents' citations can be pinned, and the command to adopt."""
+    from zodyssey.commands.anchors import adoption_preview
+
+    preview = adoption_preview(root)
+    if preview is None or not preview[1]:
+        return (
             f"      {unpinned} citation(s) in your other documents are not pinned yet: "
             "re-read them, then run `check-anchors --update` to pin them deliberately "
             "(or `check-anchors --update --from-history` to pin them as they were written)."
         )
-    return 0
+    can, cannot, baseline = preview
+    try:
+        shown = baseline.relative_to(root).as_posix()
+    except ValueError:
+        shown = str(baseline)
+    kinds = ", ".join(f"{n} {k}" for k, n in sorted(cannot.items()))
+    return (
+        f"      {unpinned} citation(s) in your other documents are not pinned yet: {can} can "
+        f"be pinned, {sum(cannot.values())} cannot ({kinds}). Re-read them, then run "
+        "`check-anchors --update --baseline`: it pins the first and records the others in "
+        f"{shown}, a baseline to review and commit; `zodyssey check` then passes and fails "
+        "only on new problems (`check-anchors --json` lists each site as written)."
+    )
 
 
 def _pinned_and_exempt(lock: object, exempt: list[str]) -> tuple[set[str], set[str]]:
