@@ -128,7 +128,13 @@ def test_javascript_lock_uses_git_for_evidence(tmp_path: Path) -> None:
     assert set(kinds(payload)) == {"moved"}, payload["counts"]
 
 
-def test_javascript_lock_without_git_stays_conservative(tmp_path: Path) -> None:
+def test_javascript_lock_without_git_moves_repeated_lines_with_the_unique_pins(
+    tmp_path: Path,
+) -> None:
+    # Issue 35, item 8: no evidence, but the unique pins (`def step_N(x):`) agree on +2,
+    # and each repeated `return None` stands at exactly that offset: all moved, each by
+    # +2 (the rule before kept every pin drift here). Anything less stays drift:
+    # tests/anchors/test_anchors_uniform_shift.py.
     repo = make_repo(tmp_path / "repo", {"src/mod.py": REPEATED, "docs/a.md": repeated_doc()})
     assert run_cli(repo, "--update").returncode == 0
     js_lock(repo, pins_of(repo))
@@ -139,9 +145,9 @@ def test_javascript_lock_without_git_stays_conservative(tmp_path: Path) -> None:
     write(repo, "src/mod.py", "# one\n# two\n" + REPEATED)
     code, payload = check_json(repo, "--lock", "scripts/anchors.lock.json")
     assert code == 9
-    assert "moved" not in kinds(payload), "no evidence: never a certain move"
-    drift = [p for p in payload["problems"] if p["kind"] == "drift"]
-    assert drift and all("possibly now at" in p["detail"] for p in drift)
+    assert set(kinds(payload)) == {"moved"}, payload["counts"]
+    for problem in payload["problems"]:
+        assert problem["moved_to"]["start"] == problem["lines"][0] + 2
 
 
 def test_fix_never_creates_a_problem_in_cross_citing_documents(tmp_path: Path) -> None:

@@ -96,11 +96,80 @@ def test_an_insertion_between_pins_shifts_only_those_below(tmp_path: Path) -> No
     ]
 
 
-@pytest.mark.parametrize("case", ["one-pin", "repeated", "two-offsets"])
+SHIFTED_BY_ONE = [
+    ("moved", "src/a.py:31", "src/a.py:32"),
+    ("moved", "src/a.py:4", "src/a.py:5"),
+    ("moved", "src/a.py:58-59", "src/a.py:59-60"),
+    ("moved", "src/a.py:7-8", "src/a.py:8-9"),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "copies", "line_4_moves"),
+    [("repeated", 1, True), ("repeated-changed", 2, False), ("nowhere", 0, False)],
+)
+def test_a_repeated_pin_moves_with_the_unique_ones_and_one_found_nowhere_stays_drift(
+    tmp_path: Path, case: str, copies: int, line_4_moves: bool
+) -> None:
+    # Issue 35, item 8. Copies of `def step_2():` at the end make the pin of line 4
+    # not unique. The three unique pins agree on +1; `def step_2():` standing at
+    # 4 + 1 moved with them. When line 4 was changed too, its content is nowhere at
+    # the offset (elsewhere only, or nowhere at all): it stays drift while the others
+    # move (reported as `contentless`: a blank line stands at 4 now). Old code: every
+    # pin drift or contentless, one repeated or missing pin spoiled the file.
+    source = SOURCE + "def step_2():\n" * copies
+    origin = make_repo(tmp_path / "origin", {"src/a.py": source, "docs/steps.md": DOC})
+    _js_lock(origin)
+    lines = source.split("\n")
+    if case != "repeated":
+        lines[3] = "def step_2(value):"
+    lines[0:0] = ["import os"]
+    write(origin, "src/a.py", "\n".join(lines))
+    shutil.rmtree(origin / ".git")
+    code, problems = _moved(origin)
+    assert code == 9
+    expected = [
+        p if line_4_moves or p[1] != "src/a.py:4" else ("contentless", p[1], None)
+        for p in SHIFTED_BY_ONE
+    ]
+    assert sorted(problems) == sorted(expected)
+
+
+def test_a_unique_pin_at_another_offset_disagrees_and_nothing_moves(tmp_path: Path) -> None:
+    # Line 4 changed, and its old text now stands once at the end of the file: a
+    # unique pin at another offset than the others' +1, so no shift is certain.
+    source = SOURCE + "# tail\n" + "def step_2():\n"
+    origin = make_repo(tmp_path / "origin", {"src/a.py": source, "docs/steps.md": DOC})
+    _js_lock(origin)
+    lines = source.split("\n")
+    lines[3] = "def step_2(value):"
+    lines[0:0] = ["import os"]
+    write(origin, "src/a.py", "\n".join(lines))
+    shutil.rmtree(origin / ".git")
+    code, problems = _moved(origin)
+    assert code == 9
+    assert {kind for kind, _key, _to in problems} <= {"drift", "contentless"}, problems
+
+
+def test_a_pin_in_place_among_the_shifted_ones_contradicts_the_shift(tmp_path: Path) -> None:
+    # Lines 7-8 still match where they were, between pins that moved by +1: not one shift.
+    origin = make_repo(tmp_path / "origin", {"src/a.py": SOURCE, "docs/steps.md": DOC})
+    _js_lock(origin)
+    lines = SOURCE.split("\n")
+    lines[0:0] = ["import os"]
+    del lines[5]  # a blank line above 7-8 removed: 7-8 are back in place, 31 and 58 not
+    lines[10:10] = ["# added"]
+    write(origin, "src/a.py", "\n".join(lines))
+    shutil.rmtree(origin / ".git")
+    code, problems = _moved(origin)
+    assert code == 9
+    assert {kind for kind, _key, _to in problems} <= {"drift", "contentless"}, problems
+
+
+@pytest.mark.parametrize("case", ["one-pin", "two-offsets"])
 def test_anything_less_than_a_uniform_shift_stays_drift(tmp_path: Path, case: str) -> None:
     doc = "One: src/a.py:31.\n" if case == "one-pin" else DOC
-    # "repeated": a second `def step_2():` makes the pin of line 4 not unique.
-    source = SOURCE + ("def step_2():\n" if case == "repeated" else "")
+    source = SOURCE
     origin = make_repo(tmp_path / "origin", {"src/a.py": source, "docs/steps.md": doc})
     _js_lock(origin)
     lines = source.split("\n")

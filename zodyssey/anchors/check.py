@@ -537,15 +537,16 @@ class Checker:
         outcomes: list[Outcome],
         items: list[tuple[str, list[Citation]]],
     ) -> list[Problem]:
-        """Pins without evidence that all shifted by one offset, each found once: `moved`.
+        """Pins without evidence that shifted with the file's unique pins: `moved`.
 
         A JavaScript checker's lock stores no evidence, and in a shallow clone (or
         without git) no earlier version of the file can stand in, so every pin of a
-        file below an inserted line would be drift. When two or more mismatched
-        pins of a file are each found exactly once in the whole file, all at the
-        same offset, and the file's pins keep their order (those matching in place
-        all on one side of the shifted ones), the lines only shifted: that is
-        certain, as certain as neighbour evidence (docs/citation-lock.md).
+        file below an inserted line would be drift. When the mismatched pins of a
+        file found exactly once in the whole file (two or more) all agree on one
+        offset, none disagreeing, and no pin matching in place among them
+        contradicts it, the lines only shifted: each of them is `moved`, and so is
+        a repeated pin (`}`, `return null;`) whose content stands at exactly that
+        offset. A pin found nowhere stays drift (docs/citation-lock.md).
         """
         candidates: dict[str, list[Problem]] = {}
         for problem in problems:
@@ -554,12 +555,13 @@ class Checker:
                 candidates.setdefault(problem.target, []).append(problem)
         if not candidates:
             return problems
-        in_place: dict[str, list[int]] = {}
+        in_place: dict[str, list[tuple[str, int, int]]] = {}
         for position, outcome, pin, _span, _evidence in outcomes:
             members = items[position][1]
             path = members[0].resolved
             if outcome is None and pin is not None and path in candidates:
-                in_place.setdefault(path, []).append(members[0].start)
+                first = members[0]
+                in_place.setdefault(path, []).append((pin, first.start, first.end))
         changed: dict[int, Problem] = {}
         for path, group in candidates.items():
             if len(group) >= 2:
@@ -580,28 +582,50 @@ class Checker:
             and problem.key not in self.lock.evidence
         )
 
-    def _one_shift(self, path: str, group: list[Problem], still: list[int]) -> dict[int, Problem]:
-        """The group's problems as `moved` when they all shifted by one offset, else none."""
-        target = self.target(path)
+    def _shift_offset(self, target: TargetFile, group: list[Problem]) -> int | None:
+        """The one offset the group's unique pins agree on (two or more), else None."""
         offsets: set[int] = set()
-        places: list[int] = []
+        unique = 0
         for problem in group:
             assert problem.lines is not None
             a, b = problem.lines
             pinned = self.lock.citations[problem.key]
             found = [f for f in target.find_nearby(pinned, b - a + 1, a, reach=NEAR[-1]) if f != a]
-            if len(found) != 1 or target.occurrences(found[0], found[0] + b - a) != found:
-                return {}
-            offsets.add(found[0] - a)
-            places.append(found[0])
-        if len(offsets) != 1:
+            if len(found) == 1 and target.occurrences(found[0], found[0] + b - a) == found:
+                offsets.add(found[0] - a)
+                unique += 1
+        if unique < 2 or len(offsets) != 1:
+            return None
+        return offsets.pop()
+
+    def _one_shift(
+        self, path: str, group: list[Problem], still: list[tuple[str, int, int]]
+    ) -> dict[int, Problem]:
+        """The group's problems found at the file's one offset as `moved`, else none."""
+        target = self.target(path)
+        assert target.lines is not None
+        offset = self._shift_offset(target, group)
+        if offset is None:
             return {}
+        count = len(target.lines)
         starts = [p.lines[0] for p in group if p.lines is not None]
-        if still and not (max(still) < min(starts) or min(still) > max(starts)):
-            return {}  # pins in place among the shifted ones: not one shift
+        for pin, a, b in still:
+            # A pin matching in place among the shifted ones contradicts the shift,
+            # unless its content stands at the offset too (a repeated line).
+            inside = min(starts) < a < max(starts)
+            if inside and not (a + offset >= 1 and b + offset <= count):
+                return {}
+            if inside and target.span_hash(a + offset, b + offset) != pin:
+                return {}
         changed: dict[int, Problem] = {}
-        for problem, start in zip(group, places, strict=True):
+        for problem in group:
             assert problem.lines is not None
+            a, b = problem.lines
+            start, end = a + offset, b + offset
+            if start < 1 or end > count:
+                continue
+            if target.span_hash(start, end) != self.lock.citations[problem.key]:
+                continue  # found nowhere at the offset: stays drift
             moved = self._moved(
                 problem.key,
                 problem.citations[0],
@@ -610,7 +634,7 @@ class Checker:
                 path,
                 path,
                 start,
-                problem.lines[1] - problem.lines[0] + 1,
+                b - a + 1,
                 target,
                 shifted=True,
             )
