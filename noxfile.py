@@ -19,6 +19,15 @@ def tests(session: nox.Session) -> None:
     session.run("python", "-m", "pytest", "-q", "-n", "auto", "--claims-strict", *session.posargs)
 
 
+@nox.session(python=False)
+def journey(session: nox.Session) -> None:
+    """A new user's first steps, as written: the README's set-up command in a fresh
+    clone, docs/getting-started.md's blocks on a scratch repository (scripts/journey.py).
+
+    Each makes its own virtual environment, as the documents say; nox adds none."""
+    session.run("python", "scripts/journey.py", "all", *session.posargs)
+
+
 @nox.session(python=PYTHON)
 def quick(session: nox.Session) -> None:
     """The inner loop: every test not marked slow, spread over the cores."""

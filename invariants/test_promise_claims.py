@@ -77,7 +77,6 @@ def test_deleting_one_of_three_linked_tests_fails(lab: Any) -> None:
 
 # docs/claims.md's promises on what --claims-strict counts as proof (issue 26):
 # the checks live in tests/claims and run here again under each claim's id.
-from tests.claims import test_claims_differential as differential  # noqa: E402
 from tests.claims import test_claims_selection as selection  # noqa: E402
 
 
@@ -103,6 +102,10 @@ def test_a_skipped_locked_defender_fails_strict_unless_allowed(pytester: pytest.
 def test_plugin_and_results_never_disagree(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # Imported here, not at load: it needs hypothesis (the test extra), and the
+    # ledger collects this file in an environment made with `pip install .` alone.
+    from tests.claims import test_claims_differential as differential
+
     differential.test_plugin_and_results_agree(
         repo=differential.make_repo(pytester), monkeypatch=monkeypatch
     )

@@ -41,5 +41,13 @@ def test_import_error_in_a_test_module_shows_its_cause(tmp_path: Path) -> None:
     missing = [f for f in findings if f["rule"] == "missing-test"]
     assert missing and all("could not be collected: " in f["message"] for f in missing)
     assert "helpers_that_do_not_exist" in missing[0]["extra"]["cause"]
+    # The test was neither deleted nor unmarked: no advice to mark one, and no
+    # "no longer exists" (issue 36: eleven such lines on `pip install .`).
+    uncovered = [f for f in findings if f["rule"] == "uncovered"]
+    assert len(uncovered) == 1
+    assert "mark one" not in uncovered[0]["message"]
+    assert "could not be collected" in uncovered[0]["message"]
+    assert "install what" in uncovered[0]["message"]
+    assert not any("no longer exists" in f["message"] for f in missing)
     text = run_zodyssey("claims", "check", cwd=root)
     assert "ModuleNotFoundError: No module named 'helpers_that_do_not_exist'" in text.stdout

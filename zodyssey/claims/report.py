@@ -90,21 +90,39 @@ def check_report(state: ClaimsState) -> tuple[Report, int]:
                 {"cause": causes[nodeid]} if nodeid in causes else {},
             )
         )
-    findings = [_with_cause(f, causes) for f in findings]
+    findings = [_with_cause(f, causes, state.ledger) for f in findings]
     code = _exit_code(findings, state.claims, state.config)
     return _report(state, findings, code), code
 
 
-def _with_cause(finding: Finding, causes: dict[str, str]) -> Finding:
-    """A missing test whose module could not be collected says why."""
-    test = finding.extra.get("test")
-    if finding.rule != "missing-test" or not isinstance(test, str):
-        return finding
-    cause = causes.get(test.partition("::")[0])
-    if cause is None:
-        return finding
-    message = f"{finding.message} (its module could not be collected: {cause})"
-    return replace(finding, message=message, extra={**finding.extra, "cause": cause})
+def _with_cause(finding: Finding, causes: dict[str, str], ledger: Ledger | None) -> Finding:
+    """A claim whose locked tests sit in a module that could not be collected says so.
+
+    Such a test was not deleted or unmarked: telling the user to mark one, or that it
+    "no longer exists", would send them after the wrong fix. Both findings name the
+    cause (an import the environment lacks, usually a test dependency) instead."""
+    if finding.rule == "missing-test" and isinstance(test := finding.extra.get("test"), str):
+        cause = causes.get(test.partition("::")[0])
+        if cause is None:
+            return finding
+        claim_id = finding.extra.get("id")
+        message = (
+            f"claim `{claim_id}`: locked test {test} could not be collected: its module "
+            f"failed ({cause}); install what it imports (the test dependencies) and check again"
+        )
+        return replace(finding, message=message, extra={**finding.extra, "cause": cause})
+    if finding.rule == "uncovered" and ledger is not None:
+        entry = ledger.entries.get(str(finding.extra.get("id")))
+        found = [causes.get(t.partition("::")[0]) for t in entry.tests] if entry else []
+        if not found or None in found:
+            return finding
+        cause = "; ".join(sorted({c for c in found if c}))
+        message = (
+            f"claim `{finding.extra.get('id')}`: its locked tests could not be collected "
+            f"({cause}); install what they import (the test dependencies) and check again"
+        )
+        return replace(finding, message=message, extra={**finding.extra, "cause": cause})
+    return finding
 
 
 def _exit_code(findings: list[Finding], claims: ClaimSet, config: Config) -> int:
