@@ -219,6 +219,11 @@ def cmd_start(args: argparse.Namespace) -> int:
     if archived:
         print(f"the previous run {ctx.slug!r} was archived to {archived}")
     print(sandbox_status())
+    from zodyssey.sandbox.byproducts import unignored_advice
+
+    advice = unignored_advice(str(ctx.root))
+    if advice:
+        print(advice)
     from zodyssey.runs.review import verdict_sources
 
     print(verdict_sources(ctx.root, ctx.slug))

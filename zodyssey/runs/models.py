@@ -23,7 +23,8 @@ from zodyssey.core.vocabulary import GENESIS_HASH
 
 TodoStatus = Literal["pending", "in_flight", "done", "failed", "blocked"]
 Verdict = Literal["OKAY", "REJECT"]
-EvidenceKind = Literal["criterion", "check", "window", "override"]
+# "violation": a change the post-call effect check caught (zodyssey/sandbox/violations.py)
+EvidenceKind = Literal["criterion", "check", "window", "override", "violation"]
 
 
 class _Open(BaseModel):
@@ -332,6 +333,11 @@ class EvidenceRecord(_Open):
     subject: str | None = None
     reason: str | None = None
     by: str | None = None
+    # kind "violation": which call (or "something between tool calls") changed what
+    when: str | None = None
+    tool_use_id: str | None = None
+    tool_name: str | None = None
+    changes: list[dict[str, Any]] | None = None  # path, before, after, action (, protected)
     prev: str  # `hash` of the previous record, GENESIS_HASH for seq 1
     hash: str  # sha256 of this record's canonical JSON without `hash`
 

@@ -42,6 +42,7 @@ import os
 
 from zodyssey.core.vocabulary import BLOCKED, STATE, TEST_FROZEN_PHASES, ZCODE
 from zodyssey.sandbox import effects
+from zodyssey.sandbox.byproducts import is_byproduct
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the pre-tool check runs in the hook process: no typing at run time
@@ -107,6 +108,8 @@ def _allowed(
     path = os.path.join(layout.root, rel)
     if layout.configuration(path):  # never writable, as before the call
         return False
+    if is_byproduct(layout.root, rel, str(change.get("after"))):
+        return True  # bytecode, test and coverage caches: what ordinary tools leave
     if rel.startswith(ZCODE + "/") and layout.bookkeeping(path) and path != plan.path:
         return True
     scoped = open_ and in_scope(path, plan.files, plan.dirs, layout.root)
@@ -187,6 +190,7 @@ def record_violation(
     from zodyssey.runs import evidence as chain
     from zodyssey.runs.preconditions import note_evidence_head
 
+    at = now_iso()
     record = chain.append_record(
         Path(root),
         slug,
@@ -198,7 +202,9 @@ def record_violation(
             "tool_name": call.tool_name,
             "command": call.command or None,
             "changes": found,
-            "at": now_iso(),
+            "started_at": at,  # when the check caught it (the schema's common fields)
+            "finished_at": at,
+            "duration_s": 0.0,
             "passed": False,
         },
     )
