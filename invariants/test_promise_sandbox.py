@@ -232,3 +232,35 @@ def test_the_native_helper_applies_current_grants_and_hands_stale_ones_over(
         [helper, *runner(str(fallback), "echo ran")], cwd=repo, capture_output=True, text=True
     )
     assert done.stdout == "handed-over\n", done.stderr
+
+
+@pytest.mark.claim("effect-check-byproducts")
+def test_tool_by_products_pass_and_forged_bytecode_does_not(lab: Any) -> None:
+    import json
+    import marshal
+    import py_compile
+
+    repo = lab.repo()
+    (repo / "mod.py").write_text("x = 1\n")
+    (repo / "other.py").write_text("y = 2\n")
+    lab.commit(repo, "initial")
+    lab.start_run(repo)  # before OKAY: no product change is allowed
+    payload = lab.bash(repo, "ls")
+    payload["tool_use_id"] = "toolu_3"
+    assert lab.hook(repo, payload).allowed
+    # what really happened: an interpreter's bytecode, caches, and one forged .pyc
+    py_compile.compile(str(repo / "mod.py"))
+    (repo / ".pytest_cache" / "v").mkdir(parents=True)
+    (repo / ".pytest_cache" / "v" / "lastfailed").write_text("{}")
+    (repo / ".coverage").write_text("data")
+    forged = py_compile.compile(str(repo / "other.py"))
+    assert forged is not None
+    head = Path(forged).read_bytes()[:16]
+    Path(forged).write_bytes(head + marshal.dumps(compile("y = 3\n", "other.py", "exec")))
+    done = lab.zodyssey("hook", "post-tool", cwd=repo, stdin=json.dumps(payload))
+    assert done.returncode == 2, done.stderr
+    evidence = repo / ".zcode" / "verify" / "demo" / "evidence.jsonl"
+    [record] = [json.loads(line) for line in evidence.read_text().splitlines()]
+    assert [c["path"] for c in record["changes"]] == [
+        Path(forged).relative_to(repo).as_posix()
+    ]

@@ -120,7 +120,9 @@ def test_forged_bytecode_beside_a_module_is_still_a_violation(tmp_path: Path) ->
     pre = _hook(repo, "pre-tool", "ls", "toolu_1")
     assert pre.returncode == 0, pre.stderr
     # what the call did: bytecode with g.py's header and other code
-    honest = Path(py_compile.compile(str(repo.root / "g.py")))
+    written = py_compile.compile(str(repo.root / "g.py"))
+    assert written is not None
+    honest = Path(written)
     data = honest.read_bytes()
     evil = compile("def greet():\n    return 'pwned'\n", str(repo.root / "g.py"), "exec")
     honest.write_bytes(data[:16] + marshal.dumps(evil))
