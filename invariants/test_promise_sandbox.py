@@ -261,6 +261,4 @@ def test_tool_by_products_pass_and_forged_bytecode_does_not(lab: Any) -> None:
     assert done.returncode == 2, done.stderr
     evidence = repo / ".zcode" / "verify" / "demo" / "evidence.jsonl"
     [record] = [json.loads(line) for line in evidence.read_text().splitlines()]
-    assert [c["path"] for c in record["changes"]] == [
-        Path(forged).relative_to(repo).as_posix()
-    ]
+    assert [c["path"] for c in record["changes"]] == [Path(forged).relative_to(repo).as_posix()]
