@@ -406,12 +406,15 @@ class Checker:
         detail, quoted = self._what_changed(key, target, a, b)
         assert target.lines is not None
         now = printable(target.lines[quoted - 1].strip()[:160])
+        was = self._was(key, path, a, b, quoted, pinned)
+        said = f"; when pinned it read: {was}" if was is not None else ""
         return problem(
             "drift",
-            f"{detail}; line {quoted} now reads: {now}" + _possibly(path, hints, b - a + 1),
+            f"{detail}; line {quoted} now reads: {now}{said}" + _possibly(path, hints, b - a + 1),
             target=path,
             lines=lines_ref,
             now_reads=now,
+            was_reads=was,
             possibly=hints,
             evidence=evidence,
         )
@@ -423,6 +426,11 @@ class Checker:
             found = Evidence.decode(stored)
             if found is not None and len(found.lines) == b - a + 1:
                 return found
+        base = self._pinned_version(path, a, b, pinned)
+        return base.evidence(a, b) if base is not None else None
+
+    def _pinned_version(self, path: str, a: int, b: int, pinned: str) -> TargetFile | None:
+        """git's version of `path` the lock was pinned against, if lines a..b hash to the pin."""
         if path not in self._base_files:
             if self._base is None:
                 self._base = GitBase(self.root, self.lock_path)
@@ -433,7 +441,19 @@ class Checker:
             return None
         if base.span_hash(a, b) != pinned:
             return None  # that version is not what was pinned
-        return base.evidence(a, b)
+        return base
+
+    def _was(self, key: str, path: str, a: int, b: int, quoted: int, pinned: str) -> str | None:
+        """What line `quoted` read when pinned: kept in the lock (said.py), else from git."""
+        from zodyssey.anchors.said import was
+
+        text = was(self.lock, key, quoted - a)
+        if text is None:
+            base = self._pinned_version(path, a, b, pinned)
+            if base is None or base.lines is None:
+                return None
+            text = base.lines[quoted - 1].strip()
+        return printable(text[:160])
 
     def _search(
         self, key: str, old_path: str, target: TargetFile, first: Citation, pinned: str

@@ -8,6 +8,7 @@ Shape (a superset of the JavaScript checker's `scripts/anchors.lock.json`):
       "citations": {"<path>:<a>[-<b>]": "<12 hex>"},  # the JS tool's pins, unchanged
       "spans": {"<path>:<a>-<b>": "<12 hex> <12 hex> ..."},  # ranges only: per-line pins
       "evidence": {"<path>:<a>[-<b>]": "u|r <before> <after> <line> ..."},  # where it was
+      "said": {"<path>:<a>[-<b>]": "<line>\\n<line>..."},  # what it said (said.py)
       "format": "zodyssey-anchors/1"                  # ours; absent: a JavaScript lock
     }
 
@@ -51,6 +52,7 @@ def _written_by_us(data: dict[str, Any]) -> bool:
         str(data.get(FORMAT_KEY, "")).startswith("zodyssey")
         or "spans" in data
         or "evidence" in data
+        or "said" in data
         or (isinstance(comment, str) and "zodyssey" in comment)
     )
 
@@ -61,6 +63,8 @@ class LockFile:
     exempt: list[str] = field(default_factory=list)
     spans: dict[str, list[str]] = field(default_factory=dict)  # key -> per-line hashes
     evidence: dict[str, str] = field(default_factory=dict)  # key -> encoded Evidence
+    # key -> the pinned lines as normalised text (said.py): what a drift report shows as "was"
+    said: dict[str, str] = field(default_factory=dict)
     comment: str = DEFAULT_COMMENT
     exists: bool = False
     extra: dict[str, Any] = field(default_factory=dict)  # unknown top-level keys, kept
@@ -83,6 +87,9 @@ class LockFile:
             evidence = {k: self.evidence[k] for k in sorted(self.evidence) if k in self.citations}
             if evidence:
                 document["evidence"] = evidence
+            said = {k: self.said[k] for k in sorted(self.said) if k in self.citations}
+            if said:
+                document["said"] = said
         for key, value in self.extra.items():
             document.setdefault(key, value)
         return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
@@ -103,13 +110,14 @@ def read_lock(path: str | Path) -> LockFile:
         return LockFile()
     data = _parse_object(target, raw)
     comment = data.get("_comment")
-    known = ("_comment", "exempt", "citations", "spans", "evidence", FORMAT_KEY)
+    known = ("_comment", "exempt", "citations", "spans", "evidence", "said", FORMAT_KEY)
     return LockFile(
         citations=_citations(target, data),
         exempt=_exempt(target, data),
         # Per-line detail and evidence are optional extras: entries we cannot read are ignored.
         spans={k: v.split() for k, v in _strings_of(data, "spans").items()},
         evidence=_strings_of(data, "evidence"),
+        said=_strings_of(data, "said"),
         comment=comment if isinstance(comment, str) else DEFAULT_COMMENT,
         exists=True,
         extra={k: v for k, v in data.items() if k not in known},

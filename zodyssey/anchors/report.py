@@ -101,6 +101,8 @@ def _finding(problem: Problem) -> Finding:
             "cited_as": problem.cited_as,
             "moved_to": problem.moved_to,
             "edits": _moved_edits(problem),
+            "now_reads": problem.now_reads,
+            "was_reads": problem.was_reads,
         },
     )
 

@@ -540,6 +540,7 @@ def _run_update(
     lock_path: Path,
     fmt: str,
 ) -> int:
+    from zodyssey.anchors import said
     from zodyssey.anchors.lock import LockFile, write_lock
     from zodyssey.anchors.report import build_report
 
@@ -552,11 +553,13 @@ def _run_update(
         exempt=list(lock.exempt),
         spans=dict(result.spans),
         evidence=dict(result.evidence),
+        said=dict(lock.said),
         comment=lock.comment,
         exists=True,
         extra=lock.extra,
     )
     kept_moved, kept_cited = _keep_refused_pins(lock, new_lock, refused)
+    said.refresh(root, new_lock)  # what each pinned span says, for drift reports
     dropped = sorted(k for k in lock.citations if k not in new_lock.citations)
     try:
         write_lock(lock_path, new_lock)
@@ -787,6 +790,9 @@ def _run_symbols(
     if applied:
         discovery = suggest.pin_rewritten(root, config, lock, lock_path, applied)
         _follow_rewrites(lock, changed, set())
+        from zodyssey.anchors.said import refresh
+
+        refresh(root, lock)
         try:
             write_lock(lock_path, lock)
         except OSError as exc:
@@ -854,6 +860,9 @@ def _repin_after_fix(
         for key in touched:
             if key in pinned.evidence:
                 lock.evidence[key] = pinned.evidence[key]
+    from zodyssey.anchors.said import refresh
+
+    refresh(root, lock)
     try:
         write_lock(lock_path, lock)
     except OSError as exc:

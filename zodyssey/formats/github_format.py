@@ -107,6 +107,9 @@ def _cited_annotation(finding: Finding) -> str | None:
         f"{where} cites these lines as `{cited_as}`, and this change altered them: re-read "
         "that sentence, then fix the citation or re-pin it (`check-anchors --update`)."
     )
+    was, now = finding.extra.get("was_reads"), finding.extra.get("now_reads")
+    if isinstance(was, str) and isinstance(now, str):
+        message += f"\nWhen pinned it read: {was}\nNow it reads: {now}"
     return _command(
         _LEVEL[finding.severity], path, first, "anchors drift (cited line)", message, last
     )
