@@ -8,6 +8,13 @@ pre-tool command the way the harness would (`sh -c COMMAND`, in the project,
 with the harness's project variable set), hand it a product-code write inside
 a scratch repository whose run is in phase `plan`, and require a block in that
 harness's protocol.
+
+The probe executes a command read from a file, so it runs only committed
+wiring (the file's bytes are HEAD's blob: `uncommitted`), and it runs it in a
+Landlock domain that may write only the scratch folder (its TMPDIR), the
+caches and the terminals (`zodyssey/sandbox/contain.py`):
+whatever the command does, it cannot change a repository, its run state or
+the gate.
 """
 
 from __future__ import annotations
@@ -85,10 +92,14 @@ def probe(root: Path, harness: str, command: str) -> str | None:
     """None when `command` starts and blocks the probe; otherwise what went wrong."""
     env = _env(root, harness)
     with tempfile.TemporaryDirectory(prefix="zodyssey-probe-") as base:
+        env["TMPDIR"] = base
         scratch = _scratch_run(Path(base))
+        from zodyssey.sandbox.contain import probe_preexec
+
         try:
             done = subprocess.run(
                 ["sh", "-c", command],
+                preexec_fn=probe_preexec(base),
                 input=json.dumps(_payload(harness, scratch)),
                 capture_output=True,
                 text=True,
@@ -112,6 +123,20 @@ def probe(root: Path, harness: str, command: str) -> str | None:
     if done.returncode == 0:
         return "it started but did not block a product-code write in phase plan"
     return f"it failed with exit {done.returncode} ({tail}); the harness would run the call"
+
+
+def uncommitted(root: Path, rel: str) -> str | None:
+    """Why `rel` is not the committed wiring (not tracked at HEAD, or its bytes differ
+    from HEAD's blob), or None: the probe runs only what is committed."""
+    from zodyssey.git import output
+
+    committed = output(root, "rev-parse", "--verify", "-q", f"HEAD:{rel}")
+    if not committed or not committed.strip():
+        return "it is not committed"
+    here = output(root, "hash-object", "--no-filters", "--", rel)
+    if here is None or here.strip() != committed.strip():
+        return "it differs from the committed file"
+    return None
 
 
 def wired_commands(harness: str, value: Any) -> list[str]:

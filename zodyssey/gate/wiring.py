@@ -409,11 +409,16 @@ def check_wiring(root: Path) -> Wiring:
 
 def _holding(root: Path, harness: str, rel: str, value: Any) -> list[Finding]:
     """Run each wired pre-tool command as the harness would, with a probe (gate/probe.py)."""
-    from zodyssey.gate.probe import probe, wired_commands
+    from zodyssey.gate.probe import probe, uncommitted, wired_commands
 
     findings = []
+    unprobed = uncommitted(root, rel)
     for command in wired_commands(harness, value):
-        problem = probe(root, harness, command)
+        problem = (
+            f"it was not run ({unprobed}; only committed wiring is probed)"
+            if unprobed
+            else probe(root, harness, command)
+        )
         if problem is None:
             continue
         shown = command if len(command) <= 160 else command[:157] + "..."

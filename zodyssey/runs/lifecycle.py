@@ -184,6 +184,15 @@ def _plan_and_title(args: argparse.Namespace, slug: str) -> tuple[str, str]:
 
 def cmd_start(args: argparse.Namespace) -> int:
     ctx = RunContext.open(args.repo, args.slug)
+    from zodyssey.sandbox.contain import planted_root
+
+    planted = planted_root(ctx.root)
+    if planted is not None:  # before anything in the folder is read or run
+        raise RunRefused(
+            f"run start refuses this folder, nothing in it was run: {planted}; start a run "
+            "at a repository's top level from your own terminal",
+            Exit.REFUSED_STATE,
+        )
     text, title = _plan_and_title(args, ctx.slug)
     if args.max_rounds is not None and args.max_rounds < 1:
         raise UsageError("--max-rounds must be at least 1")

@@ -31,6 +31,7 @@ from zodyssey.runs.preconditions import (
     require_todo,
 )
 from zodyssey.runs.worktree import content_digest, snapshot
+from zodyssey.sandbox.contain import contained
 
 
 @dataclass
@@ -93,7 +94,7 @@ def record_execution(
 ) -> dict[str, Any]:
     """Run one shell command between two snapshots and append its evidence record."""
     snap_before = before if before is not None else snapshot(ctx.root)
-    run = execute(command, ctx.root, timeout_s)
+    run = execute(contained(ctx.root, command), ctx.root, timeout_s)
     snap_after = snapshot(ctx.root)
     record: dict[str, Any] = {
         "kind": kind,
@@ -124,7 +125,10 @@ def record_criterion(
     first step that did not pass (else of the last step).
     """
     snap_before = before if before is not None else snapshot(ctx.root)
-    ran = [(step, execute(step.command, ctx.root, timeout_s)) for step in steps]
+    # Criteria import product code the agent edits: they run in the run's sandbox.
+    ran = [
+        (step, execute(contained(ctx.root, step.command), ctx.root, timeout_s)) for step in steps
+    ]
     snap_after = snapshot(ctx.root)
     docs: list[dict[str, Any]] = []
     for step, run in ran:
