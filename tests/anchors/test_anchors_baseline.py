@@ -185,16 +185,17 @@ def test_moved_is_never_baselined(tmp_path: Path) -> None:
 # ---- ambiguous bare names: which file is meant -------------------------------------------
 
 
-def test_suggests_the_candidate_with_content_there(tmp_path: Path) -> None:
+def test_suggests_the_candidate_that_has_those_lines(tmp_path: Path) -> None:
     repo = make_repo(
         tmp_path / "repo",
         {"src/a/mod.rs": RUST_A, "src/b/mod.rs": RUST_B, "docs/a.md": "Start: mod.rs:3.\n"},
+        commit=False,  # no history to ask: what the files hold now decides
     )
     _code, payload = check_json(repo)
     [problem] = payload["problems"]
     assert problem["kind"] == "ambiguous"
     assert problem["suggestion"] == "src/a/mod.rs"
-    assert "only one with content at those lines" in problem["detail"]
+    assert "the only one that has those lines" in problem["detail"]
 
 
 def test_suggests_the_folder_the_document_cites(tmp_path: Path) -> None:
@@ -206,11 +207,27 @@ def test_suggests_the_folder_the_document_cites(tmp_path: Path) -> None:
             "src/b/util.rs": "pub fn util() {}\n",
             "docs/a.md": "Start: mod.rs:3, helper src/b/util.rs:1.\n",
         },
+        commit=False,
     )
     _code, payload = check_json(repo)
     [problem] = [p for p in payload["problems"] if p["kind"] == "ambiguous"]
     assert problem["suggestion"] == "src/b/mod.rs"
     assert "cites other files of its folder" in problem["detail"]
+
+
+def test_history_outweighs_what_the_files_hold_now(tmp_path: Path) -> None:
+    """The meant file has drifted (its line 3 is blank now); when the line was written,
+    only it had content there. History decides, not today's content."""
+    repo = make_repo(
+        tmp_path / "repo",
+        {"src/a/mod.rs": RUST_A, "src/b/mod.rs": "x\ny\n\n", "docs/a.md": "Start: mod.rs:3.\n"},
+    )
+    write(repo, "src/a/mod.rs", "pub mod net;\n\n\n" + RUST_A)
+    write(repo, "src/b/mod.rs", RUST_A)
+    commit(repo, "edits since")
+    _code, payload = check_json(repo)
+    [problem] = payload["problems"]
+    assert problem["suggestion"] == "src/a/mod.rs", problem["detail"]
 
 
 def test_suggests_from_history_when_the_line_was_written(tmp_path: Path) -> None:

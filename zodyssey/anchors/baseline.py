@@ -299,10 +299,11 @@ def summary(state: BaselineState, root: Path | None = None) -> str:
 def suggest_files(root: Path, discovery: Discovery, problems: list[Problem]) -> None:
     """For each ambiguous problem, the candidate the evidence decides, if it does.
 
-    Three narrowing steps, each kept only when it leaves a candidate: the files
-    that have content at the cited lines; those in a folder the same document
-    cites elsewhere; those that existed, with content there, at the commit that
-    wrote the citing line (git blame). One left: named in the detail as a
+    Narrowing steps, strongest first, each kept only when it leaves a
+    candidate: the files that existed, with content at the cited lines, at the
+    commit that last wrote the citing line (git blame: what the author could
+    have meant); those in a folder the same document cites elsewhere; those
+    that still have the cited lines. One left: named in the detail as a
     suggestion (never rewritten: it is evidence, not certainty).
     """
     ambiguous = [p for p in problems if p.kind == "ambiguous" and p.citations]
@@ -323,16 +324,25 @@ def suggest_files(root: Path, discovery: Discovery, problems: list[Problem]) -> 
 
 def _decide(root: Path, first: Citation, folders: set[str]) -> tuple[str, str] | None:
     """(the one candidate left, why) after the narrowing steps; None if several stay."""
+    at = _written_at(root, first.site.doc, first.site.line)
 
-    def has_content(candidate: str) -> bool:
-        return _has_content(_read_lines(root / candidate), first.start, first.end)
+    def existed_with_content(candidate: str) -> bool:
+        if at is None:
+            return False
+        return _has_content(_lines_at(root, at, candidate), first.start, first.end)
 
     def in_cited_folder(candidate: str) -> bool:
         return candidate.rpartition("/")[0] in folders
 
+    def has_the_lines(candidate: str) -> bool:
+        lines = _read_lines(root / candidate)
+        return lines is not None and 1 <= first.start <= first.end <= len(lines)
+
+    when = f"the only one with content there when the line was written, {(at or '')[:12]}"
     steps: tuple[tuple[Callable[[str], bool], str], ...] = (
-        (has_content, "the only one with content at those lines"),
+        (existed_with_content, when),
         (in_cited_folder, "the document cites other files of its folder"),
+        (has_the_lines, "the only one that has those lines"),
     )
     left = list(first.candidates)
     reasons: list[str] = []
@@ -343,14 +353,7 @@ def _decide(root: Path, first: Citation, folders: set[str]) -> tuple[str, str] |
             reasons.append(why)
         if len(left) == 1:
             return left[0], "; ".join(reasons)
-    at = _written_at(root, first.site.doc, first.site.line)
-    if at is None:
-        return None
-    then = [c for c in left if _has_content(_lines_at(root, at, c), first.start, first.end)]
-    if len(then) != 1:
-        return None
-    reasons.append(f"the only one with content there when the line was written, {at[:12]}")
-    return then[0], "; ".join(reasons)
+    return None
 
 
 def _read_lines(path: Path) -> list[str] | None:
