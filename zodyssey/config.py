@@ -44,11 +44,28 @@ class Config:
         default_factory=lambda: ["README.md", "DESIGN.md", "docs/**/*.md"]
     )
     raw: "dict[str, Any]" = field(default_factory=dict)
+    # True: the keys sit in a `[tool.zodyssey]` table; False: at the top of .zodyssey.toml.
+    nested: bool = True
 
     def section(self, name: str) -> "dict[str, Any]":
         """A sub-table such as `[tool.zodyssey.checks]` or `[tool.zodyssey.gate]`."""
         value = self.raw.get(name, {})
         return value if isinstance(value, dict) else {}
+
+    def where(self, section: str = "") -> str:
+        """Where a key of `section` ('' for the top) is written, in the spelling of the
+        file in use: `[anchors] in .zodyssey.toml`, `[tool.zodyssey.anchors] in
+        pyproject.toml`. Advice that prints configuration says this, so pasting it
+        into the file keeps every other key (issue 36)."""
+        if self.source is not None:
+            name, nested = self.source.name, self.nested
+        elif (self.root / "pyproject.toml").is_file():
+            name, nested = "pyproject.toml", True
+        else:
+            name, nested = ".zodyssey.toml", False
+        if nested:
+            return f"[tool.zodyssey{'.' + section if section else ''}] in {name}"
+        return f"[{section}] in {name}" if section else f"the top of {name}"
 
 
 def _read_toml(path: "Path") -> "dict[str, Any]":
@@ -95,21 +112,34 @@ def _located(base: Path) -> "Path | None":
     return None
 
 
-def _table(base: Path) -> "tuple[dict[str, Any], Path | None]":
-    """The zodyssey table of the repository at `base` and the file holding it."""
+def _table(base: Path) -> "tuple[dict[str, Any], Path | None, bool]":
+    """The zodyssey table of the repository at `base`, the file holding it, and whether
+    it is a `[tool.zodyssey]` table (else the top-level keys of .zodyssey.toml)."""
     source = _located(base)
     if source is None:
-        return {}, None
+        return {}, None, True
     if source.is_symlink() and not source.exists():
         raise UsageError(f"configuration {source} is not a readable file")
     data = _read_toml(source)
     tool = data.get("tool")
     nested = tool.get("zodyssey") if isinstance(tool, dict) else None
+    if source.name == ".zodyssey.toml":
+        dropped = sorted(k for k in data if k != "tool")
+        if isinstance(nested, dict) and dropped:
+            # One spelling per file: reading the table alone would silently drop the
+            # top-level keys (`documents`, `lock`, ...), and the check would pass on
+            # settings nobody wrote.
+            raise UsageError(
+                f"configuration {source} mixes two spellings: top-level keys and a "
+                f"[tool.zodyssey] table; the table alone would be read and "
+                f"{', '.join(dropped)} dropped. Write every key at the top of the file "
+                "(sub-tables as [anchors], [gate], ...) or every key under [tool.zodyssey]"
+            )
     if isinstance(nested, dict):
-        return nested, source
+        return nested, source, True
     if source.name == ".zodyssey.toml":  # top-level keys
-        return data, source
-    return {}, None
+        return data, source, False
+    return {}, None, True
 
 
 def _windows(table: "dict[str, Any]", where: Path) -> "dict[str, str] | None":
@@ -126,8 +156,8 @@ def _windows(table: "dict[str, Any]", where: Path) -> "dict[str, str] | None":
 def load_config(root: "str | Path") -> "Config":
     """Load the configuration of the repository at `root` (defaults when none)."""
     base = Path(root)
-    table, source = _table(base)
-    config = Config(root=base, source=source, raw=table)
+    table, source, nested = _table(base)
+    config = Config(root=base, source=source, raw=table, nested=nested)
     where = source or base
     for key in ("documents", "exclude", "exempt", "claims_documents"):
         value = _str_list(table, key, where)

@@ -116,7 +116,8 @@ def test_documents_in_hidden_folders_are_counted_and_include_checks_them(tmp_pat
     assert done.returncode == 0
     words = " ".join(done.stdout.split())
     assert "2 document(s) left out by rule: 2 in hidden folders (.planning)" in words
-    assert '[tool.zodyssey.anchors] include = [".planning"]' in words
+    # No configuration file yet: the advice names the one zodyssey init writes.
+    assert 'add include = [".planning"] under [anchors] in .zodyssey.toml' in words
     payload = json.loads(run_cli(root, "--json").stdout)
     assert payload["left_out"]["documents"] == [".planning/deep/p2.md", ".planning/p1.md"]
     write(root, "pyproject.toml", '[tool.zodyssey.anchors]\ninclude = [".planning"]\n')
@@ -183,7 +184,12 @@ def test_a_pin_never_vanishes_with_its_document(tmp_path: Path, change: object) 
     assert [(p["kind"], p["key"], p["where"]) for p in payload["problems"]] == [
         ("unscanned", "src/a.py:3", f"{doc}:1")
     ]
-    assert "[tool.zodyssey.anchors] include" in payload["problems"][0]["detail"]
+    table = (
+        "[tool.zodyssey.anchors] in pyproject.toml"
+        if (root / "pyproject.toml").exists()
+        else "[anchors] in .zodyssey.toml"
+    )
+    assert f'include = ["{doc}"] under {table}' in payload["problems"][0]["detail"]
     # --update keeps the pin and fails too: the document still cites it.
     update = run_cli(root, "--update")
     assert update.returncode == 9

@@ -201,3 +201,24 @@ def test_a_clone_without_the_projects_venv_fails_naming_harness_and_file(
     (clone / ".venv" / "bin" / "python").symlink_to(os.path.realpath(sys.executable))
     code, report, text = _gate(clone, VENV_BIN + os.pathsep + BARE_PATH)
     assert code == 0, text
+
+
+def test_the_advice_for_a_teammate_without_zodyssey_is_followed_and_holds(
+    installed: Path, tmp_path: Path
+) -> None:
+    """Issue 36: the advice said to run `hook install` again, which writes the same
+    `zodyssey hook ...` line; what fixes it is zodyssey on the client's PATH.
+    Fails on the old code (the advice named `hook install` only)."""
+    clone = tmp_path / "theirs"
+    git(tmp_path, "clone", "-q", str(installed), str(clone))
+    code, report, text = _gate(clone, BARE_PATH)
+    assert code == 9, text
+    advice = [f["message"] for f in report["findings"] if f["rule"] == "hook-not-holding"]
+    assert advice and all("install zodyssey where the client runs" in a for a in advice)
+    assert all("would write this same command" in a for a in advice)
+    # Following it: a zodyssey on the PATH the client gives its hooks (this venv's bin,
+    # as `python -m pip install zodyssey` there would make it). No file changes.
+    before = _committed(clone)
+    code, report, text = _gate(clone, VENV_BIN + os.pathsep + BARE_PATH)
+    assert code == 0, text
+    assert _committed(clone) == before

@@ -929,7 +929,7 @@ def find_unscanned(result: CheckResult, left_out: LeftOut, root: Path) -> None:
                 key,
                 key,
                 [Site(doc, int(line))],
-                _unscanned_detail(where, doc, why.get(doc, "")),
+                _unscanned_detail(where, doc, why.get(doc, ""), left_out),
                 target=key.rpartition(":")[0],
             )
         )
@@ -938,7 +938,7 @@ def find_unscanned(result: CheckResult, left_out: LeftOut, root: Path) -> None:
         result.stale_written.pop(key, None)
 
 
-def _unscanned_detail(where: str, doc: str, why: str) -> str:
+def _unscanned_detail(where: str, doc: str, why: str, left_out: LeftOut) -> str:
     if why == "sparse":
         return (
             f"pinned, and still written at {where}, which git has but this work tree does "
@@ -947,11 +947,11 @@ def _unscanned_detail(where: str, doc: str, why: str) -> str:
         )
     reason = {
         "hidden": "it is in a hidden folder",
-        "excluded": "`exclude` in [tool.zodyssey] leaves it out",
-    }.get(why, "it does not match `documents` in [tool.zodyssey]")
+        "excluded": f"`exclude` under {left_out.top_table} leaves it out",
+    }.get(why, f"it does not match `documents` under {left_out.top_table}")
     return (
         f"pinned, and still written at {where}, which is not scanned ({reason}): "
-        f'check it by adding it to [tool.zodyssey.anchors] include = ["{doc}"], or '
+        f'check it by adding include = ["{doc}"] under {left_out.anchors_table}, or '
         "remove the citation there and run `check-anchors --update`"
     )
 

@@ -718,6 +718,9 @@ class LeftOut:
     unmatched: list[str] = field(default_factory=list)  # document-like, not in `documents`
     folders: list[tuple[str, str]] = field(default_factory=list)  # without git: folders only
     counted: bool = True  # False: no git, so `by_rule` is unknown and `folders` stands in
+    # Where `include` goes, spelled as the configuration file in use spells it (Config.where).
+    anchors_table: str = "[tool.zodyssey.anchors] in pyproject.toml"
+    top_table: str = "[tool.zodyssey] in pyproject.toml"
 
     def summary(self) -> str:
         """One line: how many were left out by rule and how to include them ('' if none)."""
@@ -733,8 +736,7 @@ class LeftOut:
         if ruled:
             example = (hidden or [_top_folder(d) for d in ruled])[0]
             advice.append(
-                "to check their citations, add them to [tool.zodyssey.anchors] "
-                f'include = ["{example}"]'
+                f'to check their citations, add include = ["{example}"] under {self.anchors_table}'
             )
         if len(ruled) < len(self.by_rule):
             advice.append(
@@ -765,7 +767,7 @@ class LeftOut:
             return ""
         return (
             f"hidden folders not walked: {', '.join(hidden[:5])}; to check documents in them, "
-            f'add them to [tool.zodyssey.anchors] include = ["{hidden[0]}"]'
+            f'add include = ["{hidden[0]}"] under {self.anchors_table}'
         )
 
 
@@ -790,8 +792,11 @@ def left_out_documents(root: Path, config: Config, discovery: Discovery) -> Left
     the left-out folders are known.
     """
     listed = git.output(root, "ls-files", "-z", "-t", "--cached", "--others", "--exclude-standard")
+    tables = {"anchors_table": config.where("anchors"), "top_table": config.where()}
     if listed is None:
-        return LeftOut(folders=list(discovery.left_out_dirs), counted=False)
+        out = LeftOut(folders=list(discovery.left_out_dirs), counted=False)
+        out.anchors_table, out.top_table = tables["anchors_table"], tables["top_table"]
+        return out
     seen = set(discovery.documents) | set(discovery.skipped)
     hidden_ok = set(_JS_HIDDEN_WALKED) | set(_strings(config.section("anchors"), "include_hidden"))
     tags: dict[str, str] = {}
@@ -799,7 +804,7 @@ def left_out_documents(root: Path, config: Config, discovery: Discovery) -> Left
         if len(entry) > 2 and entry[2:] not in seen:
             tags.setdefault(entry[2:], entry[0])
     files = sorted(tags)
-    out = LeftOut()
+    out = LeftOut(anchors_table=tables["anchors_table"], top_table=tables["top_table"])
     matched = set(select_documents(files, config.documents))
     for doc in files:
         if tags[doc] == "S" and not os.path.lexists(root / doc):

@@ -427,14 +427,42 @@ def _holding(root: Path, harness: str, rel: str, value: Any) -> list[Finding]:
                 "hook-not-holding",
                 f"harness {harness} runs `{shown}` before each tool call, and {problem}: a "
                 "harness that cannot start its hook, or gets no block from it, runs the call; "
-                f"`zodyssey hook install --harness {harness}` writes a command that starts on "
-                "this machine (commit it)",
+                + _holding_fix(harness, command, problem),
                 rel,
                 harness=harness,
                 command=command,
             )
         )
     return findings
+
+
+def _holding_fix(harness: str, command: str, problem: str) -> str:
+    """What makes a hook that does not hold start, for the command as committed.
+
+    A command that `hook install` writes on every machine (`zodyssey hook ...` found
+    on PATH, or the project's own interpreter by the project variable) is not fixed
+    by running `hook install` again: it writes the same line. What is missing is
+    zodyssey where the client runs (issue 36)."""
+    from zodyssey.gate.install import PORTABLE, adapter
+
+    words = command.split()
+    var = adapter(harness).command_var
+    if problem.startswith("it does not start") and words[:2] == [PORTABLE, "hook"]:
+        return (
+            "install zodyssey where the client runs, on the PATH it gives its hooks "
+            "(`python -m pip install zodyssey` into that environment), then check again; "
+            f"`zodyssey hook install --harness {harness}` would write this same command"
+        )
+    if problem.startswith("it does not start") and var and command.startswith(f'"${var}"'):
+        return (
+            "create the project's virtualenv at the path the command names, with zodyssey "
+            "installed in it (the committed command expects it there on every machine), or "
+            f"install zodyssey on PATH and run `zodyssey hook install --harness {harness}`"
+        )
+    return (
+        f"`zodyssey hook install --harness {harness}` writes a command that starts on "
+        "this machine (commit it)"
+    )
 
 
 def _codex_trust(root: Path, rel: str, value: Any) -> list[Finding]:
