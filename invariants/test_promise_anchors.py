@@ -41,7 +41,32 @@ def test_changed_cited_line_fails_with_exit_9_and_shows_it(lab: Any) -> None:
     assert done.returncode == 9, done.stdout + done.stderr
     assert "drift" in done.stdout
     assert "return 42" in done.stdout, "the finding shows what the line says now"
+    assert "when pinned it read: return 41" in done.stdout, "and what it said when pinned"
     assert "README.md:3" in done.stdout
+
+
+@pytest.mark.claim("adoption-baseline")
+def test_update_baseline_reaches_green_and_new_problems_still_fail(lab: Any) -> None:
+    repo = cited_repo(lab)
+    (repo / "docs").mkdir()
+    (repo / "docs" / "old.md").write_text(
+        "Blank: src/app.py:3. Past the end: src/app.py:90. Gone: src/gone.py:4.\n",
+        encoding="utf-8",
+    )
+    assert anchors(lab, repo, "--update").returncode == 9, "the state a baseline is for"
+    done = anchors(lab, repo, "--update", "--baseline")
+    assert done.returncode == 0, done.stdout + done.stderr
+    baseline = json.loads((repo / "anchors" / "anchors.baseline.json").read_text("utf-8"))
+    assert sorted((e["doc"], e["cited_as"]) for e in baseline["entries"]) == [
+        ("docs/old.md", "src/app.py:3"),
+        ("docs/old.md", "src/app.py:90"),
+        ("docs/old.md", "src/gone.py:4"),
+    ]
+    assert lab.zodyssey("check", cwd=repo).returncode == 0
+    (repo / "docs" / "new.md").write_text("New: src/app.py:80.\n", encoding="utf-8")
+    again = lab.zodyssey("check", cwd=repo)
+    assert again.returncode == 9, again.stdout + again.stderr
+    assert "src/app.py:80" in again.stdout
 
 
 @pytest.mark.claim("zero-citations-fails")
