@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -304,3 +305,91 @@ def test_the_wiring_probe_runs_only_committed_wiring(tmp_path: Path) -> None:
     assert done.returncode == 11, (done.stdout, done.stderr)
     assert "not committed" in done.stderr and "only committed wiring" in done.stderr
     assert victim.read_text() == ""
+
+
+# -- granted caches that alias the gate itself
+
+
+@needs_landlock
+def test_a_cache_holding_hard_links_to_the_gate_is_not_granted(tmp_path: Path) -> None:
+    """A uv-style install: the gate's modules and the parser's compiled module are
+    hard links of files under ~/.cache/uv. Old code granted ~/.cache, so a write
+    through the cache name reached the gate; now run start finds the links and
+    the run's sandbox leaves ~/.cache out (the append is refused)."""
+    import os
+
+    import tree_sitter_bash
+
+    import zodyssey.gate.policy as policy
+    from tests.helpers import plan as make_plan
+    from tests.helpers import run_zodyssey
+    from tests.helpers.runs import make_repo
+
+    home = tmp_path / "home"
+    archive = home / ".cache" / "uv" / "archive-v0" / "Xy12"
+    binding = next(Path(tree_sitter_bash.__file__).parent.glob("_binding*.so"))
+    links = {
+        archive / "zodyssey" / "gate" / "policy.py": Path(policy.__file__),
+        archive / "tree_sitter_bash" / binding.name: binding,
+    }
+    repo = make_repo(tmp_path / "repo")
+    plan_file = tmp_path / "plan.md"
+    plan_file.write_text(make_plan("P", [("T", ["src/a.py"], ["`true`"])]))
+    env = {"HOME": str(home)}
+    try:
+        for link, target in links.items():
+            link.parent.mkdir(parents=True, exist_ok=True)
+            os.link(target, link)
+        before = {t: t.read_bytes() for t in links.values()}
+        started = run_zodyssey(
+            "run", "start", "demo", "--plan", str(plan_file), cwd=repo.root, env=env
+        )
+        assert started.returncode == 0, started.stderr
+        assert f"{home / '.cache'} is not writable in this run" in started.stdout
+        for link in links:
+            script = f"exec 3>>{shlex.quote(str(link))} && echo opened"
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "zodyssey",
+                    "sandbox",
+                    "--run",
+                    "demo",
+                    "--",
+                    "sh",
+                    "-c",
+                    script,
+                ],
+                cwd=repo.root,
+                capture_output=True,
+                text=True,
+                env=clean_env(**env),
+                timeout=60,
+                check=False,
+            )
+            assert "opened" not in done.stdout and "Permission denied" in done.stderr, done
+        assert {t: t.read_bytes() for t in links.values()} == before
+    finally:
+        for link in links:
+            if link.exists():
+                link.unlink()
+
+
+def test_aliases_found_by_inode_and_by_place(tmp_path: Path) -> None:
+    from zodyssey.sandbox.aliases import find
+
+    gate = tmp_path / "site" / "zodyssey"
+    gate.mkdir(parents=True)
+    (gate / "policy.py").write_text("x = 1\n")
+    cache = tmp_path / "cache"
+    (cache / "a").mkdir(parents=True)
+    clean = tmp_path / "clean"
+    clean.mkdir()
+    (clean / "policy.py").write_text("x = 1\n")  # same bytes, another inode: no alias
+    import os
+
+    os.link(gate / "policy.py", cache / "a" / "p.py")
+    found = find([str(cache), str(clean), str(tmp_path / "site")], dirs=[str(gate)])
+    assert set(found) == {str(cache), str(tmp_path / "site")}
+    assert "hard link" in found[str(cache)] and "holds the gate" in found[str(tmp_path / "site")]

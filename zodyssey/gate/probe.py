@@ -11,8 +11,8 @@ harness's protocol.
 
 The probe executes a command read from a file, so it runs only committed
 wiring (the file's bytes are HEAD's blob: `uncommitted`), and it runs it in a
-Landlock domain that may write only the scratch folder (its TMPDIR), the
-caches and the terminals (`zodyssey/sandbox/contain.py`):
+Landlock domain that may write only the scratch folder (its TMPDIR) and the
+terminals (`zodyssey/sandbox/contain.py`):
 whatever the command does, it cannot change a repository, its run state or
 the gate.
 """

@@ -182,6 +182,18 @@ def _plan_and_title(args: argparse.Namespace, slug: str) -> tuple[str, str]:
     return text, parse_plan(text).title or slug
 
 
+def _aliasing_trees(abi: int) -> dict[str, str]:
+    """The trees the sandbox would grant that alias the gate's own files (hard links
+    from a package cache, the interpreter inside a cache): never granted in this run."""
+    if abi < 1:
+        return {}
+    import os
+
+    from zodyssey.sandbox.aliases import candidates, find
+
+    return find(candidates(os.path.expanduser("~")))
+
+
 def cmd_start(args: argparse.Namespace) -> int:
     ctx = RunContext.open(args.repo, args.slug)
     from zodyssey.sandbox.contain import planted_root
@@ -205,6 +217,9 @@ def cmd_start(args: argparse.Namespace) -> int:
 
     # The gate wraps shell calls in the sandbox only for runs that recorded it here.
     state["sandbox"] = {"landlock_abi": abi_version()}
+    aliasing = _aliasing_trees(state["sandbox"]["landlock_abi"])
+    if aliasing:
+        state["sandbox"]["dropped"] = aliasing
     from zodyssey.gate.wiring import holding_problems
 
     problems = holding_problems(ctx.root, getattr(args, "harness", None))
@@ -228,6 +243,11 @@ def cmd_start(args: argparse.Namespace) -> int:
     if archived:
         print(f"the previous run {ctx.slug!r} was archived to {archived}")
     print(sandbox_status())
+    for tree, why in state["sandbox"].get("dropped", {}).items():
+        print(
+            f"write sandbox: {tree} is not writable in this run: {why} (reinstall with "
+            "copies, e.g. UV_LINK_MODE=copy, to have it granted)"
+        )
     from zodyssey.sandbox.byproducts import unignored_advice
 
     advice = unignored_advice(str(ctx.root))

@@ -10,7 +10,7 @@ calls): `contained` gives the argv.
 
 The wiring probe of `zodyssey check` and `zodyssey run start` runs a command
 read from a harness configuration file; it runs in a Landlock domain that
-may write only its scratch folder, the caches and the terminals
+may write only its scratch folder and the terminals
 (`probe_preexec`), wherever that file came from.
 """
 
@@ -67,13 +67,12 @@ def contained(root: Path, command: str) -> str | list[str]:
 
 def probe_grants(scratch: str) -> list[tuple[str, int]]:
     """Where a wiring probe may write: its scratch folder (its TMPDIR too: the shared
-    temporary folders may hold repositories), the caches and the terminals."""
+    temporary folders may hold repositories) and the terminals. No cache: a cache
+    can hold hard links to the gate's own files (`zodyssey/sandbox/aliases.py`)."""
     from zodyssey.sandbox import grants as g
     from zodyssey.sandbox import landlock as ll
 
-    paths = [scratch, *g._caches(os.path.expanduser("~"))]
-    out = [(os.path.realpath(p), ll.ALL_WRITES) for p in dict.fromkeys(paths)]
-    return out + [(d, ll.DEVICES) for d in g.DEVICE_PATHS]
+    return [(os.path.realpath(scratch), ll.ALL_WRITES)] + [(d, ll.DEVICES) for d in g.DEVICE_PATHS]
 
 
 def probe_preexec(scratch: str) -> Any:

@@ -243,6 +243,9 @@ def compute(root: str, slug: str, state: "dict[str, Any]", home: str | None = No
     result.protected = _protected(layout, plan.path if okay else None)
     _grant_bookkeeping(result, layout, plan.path, okay)
     _grant_temp_and_caches(result, home)
+    from zodyssey.sandbox.aliases import drop
+
+    drop(result, state)  # trees the run's start found aliasing the gate (sandbox/aliases.py)
     for directory in _ignored_dirs(layout.root):
         result.add(directory, ll.ALL_WRITES, "ignored by git")
     why_closed = _why_closed(layout.root, state, plan, okay)
