@@ -76,8 +76,10 @@ def test_a_write_into_harness_configuration_is_undone(
     [record] = violations(repo)
     paths = {c["path"] for c in record["changes"]}
     assert rel in paths and "src/server.py" not in paths, paths
-    # (a configuration directory that did not exist is recorded as created too)
-    assert paths <= {rel, str(repo.root / ".gemini/commands")}, paths
+    # (a configuration directory that did not exist is recorded as created too, and
+    # a watched directory that gained an entry as changed)
+    folders = {str(repo.root / ".gemini/commands"), str(repo.root / ".claude/agents")}
+    assert paths <= {rel, *folders}, paths
 
 
 def test_an_ignored_mcp_server_list_is_recorded(tmp_path: Path) -> None:

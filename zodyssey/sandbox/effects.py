@@ -45,6 +45,7 @@ MISSING = "missing"
 CHUNK = 200  # paths (open descriptors) per `git hash-object` call
 MAX_HASH_BYTES = 64 << 20  # larger files are named by stat data, not hashed (`_large`)
 LARGE = "large:"  # the "blob id" of such a file
+OUTSIDE = "_outside"  # in the quarantine: what came from outside the work tree, by absolute path
 INDEX = os.path.join(".zcode", "state", "effects.index")  # the check's own index
 STAMP = os.path.join(".zcode", "state", "effects.stamp")  # touched as a snapshot starts
 _ZCODE = ".zcode/"
@@ -412,6 +413,9 @@ def snapshot(
     before = previous.get("stamp")
     files = _entries(root, listed, previous.get("files", {}), before)
     guard = _entries(root, protected, previous.get("guard", {}), before)  # by absolute path
+    for entry in guard.values():  # a watched directory: an entry added or removed changes it
+        if entry[2] == NOT_REGULAR + "directory":
+            entry[3] = f"{NOT_REGULAR}directory:{entry[1]}:{entry[4]}:{entry[5]}"
     to_hash = [name for table in (files, guard) for name, e in table.items() if e[3] is None]
     for name, blob in _blobs(root, to_hash, write=True).items():
         (guard if os.path.isabs(name) else files)[name][3] = blob
@@ -586,8 +590,11 @@ def compare(root: str, before: "dict[str, Any]", after: "dict[str, Any]") -> "li
         for rel in ordered
         if old_ids[rel] != new_ids[rel]
     ]
+    earlier = before.get("protected", {})
     for path, digest in after.get("protected", {}).items():
-        old = before.get("protected", {}).get(path)
+        old = earlier.get(path)
+        if old is None and os.path.dirname(path) in earlier:
+            old = MISSING  # new in a watched directory (its own id changed too)
         if old is not None and old != digest:
             changes.append({"path": path, "before": old, "after": digest, "protected": True})
     return changes
@@ -609,7 +616,7 @@ def restore(
     if os.path.isabs(rel):  # a protected file: its place in the quarantine, by repo path
         rel = os.path.relpath(path, root)
         if rel == os.pardir or rel.startswith(os.pardir + os.sep):
-            return "kept"  # outside the work tree: never moved
+            rel = OUTSIDE + path  # outside the work tree (git's metadata, the home directory)
     if old.startswith((NOT_REGULAR, "unreadable:", LARGE)):
         return "kept"  # no content was read before: nothing to put back
     if old == MISSING:

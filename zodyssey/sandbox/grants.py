@@ -110,6 +110,8 @@ class Grants:
 def _rights_text(rights: int) -> str:
     if rights & ll.ALL_WRITES == ll.ALL_WRITES:
         return "all writes"
+    if rights & ll.ALL_WRITES == ll.NO_LINKS:
+        return "all writes but links and moves from elsewhere"
     names = []
     for bit, name in (
         (ll.WRITE_FILE, "write"),
@@ -287,11 +289,11 @@ def _grant_bookkeeping(
     for directory in (layout.notepads_dir, layout.staging_dir, layout.plans_dir):
         if real_zcode and directory.startswith(zcode + "/"):
             _makedirs(directory)
-    result.add(layout.notepads_dir, ll.ALL_WRITES, "bookkeeping")
-    result.add(layout.staging_dir, ll.ALL_WRITES, "bookkeeping")
+    result.add(layout.notepads_dir, ll.NO_LINKS, "bookkeeping")
+    result.add(layout.staging_dir, ll.NO_LINKS, "bookkeeping")
     if okay:
         return
-    result.add(layout.plans_dir, ll.ALL_WRITES, "bookkeeping")
+    result.add(layout.plans_dir, ll.NO_LINKS, "bookkeeping")
     if plan_path and layout.bookkeeping(plan_path) is None:
         result.add(plan_path, ll.ONE_FILE, "the plan (until OKAY)")
 
@@ -357,7 +359,7 @@ def _grant_declared_dir(result: "Grants", declared: str, frozen: str | None) -> 
     if _frozen(result, declared, frozen, is_dir=True):
         return
     if os.path.isdir(declared):
-        result.add(declared, ll.ALL_WRITES, "declared directory")
+        result.add(declared, ll.NO_LINKS, "declared directory")
         return
     result.absent.append(declared)
     parent = _existing_parent(declared, result.root)

@@ -71,9 +71,17 @@ FILE_RIGHTS = EXECUTE | WRITE_FILE | READ_FILE | TRUNCATE | IOCTL_DEV
 
 # What a grant means, as rights (masked by what the kernel handles).
 ALL_WRITES = _WRITES_V1 | REFER | TRUNCATE | IOCTL_DEV
-# Write and replace files in a directory (editors' temp file + rename), no
-# directories made or removed, no devices, fifos or sockets.
-FILES_IN_DIR = WRITE_FILE | TRUNCATE | MAKE_REG | REMOVE_FILE | MAKE_SYM | REFER
+# Where the harness's own write tools also write (the product, bookkeeping): every
+# write but making a symbolic link and moving anything in from another directory
+# (REFER: a directory moved in would bring its links along). A link swapped in
+# there by a process the call left running would steer the harness's next
+# native Write (judged at pre-tool) into run state or `.git`; without these
+# rights no sandboxed process can make one. `mv` between directories falls back
+# to copying, which makes no link either.
+NO_LINKS = ALL_WRITES & ~(MAKE_SYM | REFER)
+# Write and replace files in a directory (editors' temp file + rename in the same
+# directory), no directories made or removed, no links, devices, fifos or sockets.
+FILES_IN_DIR = WRITE_FILE | TRUNCATE | MAKE_REG | REMOVE_FILE
 # One existing file: write it in place.
 ONE_FILE = WRITE_FILE | TRUNCATE
 # Terminals and /dev/null: write and ioctl, nothing made or removed.
