@@ -141,6 +141,31 @@ def test_gone_and_unresolved_are_one_kind(tmp_path: Path) -> None:
     assert payload["baseline"]["changed"] == []
 
 
+def test_shallow_clone_keeps_entries_it_cannot_read(tmp_path: Path) -> None:
+    """A deleted file's bare name is a citation only where history knows the file: in a
+    shallow clone the entry is still written, not fixed, and never a warning."""
+    repo = adopt_repo(tmp_path)
+    write(repo, "docs/old.md", "The old loop was engine.go:5.\n")
+    assert run_cli(repo, "--update", "--baseline").returncode == 0
+    assert ("engine.go:5", "gone") in {
+        (e["cited_as"], e["kind"]) for e in baseline_of(repo)["entries"]
+    }
+    commit(repo, "adopt")
+    shallow = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow))
+    code, payload = check_json(shallow)
+    assert code == 0, payload
+    assert payload["baseline"]["fixed"] == []
+    assert [e["cited_as"] for e in payload["baseline"]["unread"]] == ["engine.go:5"]
+    text = run_cli(shallow)
+    assert "fixed now" not in text.stdout
+    assert "not read as a citation here" in text.stdout
+    # Removed from the document, the entry is fixed (a warning) in the shallow clone too.
+    write(shallow, "docs/old.md", "The old loop is gone.\n")
+    code, payload = check_json(shallow)
+    assert [e["cited_as"] for e in payload["baseline"]["fixed"]] == ["engine.go:5"]
+
+
 def test_json_sites_carry_each_spelling(tmp_path: Path) -> None:
     repo = make_repo(
         tmp_path / "repo",

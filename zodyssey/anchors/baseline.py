@@ -110,6 +110,9 @@ class BaselineState:
     entries: list[Entry]
     baselined: list[Problem] = field(default_factory=list)  # problems it covers
     fixed: list[Entry] = field(default_factory=list)  # entries with no problem now
+    # Entries still written in their document but not read as a citation here (a
+    # shallow clone knows no deleted file's bare name): neither fixed nor failing.
+    unread: list[Entry] = field(default_factory=list)
     changed: list[tuple[Entry, Problem]] = field(default_factory=list)  # another problem now
 
     def payload(self, root: Path | None = None) -> dict[str, Any]:
@@ -117,6 +120,7 @@ class BaselineState:
             "path": _shown(self.path, root),
             "entries": len(self.entries),
             "remaining": len(self.baselined),
+            "unread": [e.payload() for e in self.unread],
             "fixed": [e.payload() for e in self.fixed],
             "changed": [
                 {**e.payload(), "now": p.kind, "now_detail": printable(p.detail)}
@@ -226,7 +230,14 @@ def entries_of(problems: list[Problem]) -> list[Entry]:
     return out
 
 
-def apply(result: CheckResult, entries: list[Entry], path: Path) -> BaselineState:
+def apply(
+    result: CheckResult,
+    entries: list[Entry],
+    path: Path,
+    *,
+    root: Path | None = None,
+    read: set[tuple[str, str]] | None = None,
+) -> BaselineState:
     """Take the problems the baseline covers out of `result.problems`.
 
     A problem is covered when every site of it has an entry of its document,
@@ -258,12 +269,38 @@ def apply(result: CheckResult, entries: list[Entry], path: Path) -> BaselineStat
                     f" (the baseline holds `{held.cited_as}` at {held.doc} as {held.kind}; "
                     "its citation changed, so it is checked again)"
                 )
+    texts: dict[str, str | None] = {}
     for entry in entries:
         if left[entry.match] > 0:
             left[entry.match] -= 1
-            state.fixed.append(entry)
+            unread = read is not None and (entry.doc, entry.cited_as) not in read
+            if unread and root is not None and _still_written(root, entry, texts):
+                state.unread.append(entry)
+            else:
+                state.fixed.append(entry)
     result.problems = kept
     return state
+
+
+def _still_written(root: Path, entry: Entry, texts: dict[str, str | None]) -> bool:
+    """Does the entry's document still write its citation (as a whole token)?"""
+    from zodyssey.anchors.discover import read_document_text
+
+    if entry.doc not in texts:
+        try:
+            texts[entry.doc] = read_document_text(root, entry.doc, errors="replace")
+        except (OSError, NotRegularFile, ValueError):
+            texts[entry.doc] = None
+    text = texts[entry.doc]
+    if text is None:
+        return False
+    at = text.find(entry.cited_as)
+    while at >= 0:
+        after = at + len(entry.cited_as)
+        if after >= len(text) or not text[after].isdigit():
+            return True
+        at = text.find(entry.cited_as, at + 1)
+    return False
 
 
 def summary(state: BaselineState, root: Path | None = None) -> str:
@@ -284,6 +321,12 @@ def summary(state: BaselineState, root: Path | None = None) -> str:
             + ", ".join(e.where() for e in state.fixed[:5])
             + (f" and {len(state.fixed) - 5} more" if len(state.fixed) > 5 else "")
             + "; `check-anchors --update --baseline` drops them"
+        )
+    if state.unread:
+        parts.append(
+            f"{len(state.unread)} baseline entr{'y is' if len(state.unread) == 1 else 'ies are'} "
+            "still written but not read as a citation here (a shallow clone cannot name a "
+            "deleted file's bare name; `fetch-depth: 0` reads them): kept, not failing"
         )
     if state.changed:
         parts.append(

@@ -385,17 +385,18 @@ def _check(
     if lock.legacy and not pinning:
         set_aside_unseen(result, discovery, root)
     if not pinning:  # --update applies it to what it cannot pin (_run_update)
-        _apply_baseline(result, lock_path)
+        _apply_baseline(result, lock_path, root, discovery)
     return result
 
 
-def _apply_baseline(result: CheckResult, lock_path: Path) -> None:
+def _apply_baseline(result: CheckResult, lock_path: Path, root: Path, discovery: Discovery) -> None:
     from zodyssey.anchors import baseline
 
     path = baseline.path_for(lock_path)
     entries = baseline.read(path)
     if entries is not None:
-        result.baseline = baseline.apply(result, entries, path)
+        read = {(c.site.doc, c.cited_as) for c in discovery.citations}
+        result.baseline = baseline.apply(result, entries, path, root=root, read=read)
 
 
 ADVICE = {
@@ -547,7 +548,10 @@ def _run_update(
     result = _check(root, config, discovery, lock, lock_path, pinning=True)
     # Re-pinning drift and unlocked citations is what --update is for; the rest are refused.
     refused = [p for p in result.problems if p.kind not in ("drift", "unlocked")]
-    accepted, baseline_words = _update_baseline(result, refused, lock_path, root, args.baseline)
+    read = {(c.site.doc, c.cited_as) for c in discovery.citations}
+    accepted, baseline_words = _update_baseline(
+        result, refused, lock_path, (root, read), args.baseline
+    )
     new_lock = LockFile(
         citations=dict(result.pins),
         exempt=list(lock.exempt),
@@ -586,7 +590,11 @@ def _run_update(
 
 
 def _update_baseline(
-    result: CheckResult, refused: list[Any], lock_path: Path, root: Path, rewrite: bool
+    result: CheckResult,
+    refused: list[Any],
+    lock_path: Path,
+    where: tuple[Path, set[tuple[str, str]]],
+    rewrite: bool,
 ) -> tuple[list[Any], str]:
     """(the refused problems that still fail, what the summary adds) for --update.
 
@@ -596,13 +604,14 @@ def _update_baseline(
     """
     from zodyssey.anchors import baseline
 
+    root, read = where  # the root, and each (document, spelling) read as a citation
     path = baseline.path_for(lock_path)
     if not rewrite:
         entries = baseline.read(path)
         if entries is None:
             return refused, ""
         result.problems = refused
-        result.baseline = baseline.apply(result, entries, path)
+        result.baseline = baseline.apply(result, entries, path, root=root, read=read)
         return result.problems, baseline.summary(result.baseline, root)
     entries = baseline.entries_of(refused)
     held = [p for p in refused if p.kind not in baseline.NOT_BASELINED]
