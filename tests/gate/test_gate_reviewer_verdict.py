@@ -157,7 +157,11 @@ def test_run_start_says_where_the_verdict_comes_from(tmp_path: Path) -> None:
     repo.commit("wire the gate")
     started = repo.run("start", "demo")
     assert started.code == 0, started.text
-    assert "claude-code report its dispatch" in started.out
+    # Both ways a plan is approved, and where each holds.
+    assert "the plan is approved (review verdict) by either:" in started.out
+    assert "the reviewer agent (momus): on claude-code the gate takes its verdict" in started.out
+    assert "`zodyssey check` holds to the one zodyssey ships" in started.out
+    assert "a person, on every harness, in their own terminal" in started.out
     assert "on cursor (no agent reports) a person decides" in started.out
     assert "zodyssey run review demo --human OKAY|REJECT --by NAME" in started.out
 

@@ -21,7 +21,10 @@ Gate hook for coding agents. `pre-tool` reads one hook payload on stdin and
 answers in the harness's protocol: silent exit 0 to allow, a block (exit 2 and
 a reason) otherwise. Outside an active run it never blocks; inside one it
 fails closed. `post-tool` releases the dispatch slot a Task/Agent call took.
-`install` merges both into the harness's hook configuration."""
+`install` merges both into the harness's hook configuration and writes the
+zodyssey workflow (reviewer, planner, run command). A run's plan is approved
+by the reviewer agent or by a person: `zodyssey run review SLUG --human OKAY
+--by NAME`."""
 
 EPILOG = """\
 exit codes:
@@ -72,7 +75,14 @@ def register(sub: Any) -> None:
             '`"$CLAUDE_PROJECT_DIR"/.venv/bin/python -S -P "$CLAUDE_PROJECT_DIR"/.../'
             "hook_entry.py pre-tool` (relative to the harness's project variable; Claude "
             "Code, ZCode, Gemini CLI); otherwise `zodyssey hook pre-tool`, found on the "
-            "PATH of each machine. Idempotent; prints what changed."
+            "PATH of each machine. Besides the hooks it writes the harness's zodyssey "
+            "workflow (zodyssey/workflow/): the reviewer agent (momus), a planner and the "
+            "run command or skill (`/zodyssey-run <task>`: plan, lint, review, execute "
+            "within scope, verify); the reviewer's definition is part of the gate, "
+            "checked by `zodyssey check`. A plan is approved by that reviewer (Claude "
+            "Code, ZCode, Gemini CLI) or by a person in their own terminal on every "
+            "harness (`zodyssey run review SLUG --human OKAY|REJECT --by NAME`). "
+            "Idempotent; prints what changed."
         ),
     )
     install.add_argument("--harness", choices=HARNESS_NAMES, default=DEFAULT)
@@ -98,17 +108,26 @@ def run_hook(args: argparse.Namespace) -> int:
 
 
 def run_install(args: argparse.Namespace) -> int:
+    from zodyssey import workflow
     from zodyssey.gate.install import explain_command, install
 
-    path, changes = install(Path(args.project), args.harness, args.base_command, args.dry_run)
+    project = Path(args.project)
+    if project.is_dir():  # a reviewer file that is not ours refuses before anything is written
+        workflow.install(project, args.harness, dry_run=True)
+    path, changes = install(project, args.harness, args.base_command, args.dry_run)
     for line in changes:
         print(f"{path}: {line}")
     print(explain_command(changes, args.harness))
+    for line in workflow.install(project, args.harness, args.dry_run):
+        print(line)
+    note = workflow.install_note(args.harness)
+    if note:
+        print(note)
     if args.dry_run:
         print("(dry run: nothing written)")
         return 0
     # Declared harnesses are what `zodyssey check` holds to running the gate.
     from zodyssey.gate.wiring import declare_harness
 
-    print(declare_harness(Path(args.project), args.harness))
+    print(declare_harness(project, args.harness))
     return 0

@@ -102,7 +102,14 @@ def register(sub: Any) -> None:
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
 
-    start = add("start", "Create the run state (phase plan) and its plan.")
+    start = add(
+        "start",
+        "Create the run state (phase plan) and its plan. The plan is approved in one of two "
+        "ways: by the reviewer agent (reviewer_agent, default momus), whose verdict the gate "
+        "takes from the harness's report of its dispatch, or by a person in their own "
+        "terminal (`zodyssey run review SLUG --human OKAY|REJECT --by NAME`); start says "
+        "which holds on the harnesses this repository declares.",
+    )
     start.add_argument("--title", help="run title (default: the plan's title or the slug)")
     start.add_argument("--plan", metavar="FILE", help="copy this plan (default: a template)")
     start.add_argument("--max-rounds", type=int, help="review rounds before blocking (default 3)")

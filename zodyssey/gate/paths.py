@@ -36,6 +36,7 @@ HARNESS_CONFIG_PATHS = (
     ".codex/agents",
     ".codex/skills",
     ".codex/prompts",
+    ".agents/skills",
     ".cursor/mcp.json",
     ".zcode/cli/config.json",
 )

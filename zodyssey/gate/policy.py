@@ -437,7 +437,9 @@ def _review_gate(ctx: "RunContext", shown: str) -> "Decision":
     return _block(
         "review-gate",
         f"writing {shown} is product code and {_verdict_text(ctx)}; finish the plan in "
-        f"{PLANS}/{ctx.slug}.md and get an OKAY from the reviewer ({settings_reviewer}) first",
+        f"{PLANS}/{ctx.slug}.md and get an OKAY first: dispatch the reviewer "
+        f"({settings_reviewer}), or ask the user to approve the plan in their own terminal "
+        f"(`zodyssey run review {ctx.slug} --human OKAY --by NAME`)",
     )
 
 

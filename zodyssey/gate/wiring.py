@@ -52,6 +52,10 @@ RULES: dict[str, str] = {
     "hatch-set": "ZODYSSEY_UNGATE_BASH=1 is set in committed configuration",
     "undeclared": "a harness configuration runs the gate but the harness is not declared",
     "unknown-harness": "the declaration names a harness zodyssey does not know",
+    "reviewer-missing": "the reviewer agent's definition zodyssey installs is missing",
+    "reviewer-altered": "the reviewer agent's definition differs from the one zodyssey ships",
+    "workflow-missing": "a workflow file zodyssey installs (planner, run command, AGENTS.md section) is missing",
+    "workflow-altered": "a workflow file zodyssey installed was changed",
 }
 
 # Files that may carry the hatch although no harness reads hooks from them.
@@ -84,7 +88,13 @@ def declared_harnesses(root: Path) -> tuple[list[str], str | None]:
 
 
 # Findings that leave the gate shut (nothing opens that should not): said, not failed.
-_WARNINGS = ("undeclared", "stop-hook-missing", "codex-home-missing")
+_WARNINGS = (
+    "undeclared",
+    "stop-hook-missing",
+    "codex-home-missing",
+    "workflow-missing",
+    "workflow-altered",
+)
 
 
 def _f(rule: str, message: str, file: str | None, line: int | None = None, **extra: Any) -> Finding:
@@ -332,6 +342,7 @@ def _check_declared(
             )
         )
         return
+    result.findings.extend(_workflow(root, harness))
     rel = candidates[0]
     result.checked[harness] = rel
     judged = _judge(harness, rel, parsed[rel], tracked)
@@ -342,6 +353,36 @@ def _check_declared(
         result.findings.extend(_holding(root, harness, rel, parsed[rel]))
         if harness == "codex":
             result.findings.extend(_codex_trust(root, rel, parsed[rel]))
+
+
+def _workflow(root: Path, harness: str) -> list[Finding]:
+    """The installed workflow of a declared harness (zodyssey/workflow/): the reviewer's
+    definition is part of the gate (missing, changed or uncommitted: an error), the
+    planner, run command and AGENTS.md section are said when missing or changed."""
+    from zodyssey import workflow
+
+    found = [
+        _f(p.rule, p.message, p.file, harness=harness) for p in workflow.findings(root, harness)
+    ]
+    reviewer = workflow.reviewer_name(root)
+    rels = [
+        workflow.expected(item, reviewer)[0]
+        for item in workflow.project_files(harness)
+        if item.role == "reviewer" and (root / item.dest.format(reviewer=reviewer)).is_file()
+    ]
+    tracked = _committed(root, rels) if rels else set()
+    found += [
+        _f(
+            "not-committed",
+            f"harness {harness}: the reviewer's definition is not committed to git; a fresh "
+            "checkout has no reviewer (git add it)",
+            rel,
+            harness=harness,
+        )
+        for rel in rels
+        if tracked is not None and rel not in tracked
+    ]
+    return found
 
 
 def _hatch_findings(

@@ -794,24 +794,39 @@ def _declared_harnesses(root: Path) -> list[str]:
 
 
 def verdict_sources(root: Path, slug: str) -> str:
-    """What `run start` says about where this run's review verdict will come from."""
+    """What `run start` says about how this run's plan gets approved: the two ways
+    (the reviewer agent, a person), and on which declared harnesses each holds."""
     declared = _declared_harnesses(root)
     person = (
-        f"a person decides in their own terminal: `zodyssey run review {slug} --human "
-        "OKAY|REJECT --by NAME`"
+        f"a person, on every harness, in their own terminal: `zodyssey run review {slug} "
+        "--human OKAY|REJECT --by NAME`"
     )
     known = _reporting_harnesses()
     reporting = [h for h in declared if h in known]
     silent = [h for h in declared if h not in known]
-    parts = []
+    lines = ["the plan is approved (review verdict) by either:"]
     if reporting or not declared:
         names = ", ".join(reporting) or "Claude Code, ZCode and Gemini CLI"
-        parts.append(
-            f"review verdict: the reviewer's own answer, as {names} report its dispatch to "
-            "the gate's post-tool hook (no verdict file, no nonce)"
+        lines.append(
+            f"  - the reviewer agent ({_reviewer(root)}): on {names} the gate takes its verdict "
+            "from the client's own report of the reviewer's dispatch (no verdict file, no "
+            "nonce); its instructions are the definition `zodyssey hook install` wrote, which "
+            "`zodyssey check` holds to the one zodyssey ships"
         )
+    lines.append(f"  - {person}")
     if silent:
-        parts.append(f"on {', '.join(silent)} (no agent reports) {person}")
+        lines.append(f"  on {', '.join(silent)} (no agent reports) a person decides")
     elif not declared:
-        parts.append(f"on Cursor and Codex, which report no agents, {person}")
-    return "; ".join(parts)
+        lines.append("  on Cursor and Codex, which report no agents, a person decides")
+    return "\n".join(lines)
+
+
+def _reviewer(root: Path) -> str:
+    """The configured reviewer agent's name (the default when unreadable)."""
+    from zodyssey.config import load_config
+
+    try:
+        value = load_config(root).section("gate").get("reviewer_agent", "momus")
+    except ZodysseyError:
+        return "momus"
+    return value if isinstance(value, str) and value else "momus"
