@@ -437,9 +437,7 @@ def _review_gate(ctx: "RunContext", shown: str) -> "Decision":
     return _block(
         "review-gate",
         f"writing {shown} is product code and {_verdict_text(ctx)}; finish the plan in "
-        f"{PLANS}/{ctx.slug}.md and get an OKAY first: dispatch the reviewer "
-        f"({settings_reviewer}), or ask the user to approve the plan in their own terminal "
-        f"(`zodyssey run review {ctx.slug} --human OKAY --by NAME`)",
+        f"{PLANS}/{ctx.slug}.md and get an OKAY first: {_approvals(ctx, settings_reviewer)}",
     )
 
 
@@ -1016,3 +1014,11 @@ def _string_reaches(
         if within(resolve(whole, cwd, ctx.home), ctx.root) or within(lexical, ctx.root):
             return Target(whole)
     return None
+
+
+def _approvals(ctx: "RunContext", reviewer: str) -> str:
+    """The two ways a plan is approved, as a block reason names them."""
+    return (
+        f"dispatch the reviewer ({reviewer}), or ask the user to approve the plan in their "
+        f"own terminal (`zodyssey run review {ctx.slug} --human OKAY --by NAME`)"
+    )
