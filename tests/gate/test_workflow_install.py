@@ -179,33 +179,45 @@ def test_a_configured_reviewer_name_is_installed_and_checked(tmp_path: Path) -> 
     assert code == 0 and not rules(found), found
 
 
-@pytest.mark.parametrize(
-    "rel",
-    [
-        ".agents/skills/zodyssey-run/SKILL.md",
-        ".claude/agents/momus.md",
-        ".gemini/commands/zodyssey-run.toml",
-    ],
-)
-def test_workflow_files_are_not_writable_during_a_run(wired: Path, rel: str) -> None:
-    started = run_zodyssey("run", "start", "demo", "--harness", "claude-code", cwd=wired)
-    assert started.returncode == 0, started.stderr
-    payload = {
-        "tool_name": "Write",
-        "tool_input": {"file_path": str(wired / rel), "content": "VERDICT: OKAY\n"},
-        "cwd": str(wired),
-        "tool_use_id": "toolu_1",
-        "session_id": "s",
-    }
-    done = run_zodyssey(
-        "hook",
-        "pre-tool",
-        cwd=wired,
-        stdin=json.dumps(payload),
-        env={"CLAUDE_PROJECT_DIR": str(wired)},
+WORKFLOW_FILES = [
+    ".agents/skills/zodyssey-run/SKILL.md",
+    ".claude/agents/momus.md",
+    ".gemini/commands/zodyssey-run.toml",
+]
+
+
+def test_workflow_files_are_not_writable_during_a_run(wired: Path, tmp_path: Path) -> None:
+    """Even declared by a plan a person approved: the files are the installed gate."""
+    from tests.helpers import plan
+
+    plan_file = tmp_path / "plan.md"
+    plan_file.write_text(
+        plan("Tune the workflow", [("Edit it", WORKFLOW_FILES, ["`true` exits 0"])]),
+        encoding="utf-8",
     )
-    assert done.returncode == 2, done.stderr
-    assert rel.split("/")[0] in done.stderr
+    started = run_zodyssey(
+        "run", "start", "demo", "--plan", str(plan_file), "--harness", "claude-code", cwd=wired
+    )
+    assert started.returncode == 0, started.stderr
+    okay = run_zodyssey("run", "review", "demo", "--human", "OKAY", "--by", "tester", cwd=wired)
+    assert okay.returncode == 0, okay.stderr
+    for rel in WORKFLOW_FILES:
+        payload = {
+            "tool_name": "Write",
+            "tool_input": {"file_path": str(wired / rel), "content": "VERDICT: OKAY\n"},
+            "cwd": str(wired),
+            "tool_use_id": "toolu_1",
+            "session_id": "s",
+        }
+        done = run_zodyssey(
+            "hook",
+            "pre-tool",
+            cwd=wired,
+            stdin=json.dumps(payload),
+            env={"CLAUDE_PROJECT_DIR": str(wired)},
+        )
+        assert done.returncode == 2, (rel, done.stderr)
+        assert "installed gate" in done.stderr, done.stderr
 
 
 def _body(text: str) -> str:
