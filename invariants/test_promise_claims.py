@@ -177,3 +177,18 @@ def test_fifo_results_ledger_cache_and_code_are_refused(tmp_path: Path) -> None:
     non_regular.test_a_fifo_ledger_is_refused_by_every_reader(tmp_path / "ledger", ("drill",))
     non_regular.test_a_fifo_drill_cache_is_refused(tmp_path / "cache")
     non_regular.test_a_fifo_as_the_claims_code_is_named_not_waited_on(tmp_path / "code")
+
+
+@pytest.mark.claim("strict-any-mode")
+@pytest.mark.parametrize("mode", [("--fixtures",), ("--markers",), ("--collect-only",)])
+def test_a_mode_running_no_defender_fails_strict(
+    pytester: pytest.Pytester, mode: tuple[str, ...]
+) -> None:
+    repo = selection.make_repo(pytester)
+    selection.test_a_mode_that_runs_no_defender_never_passes_strict(repo, mode)
+
+
+@pytest.mark.claim("strict-any-mode")
+def test_a_defender_calling_os_exit_fails_strict(pytester: pytest.Pytester) -> None:
+    repo = selection.make_repo(pytester)
+    selection.test_a_defender_ending_the_process_fails_strict(repo, "os._exit(0)")

@@ -233,3 +233,57 @@ def test_design_md_at_the_root_and_in_docs_is_a_claims_document_by_default(
     result = collect_claims(root, load_config(root))
     assert set(result.claims) == {"in-readme", "in-root-design", "in-docs-design"}
     assert "DESIGN.md" in result.documents
+
+
+INTRODUCING = """# demo
+
+Before review the gate blocks these commands: <!-- claim: listed-blocks -->
+
+- `tee out.txt`
+- `cp a b`
+  - and `cp -r`
+
+Another paragraph.
+
+- not part of it
+"""
+
+
+def test_a_paragraph_introducing_a_list_holds_the_list() -> None:
+    """A claim paragraph ending in ":" promises what the list after it says: the
+    list's items are part of its text, so changing an item changes the claim."""
+    (claim,) = parse_document(INTRODUCING, "README.md").claims
+    assert claim.text == (
+        "Before review the gate blocks these commands: `tee out.txt` `cp a b` and `cp -r`"
+    )
+    changed = INTRODUCING.replace("`cp a b`", "`mv a b`")
+    (after,) = parse_document(changed, "README.md").claims
+    assert fingerprint(after.text) != fingerprint(claim.text)
+    # Only the list right after it: a paragraph not ending in ":" keeps its own text,
+    # and a marker on its own line between paragraph and list changes nothing.
+    plain = parse_document("Plain. <!-- claim: p -->\n\n- item\n", "d").claims
+    assert [c.text for c in plain] == ["Plain."]
+    own_line = INTRODUCING.replace(
+        " <!-- claim: listed-blocks -->", "\n<!-- claim: listed-blocks -->"
+    )
+    assert [c.text for c in parse_document(own_line, "README.md").claims] == [claim.text]
+
+
+def test_an_introduced_list_item_changed_is_a_changed_claim(tmp_path: Path) -> None:
+    """End to end: the ledger written by `claims update`, then one item of the
+    introduced list edited: `claims check` reports the claim changed (exit 9)."""
+    from tests.helpers import git, make_repo, run_zodyssey
+
+    root = make_repo(tmp_path / "repo")
+    (root / "README.md").write_text(INTRODUCING)
+    (root / "test_demo.py").write_text(
+        "import pytest\n\n@pytest.mark.claim('listed-blocks')\ndef test_it():\n    pass\n"
+    )
+    git(root, "add", "-A")
+    git(root, "commit", "-qm", "claims")
+    assert run_zodyssey("claims", "update", cwd=root).returncode == 0
+    assert run_zodyssey("claims", "check", cwd=root).returncode == 0
+    (root / "README.md").write_text(INTRODUCING.replace("`cp a b`", "`mv a b`"))
+    done = run_zodyssey("claims", "check", cwd=root)
+    assert done.returncode == 9, done.stdout + done.stderr
+    assert "claim `listed-blocks` text changed" in done.stdout + done.stderr

@@ -234,3 +234,63 @@ def test_claims_test_when_a_stale_verdict_file_exists_and_the_session_dies(
     repo.makepyfile(test_demo=_tests("import os; os._exit(0)"))
     done = run_zodyssey("claims", "test", "--", "--claims-json", "mine.json", cwd=repo.path)
     assert done.returncode == 9, done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [
+        ("--fixtures",),
+        ("--fixtures-per-test",),
+        ("--collect-only",),
+        ("--setup-plan",),
+        ("--markers",),
+        ("--help",),
+        ("--version", "--version"),
+    ],
+    ids=lambda mode: mode[0],
+)
+def test_a_mode_that_runs_no_defender_never_passes_strict(
+    repo: pytest.Pytester, mode: tuple[str, ...]
+) -> None:
+    """Whatever the mode, a strict invocation in which the locked defenders did not
+    run fails: one that runs no tests (or no session at all) returns its own exit
+    code, which must not stand for a pass. test_a2 is broken here."""
+    repo.makepyfile(test_demo=_tests("assert False"))
+    result = repo.runpytest_subprocess("-p", "no:cacheprovider", "--claims-strict", *mode)
+    said = result.stdout.str() + result.stderr.str()
+    assert result.ret in (pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.USAGE_ERROR), said
+    if result.ret == pytest.ExitCode.USAGE_ERROR:
+        assert "nothing judged the claims" in said
+    # Without --claims-strict the mode is left alone.
+    plain = repo.runpytest_subprocess("-p", "no:cacheprovider", *mode)
+    assert plain.ret in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED), mode
+
+
+def test_the_same_modes_through_addopts(
+    repo: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo.makepyfile(test_demo=_tests("assert False"))
+    for mode in ("--fixtures", "--markers"):
+        monkeypatch.setenv("PYTEST_ADDOPTS", mode)
+        result = repo.runpytest_subprocess("-p", "no:cacheprovider", "--claims-strict")
+        assert result.ret != pytest.ExitCode.OK, mode
+
+
+@pytest.mark.parametrize("exit_call", ["os._exit(0)", "posix._exit(0)"])
+def test_a_defender_ending_the_process_fails_strict(repo: pytest.Pytester, exit_call: str) -> None:
+    """A test that ends pytest's process with status 0 before the verdict fails the
+    strict session and says so (pytest's own end of session never came)."""
+    module = exit_call.split(".", 1)[0]
+    repo.makepyfile(test_demo=_tests(f"import {module}; {exit_call}"))
+    result = repo.runpytest_subprocess("-p", "no:cacheprovider", "--claims-strict")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert "a test ended the process" in result.stderr.str()
+    # A child the test forks keeps the plain os._exit: its status is its own.
+    repo.makepyfile(
+        test_demo=_tests(
+            "import os\n    pid = os.fork()\n    if pid == 0:\n        os._exit(7)\n"
+            "    assert os.waitpid(pid, 0)[1] >> 8 == 7"
+        )
+    )
+    forked = repo.runpytest_subprocess("-p", "no:cacheprovider", "--claims-strict")
+    assert forked.ret == pytest.ExitCode.OK, forked.stdout.str() + forked.stderr.str()

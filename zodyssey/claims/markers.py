@@ -89,6 +89,7 @@ def _inline_marker_lines(token: Token) -> list[tuple[str, int]]:
 
 # Opening tokens that start a block a claim can mark (paragraphs: see `_Walk.open`).
 _OPENS = {"list_item_open": "list_item", "tr_open": "table_row", "heading_open": "heading"}
+_LISTS = ("bullet_list_open", "ordered_list_open")
 _TAG = re.compile(r"<[^>]*>")
 _HTML_ROW = re.compile(r"<tr\b.*?</tr\s*>", re.IGNORECASE | re.DOTALL)
 
@@ -109,6 +110,11 @@ class _Walk:
         self.problems: list[tuple[int, str]] = []
         self.header: list[str] = []  # the current table's header row
         self.in_head = False
+        # A paragraph ending in ":" that just closed, and the depth it closed at:
+        # a list opening right after it at that depth is part of its promise.
+        self.intro: tuple[_Block, int] | None = None
+        # The paragraphs whose introduced list is open, with the list's depth.
+        self.feeding: list[tuple[_Block, int]] = []
 
     def token(self, token: Token) -> None:
         line = (token.map[0] + 1) if token.map else 1
@@ -122,6 +128,9 @@ class _Walk:
                 handler(self, token, line)
 
     def open(self, kind: str, line: int) -> None:
+        intro, self.intro = self.intro, None
+        if kind in _LISTS and intro is not None and intro[1] == len(self.stack):
+            self.feeding.append((intro[0], len(self.stack)))
         name = _OPENS.get(kind)
         if kind == "paragraph_open" and not (self.stack and self.stack[-1][0] == "list_item_open"):
             name = "paragraph"  # a list item's own paragraph belongs to the item
@@ -138,19 +147,26 @@ class _Walk:
         if not self.stack:
             return
         _, closed = self.stack.pop()
+        if self.feeding and self.feeding[-1][1] == len(self.stack):
+            self.feeding.pop()  # the introduced list ended
         if kind == "thead_close":
             self.in_head = False
         if closed is None:
             return
         self.last_closed = closed
+        if closed.kind == "paragraph" and closed.text().endswith(":"):
+            self.intro = (closed, len(self.stack))
         if closed.kind == "table_row" and self.in_head:
             self.header = list(closed.parts)
 
     def _nested_in(self, text: str, skip: _Block | None = None) -> None:
-        """A list item's text is everything nested in it (paragraphs, code, sublists)."""
+        """A list item's text is everything nested in it (paragraphs, code, sublists);
+        a paragraph introducing a list (ending in ":") holds the whole list."""
         for _, block in self.stack:
             if block is not None and block.kind == "list_item" and block is not skip:
                 block.parts.append(text)
+        for paragraph, _ in self.feeding:
+            paragraph.parts.append(text)
 
     def inline(self, token: Token, line: int) -> None:
         target = _innermost(self.stack)
@@ -162,9 +178,11 @@ class _Walk:
     def code(self, token: Token, line: int) -> None:
         self._nested_in(token.content)
         self.last_closed = None  # a marker after code cannot mean the text before it
+        self.intro = None
 
     def rule(self, token: Token, line: int) -> None:
         self.last_closed = None
+        self.intro = None
 
     def html(self, token: Token, line: int) -> None:
         content = token.content

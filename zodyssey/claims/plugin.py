@@ -151,18 +151,98 @@ def pytest_configure(config: pytest.Config) -> None:
 _JUDGED = pytest.StashKey[bool]()
 
 
+# Set by the recorder once it has judged: the exit code its verdict asks for.
+_VERDICT = pytest.StashKey[pytest.ExitCode]()
+
+
 class _Guard:
-    """Makes a strict session that nobody judged fail.
+    """Makes a strict invocation that nobody judged, or whose judge said no, fail.
 
     Registered under its own name when the plugin module loads (at option
     parsing, before any conftest), it leaves a cleanup on the configuration:
     cleanups run after every `pytest_sessionfinish` hook and do not go through
     the plugin manager, so a conftest that blocks or unregisters the recorder
     later (`pluginmanager.set_blocked(...)`) cannot switch this check off too.
+    It also wraps pytest's main hook: modes that return their own exit code
+    (`--fixtures`, `--fixtures-per-test`, `--markers`, `--help`, `--version`)
+    cannot pass a strict invocation, and a test ending the process with
+    `os._exit(0)` before the verdict ends it with a failure instead.
     """
 
     def pytest_configure(self, config: pytest.Config) -> None:
         config.add_cleanup(lambda: _unjudged(config))
+        if _strict_asked(config) and not hasattr(config, "workerinput"):
+            _hold_exit(config)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_cmdline_main(self, config: pytest.Config) -> Any:
+        code = yield
+        return _strict_exit(config, code)
+
+
+_NOTHING_JUDGED = (
+    "--claims-strict: nothing judged the claims in this invocation (a mode that runs no "
+    "tests, such as --fixtures, --markers, --help or --version, or the judge was switched "
+    "off), so it proves nothing"
+)
+
+
+def _strict_exit(config: pytest.Config, code: Any) -> Any:
+    """The exit code of a strict invocation: never a pass unless the judge passed it."""
+    if not _strict_asked(config) or hasattr(config, "workerinput"):
+        return code
+    passing = code in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED)
+    if not config.stash.get(_JUDGED, False):
+        if passing:
+            import sys
+
+            print(f"\nERROR: {_NOTHING_JUDGED}", file=sys.stderr)
+            return pytest.ExitCode.USAGE_ERROR
+        return code
+    if passing:
+        return config.stash.get(_VERDICT, code) or code
+    return code
+
+
+def _hold_exit(config: pytest.Config) -> None:
+    """While a strict session has not been judged, `os._exit` in this process (a
+    test ending it before pytest's end of session) exits with a failure and says
+    why. Forked children keep the plain `os._exit`; restored at unconfigure. A
+    native exit (ctypes) cannot be caught in the process: `zodyssey claims test`
+    catches it by the missing verdict file."""
+    import contextlib
+    import os
+    import sys
+
+    real = os._exit
+    owner = os.getpid()
+
+    def held(status: int) -> Any:
+        if os.getpid() == owner and not config.stash.get(_JUDGED, False):
+            # pytest's capture holds descriptors 1 and 2 during a test: let go first.
+            capture = config.pluginmanager.get_plugin("capturemanager")
+            if capture is not None:
+                with contextlib.suppress(Exception):
+                    capture.suspend_global_capture(in_=True)
+            with contextlib.suppress(OSError, ValueError):
+                sys.stderr.write(
+                    f"\nERROR: --claims-strict: a test ended the process (os._exit({status})) "
+                    "before the claims were judged: the session proves nothing\n"
+                )
+                sys.stderr.flush()
+            real(status or int(pytest.ExitCode.TESTS_FAILED))
+        real(status)
+
+    modules = [m for m in (os, sys.modules.get("posix")) if m is not None]
+    for module in modules:
+        setattr(module, "_exit", held)  # noqa: B010 (posix is typed without _exit)
+
+    def restore() -> None:
+        for module in modules:
+            if getattr(module, "_exit", None) is held:
+                setattr(module, "_exit", real)  # noqa: B010
+
+    config.add_cleanup(restore)
 
 
 def _unjudged(config: pytest.Config) -> None:
@@ -389,8 +469,10 @@ class ClaimsRecorder:
             if not isinstance(exc, ZodysseyError):
                 raise
             self.note = f"claims: {exc.message}"
+            self.config.stash[_VERDICT] = pytest.ExitCode.USAGE_ERROR
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
             return
+        self.config.stash[_VERDICT] = pytest.ExitCode.TESTS_FAILED if fail else pytest.ExitCode.OK
         if fail and session.exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
