@@ -141,18 +141,63 @@ def test_gone_and_unresolved_are_one_kind(tmp_path: Path) -> None:
     assert payload["baseline"]["changed"] == []
 
 
-def test_shallow_clone_keeps_entries_it_cannot_read(tmp_path: Path) -> None:
-    """A deleted file's bare name is a citation only where history knows the file: in a
-    shallow clone the entry is still written, not fixed, and never a warning."""
-    repo = adopt_repo(tmp_path)
-    write(repo, "docs/old.md", "The old loop was engine.go:5.\n")
-    assert run_cli(repo, "--update", "--baseline").returncode == 0
-    assert ("engine.go:5", "gone") in {
-        (e["cited_as"], e["kind"]) for e in baseline_of(repo)["entries"]
-    }
+def shallow_clone(repo: Path, tmp_path: Path) -> Path:
     commit(repo, "adopt")
     shallow = tmp_path / "shallow"
     git(tmp_path, "clone", "-q", "--depth", "1", f"file://{repo}", str(shallow))
+    return shallow
+
+
+def test_shallow_clone_still_reads_a_deleted_files_bare_name(tmp_path: Path) -> None:
+    """Only history makes `engine.go:5` a citation once its file is deleted; the baseline
+    names the file, so a shallow clone (CI's default) reads it too, and passes."""
+    repo = adopt_repo(tmp_path)
+    write(repo, "docs/old.md", "The old loop was engine.go:5.\n")
+    assert run_cli(repo, "--update", "--baseline").returncode == 0
+    [entry] = [e for e in baseline_of(repo)["entries"] if e["cited_as"] == "engine.go:5"]
+    assert (entry["kind"], entry["target"]) == ("gone", "legacy/engine.go")
+    shallow = shallow_clone(repo, tmp_path)
+    code, payload = check_json(shallow)
+    assert code == 0, payload
+    assert payload["baseline"]["fixed"] == []
+    assert payload["baseline"]["remaining"] == 6
+
+
+def test_shallow_clone_never_guesses_another_file_for_a_gone_name(tmp_path: Path) -> None:
+    """Without history `retry.go:2` would resolve to the only file whose name ends with
+    it (`task_retry.go`): an `unlocked` citation, a changed entry, a red CI."""
+    repo = make_repo(
+        tmp_path / "repo",
+        {
+            "legacy/retry.go": "package legacy\n\nfunc Retry() {}\n",
+            "api/task_retry.go": "package api\n\nfunc TaskRetry() {}\n",
+            "docs/a.md": "Retries: retry.go:3.\n",
+        },
+    )
+    git(repo, "rm", "-q", "legacy/retry.go")
+    commit(repo, "drop legacy")
+    assert run_cli(repo, "--update", "--baseline").returncode == 0
+    assert [(e["cited_as"], e["kind"]) for e in baseline_of(repo)["entries"]] == [
+        ("retry.go:3", "gone")
+    ]
+    shallow = shallow_clone(repo, tmp_path)
+    code, payload = check_json(shallow)
+    assert code == 0, payload
+    assert payload["baseline"]["changed"] == []
+
+
+def test_entry_still_written_but_unread_is_kept_not_fixed(tmp_path: Path) -> None:
+    """A baseline without `target` (hand-written, or older): in a shallow clone the bare
+    name is prose; the entry is still written, so it is kept, never a warning."""
+    repo = adopt_repo(tmp_path)
+    write(repo, "docs/old.md", "The old loop was engine.go:5.\n")
+    assert run_cli(repo, "--update", "--baseline").returncode == 0
+    path = repo / "anchors/anchors.baseline.json"
+    data = json.loads(path.read_text())
+    for entry in data["entries"]:
+        entry.pop("target", None)
+    path.write_text(json.dumps(data, indent=2) + "\n")
+    shallow = shallow_clone(repo, tmp_path)
     code, payload = check_json(shallow)
     assert code == 0, payload
     assert payload["baseline"]["fixed"] == []

@@ -63,6 +63,7 @@ NOT_BASELINED = ("drift", "unlocked", "moved", "stale")
 # knows no deleting commit, so a `gone` citation reads as `unresolved` there).
 _SAME_KIND = {"gone": "unresolved"}
 REASON_MAX = 300
+_GONE_KINDS = ("gone", "unresolved")
 
 
 def path_for(lock_path: Path) -> Path:
@@ -81,6 +82,7 @@ class Entry:
     kind: str
     reason: str = ""
     suggest: str | None = None
+    target: str | None = None  # gone, unresolved: the file it named (known_paths)
 
     @property
     def match(self) -> tuple[str, str, str]:
@@ -96,6 +98,8 @@ class Entry:
         }
         if self.suggest:
             out["suggest"] = self.suggest
+        if self.target:
+            out["target"] = self.target
         return out
 
     def where(self) -> str:
@@ -178,7 +182,9 @@ def _entry(path: Path, number: int, item: object) -> Entry:
             f"and a `line` number; {_recover(path)}"
         )
     suggest = item.get("suggest")
+    target = item.get("target")
     return Entry(
+        target=target if isinstance(target, str) else None,
         doc=item["doc"],
         line=int(item.get("line", 0)),
         cited_as=item["cited_as"],
@@ -225,9 +231,23 @@ def entries_of(problems: list[Problem]) -> list[Entry]:
         if problem.kind in NOT_BASELINED:
             continue
         reason = printable(problem.detail)[:REASON_MAX]
+        target = problem.target if problem.kind in _GONE_KINDS else None
         for doc, line, cited_as in units(problem):
-            out.append(Entry(doc, line, cited_as, problem.kind, reason, problem.suggestion))
+            out.append(Entry(doc, line, cited_as, problem.kind, reason, problem.suggestion, target))
     return out
+
+
+def known_paths(lock_path: Path) -> set[str]:
+    """The files the baseline's gone and unresolved entries named.
+
+    Discovery knows them as it knows the lock's paths: in a shallow clone (no
+    history of deleted files) `retry.go:31` still names the deleted
+    `internal/executor/retry.go`, instead of prose, or of a guess at another
+    file whose name ends with it (`task_server_retry.go`), which would read as
+    a change of the entry's citation and fail.
+    """
+    entries = read(path_for(lock_path))
+    return {e.target for e in entries or () if e.target and e.kind in _GONE_KINDS}
 
 
 def apply(

@@ -331,10 +331,11 @@ class _Acceptor:
 
 
 def lock_paths(lock: LockFile | None) -> FileIndex | None:
-    """The paths the lock pins (an index for `strict_names`), or None without pins."""
-    if lock is None or not lock.citations:
+    """The paths the lock pins, and the gone files the adoption baseline names (an index
+    for `strict_names`), or None without either."""
+    if lock is None or not (lock.citations or lock.known_paths):
         return None
-    return FileIndex(sorted({key_path(key) for key in lock.citations}))
+    return FileIndex(sorted({key_path(key) for key in lock.citations} | lock.known_paths))
 
 
 # The JavaScript checker's walk: these names skipped anywhere (files too), and every

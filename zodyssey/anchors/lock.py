@@ -68,6 +68,9 @@ class LockFile:
     comment: str = DEFAULT_COMMENT
     exists: bool = False
     extra: dict[str, Any] = field(default_factory=dict)  # unknown top-level keys, kept
+    # Files gone from the tree that the adoption baseline's entries named (baseline.py):
+    # known like pinned paths, so such a citation stays one without git history.
+    known_paths: set[str] = field(default_factory=set)
     # Written by the JavaScript checker (no sign of ours): it could only pin its own
     # dialects, so citations it could not see are notes, not problems (check.py).
     legacy: bool = False

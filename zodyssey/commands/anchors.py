@@ -324,11 +324,13 @@ def _config(root: Path) -> Config:
 
 
 def _discover(root: Path, config: Config, lock_path: Path) -> tuple[LockFile, Discovery]:
+    from zodyssey.anchors.baseline import known_paths
     from zodyssey.anchors.discover import discover
     from zodyssey.anchors.lock import check_foreign_rewrite, read_lock
 
     lock = read_lock(lock_path)
     check_foreign_rewrite(lock_path, lock)
+    lock.known_paths = known_paths(lock_path)
     discovery = discover(root, config, lock=lock)
     if not discovery.citations:
         raise ZodysseyError(
