@@ -222,6 +222,19 @@ def test_json_sites_carry_each_spelling(tmp_path: Path) -> None:
     assert {s["cited_as"] for s in problem["sites"]} == {"app.go:2", "src/app.go:2"}
 
 
+def test_fix_respects_the_baseline(tmp_path: Path) -> None:
+    repo = adopt_repo(tmp_path)
+    write(repo, "src/run.go", GO)
+    write(repo, "docs/more.md", "Run: src/run.go:4.\n")
+    assert run_cli(repo, "--update", "--baseline").returncode == 0
+    commit(repo, "adopt")
+    write(repo, "src/run.go", "// header\n" + GO)
+    done = run_cli(repo, "--fix")
+    assert done.returncode == 0, done.stdout
+    assert "rewrote 1 moved citation(s)" in done.stdout
+    assert "5 baselined problem(s) remain" in done.stdout
+
+
 def test_baseline_only_with_update(tmp_path: Path) -> None:
     repo = adopt_repo(tmp_path)
     proc = run_cli(repo, "--baseline")

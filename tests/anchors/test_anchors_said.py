@@ -7,14 +7,18 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
 from pathlib import Path
 
-from tests.helpers import run_zodyssey
+import pytest
+
+from tests.helpers import js_checkout, run_zodyssey
 from tests.helpers.anchors import check_json, commit, git, make_repo, run_cli, write
 
 CODE = "def one():\n    return 1\n\n\ndef two():\n    return   2\n"
 DOC = "# A\n\nTwo returns at `src/m.py:6`, both at src/m.py:5-6.\n"
 BEFORE = "when pinned it read: return 2"
+JS_CHECKER = (js_checkout() or Path("/nonexistent")) / "scripts" / "check-anchors.mjs"
 
 
 def pinned(root: Path, *, git_repo: bool = True) -> Path:
@@ -130,3 +134,24 @@ def test_the_javascript_checker_shape_stays_without_text(tmp_path: Path) -> None
     write(other, "src/m.py", "# header\n" + CODE)
     assert run_cli(other, "--fix").returncode == 0
     assert "said" not in lock_of(other)
+
+
+@pytest.mark.skipif(
+    shutil.which("node") is None or not JS_CHECKER.is_file(),
+    reason="no JavaScript checker: set ZODYSSEY_JS_CHECKOUT to a checkout of it, and install node",
+)
+def test_the_javascript_checker_reads_a_lock_with_text(tmp_path: Path) -> None:
+    """Our lock with `said`, where that checker keeps its lock: it verifies it as its own."""
+    repo = make_repo(tmp_path / "r", {"src/m.py": CODE, "docs/a.md": DOC}, commit=False)
+    done = run_cli(repo, "--lock", str(repo / "scripts/anchors.lock.json"), "--update")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "said" in json.loads((repo / "scripts/anchors.lock.json").read_text())
+
+    def theirs() -> int:
+        return subprocess.run(
+            ["node", str(JS_CHECKER), "--root", str(repo)], capture_output=True, text=True
+        ).returncode
+
+    assert theirs() == 0
+    write(repo, "src/m.py", CODE.replace("return   2", "return 3"))
+    assert theirs() == 9

@@ -730,6 +730,7 @@ def _run_fix(
     count = len(result.problems) + (len(result.stale) if args.strict else 0)
     summary = _fix_head(applied, moved) + _repinned_words(repinned_docs)
     summary += ". " + _summary(result, count, strict=args.strict) + _notes_summary(result)
+    summary += _baseline_summary(result, root)
     if created:
         summary += (
             f"\n--fix created {len(created)} new problem(s) (listed above); this is a defect "
