@@ -44,7 +44,14 @@ def record(
             line = bind_launch(os.fspath(root), slug, key, agent_id)
         else:
             line = record_reported(
-                os.fspath(root), slug, key, call.subagent_type, adapter.name, answer, transcript
+                os.fspath(root),
+                slug,
+                key,
+                call.subagent_type,
+                adapter.name,
+                answer,
+                transcript,
+                answering_agent(payload),
             )
         if line is not None:
             sys.stderr.write(f"zodyssey gate (run {slug}): {line}\n")
@@ -70,6 +77,15 @@ def launched_agent(payload: "dict[str, Any]") -> "str | None":
     if not isinstance(response, dict):
         return None
     if response.get("isAsync") is not True and response.get("status") != "async_launched":
+        return None
+    return _text(response.get("agentId"), MAX_AGENT_ID)
+
+
+def answering_agent(payload: "dict[str, Any]") -> "str | None":
+    """The agent id a harness reports answered a dispatch in the foreground (Claude Code:
+    `tool_response.agentId` beside `status: "completed"`), or None."""
+    response = payload.get("tool_response")
+    if not isinstance(response, dict):
         return None
     return _text(response.get("agentId"), MAX_AGENT_ID)
 

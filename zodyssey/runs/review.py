@@ -37,6 +37,9 @@ _VERDICT_LINE = re.compile(r"^\s*\**VERDICT\**\s*:\s*\**\s*(OKAY|REJECT)\s*\**\s
 _VERDICT_ANY = re.compile(r"^\s*\**VERDICT\**\s*:", re.IGNORECASE)
 _NONCE_LINE = re.compile(r"^\s*\**NONCE\**\s*:\s*`?([A-Za-z0-9._:-]+)`?\s*$", re.IGNORECASE)
 _BLOCKERS_HEAD = re.compile(r"^\s*\**BLOCKERS\**\s*:\s*$", re.IGNORECASE)
+# The digest of the plan the reviewer read, as its answer names it (the required form).
+_PLAN_LINE = re.compile(r"^\s*\**PLAN-SHA256\**\s*:\s*`?([0-9A-Fa-f]{64})`?\s*$", re.IGNORECASE)
+_PLAN_ANY = re.compile(r"^\s*\**PLAN-SHA256\**\s*:", re.IGNORECASE)
 PRE_EXECUTION = frozenset({"plan", "consult", "review", BLOCKED})
 
 
@@ -105,8 +108,27 @@ def _prose_artifact(text: str, source: str) -> ParsedArtifact:
     if len(nonces) > 1:
         raise UsageError(f"review artifact {source} carries {len(nonces)} NONCE lines; one only")
     return ParsedArtifact(
-        verdicts[0], nonces[0] if nonces else None, _prose_blockers(lines), None, "prose"
+        verdicts[0],
+        nonces[0] if nonces else None,
+        _prose_blockers(lines),
+        _named_plan(lines, source),
+        "prose",
     )
+
+
+def _named_plan(lines: list[str], source: str) -> str | None:
+    """The plan digest a prose answer names (`PLAN-SHA256: <64 hex>`), lower-cased; None
+    when it names none. Two lines, or one that is not a whole digest, name no plan."""
+    claimed = [line for line in lines if _PLAN_ANY.match(line)]
+    digests = {m.group(1).lower() for line in claimed if (m := _PLAN_LINE.match(line))}
+    if not claimed:
+        return None
+    if len(claimed) != 1 or len(digests) != 1:
+        raise UsageError(
+            f"review artifact {source} names the plan it read ambiguously: exactly one "
+            "`PLAN-SHA256: <64 hex digits>` line is required"
+        )
+    return digests.pop()
 
 
 def _prose_blockers(lines: list[str]) -> list[Any]:
@@ -445,18 +467,23 @@ def record_reported(
     harness: str,
     answer: str | None,
     transcript: str | None = None,
+    agent_id: str | None = None,
 ) -> str | None:
     """Record the verdict of the reviewer dispatch `key` from the harness's report of it.
 
     Called by the post-tool hook, which the harness runs when the dispatch
     returns; `answer` is the reviewer's final answer as the harness reports it
-    (None when the report carries none). Nothing happens unless `key` is the
+    (None when the report carries none), `agent_id` the agent the report says
+    gave it (Claude Code's `agentId`): an agent whose answer an earlier round
+    took (continued or resumed by the orchestrator) records nothing. Nothing happens unless `key` is the
     reviewer dispatch the pre-tool hook recorded as pending for this run.
     Returns one line saying what was recorded, or None when the dispatch is
     not this run's pending review.
     """
     digest = dispatch_digest(key)
-    report = _Report(agent, harness, answer, transcript)
+    report = _Report(
+        agent, harness, answer, transcript, agent_digest(agent_id) if agent_id else None
+    )
     return _record_answer(root, slug, lambda p: p.get("sha256") == digest, report)
 
 
@@ -601,6 +628,7 @@ class _Report:
     harness: str
     answer: str | None
     transcript: str | None
+    agent_sha256: str | None = None  # the agent the harness says answered (foreground)
 
 
 def _parse_answer(answer: str | None, agent: str) -> tuple[ParsedArtifact | None, str | None]:
@@ -656,6 +684,27 @@ def _reported_round(
     )
 
 
+def _not_this_review(
+    review: dict[str, Any], pending: dict[str, Any], parsed: ParsedArtifact | None, report: _Report
+) -> str | None:
+    """Why a reported answer is no verdict on this round's plan: the answering agent
+    already gave an earlier round's verdict (the orchestrator continued or resumed it),
+    or the answer names the digest of another plan than the one dispatched."""
+    spent = review.get("consumed_agents")
+    if report.agent_sha256 is not None and isinstance(spent, dict) and report.agent_sha256 in spent:
+        return (
+            f"the reviewer agent that answered already gave round {spent[report.agent_sha256]}'s "
+            "verdict (an earlier reviewer continued or resumed records nothing)"
+        )
+    named, dispatched = parsed.plan_sha256 if parsed else None, pending.get("plan_sha256")
+    if named is not None and named.lower() != str(dispatched).lower():
+        return (
+            f"the answer names plan {named[:12]}, not the plan dispatched for review "
+            f"({str(dispatched)[:12]}): a reviewer that read another plan gives no verdict"
+        )
+    return None
+
+
 def _record_answer(root: str | Path, slug: str, matches: Any, report: _Report) -> str | None:
     """The round of the pending reviewer dispatch `matches` accepts, from `report`."""
     ctx = RunContext.open(str(root), slug)
@@ -680,10 +729,13 @@ def _record_answer(root: str | Path, slug: str, matches: Any, report: _Report) -
             return  # another hook process recorded it meanwhile
         if current.get("sha256") in (now.get("consumed_dispatches") or {}):
             return
-        if parsed is None:
-            _no_round(st, agent, f"{problem}; no round recorded: dispatch the reviewer again")
-            outcome["line"] = f"no verdict recorded: {problem}"
+        refused = problem or _not_this_review(now, current, parsed, report)
+        if parsed is None or refused:
+            _no_round(st, agent, f"{refused}; no round recorded: dispatch a new reviewer")
+            outcome["line"] = f"no verdict recorded: {refused}"
             return
+        if report.agent_sha256 is not None:
+            current["agent_sha256"] = report.agent_sha256  # spent with the round
         round_now = int(now.get("round", 0) or 0)
         max_rounds = int(now.get("max_rounds", 3) or 3)
         if round_now >= max_rounds:

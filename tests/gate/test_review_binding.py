@@ -1,0 +1,157 @@
+"""The review binds the plan the reviewer read (issue 34, part 2).
+
+Through the real hook processes (`zodyssey hook pre-tool/post-tool`), as
+Claude Code runs them for an `Agent` dispatch of the reviewer:
+
+- an answer naming the digest of another plan than the one dispatched is no
+  verdict, so the ABA swap (wide plan, dispatch, decoy while the reviewer
+  reads, wide plan back) gets no OKAY for the wide plan when the reviewer names
+  what it read;
+- an earlier round's reviewer, continued or resumed by the orchestrator
+  (`resume:` its agent id), records nothing in the foreground either: its
+  agent is spent with its round, like a background reviewer's.
+
+How this could pass while broken: the digest could be compared with the plan
+on disk at report time (which the swap restored), a prefix or a second
+PLAN-SHA256 line could pass, or only background agents could be spent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import plan
+from tests.helpers.runs import PLAN, Repo, make_repo
+
+WIDE = plan(
+    "Change the greeting",
+    [("Edit the app", ["src/"], ["`grep -q hello src/app.py` exits 0"])],
+)
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@pytest.fixture
+def started(tmp_path: Path) -> Repo:
+    repo = make_repo(tmp_path / "repo")
+    plan_file = tmp_path / "plan.md"
+    plan_file.write_text(PLAN, encoding="utf-8")
+    assert repo.run("start", "demo", "--plan", str(plan_file)).code == 0
+    return repo
+
+
+def plan_path(repo: Repo) -> Path:
+    return repo.root / ".zcode" / "plans" / "demo.md"
+
+
+def answer(verdict: str, named: str | None) -> str:
+    head = f"PLAN-SHA256: {named}\n" if named else ""
+    return f"I read the plan.\n{head}VERDICT: {verdict}\n"
+
+
+def test_an_okay_naming_the_dispatched_plan_is_the_verdict(started: Repo) -> None:
+    repo = started
+    assert repo.dispatch_reviewer().code == 0
+    assert repo.report_reviewer(answer("OKAY", digest(PLAN))).code == 0
+    review = repo.state()["review"]
+    assert review["verdict"] == "OKAY" and review["plan_sha256"] == digest(PLAN)
+
+
+def test_an_okay_naming_another_plan_is_no_verdict(started: Repo) -> None:
+    repo = started
+    assert repo.dispatch_reviewer().code == 0
+    reported = repo.report_reviewer(answer("OKAY", digest("# a decoy\n")))
+    assert reported.code == 0
+    assert "no verdict recorded" in reported.err and "not the plan dispatched" in reported.err
+    review = repo.state()["review"]
+    assert review["verdict"] is None and review.get("round", 0) == 0
+    assert review["pending_dispatch"] is None  # spent: dispatch a new reviewer
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # two digest lines, one of them the right one
+        "PLAN-SHA256: {right}\nPLAN-SHA256: {wrong}\nVERDICT: OKAY\n",
+        # a prefix of the right digest
+        "PLAN-SHA256: {short}\nVERDICT: OKAY\n",
+    ],
+)
+def test_an_ambiguous_or_partial_digest_names_no_plan(started: Repo, lines: str) -> None:
+    repo = started
+    right = digest(PLAN)
+    text = lines.format(right=right, wrong=digest("x"), short=right[:16])
+    assert repo.dispatch_reviewer().code == 0
+    reported = repo.report_reviewer(text)
+    assert "no verdict recorded" in reported.err, reported.text
+    assert repo.state()["review"]["verdict"] is None
+
+
+def test_aba_swap_gets_no_okay_for_the_wide_plan(started: Repo) -> None:
+    """Wide plan, dispatch, a one-line decoy while the reviewer reads, wide plan back: the
+    reviewer names the decoy it read, and the wide plan is not approved."""
+    repo = started
+    plan_path(repo).write_text(WIDE, encoding="utf-8")
+    assert repo.dispatch_reviewer().code == 0
+    decoy = "# Change the greeting\n"
+    plan_path(repo).write_text(decoy, encoding="utf-8")
+    read = plan_path(repo).read_text(encoding="utf-8")  # what the reviewer reads now
+    plan_path(repo).write_text(WIDE, encoding="utf-8")
+    reported = repo.report_reviewer(answer("OKAY", digest(read)))
+    assert "no verdict recorded" in reported.err, reported.text
+    state = repo.state()
+    assert state["review"]["verdict"] is None and state["phase"] == "plan"
+    blocked = repo.hook(
+        "pre-tool",
+        {
+            "tool_name": "Write",
+            "tool_input": {"file_path": str(repo.root / "src" / "app.py"), "content": "x\n"},
+            "cwd": str(repo.root),
+            "tool_use_id": "toolu_w",
+            "session_id": "sess-orchestrator",
+        },
+    )
+    assert blocked.code == 2, blocked.text
+
+
+@pytest.mark.parametrize("second_verdict", ["OKAY", "REJECT"])
+def test_a_resumed_earlier_reviewer_records_nothing_in_the_foreground(
+    started: Repo, second_verdict: str
+) -> None:
+    repo = started
+    assert repo.dispatch_reviewer("toolu_r1").code == 0
+    first = {
+        "status": "completed",
+        "agentId": "agent-round-1",
+        "agentType": "momus",
+        "content": [{"type": "text", "text": answer("REJECT", digest(PLAN))}],
+    }
+    assert repo.report_reviewer(first, "toolu_r1").code == 0
+    assert repo.state()["review"]["round"] == 1
+    # Round 2: the orchestrator resumes the round-1 reviewer instead of a new one.
+    resumed = {"subagent_type": "momus", "prompt": "Look again.", "resume": "agent-round-1"}
+    assert repo.dispatch_reviewer("toolu_r2", tool_input=resumed).code == 0
+    second = dict(first, content=[{"type": "text", "text": answer(second_verdict, digest(PLAN))}])
+    reported = repo.report_reviewer(second, "toolu_r2", tool_input=resumed)
+    assert "already gave round 1's verdict" in reported.err, reported.text
+    review = repo.state()["review"]
+    assert review["round"] == 1 and review["verdict"] == "REJECT"
+
+
+def test_a_new_reviewer_after_a_foreground_round_is_recorded(started: Repo) -> None:
+    repo = started
+    for number, (verdict, agent) in enumerate([("REJECT", "a-1"), ("OKAY", "a-2")], start=1):
+        assert repo.dispatch_reviewer(f"toolu_{number}").code == 0
+        body = {
+            "status": "completed",
+            "agentId": agent,
+            "content": [{"type": "text", "text": answer(verdict, digest(PLAN))}],
+        }
+        assert repo.report_reviewer(body, f"toolu_{number}").code == 0
+    review = repo.state()["review"]
+    assert review["round"] == 2 and review["verdict"] == "OKAY"
