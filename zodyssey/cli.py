@@ -104,16 +104,117 @@ def _run(argv: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; every failure is one line on stderr and a documented code.
+
+    Standard output that is closed (`>&-`), full (`> /dev/full`) or a pipe whose
+    reader went away is such a failure too (exit 2): a report that was not
+    written must not pass for one that was. A closed descriptor is first
+    plugged with /dev/null, so no file or git process opened later takes its
+    number and receives the report.
+    """
+    closed = _plug_closed_streams()
+    watched = _Watched(sys.stdout)
+    sys.stdout = watched
     try:
-        return _run(sys.argv[1:] if argv is None else argv)
+        code = _run(sys.argv[1:] if argv is None else argv)
     except ZodysseyError as exc:
-        print(f"zodyssey: error: {exc.message}", file=sys.stderr)
-        return exc.exit_code
+        _say(f"zodyssey: error: {exc.message}")
+        code = exc.exit_code
     except KeyboardInterrupt:
-        print("zodyssey: interrupted", file=sys.stderr)
+        _say("zodyssey: interrupted")
         return 130
-    except BrokenPipeError:
-        return 0
+    except SystemExit as exc:  # argparse's --help, --version and usage errors
+        code = exc.code if isinstance(exc.code, int) else Exit.USAGE if exc.code else Exit.OK
+    except OSError as exc:
+        if watched.failed is None:
+            where = f" ({exc.filename})" if exc.filename else ""
+            _say(f"zodyssey: error: {exc.strerror or exc}{where}")
+            return Exit.USAGE
+    finally:
+        sys.stdout = watched.stream
+    if watched.failed is None:
+        try:
+            watched.stream.flush()
+        except OSError as exc:
+            watched.failed = exc.strerror or str(exc)
+    if watched.failed is not None:
+        return _output_lost(watched.failed)
+    if closed is not None and closed.getvalue():
+        return _output_lost("standard output is closed")
+    return code
+
+
+class _Watched:
+    """Standard output, noting a write or flush that fails (argparse swallows those
+    for --help and --version; a report cut off must not look written)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.failed: str | None = None
+
+    def write(self, text: str) -> int:
+        try:
+            written: int = self.stream.write(text)
+        except OSError as exc:
+            self.failed = exc.strerror or str(exc)
+            raise
+        return written
+
+    def flush(self) -> None:
+        try:
+            self.stream.flush()
+        except OSError as exc:
+            self.failed = exc.strerror or str(exc)
+            raise
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+def _plug_closed_streams() -> Any:
+    """Put /dev/null on a closed fd 0, 1 or 2; for a closed stdout, return the
+    in-memory stream that stands in for it (what was written there is lost)."""
+    import io
+    import os
+
+    closed = None
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        if getattr(sys, name) is not None:
+            continue
+        null = os.open(os.devnull, os.O_RDWR)
+        if null != fd:
+            os.dup2(null, fd)
+            os.close(null)
+        if fd == 1:
+            closed = io.StringIO()
+            sys.stdout = closed
+        else:
+            setattr(sys, name, open(fd, "r" if fd == 0 else "w", closefd=False))  # noqa: SIM115
+    return closed
+
+
+def _output_lost(why: str) -> int:
+    """Exit 2 with one line: the report could not be written to standard output."""
+    import os
+
+    try:  # what is still buffered must not fail again at exit
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.close(null)
+    except OSError:
+        pass
+    _say(
+        f"zodyssey: error: cannot write to standard output ({why}): the output is lost; "
+        "write the report to a file with -o FILE"
+    )
+    return Exit.USAGE
+
+
+def _say(line: str) -> None:
+    import contextlib
+
+    with contextlib.suppress(OSError, ValueError, AttributeError):
+        print(line, file=sys.stderr)
 
 
 def check_anchors_main(argv: Sequence[str] | None = None) -> int:

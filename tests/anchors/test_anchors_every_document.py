@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import unicodedata
 from pathlib import Path
+from typing import Literal
 
 import pytest
 
@@ -110,7 +111,7 @@ def test_an_mdx_page_is_read_by_default(tmp_path: Path) -> None:
     ("doc_form", "file_form"), [("NFC", "NFD"), ("NFD", "NFC"), ("NFC", "NFC")]
 )
 def test_a_non_ascii_path_is_a_citation_whatever_its_normal_form(
-    tmp_path: Path, doc_form: str, file_form: str
+    tmp_path: Path, doc_form: Literal["NFC", "NFD"], file_form: Literal["NFC", "NFD"]
 ) -> None:
     name = unicodedata.normalize(file_form, "src/café.py")
     cited = unicodedata.normalize(doc_form, "src/café.py")

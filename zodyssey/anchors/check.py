@@ -746,6 +746,9 @@ class Checker:
             return Problem(
                 kind, old_key, first.cited_as, sites, detail, members, target=target, lines=lines
             )
+        left_out = self.discovery.left_out_file(self.root, first.cited, first.site.doc)
+        if left_out is not None:
+            return problem("unresolved", left_out)
         if old is None:
             return problem("unresolved", f"no file in the tree matches `{first.cited}`")
         pinned = self.lock.citations.get(old_key)
@@ -956,7 +959,12 @@ def _unscanned_detail(where: str, doc: str, why: str, left_out: LeftOut) -> str:
     )
 
 
-def set_aside_unseen(result: CheckResult, discovery: Discovery, root: Path) -> None:
+def set_aside_unseen(
+    result: CheckResult,
+    discovery: Discovery,
+    root: Path,
+    own_before: tuple[str, frozenset[str]] | None = None,
+) -> None:
     """Under a JavaScript checker's lock, move problems it could never have seen to notes.
 
     That lock pins only what the JS grammar finds (its fixed extensions, no
@@ -964,12 +972,23 @@ def set_aside_unseen(result: CheckResult, discovery: Discovery, root: Path) -> N
     only we discover (`main.go:12`, `[x](a.py#L3)`) has no pin there by
     construction, so calling it a failure would fail every migrating repository.
     It is still reported, as a note naming its kind; `--update` (our lock) makes
-    it count. A key any JS-visible citation shares stays a problem.
+    it count. A key any JS-visible citation shares stays a problem, and so does
+    one a committed version of this lock pinned when it was ours (`own_before`:
+    the JavaScript checker's `--update` rewrote our lock and dropped the pin).
     """
     kept: list[Problem] = []
     for problem in result.problems:
         members = problem.citations
-        if members and not any(discovery.js_visible(root, c) for c in members):
+        if own_before is not None and problem.key in own_before[1]:
+            commit, _ = own_before
+            problem.detail = (
+                f"pinned by this lock when zodyssey wrote it (commit {commit[:12]}); another "
+                "tool's --update (the JavaScript checker's?) rewrote the lock in its shape and "
+                "dropped the pin, so this citation would go unchecked: re-pin it with "
+                "`check-anchors --update` (zodyssey's lock)"
+            )
+            kept.append(problem)
+        elif members and not any(discovery.js_visible(root, c) for c in members):
             result.notes.append(problem)
         elif problem.kind == "unlocked" and problem.key in result.partly_exempt:
             # The JS checker skipped this whole key for its exempt entry: never pinned.

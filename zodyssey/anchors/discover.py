@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import posixpath
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -73,6 +74,26 @@ class Discovery:
         if special is None:
             return None
         return "unreadable", not_regular(root, special), special
+
+    def left_out_file(self, root: Path | str, cited: str, doc: str) -> str | None:
+        """What `unresolved` says when the cited file exists in a folder the walk
+        leaves out (`.circleci/config.yml` in a hidden folder): the true reason,
+        not "no file in the tree matches"; None otherwise."""
+        if not cited.startswith(("./", "../")):
+            for candidate in (cited, posixpath.join(posixpath.dirname(doc), cited)):
+                for folder, why in self.left_out_dirs:
+                    if candidate.startswith(folder + "/") and os.path.isfile(f"{root}/{candidate}"):
+                        rule = (
+                            "a hidden folder"
+                            if why == "hidden"
+                            else "a folder `exclude` leaves out"
+                        )
+                        return (
+                            f"`{candidate}` exists, but {folder} is {rule}, which the walk does "
+                            "not index, so nothing there can be cited: add it to "
+                            f'[tool.zodyssey.anchors] include = ["{folder}"]'
+                        )
+        return None
 
     def js_visible(self, root: Path, citation: Citation) -> bool:
         """Did the JavaScript checker discover this very citation (and so could pin it)?

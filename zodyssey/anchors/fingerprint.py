@@ -176,7 +176,8 @@ def neighbour_line(target: TargetFile, number: int, step: int) -> int | None:
 # A Git LFS pointer stands in the work tree for content that is not there
 # (`git lfs pull` not run): pinning its lines would pin the pointer, which
 # changes with every new version of the content, or never.
-LFS_POINTER = b"version https://git-lfs.github.com/spec/v1\n"
+# The current spec's first line, and the pre-release one's (`hawser`), either line ending.
+LFS_POINTER = re.compile(rb"version https://(?:git-lfs|hawser)\.github\.com/spec/v1\r?\n")
 LFS_REASON = (
     "it is a Git LFS pointer: the content is not in the work tree, so its lines cannot be "
     "checked (run `git lfs pull` first, or cite the file without line numbers)"
@@ -247,7 +248,7 @@ class TargetFile:
             return cls(path, None, str(exc))
         except OSError as exc:
             return cls(path, None, exc.strerror or type(exc).__name__)
-        if data.startswith(LFS_POINTER) and len(data) < 1024:
+        if len(data) < 1024 and LFS_POINTER.match(data):
             return cls(path, None, LFS_REASON)
         return cls.from_bytes(path, data)
 

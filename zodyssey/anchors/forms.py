@@ -1,6 +1,8 @@
 """Every citation form of one line, in one place (discovery calls `scan`).
 
 - path forms, chains and bare continuations: grammar.scan_line;
+- a path with a line fragment in prose or a code span (`src/a.py#L5`), read
+  like a path form;
 - line-fragment links outside Markdown's syntax: an HTML anchor
   (`<a href="../src/a.py#L5">`), a reStructuredText link
   (`` `two <../src/a.py#L5>`_ ``) and an AsciiDoc link
@@ -48,6 +50,7 @@ def scan(line: str, accept: Callable[[str], bool]) -> list[grammar.RawRef]:
     refs = grammar.scan_line(line, accept)
     if "#L" in line:
         refs.extend(fragment_links(line))
+        refs.extend(prose_fragments(line, accept))
     if "::" in line:
         refs.extend(scan_symbols(line))
     if ("&" in line or not line.isascii()) and (ZERO_WIDTH.search(line) or _ENTITY.search(line)):
@@ -68,7 +71,8 @@ def _as_a_reader_sees(
     raw = {(r.cited, r.start, r.end, r.ranged): r for r in refs}
     plain = html.unescape(ZERO_WIDTH.sub("", line))
     seen: list[grammar.RawRef] = []
-    for ref in grammar.scan_line(plain, accept) + fragment_links(plain) + scan_symbols(plain):
+    found = grammar.scan_line(plain, accept) + fragment_links(plain) + scan_symbols(plain)
+    for ref in found + prose_fragments(plain, accept):
         # A symbol citation has no numbers to match the raw reading by.
         same = (
             None if ref.symbol is not None else raw.get((ref.cited, ref.start, ref.end, ref.ranged))
@@ -84,10 +88,16 @@ def _as_a_reader_sees(
 
 
 def fragment_links(line: str) -> list[grammar.RawRef]:
-    """HTML, reStructuredText and AsciiDoc links whose target has a `#L` fragment."""
+    """HTML, reStructuredText and AsciiDoc links whose target has a `#L` fragment.
+
+    A target with a scheme (`https://...`) is a URL, never a path relative to the
+    document: a blob URL or permalink among them is read by remote.py.
+    """
     out: list[grammar.RawRef] = []
     for pattern in _FRAGMENT_LINKS:
         for match in pattern.finditer(line):
+            if _SCHEME.match(match.group(1)):
+                continue
             parsed = grammar.parse_fragment(match.group(2))
             if parsed is None:
                 continue
@@ -104,4 +114,22 @@ def fragment_links(line: str) -> list[grammar.RawRef]:
                     match.span(1),
                 )
             )
+    return out
+
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*:")
+
+
+def prose_fragments(line: str, accept: Callable[[str], bool]) -> list[grammar.RawRef]:
+    """`src/a.py#L5` written in prose (not a link, a reference definition or a code
+    span, where it shows how a link is written), read like a path form (dialect
+    `path`): `accept` decides whether the token names a file, as for `path:N`."""
+    if grammar.REFERENCE_DEFINITION.match(line):
+        return []
+    out: list[grammar.RawRef] = []
+    for match in grammar.PROSE_FRAGMENT.finditer(line):
+        if line.count("`", 0, match.start()) % 2 or not accept(match.group(1)):
+            continue
+        a, b, ranged, spans = grammar.numbers_of(match, 2)
+        out.append(grammar.RawRef(match.group(1), a, b, ranged, "path", spans, match.span(1)))
     return out

@@ -43,7 +43,8 @@ JS_BARE = re.compile(r"(?<![A-Za-z0-9_.\-]):([0-9]+)" + _JS_RANGE)
 # - bracketed route segments (`app/[id]/page.ts`, `app/(shop)/page.ts`);
 # - a path in a code span with the numbers after it (`` `src/a.py`:5 ``).
 DASHES = "-\u2010\u2011\u2012\u2013\u2014\u2015\u2212"
-_RANGE = f"(?:{_S}(?:[{DASHES}]|\\.\\.){_S}L?([0-9]+))?"
+# A range's second number after a dash, `..`, or the word `to` (`src/a.py:2 to 5`).
+_RANGE = f"(?:(?:{_S}(?:[{DASHES}]|\\.\\.){_S}|[ \t]+to[ \t]+)L?([0-9]+))?"
 # A letter of any script: Python's Unicode `\w` plus the combining marks it leaves out,
 # so a name written in NFD (`e` + U+0301, as macOS stores it) or in an Indic script
 # stays one token (`src/café.py:2`, `модуль/данные.py:3`).
@@ -61,6 +62,14 @@ BLOB_URL = re.compile(
     r"(?:/-)?/blob/([^\s#?)\]>\"'<`]+)(?:\?[^\s#)\]>\"'<`]*)?"
     r"#L([0-9]+)(?:C[0-9]+)?(?:-L?([0-9]+)(?:C[0-9]+)?)?"
 )
+# A path with a line fragment written in prose (`src/a.py#L5`, `app.py#L6-L8`): not part of a link or URL, which other scanners read (hence no
+# `(`, `"`, `'`, `<`, `=`, `:` or `/` before it).
+PROSE_FRAGMENT = re.compile(
+    rf"(?<![{_WORD}/.\-(:\"'<=\[#])({_TOKEN})#L([0-9]+)(?:C[0-9]+)?(?:-L?([0-9]+)(?:C[0-9]+)?)?"
+    r"(?![\w#])"
+)
+# A Markdown reference definition (`[two]: ../src/a.py#L5`), read by structure.py.
+REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:")
 # The line fragment of a Markdown link target: #L10, #L10-L20 (GitHub), #L10-20.
 LINK_FRAGMENT = re.compile(r"L([0-9]+)(?:C[0-9]+)?(?:-L?([0-9]+)(?:C[0-9]+)?)?")
 # Cheap pre-filters: a line without these cannot hold a citation of that kind.
@@ -195,3 +204,10 @@ def parse_fragment(fragment: str) -> tuple[int, int, bool, tuple[tuple[int, int]
     if match is None:
         return None
     return _numbers(match, 1)
+
+
+def numbers_of(
+    match: re.Match[str], first: int
+) -> tuple[int, int, bool, tuple[tuple[int, int], ...]]:
+    """(a, b, ranged, columns of the written numbers) of groups `first` and `first + 1`."""
+    return _numbers(match, first)

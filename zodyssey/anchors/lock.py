@@ -235,3 +235,31 @@ def check_foreign_rewrite(path: str | Path, lock: LockFile) -> None:
             f"see. Restore it (git checkout -- {path}) and re-pin with `check-anchors --update`; "
             "to hand the lock to the other tool on purpose, commit it as it is"
         )
+
+
+def last_own_pins(path: str | Path, depth: int = 64) -> tuple[str, frozenset[str]] | None:
+    """(commit, keys) of the newest committed version of this lock that was zodyssey's.
+
+    For a lock in the JavaScript checker's shape: if it was ours before (its
+    `--update` rewrote it, and the rewrite was committed), the keys our lock
+    pinned are citations that were checked, and must not turn into notes
+    unseen. None when git has no such version (among the last `depth` commits
+    that changed the lock).
+    """
+    from zodyssey import git
+
+    target = Path(os.path.realpath(path))
+    listed = git.output(target.parent, "log", f"-n{depth}", "--format=%H", "--", f"./{target.name}")
+    if listed is None:
+        return None
+    for commit in listed.decode("ascii", "replace").split():
+        blob = git.output(target.parent, "show", f"{commit}:./{target.name}")
+        try:
+            data = json.loads(blob.decode("utf-8-sig")) if blob is not None else None
+        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            continue
+        if isinstance(data, dict) and _written_by_us(data):
+            citations = data.get("citations")
+            keys = frozenset(citations) if isinstance(citations, dict) else frozenset()
+            return commit, keys
+    return None

@@ -385,7 +385,10 @@ def _check(
     baseline.suggest_files(root, discovery, result.problems)
     # --update writes our lock, which pins every dialect: there, every problem counts.
     if lock.legacy and not pinning:
-        set_aside_unseen(result, discovery, root)
+        from zodyssey.anchors.lock import last_own_pins
+
+        own_before = last_own_pins(lock_path) if lock.exists and result.problems else None
+        set_aside_unseen(result, discovery, root, own_before)
     if not pinning:  # --update applies it to what it cannot pin (_run_update)
         _apply_baseline(result, lock_path, root, discovery)
     return result

@@ -34,7 +34,10 @@ MEANINGS = (
         "audit: findings fail the run; run verify: a criterion or blocking check failed; "
         "run window: violated, unknown or the auditor failed",
     ),
-    (Exit.USAGE, "bad arguments, unreadable configuration, lock or state"),
+    (
+        Exit.USAGE,
+        "bad arguments, unreadable configuration, lock or state; output that cannot be written",
+    ),
     (Exit.MISSING, "audit: run artifacts missing or unreadable"),
     (
         Exit.EMPTY,

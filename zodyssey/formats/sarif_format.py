@@ -20,24 +20,33 @@ def uri(path: str) -> str:
 
     Spaces, non-ASCII letters (as UTF-8), "%", "#", "?" and the like are
     percent-encoded: `docs/my guide.md` is `docs/my%20guide.md`, `docs/naïve.md`
-    is `docs/na%C3%AFve.md`; a consumer decodes them back to the path.
+    is `docs/na%C3%AFve.md`; a consumer decodes them back to the path. A name
+    that is not UTF-8 (kept as surrogate escapes) is encoded from its bytes:
+    `docs/\udcff.md` is `docs/%FF.md`.
     """
     from urllib.parse import quote
 
-    return quote(path, safe=_URI_SAFE)
+    return quote(path.encode("utf-8", "surrogateescape"), safe=_URI_SAFE)
+
+
+def _readable(text: str) -> str:
+    """`text` with undecodable bytes (surrogate escapes) shown as U+FFFD."""
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _fingerprint(finding: Finding) -> str:
     key = finding.extra.get("key") or finding.extra.get("id") or finding.message
     basis = f"{finding.tool}/{finding.rule}/{finding.file}/{key}"
-    return hashlib.sha256(basis.encode("utf-8")).hexdigest()[:32]
+    return hashlib.sha256(basis.encode("utf-8", "surrogateescape")).hexdigest()[:32]
 
 
 def _result(finding: Finding) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": f"{finding.tool}/{finding.rule}",
         "level": _LEVEL[finding.severity],
-        "message": {"text": finding.message},
+        "message": {"text": _readable(finding.message)},
         "partialFingerprints": {"zodysseyKey/v1": _fingerprint(finding)},
     }
     if finding.file:
@@ -55,7 +64,7 @@ def _result(finding: Finding) -> dict[str, Any]:
                     "artifactLocation": {"uri": uri(str(r["file"]))},
                     "region": {"startLine": int(r.get("line") or 1)},
                 },
-                "message": {"text": str(r.get("message", ""))},
+                "message": {"text": _readable(str(r.get("message", "")))},
             }
             for n, r in enumerate(related)
             if isinstance(r, dict) and r.get("file")

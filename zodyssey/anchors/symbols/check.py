@@ -182,6 +182,9 @@ def _file_vanished(
     if unjudged is not None:  # ambiguous, or a FIFO, socket or device
         kind, detail, target = unjudged
         return Problem(kind, old_key, first.cited_as, sites, detail, members, target=target)
+    left_out = checker.discovery.left_out_file(checker.root, first.cited, first.site.doc)
+    if left_out is not None:
+        return problem("unresolved", left_out)
     if old is None:
         return problem("unresolved", f"no file in the tree matches `{first.cited}`")
     new = follow(checker.renames(), old, files)

@@ -6,7 +6,10 @@ grammar: nothing is downloaded or built at run time. A grammar is imported the
 first time a file of its language is parsed, never at import of this module.
 
 A definition is a named node of one of the types in its language's table; its
-span is the node's lines (a Python decorator's lines included). Definitions
+span is the node's lines with what decides it (`_decided_span`): a Python
+decorator, a Rust attribute or JavaScript/TypeScript decorator written just
+above it, TypeScript overload signatures of the same name just above it, and
+C/C++ conditional-compilation blocks around it (not an include guard). Definitions
 nest: a method is `Class.method`, a Rust method `Type::method` (its `impl`
 names the scope), a C++ one `ns::Class::method` (also when defined out of its
 class as `void ns::Class::method() {...}`). Only the top level and the bodies
@@ -214,6 +217,10 @@ def _namespace(node: Any) -> tuple[tuple[str, ...] | None, Any, bool]:
 class Table:
     handlers: dict[str, Handler]
     transparent: frozenset[str]  # wrappers walked through, without a scope of their own
+    # What decides a definition and so belongs to its span (docs/citation-lock.md):
+    prefix: frozenset[str] = frozenset()  # siblings written just above it (attributes)
+    overloads: frozenset[str] = frozenset()  # signatures of the same name just above it
+    conditional: frozenset[str] = frozenset()  # enclosing blocks (`#if 0 ... #endif`)
 
 
 _PYTHON = Table(
@@ -248,6 +255,7 @@ _RUST = Table(
         "impl_item": _rust_impl,
     },
     frozenset(("declaration_list",)),
+    prefix=frozenset(("attribute_item",)),
 )
 _JS_HANDLERS: dict[str, Handler] = {
     "function_declaration": named(None),
@@ -257,7 +265,9 @@ _JS_HANDLERS: dict[str, Handler] = {
     "variable_declarator": _js_variable,
 }
 _JS_TRANSPARENT = frozenset(("export_statement", "lexical_declaration", "variable_declaration"))
-_JAVASCRIPT = Table(_JS_HANDLERS, _JS_TRANSPARENT | {"class_body"})
+_JAVASCRIPT = Table(
+    _JS_HANDLERS, _JS_TRANSPARENT | {"class_body"}, prefix=frozenset(("decorator",))
+)
 _TYPESCRIPT = Table(
     {
         **_JS_HANDLERS,
@@ -271,6 +281,8 @@ _TYPESCRIPT = Table(
         "abstract_method_signature": named(None),
     },
     _JS_TRANSPARENT | {"class_body", "expression_statement", "ambient_declaration"},
+    prefix=frozenset(("decorator",)),
+    overloads=frozenset(("function_signature", "method_signature", "abstract_method_signature")),
 )
 _JAVA = Table(
     {
@@ -294,6 +306,7 @@ _C = Table(
         "type_definition": _c_typedef,
     },
     _C_PREPROCESSOR | {"declaration", "field_declaration_list"},
+    conditional=_C_PREPROCESSOR,
 )
 _CPP = Table(
     {
@@ -303,6 +316,7 @@ _CPP = Table(
     },
     _C.transparent
     | {"template_declaration", "linkage_specification", "declaration_list", "field_declaration"},
+    conditional=_C_PREPROCESSOR,
 )
 
 TABLES: dict[str, Table] = {
@@ -324,6 +338,19 @@ def definitions(source: bytes, language: str) -> list[Definition]:
     table = TABLES[language]
     out: list[Definition] = []
     _walk(tree.root_node, (), table, out, 0)
+    if table.overloads:
+        # An overload signature is part of the implementation it introduces, not a
+        # definition of its own (`Class.method` would be ambiguous).
+        covered: dict[tuple[str, ...], list[Definition]] = {}
+        for d in out:
+            if d.kind not in table.overloads:
+                covered.setdefault(d.segments, []).append(d)
+        out = [
+            d
+            for d in out
+            if d.kind not in table.overloads
+            or not any(c.start <= d.start < c.end for c in covered.get(d.segments, ()))
+        ]
     return out
 
 
@@ -345,15 +372,8 @@ def _walk(
         segments, body, emit = handler(child)
         inner = scope + segments if segments else scope
         if emit and segments:
-            out.append(
-                Definition(
-                    inner,
-                    child.start_point[0] + 1,
-                    child.end_point[0] + 1,
-                    _name_row(child),
-                    child.type,
-                )
-            )
+            start, end = _decided_span(child, table, segments[-1])
+            out.append(Definition(inner, start + 1, end + 1, _name_row(child), child.type))
         if body is not None:
             _walk(body, inner, table, out, depth + 1)
 
@@ -367,3 +387,54 @@ def _name_row(node: Any) -> int:
         name = definition.child_by_field_name("name") if definition else None
     row: int = name.start_point[0] if name is not None else node.start_point[0]
     return row + 1
+
+
+_COMMENTS = frozenset(("comment", "line_comment", "block_comment"))
+
+
+def _decided_span(node: Any, table: Table, name: str) -> tuple[int, int]:
+    """The 0-based rows of a definition with what decides it: the attributes or
+    decorators written just above it (comments between them allowed), the overload
+    signatures of the same name just above it, and every conditional-compilation
+    block around it (`#if 0 ... #endif`; a header guard is not one)."""
+    start, end = node.start_point[0], node.end_point[0]
+    current = node
+    while table.prefix or table.overloads:
+        before = current.prev_named_sibling
+        while before is not None and before.type in _COMMENTS:
+            before = before.prev_named_sibling
+        if before is None:
+            parent = current.parent
+            if parent is None or parent.type not in table.transparent:
+                break
+            current = parent  # `export function f` : the overloads stand beside the export
+            continue
+        if before.type in table.prefix or _overload_of(before, table, name):
+            start = min(start, before.start_point[0])
+            current = before
+            continue
+        break
+    parent = node.parent
+    while parent is not None and parent.type in table.transparent:
+        if parent.type in table.conditional and not _header_guard(parent):
+            start = min(start, parent.start_point[0])
+            end = max(end, parent.end_point[0])
+        parent = parent.parent
+    return start, end
+
+
+def _overload_of(node: Any, table: Table, name: str) -> bool:
+    """`node` (or the one declaration an `export` wraps) is a signature named `name`."""
+    if node.type in table.transparent and node.named_child_count == 1:
+        node = node.named_children[0]
+    return node.type in table.overloads and _field_name(node) == name
+
+
+def _header_guard(block: Any) -> bool:
+    """`#ifndef NAME` followed by `#define NAME`: the file's include guard."""
+    if block.type != "preproc_ifdef":
+        return False
+    name = _field_name(block)
+    children = block.named_children
+    first = children[1] if len(children) > 1 else None
+    return first is not None and first.type == "preproc_def" and _field_name(first) == name
