@@ -252,12 +252,19 @@ def _stale(outcome: AuditOutcome, emit: _Emitter) -> None:
     if not stale:
         return
     names = ", ".join(f"{c.todo}.{c.index}" for c in stale[:20])
+    # Advice that can be followed: a done run refuses `run verify`.
+    fix = (
+        "the run is done, so it cannot verify again: put the files changed since back as "
+        "they were verified, or audit with --allow-stale"
+        if run.phase in ("done", "audited")
+        else "verify again (or audit with --allow-stale)"
+    )
     emit(
         "evidence-stale",
         "note" if outcome.allow_stale else "error",
         f"the work tree changed after the last passing record of criteria {names} (content "
         f"digest now {short_hash(now)}, recorded {short_hash(stale[-1].record.worktree_digest if stale[-1].record else None)}): "
-        "their evidence describes another tree; verify again (or audit with --allow-stale)",
+        f"their evidence describes another tree; {fix}",
         run.state_path,
         key="stale",
         criteria=[f"{c.todo}.{c.index}" for c in stale],

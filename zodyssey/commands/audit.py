@@ -163,6 +163,13 @@ def run(args: argparse.Namespace) -> int:
 
     write_report(text, args.output or None)
     if args.output:
+        from pathlib import Path
+
+        from zodyssey.audit.load import locate
+        from zodyssey.runs.worktree import record_report
+
+        # A report written into the work tree must not make the next audit's evidence stale.
+        record_report(locate(args.target, args.repo)[0], Path(args.output))
         print(report.summary, file=sys.stderr)
     return exit_code(outcome.verdict)
 

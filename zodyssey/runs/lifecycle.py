@@ -415,6 +415,24 @@ def _unproven(
     return unproven
 
 
+def _stale_todos(ctx: RunContext, records: list[dict[str, Any]]) -> list[str]:
+    """Todos with a criterion whose latest record passed on another work tree than now's
+    (its `worktree_digest`, as the audit's evidence-stale judges it)."""
+    from zodyssey.runs.worktree import content_digest
+
+    latest: dict[tuple[str, int], dict[str, Any]] = {}
+    for record in records:
+        if record.get("kind") == "criterion":
+            latest[(str(record.get("todo")), int(record.get("criterion_index") or 0))] = record
+    recorded = {k: r.get("worktree_digest") for k, r in latest.items() if r.get("passed")}
+    if not any(recorded.values()):
+        return []
+    now = content_digest(ctx.root)
+    if now is None:
+        return []
+    return sorted({todo for (todo, _), was in recorded.items() if was and was != now})
+
+
 def _incomplete(
     ctx: RunContext, args: argparse.Namespace, state: dict[str, Any], loaded: LoadedPlan
 ) -> list[str]:
@@ -447,12 +465,23 @@ def _incomplete(
             f"done todos whose evidence no longer passes: {', '.join(unproven)}",
             f"done todos without passing evidence: {', '.join(unproven)}",
         )
+    # Judged before the checks run (they may write files), said after them.
+    stale = _stale_todos(ctx, records)
     # The blocking checks run last: only once everything before them held (or was forced).
     check_failures = _blocking_failures(ctx, loaded)
     if check_failures:
         joined = ", ".join(check_failures)
         refuse_or_override(
             f"blocking quality checks failed: {joined}", f"blocking checks failed: {joined}"
+        )
+    if stale:
+        # What the audit calls evidence-stale; once done, verify is refused, so the
+        # audit's "verify again" could no longer be followed (issue 36).
+        refuse_or_override(
+            "the work tree changed after the last passing verify of "
+            f"{', '.join(f'todo {t}' for t in stale)} (the audit would call that evidence "
+            f"stale): run `zodyssey run verify {ctx.slug} {stale[0]}` again first",
+            f"stale evidence: todos {', '.join(stale)}",
         )
     return overrides
 

@@ -154,7 +154,46 @@ def content_digest(root: Path) -> str | None:
         return None
     digest = hashlib.sha256()
     names = sorted({p for p in listed.split(b"\0") if p})
+    reports = reports_written(root)
     for raw in names:
         name = raw.decode("utf-8", errors="surrogateescape")
-        digest.update(raw + b"\0" + _content_hash(root / name).encode("ascii", "replace") + b"\n")
+        content = _content_hash(root / name)
+        if reports.get(name) == content:
+            continue  # a report the audit wrote, unchanged since: not the work
+        digest.update(raw + b"\0" + content.encode("ascii", "replace") + b"\n")
     return digest.hexdigest()
+
+
+# Reports `zodyssey audit -o FILE` wrote inside the work tree: {path: sha256 as written}.
+REPORTS_WRITTEN = ".zcode/audit-reports.json"
+
+
+def reports_written(root: Path) -> dict[str, str]:
+    """The audit's own reports in the work tree (REPORTS_WRITTEN); {} when none or unreadable."""
+    try:
+        with os.fdopen(open_regular(root / REPORTS_WRITTEN, "audit report list"), "rb") as f:
+            data = json.loads(f.read(1 << 20))
+    except (NotRegularFile, OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
+
+
+def record_report(root: Path, written: Path) -> None:
+    """Remember `written` (a report the audit just wrote) with its content's digest, so
+    content_digest leaves it out for as long as it stays as written: writing a report
+    into the work tree never makes the evidence it reports on stale. A file outside
+    the work tree, or in `.zcode/`, needs no record."""
+    from zodyssey.core.atomic import write_atomic
+
+    try:
+        rel = written.resolve().relative_to(root.resolve()).as_posix()
+    except (OSError, ValueError):
+        return
+    if rel == ".zcode" or rel.startswith(".zcode/"):
+        return
+    reports = reports_written(root)
+    reports[rel] = _content_hash(root / rel)
+    (root / ".zcode").mkdir(exist_ok=True)
+    write_atomic(root / REPORTS_WRITTEN, json.dumps(reports, indent=2, sort_keys=True) + "\n")
