@@ -21,6 +21,7 @@ DOC = """# Design
 The connection starts in mod.rs:3 and returns src/a/mod.rs:4.
 The blank line src/app.go:2 and the marker src/app.go:3 carry nothing.
 Past the end: src/app.go:40. The old engine was legacy/engine.go:5.
+A brace-only line has content to pin: src/app.go:6.
 """
 
 
@@ -338,7 +339,7 @@ def test_init_counts_what_can_and_cannot_be_pinned(tmp_path: Path) -> None:
     repo = adopt_repo(tmp_path)
     proc = run_zodyssey("init", "--root", str(repo), cwd=repo)
     assert proc.returncode == 0, proc.stderr
-    assert "1 can be pinned, 5 cannot" in proc.stdout, proc.stdout
+    assert "2 can be pinned, 5 cannot" in proc.stdout, proc.stdout
     assert "check-anchors --update --baseline" in proc.stdout
     assert run_cli(repo, "--update", "--baseline").returncode == 0
     whole = run_zodyssey("check", "--root", str(repo), cwd=repo)

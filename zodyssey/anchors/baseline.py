@@ -21,7 +21,8 @@ An entry matches a problem of the same document, the same spelling
 the reader, so editing a document above a citation never breaks the match.
 `gone` and `unresolved` count as one kind: a shallow clone cannot tell a
 deleted file from one that never was. `suggest` (ambiguous only) is the file
-git history or the document's other citations point to, when they decide.
+git history or the document's other citations point to, when they decide
+(ambiguous.py).
 
 The check then reports: how many baselined problems remain; entries whose
 citation is fine now or no longer written ("fixed": a warning, dropped by the
@@ -43,11 +44,7 @@ from zodyssey.core.files import NotRegularFile, open_regular, require_regular_ta
 from zodyssey.errors import UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from zodyssey.anchors.check import CheckResult
-    from zodyssey.anchors.discover import Discovery
-    from zodyssey.anchors.model import Citation
 
 FORMAT = "zodyssey-anchors-baseline/1"
 COMMENT = (
@@ -354,108 +351,3 @@ def summary(state: BaselineState, root: Path | None = None) -> str:
             "changed (another problem now): failing, as new problems do"
         )
     return "".join(f"\n({p})" for p in parts)
-
-
-# ---- which file an ambiguous bare name means --------------------------------------------
-
-
-def suggest_files(root: Path, discovery: Discovery, problems: list[Problem]) -> None:
-    """For each ambiguous problem, the candidate the evidence decides, if it does.
-
-    Narrowing steps, strongest first, each kept only when it leaves a
-    candidate: the files that existed, with content at the cited lines, at the
-    commit that last wrote the citing line (git blame: what the author could
-    have meant); those in a folder the same document cites elsewhere; those
-    that still have the cited lines. One left: named in the detail as a
-    suggestion (never rewritten: it is evidence, not certainty).
-    """
-    ambiguous = [p for p in problems if p.kind == "ambiguous" and p.citations]
-    if not ambiguous:
-        return
-    cited_dirs: dict[str, set[str]] = {}
-    for citation in discovery.citations:
-        if citation.resolved is not None:
-            folder = citation.resolved.rpartition("/")[0]
-            cited_dirs.setdefault(citation.site.doc, set()).add(folder)
-    for problem in ambiguous:
-        first = problem.citations[0]
-        found = _decide(root, first, cited_dirs.get(first.site.doc, set()))
-        if found is not None:
-            problem.suggestion, why = found
-            problem.detail += f"; it is probably `{problem.suggestion}` ({why}): cite that path"
-
-
-def _decide(root: Path, first: Citation, folders: set[str]) -> tuple[str, str] | None:
-    """(the one candidate left, why) after the narrowing steps; None if several stay."""
-    at = _written_at(root, first.site.doc, first.site.line)
-
-    def existed_with_content(candidate: str) -> bool:
-        if at is None:
-            return False
-        return _has_content(_lines_at(root, at, candidate), first.start, first.end)
-
-    def in_cited_folder(candidate: str) -> bool:
-        return candidate.rpartition("/")[0] in folders
-
-    def has_the_lines(candidate: str) -> bool:
-        lines = _read_lines(root / candidate)
-        return lines is not None and 1 <= first.start <= first.end <= len(lines)
-
-    when = f"the only one with content there when the line was written, {(at or '')[:12]}"
-    steps: tuple[tuple[Callable[[str], bool], str], ...] = (
-        (existed_with_content, when),
-        (in_cited_folder, "the document cites other files of its folder"),
-        (has_the_lines, "the only one that has those lines"),
-    )
-    left = list(first.candidates)
-    reasons: list[str] = []
-    for keep, why in steps:
-        narrowed = [c for c in left if keep(c)]
-        if narrowed and len(narrowed) < len(left):
-            left = narrowed
-            reasons.append(why)
-        if len(left) == 1:
-            return left[0], "; ".join(reasons)
-    return None
-
-
-def _read_lines(path: Path) -> list[str] | None:
-    from zodyssey.core.files import read_regular_text
-
-    try:
-        return read_regular_text(path, "file").split("\n")
-    except (OSError, UnicodeDecodeError, NotRegularFile):
-        return None
-
-
-def _has_content(lines: list[str] | None, a: int, b: int) -> bool:
-    from zodyssey.anchors.fingerprint import is_contentless
-
-    if lines is None or a < 1 or b < a or b > len(lines):
-        return False
-    return not is_contentless(lines[a - 1 : b])
-
-
-def _written_at(root: Path, doc: str, line: int) -> str | None:
-    """The commit that last wrote line `line` of `doc` (None: uncommitted, or no git)."""
-    from zodyssey import git
-
-    out = git.output(root, "blame", "--porcelain", "-L", f"{line},{line}", "HEAD", "--", doc)
-    if not out:
-        return None
-    commit = out.split(b" ", 1)[0].decode("ascii", "replace")
-    if len(commit) != 40 or set(commit) == {"0"}:
-        return None
-    return commit
-
-
-def _lines_at(root: Path, commit: str, path: str) -> list[str] | None:
-    from zodyssey import git
-
-    prefix = git.output(root, "rev-parse", "--show-prefix")
-    if prefix is None:
-        return None
-    data = git.output(root, "show", f"{commit}:{prefix.decode().strip()}{path}")
-    if data is None:
-        return None
-    return data.decode("utf-8", "replace").split("\n")

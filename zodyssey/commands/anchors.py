@@ -370,7 +370,7 @@ def _check(
     *,
     pinning: bool = False,
 ) -> CheckResult:
-    from zodyssey.anchors import baseline
+    from zodyssey.anchors import ambiguous
     from zodyssey.anchors.check import (
         Checker,
         find_stale_writing,
@@ -382,7 +382,7 @@ def _check(
     result = Checker(root, config, discovery, lock, lock_path=lock_path, pinning=pinning).run()
     find_unscanned(result, left_out_documents(root, config, discovery), root)
     find_stale_writing(result, discovery, root)
-    baseline.suggest_files(root, discovery, result.problems)
+    ambiguous.suggest_files(root, discovery, result.problems)
     # --update writes our lock, which pins every dialect: there, every problem counts.
     if lock.legacy and not pinning:
         from zodyssey.anchors.lock import last_own_pins
