@@ -1,0 +1,131 @@
+"""The review binds the plan the reviewer read, in the real Claude Code (issue 34, part 2).
+
+The ABA swap of issue 34: the orchestrator writes a wide plan, dispatches the
+reviewer, puts a one-line decoy in the plan's place while the reviewer reads,
+and writes the wide plan back before the reviewer answers. The reviewer
+(scripted turns, the shipped `momus` definition) reads the plan, names the
+digest of what it read and says OKAY. The wide plan must not be approved:
+the product edit after it stays blocked and the file unchanged.
+
+Two ways of swapping: the reviewer in the background (Claude Code's default
+for `Agent`) with the orchestrator's own writes in between, and the reviewer
+in the foreground with a background shell process doing the swap.
+
+The scripted parties wait for each other through files (bounded loops), so
+the order of reads and writes is the one the attack needs whatever the
+scheduling; when the gate refuses a step of the swap (the plan frozen during
+the review), the loops run out and the attack fails earlier.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from tests.clients.drivers import Client, run_client
+from tests.clients.modelserver import Call, Script, turn
+from tests.clients.scenarios import SLUG, make_user_repo, run_state, start_run
+from tests.helpers import plan
+
+BRIEF = f"Review the plan of run {SLUG} (binding test)."
+PLAN_FILE = f".zcode/plans/{SLUG}.md"
+WIDE = plan("Change the greeting", [("Edit the app", ["src/"], ["`grep -q hello src/app.py`"])])
+DECOY = "# DECOY: change the greeting\n"
+READ_MARK = ".zcode/notepads/reviewer-read.txt"
+WAIT = "for i in $(seq 100); do {test} && break; sleep 0.2; done"
+
+
+def digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def bash(command: str, **extra: object) -> Call:
+    return Call("Bash", {"command": command, "description": "run it", **extra})
+
+
+def reviewer() -> list:  # type: ignore[type-arg]
+    """Read the plan once the decoy is in place, say so, wait for the swap back, then
+    answer OKAY naming the digest of what it read."""
+    read = WAIT.format(test=f"grep -q DECOY {PLAN_FILE}")
+    back = WAIT.format(test=f"! grep -q DECOY {PLAN_FILE}")
+    return [
+        turn(bash(f"{read}; sha256sum {PLAN_FILE} > {READ_MARK}")),
+        turn(bash(back)),
+        turn(text=f"I read the plan.\nPLAN-SHA256: {digest(DECOY)}\nVERDICT: OKAY"),
+    ]
+
+
+def edit_product(repo: Path) -> Call:
+    return Call(
+        "Edit",
+        {
+            "file_path": str(repo / "src/app.py"),
+            "old_string": "GREETING = 'hi'",
+            "new_string": "GREETING = 'hello'",
+        },
+    )
+
+
+def write(repo: Path, rel: str, text: str) -> Call:
+    return Call("Write", {"file_path": str(repo / rel), "content": text})
+
+
+def dispatch(background: bool) -> Call:
+    body: dict[str, object] = {
+        "subagent_type": "momus",
+        "description": "review the plan",
+        "prompt": BRIEF,
+    }
+    if not background:
+        body["run_in_background"] = False
+    return Call("Agent", body)
+
+
+REVIEW_DONE = WAIT.format(test=f"grep -q '\"pending_dispatch\": null' .zcode/state/{SLUG}.json")
+
+
+@pytest.mark.parametrize("swap", ["background-reviewer", "background-cp"])
+def test_aba_swap_gets_no_okay_for_the_wide_plan(claude: Client, tmp_path: Path, swap: str) -> None:
+    repo = make_user_repo(tmp_path, [claude.name])
+    start_run(repo)
+    if swap == "background-reviewer":
+        turns = [
+            turn(write(repo, PLAN_FILE, WIDE)),
+            turn(dispatch(background=True)),
+            turn(write(repo, PLAN_FILE, DECOY)),
+            turn(bash(WAIT.format(test=f"test -s {READ_MARK}"))),
+            turn(write(repo, PLAN_FILE, WIDE)),
+            turn(bash(REVIEW_DONE)),
+            turn(edit_product(repo)),
+        ]
+    else:
+        # The swap starts once the reviewer was dispatched (on the wide plan, which lints).
+        dispatched = f"grep -q '\"pending_dispatch\": {{' .zcode/state/{SLUG}.json"
+        swapper = (
+            "("
+            + WAIT.format(test=dispatched)
+            + f"; cp .zcode/notepads/decoy.md {PLAN_FILE}; "
+            + WAIT.format(test=f"test -s {READ_MARK}")
+            + f"; cp .zcode/notepads/wide.md {PLAN_FILE}) > /dev/null 2>&1 &"
+        )
+        turns = [
+            turn(write(repo, ".zcode/notepads/decoy.md", DECOY)),
+            turn(write(repo, ".zcode/notepads/wide.md", WIDE)),
+            turn(write(repo, PLAN_FILE, WIDE)),
+            turn(bash(swapper)),
+            turn(dispatch(background=False)),
+            turn(edit_product(repo)),
+        ]
+    result = run_client(
+        claude, repo, tmp_path / "home", Script(turns, agents={BRIEF: reviewer()}), timeout=180
+    )
+    state = run_state(repo)
+    review = state["review"]
+    assert review["verdict"] != "OKAY", result.describe()
+    # The reviewer was dispatched, ran and answered; its OKAY named the decoy it read.
+    reasons = [str(e.get("reason")) for e in state["gate_log"] if e.get("command") == "review"]
+    assert any("not the plan dispatched for review" in r for r in reasons), reasons
+    assert review.get("plan_sha256") != digest(WIDE)
+    assert result.text("src/app.py") == "GREETING = 'hi'\n", result.describe()
