@@ -70,16 +70,26 @@ def run(
     *,
     stdin: bytes | None = None,
     timeout: float | None = None,
+    hermetic: bool = False,
 ) -> bytes:
     """Run `git args` in `cwd` and return its stdout; raise GitError with git's reason
-    (GitTimeout after `timeout` seconds, when given)."""
+    (GitTimeout after `timeout` seconds, when given). `hermetic`: `cwd` is the
+    repository's root and git reads nothing the agent could have written, runs no
+    hook and no fsmonitor (`zodyssey.core.hermetic`): for trusted writes during a
+    run (the evidence anchor) and the work-tree fingerprint of evidence."""
+    env = environment()
+    if hermetic:
+        from zodyssey.core.hermetic import HERMETIC_CONFIG, hermetic_env
+
+        env = {**hermetic_env(os.fspath(cwd)), "GIT_OPTIONAL_LOCKS": "0"}
+        args = [*HERMETIC_CONFIG, *args]
     try:
         proc = subprocess.run(
             ["git", *args],
             cwd=cwd,
             input=stdin,
             capture_output=True,
-            env=environment(),
+            env=env,
             check=False,
             timeout=timeout,
         )

@@ -15,18 +15,23 @@ from pathlib import Path
 from tests.helpers import REPO_ROOT
 
 PACKAGE = REPO_ROOT / "zodyssey"
-STDLIB = frozenset({"os", "sys", "fcntl", "time", "_json"})
+STDLIB = frozenset({"os", "sys", "fcntl", "time", "_json", "stat"})
 COLD = (
     "gate/wiring",
     "gate/install",
     "gate/probe",
     "gate/codex_trust",
+    "sandbox/contain",  # `zodyssey run start|verify` only, never the hook
 )  # the CI side of the gate: any import allowed
+# Edges the rule still lets through at import time, each named: the sandbox's
+# grants read the gate's path rules (one rule for "what a run may write" is to
+# move them below both: docs/gate.md, house review §6).
+EXITS = frozenset({("sandbox/grants.py", "zodyssey.gate.paths")})
 
 
 def hot_modules(package: Path = PACKAGE) -> list[Path]:
     found = [package / "__init__.py", package / "errors.py"]
-    for folder in ("core", "gate"):
+    for folder in ("core", "gate", "sandbox"):
         for path in sorted((package / folder).rglob("*.py")):
             rel = path.relative_to(package).as_posix()
             if not rel.startswith(COLD):
@@ -96,12 +101,16 @@ def _allowed_at_import(module: str, rel: str) -> bool:
         return root in STDLIB
     if module.startswith(("zodyssey.core", "zodyssey.errors")) or module == "zodyssey.__version__":
         return True
-    return rel.startswith("gate/") and module.startswith("zodyssey.gate")
+    if any(rel == where and module.startswith(edge) for where, edge in EXITS):
+        return True
+    own = rel.split("/")[0]  # gate/ and sandbox/ each import their own package
+    return own in ("gate", "sandbox") and module.startswith(f"zodyssey.{own}.")
 
 
 def test_hot_modules_follow_the_import_rule() -> None:
     modules = hot_modules()
     assert len(modules) > 40, len(modules)  # the walk found the tree
+    assert PACKAGE / "sandbox" / "violations.py" in modules  # the post-call check is hot
     problems = [problem for path in modules for problem in violations(path)]
     assert not problems, "\n".join(problems)
 

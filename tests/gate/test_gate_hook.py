@@ -37,11 +37,15 @@ def test_no_run_allows_anything_silently(tmp_path: Path) -> None:
 
 
 def test_terminal_phase_allows_silently(run_repo: Callable[..., RunRepo]) -> None:
+    """Product work passes silently once the run ended; the finished run's own
+    record does not (issue 33: past runs stay protected)."""
     repo = run_repo()
     for phase in ("done", "audited", "abandoned"):
         repo.set(phase=phase)
-        result = run_hook(repo.payload("Write", {"file_path": ".zcode/state/demo.json"}), repo.root)
+        result = run_hook(repo.payload("Write", {"file_path": "README.md"}), repo.root)
         assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+        result = run_hook(repo.payload("Write", {"file_path": ".zcode/state/demo.json"}), repo.root)
+        assert result.returncode == 2 and "record of finished runs" in result.stderr
 
 
 def test_run_found_from_payload_cwd_without_env(run_repo: Callable[..., RunRepo]) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tests.helpers import clean_env
 from tests.helpers.gate import RunRepo
+from tests.helpers.real_runs import approved, evidence, plan_of
 from tests.sandbox.test_effects import repo_with_run, violations
 from zodyssey.gate.install import hook_command
 
@@ -91,3 +92,57 @@ def test_a_home_file_changed_between_calls_is_recorded_and_blocks_the_next_call(
     assert done.returncode == 2, (done.stdout, done.stderr)
     assert "helper.md (kept)" in done.stderr, done.stderr  # maybe the person's own edit
     assert (home / ".claude" / "agents" / "helper.md").read_text() == "a helper, edited\n"
+
+
+def test_the_hooks_git_runs_no_hook_or_fsmonitor_from_a_config_the_agent_wrote(
+    tmp_path: Path,
+) -> None:
+    """`~/.gitconfig` is the agent's to write: a `core.hooksPath` there would run a
+    `reference-transaction` hook at the evidence anchor's `update-ref` (in the hook
+    process, outside every sandbox), a `core.fsmonitor` at a `git status`. The
+    hook's git reads no global configuration (issue 33: the gate reads nothing the
+    agent wrote); on the old code the planted hook ran when the violation was
+    anchored."""
+    repo = approved(tmp_path, plan_of("    - `true` exits 0\n"))
+    home = tmp_path / "home"
+    home.mkdir()
+    marker = tmp_path / "ran"
+    hooks = tmp_path / "evil-hooks"
+    hooks.mkdir()
+    for name in ("reference-transaction", "post-checkout"):
+        script = hooks / name
+        script.write_text(f"#!/bin/sh\necho {name} >> {marker}\n")
+        script.chmod(0o755)
+    monitor = tmp_path / "monitor.sh"
+    monitor.write_text(f"#!/bin/sh\necho fsmonitor >> {marker}\n")
+    monitor.chmod(0o755)
+    (home / ".gitconfig").write_text(f"[core]\n\thooksPath = {hooks}\n\tfsmonitor = {monitor}\n")
+
+    def call(event: str) -> subprocess.CompletedProcess[str]:
+        body = {
+            "session_id": "s",
+            "cwd": str(repo.root),
+            "hook_event_name": "PreToolUse" if event == "pre-tool" else "PostToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "ls"},
+            "tool_use_id": "toolu_1",
+            "tool_response": {"stdout": ""},
+        }
+        return subprocess.run(
+            shlex.split(hook_command(event, "codex")),
+            input=json.dumps(body),
+            capture_output=True,
+            text=True,
+            env=clean_env(CLAUDE_PROJECT_DIR=str(repo.root), HOME=str(home)),
+            cwd=repo.root,
+            timeout=60,
+            check=False,
+        )
+
+    assert call("pre-tool").returncode == 0
+    (repo.root / "README.md").write_text("out of scope\n")  # a violation: recorded, anchored
+    done = call("post-tool")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    kinds = [r["kind"] for r in evidence(repo)]
+    assert kinds == ["violation"], kinds
+    assert not marker.exists(), marker.read_text()

@@ -5,12 +5,15 @@ it imports is most of what it costs. One rule keeps its path light, and
 tests/core/test_import_rule.py checks it by reading the source (no import
 runs) of `core/`, of every module of `gate/` but its CI side (`wiring`,
 `install`, and `probe`, which `zodyssey check` and `run start` use to try the
-wired hook command), and of the two root modules they load (`zodyssey/__init__.py`,
-`errors.py`):
+wired hook command), of `sandbox/` (the kernel grants, the wrapped command's
+runner, the post-call effect check) but `contain` (`run start|verify` only),
+and of the two root modules they load (`zodyssey/__init__.py`, `errors.py`):
 
-- At import time a module imports only `os`, `sys`, `fcntl`, `time` and
-  `_json`, `zodyssey.core.*`, `zodyssey.errors` and, in `gate/`,
-  `zodyssey.gate.*`. `core/` never imports the gate, at any level.
+- At import time a module imports only `os`, `sys`, `fcntl`, `time`, `stat`
+  (which `os` loads) and `_json`, `zodyssey.core.*`, `zodyssey.errors` and, in
+  `gate/` and `sandbox/`, their own package's modules (and the one named
+  exit, `sandbox/grants.py` reading `zodyssey.gate.paths`). `core/` never
+  imports the gate, at any level.
 - Anything else (`re`, `json`, `typing`, `pathlib`, `tomllib`, the shell
   parser) is imported inside the function that needs it, so only the calls
   that need it pay for it.

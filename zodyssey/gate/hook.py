@@ -237,13 +237,17 @@ def _run(hook: _Call) -> int:
     from zodyssey.gate.discovery import is_active, read_states
 
     runs = []
+    past = []
     for candidate, files in groups:
         discovered = read_states(candidate, files)
         active_here = [(s, state) for s, state in discovered.runs if is_active(state)]
         if active_here:
             runs.append((candidate, active_here))
+        elif discovered.runs:
+            past.append(candidate)
     if not runs:
-        return 0  # no active run: never block, say nothing
+        # no active run: never in the way of product work; finished runs' records stay shut
+        return _past_runs(hook, past) if past and hook.event == "pre-tool" else 0
     arm_deadline()
     hook.armed = True
     hook.slug = runs[0][1][0][0]
@@ -257,6 +261,28 @@ def _run(hook: _Call) -> int:
         hook.problem = hook.problem or f"unknown harness {hook.harness!r} ({USAGE})"
     hook.judged = runs
     return EVENTS.get(hook.event, _on_unknown)(hook, runs, adapter)
+
+
+def _past_runs(hook: _Call, roots: "list[str]") -> int:
+    """No run is active, but runs ended here: a call that names their records
+    (state, evidence, reviews, git anchors) blocks (zodyssey/gate/past.py); any
+    other call, and any call the hook cannot read, is let through silently."""
+    try:
+        hook.parse()
+        from zodyssey.gate.harness import get_harness
+
+        adapter = get_harness(hook.harness)
+        if hook.payload_error or hook.problem:
+            return 0
+        call = adapter.to_call(hook.payload)
+        from zodyssey.gate.past import judge
+
+        reason = judge(call, roots)
+    except Exception:
+        return 0  # outside a run the gate never fails closed
+    if reason is None:
+        return 0
+    return _write(adapter.block(reason, "(finished)"))
 
 
 def _state_groups(hook: _Call) -> "list[tuple[str, Any]]":

@@ -40,10 +40,14 @@ def _safe(run_id: str) -> bool:
 
 
 def _move_ref(root: Path, ref: str, body: dict[str, object], message: str) -> None:
-    oid = git.run(root, ["hash-object", "-w", "--stdin"], stdin=json.dumps(body).encode())
+    # hermetic: `update-ref` runs the `reference-transaction` hook, and this runs in
+    # the gate's hook process (a violation) and in `zodyssey run`, outside the sandbox
+    body_bytes = json.dumps(body).encode()
+    oid = git.run(root, ["hash-object", "-w", "--stdin"], stdin=body_bytes, hermetic=True)
     git.run(
         root,
         ["update-ref", "--create-reflog", "-m", message, ref, oid.decode().strip()],
+        hermetic=True,
     )
 
 

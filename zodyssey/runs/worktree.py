@@ -86,11 +86,12 @@ def snapshot(root: Path, *, keep_status: bool = False) -> dict[str, Any]:
         return {"ok": False, "error": f"{root} is not inside a git work tree (or git is missing)"}
     try:
         # Run git from the run's root so the pathspecs are relative to it.
-        status = git.run(
+        status = git.run(  # hermetic: no fsmonitor or hook from a config the agent wrote
             root,
             ["status", "--porcelain=v2", "-z", "--branch", "--untracked-files=all", *_PATHSPEC],
+            hermetic=True,
         )
-        index = git.run(root, ["ls-files", "-s", "-z", *_PATHSPEC])
+        index = git.run(root, ["ls-files", "-s", "-z", *_PATHSPEC], hermetic=True)
     except git.GitError as exc:  # git failed: the snapshot is "unknown", never "unchanged"
         return {"ok": False, "error": exc.message[:300]}
     head, branch, paths = _status_paths(status)
@@ -148,7 +149,9 @@ def content_digest(root: Path) -> str | None:
         return None
     try:
         listed = git.run(
-            root, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", *_PATHSPEC]
+            root,
+            ["ls-files", "-z", "--cached", "--others", "--exclude-standard", *_PATHSPEC],
+            hermetic=True,
         )
     except git.GitError:
         return None

@@ -126,24 +126,15 @@ def unignored_advice(root: str) -> "str | None":
     """What `run start` says when the repository's ignore rules (as the effect
     check's hermetic git reads them) leave tool by-products unignored: the lines
     to add to `.gitignore`. None when all are ignored, or git cannot tell."""
-    import subprocess
-
-    from zodyssey.sandbox.effects import HERMETIC_CONFIG, hermetic_env
+    from zodyssey import git
 
     try:
-        done = subprocess.run(
-            ["git", "-C", root, *HERMETIC_CONFIG, "check-ignore", "--no-index", "--", *SAMPLES],
-            env=hermetic_env(root),
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if done.returncode not in (0, 1):
-        return None
-    ignored = set(done.stdout.splitlines())
+        listed = git.run(root, ["check-ignore", "--no-index", "--", *SAMPLES], hermetic=True)
+    except git.GitError as exc:
+        if not exc.message.endswith("exited 1"):  # 1 with nothing said: none is ignored
+            return None
+        listed = b""
+    ignored = set(listed.decode("utf-8", "replace").splitlines())
     missing = [line for sample, line in _LINE_OF if sample not in ignored]
     if not missing:
         return None

@@ -74,10 +74,11 @@ def _view(root: str, slug: str, state: "dict[str, Any]") -> "tuple[Any, Any, boo
     open_ = okay and state.get("phase") != BLOCKED and _bound(plan, review.get("plan_sha256"))
     protected = [os.path.join(layout.root, f) for f in PROTECTED_CONFIG]
     protected += [os.path.join(layout.root, f) for f in (".zodyssey.toml", "pyproject.toml")]
+    from zodyssey.core.hermetic import git_dir
     from zodyssey.sandbox.watch import watched
 
     home = os.path.expanduser("~")
-    protected += watched(layout.root, effects.git_dir(layout.root), home, PROTECTED_CONFIG)
+    protected += watched(layout.root, git_dir(layout.root), home, PROTECTED_CONFIG)
     if okay and plan.path:
         protected.append(plan.path)
     return layout, plan, bool(open_), protected
