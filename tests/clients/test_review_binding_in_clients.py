@@ -129,3 +129,77 @@ def test_aba_swap_gets_no_okay_for_the_wide_plan(claude: Client, tmp_path: Path,
     assert any("not the plan dispatched for review" in r for r in reasons), reasons
     assert review.get("plan_sha256") != digest(WIDE)
     assert result.text("src/app.py") == "GREETING = 'hi'\n", result.describe()
+
+
+# Gemini CLI refuses `$(...)` in its shell tool: the same waits without it.
+GEMINI_WAIT = "seq 100 | while read i; do {test} && break; sleep 0.2; done"
+
+
+def test_aba_swap_through_invoke_agent_gets_no_okay(gemini: Client, tmp_path: Path) -> None:
+    """Gemini CLI runs `invoke_agent` in the foreground: a background `cp` swaps the plan
+    while the reviewer reads."""
+    repo = make_user_repo(tmp_path, [gemini.name])
+    start_run(repo)
+    dispatched = f"grep -q '\"pending_dispatch\": {{' .zcode/state/{SLUG}.json"
+    swapper = (
+        "("
+        + GEMINI_WAIT.format(test=dispatched)
+        + f"; cp .zcode/notepads/decoy.md {PLAN_FILE}; "
+        + GEMINI_WAIT.format(test=f"test -s {READ_MARK}")
+        + f"; cp .zcode/notepads/wide.md {PLAN_FILE}) > /dev/null 2>&1 &"
+    )
+
+    def shell(command: str) -> Call:
+        return Call("run_shell_command", {"command": command, "description": "run it"})
+
+    def put(rel: str, text: str) -> Call:
+        return Call("write_file", {"file_path": str(repo / rel), "content": text})
+
+    read = GEMINI_WAIT.format(test=f"grep -q DECOY {PLAN_FILE}")
+    back = GEMINI_WAIT.format(test=f"! grep -q DECOY {PLAN_FILE}")
+    answer = f"I read the plan.\nPLAN-SHA256: {digest(DECOY)}\nVERDICT: OKAY"
+    reviewer_turns = [
+        turn(shell(f"{read}; sha256sum {PLAN_FILE} > {READ_MARK}")),
+        turn(shell(back)),
+        turn(Call("complete_task", {"result": answer})),
+    ]
+    turns = [
+        turn(put(".zcode/notepads/decoy.md", DECOY)),
+        turn(put(".zcode/notepads/wide.md", WIDE)),
+        turn(put(PLAN_FILE, WIDE)),
+        turn(shell(swapper)),
+        turn(Call("invoke_agent", {"agent_name": "momus", "prompt": BRIEF})),
+        turn(
+            Call(
+                "replace",
+                {
+                    "file_path": str(repo / "src/app.py"),
+                    "old_string": "GREETING = 'hi'",
+                    "new_string": "GREETING = 'hello'",
+                    "instruction": "change it",
+                },
+            )
+        ),
+    ]
+
+    def acknowledged(home: Path, _server: object) -> None:
+        from tests.clients.test_workflow_in_clients import acknowledge_agents
+
+        acknowledge_agents(home, repo)
+
+    result = run_client(
+        gemini,
+        repo,
+        tmp_path / "home",
+        Script(turns, agents={BRIEF: reviewer_turns}),
+        before=acknowledged,
+        timeout=180,
+    )
+    state = run_state(repo)
+    assert state["review"]["verdict"] != "OKAY", result.describe()
+    reasons = [str(e.get("reason")) for e in state["gate_log"] if e.get("command") == "review"]
+    assert any("not the plan dispatched for review" in r for r in reasons), (
+        reasons,
+        result.describe(),
+    )
+    assert result.text("src/app.py") == "GREETING = 'hi'\n", result.describe()
