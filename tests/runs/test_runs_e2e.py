@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import subprocess
-from pathlib import Path
 from typing import Any
 
 from tests.helpers.gate import run_hook
@@ -66,7 +65,7 @@ def test_whole_run(started: Repo) -> None:
     assert state["review"]["pending_dispatch"] is None
     assert len(state["review"]["consumed_dispatches"]) == 1
     assert state["phase"] == "execute"
-    plan_bytes = Path(state["plan_path"]).read_bytes()
+    plan_bytes = (repo.root / state["plan_path"]).read_bytes()
     assert state["review"]["plan_sha256"] == hashlib.sha256(plan_bytes).hexdigest()
     ReviewArtifact.model_validate_json(
         (repo.root / ".zcode/reviews/demo-r1.json").read_text(encoding="utf-8")
@@ -156,7 +155,7 @@ def test_failing_criterion_output_is_recorded_and_stored(approved: Repo) -> None
 
 def test_timeout_kills_the_criterion(approved: Repo) -> None:
     repo = approved
-    plan = Path(repo.state()["plan_path"])
+    plan = repo.root / repo.state()["plan_path"]
     assert plan.is_file()
     repo.write("greeting.txt", "hello\n")
     # Only criterion 1 runs; a tiny timeout on a command that sleeps is not possible from the

@@ -244,7 +244,7 @@ def test_verify_before_okay_and_argument_errors(started: Repo) -> None:
 
 
 def test_verify_refuses_a_changed_plan(approved: Repo) -> None:
-    plan = Path(approved.state()["plan_path"])
+    plan = approved.root / approved.state()["plan_path"]
     plan.write_text(PLAN.replace("grep -q hello", "true ||"), encoding="utf-8")
     refused(approved.run("verify", "demo", "1"), 11, "the plan changed since review said OKAY")
     refused(

@@ -22,13 +22,18 @@ from zodyssey.core import paths
 from zodyssey.core.store import jsonl_values
 
 
-def load_plan(run: AuditedRun, root: Path, recorded: Any) -> None:
+def _recorded_path(recorded: str, root: Path, state: Any) -> Path:
+    """A path the state names, as a path now (relative to the root; an absolute
+    one under the state's `project_dir` moved with a renamed folder)."""
+    return Path(paths.in_repository(recorded, str(root), state if isinstance(state, dict) else {}))
+
+
+def load_plan(run: AuditedRun, root: Path, recorded: Any, state: Any = None) -> None:
     """Find and read the plan; a run without a readable plan cannot be audited (exit 3)."""
     default = paths.plan_path(root, run.slug)
     candidates: list[Path] = []
     if isinstance(recorded, str) and recorded and "\x00" not in recorded:
-        path = Path(recorded)
-        path = path if path.is_absolute() else root / path
+        path = _recorded_path(recorded, root, state)
         # The plan must lie inside the repository; never read elsewhere on an artifact's word.
         if inside(path, root):
             candidates.append(path)
@@ -52,10 +57,11 @@ def load_plan(run: AuditedRun, root: Path, recorded: Any) -> None:
     raise ArtifactMissing("plan unreadable: " + "; ".join(reasons))
 
 
-def review_artifact_path(root: Path, slug: str, number: int, recorded: Any) -> Path:
+def review_artifact_path(
+    root: Path, slug: str, number: int, recorded: Any, state: Any = None
+) -> Path:
     if isinstance(recorded, str) and recorded and "\x00" not in recorded:
-        path = Path(recorded)
-        path = path if path.is_absolute() else root / path
+        path = _recorded_path(recorded, root, state)
         if inside(path, root):
             return path
     return paths.reviews_dir(root) / f"{slug}-r{number}.json"

@@ -113,7 +113,7 @@ def load(root: Path, slug: str, state: Any, state_file: Path) -> AuditedRun:
     run.phase = clip(as_str(doc.get("phase")) or "", 40)
     run.started_at = as_str(doc.get("started_at"))
     run.updated_at = as_str(doc.get("updated_at"))
-    load_plan(run, root, doc.get("plan_path"))
+    load_plan(run, root, doc.get("plan_path"), doc)
     _load_todos(run, doc)
     _load_review(run, root, doc)
     records = _load_evidence(run, root, doc)
@@ -180,7 +180,7 @@ def _load_review(run: AuditedRun, root: Path, doc: dict[str, Any]) -> None:
             transcript_path=as_str(dispatch.get("transcript_path")),
         )
         if number is not None and number >= 1:
-            path = review_artifact_path(root, run.slug, number, entry.get("artifact"))
+            path = review_artifact_path(root, run.slug, number, entry.get("artifact"), doc)
             artifact = read_review_artifact(run, root, rnd, path, None)
             if rnd.artifact_found and rnd.artifact_problem is None:
                 _pydantic_problems(run, ReviewArtifact, artifact, rnd.artifact or "")

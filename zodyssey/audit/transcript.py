@@ -377,12 +377,17 @@ class Unproven:
 
 
 def unproven(
-    root: str, slug: str, state: "dict[str, Any]", extra: "Iterable[str]" = ()
+    root: str,
+    slug: str,
+    state: "dict[str, Any]",
+    extra: "Iterable[str]" = (),
+    decisions_path: str | None = None,
 ) -> "list[Unproven]":
-    """Per transcript: the tool calls inside the run's window with no pre-tool decision."""
+    """Per transcript: the tool calls inside the run's window with no pre-tool decision
+    (the decisions file: beside the state, `decisions_path`, else the live one)."""
     from zodyssey.runs.review import read_transcript
 
-    decisions = read_decisions(decisions_file(root, slug))
+    decisions = read_decisions(decisions_path or decisions_file(root, slug))
     paths = _transcript_paths(root, state, [*decisions.transcripts, *extra])
     start, end = window(state)
     out = []
@@ -470,9 +475,14 @@ def check(run: "Any", emit: "Callable[..., None]") -> None:
     from pathlib import Path
 
     from zodyssey.core.store import read_json
+    from zodyssey.core.vocabulary import ARCHIVE
 
     state_path = Path(run.state_path).resolve()
-    root = str(state_path.parent.parent.parent)
+    # .zcode/state/<slug>.json, or an archived run's .zcode/archive/<run>/<slug>.json;
+    # its decisions lie beside it (`run start` archives them with the run).
+    archived = state_path.parent.parent.as_posix().endswith("/" + ARCHIVE)
+    root = str(state_path.parents[3] if archived else state_path.parents[2])
+    decisions = str(state_path.with_suffix(SUFFIX))
     try:
         state = read_json(state_path)
     except (OSError, ValueError):
@@ -480,7 +490,7 @@ def check(run: "Any", emit: "Callable[..., None]") -> None:
     if not isinstance(state, dict):
         return
     extra = [r.transcript_path for r in run.review.rounds if getattr(r, "transcript_path", None)]
-    for verdict in unproven(root, run.slug, state, extra):
+    for verdict in unproven(root, run.slug, state, extra, decisions):
         if not verdict.readable:
             emit(
                 "gate-unproven",

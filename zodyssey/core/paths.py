@@ -67,11 +67,41 @@ def archive_dir(root: "P") -> "P":
     return _join(root, ARCHIVE)
 
 
+def stored(path: "str | Path", root: "str | Path") -> str:
+    """How run state names a file: relative to the repository root (POSIX
+    separators) when it lies inside, so the state still holds when the
+    repository's folder is renamed or moved; else the path as given."""
+    full, base = os.fspath(path), os.fspath(root)
+    if not os.path.isabs(full):
+        return full.replace(os.sep, "/")
+    rel = os.path.relpath(full, base)
+    if rel == os.curdir or rel == os.pardir or rel.startswith(os.pardir + os.sep):
+        return full
+    return rel.replace(os.sep, "/")
+
+
+def in_repository(raw: str, root: str, state: dict) -> str:  # type: ignore[type-arg]
+    """A path the run state names, as a path now: a relative one is relative to
+    the repository root; an absolute one under the root the state was written in
+    (its `project_dir`, older states name absolute paths) is the same place
+    under `root` now (the folder was renamed or moved); anything else as
+    written. Whether it lies inside the repository is the caller's check."""
+    if not os.path.isabs(raw):
+        return os.path.join(root, raw)
+    old = state.get("project_dir")
+    if isinstance(old, str) and os.path.isabs(old):
+        prefix = old.rstrip("/") + "/"
+        if raw.startswith(prefix) and old.rstrip("/") != root.rstrip("/"):
+            return os.path.join(root, raw[len(prefix) :])
+    return raw
+
+
 def plan_location(state: dict, root: str, slug: str) -> str:  # type: ignore[type-arg]
     """The plan_path rule, the same for the gate, `zodyssey run` and the audit.
 
     A missing or empty `plan_path` means the default `.zcode/plans/<slug>.md`;
-    a relative one is relative to the repository root. Anything but a string
+    a relative one is relative to the repository root, an absolute one is read
+    by `in_repository` (a renamed repository folder). Anything but a string
     raises ValueError. Whether it lies inside the repository is the caller's
     check (after resolving symlinks).
     """
@@ -80,4 +110,4 @@ def plan_location(state: dict, root: str, slug: str) -> str:  # type: ignore[typ
         return plan_path(root, slug)
     if not isinstance(raw, str):
         raise ValueError("plan_path in the run state is not a string")
-    return raw if os.path.isabs(raw) else os.path.join(root, raw)
+    return in_repository(raw, root, state)

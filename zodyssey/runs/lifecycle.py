@@ -75,7 +75,7 @@ def new_state(root: Path, slug: str, title: str, plan_file: Path) -> dict[str, A
         "updated_at": started,
         "run_start_sha": (snap.get("head") or "") if snap["ok"] else "",
         "dirty_at_start": bool(snap.get("files")) if snap["ok"] else None,
-        "plan_path": str(plan_file),
+        "plan_path": paths.stored(plan_file, root),
         "project_dir": str(root),
         GATE_CONFIG: _gate_config(root),
         "review": {
@@ -99,7 +99,7 @@ def new_state(root: Path, slug: str, title: str, plan_file: Path) -> dict[str, A
         "evidence": {
             "count": 0,
             "head": GENESIS_HASH,
-            "path": str(paths.evidence_path(root, slug)),
+            "path": paths.stored(paths.evidence_path(root, slug), root),
         },
         "created_by": f"zodyssey {__version__}",
     }
@@ -134,23 +134,30 @@ def _move_artifacts(root: Path, slug: str, target: Path) -> dict[str, str]:
     it, and the archived state names the archived copies: it audits as it did.
     """
     moved: dict[str, str] = {}
+
+    def note(old: Path, new: Path) -> None:
+        # The state names it relative to the root (older states: absolute).
+        moved[str(old)] = moved[paths.stored(old, root)] = paths.stored(new, root)
+
     plan_file = plan_path(root, slug)
     if plan_file.is_file():
         shutil.copy2(plan_file, target / "plan.md")
-        moved[str(plan_file)] = str(target / "plan.md")
+        note(plan_file, target / "plan.md")
     evidence_dir = verify_dir(root, slug)
     if evidence_dir.is_dir():
         shutil.move(str(evidence_dir), str(target / "verify"))
-        moved[str(paths.evidence_path(root, slug))] = str(target / "verify" / "evidence.jsonl")
+        note(paths.evidence_path(root, slug), target / "verify" / "evidence.jsonl")
     # The post-call effect check's snapshots belong to the old run: a new run
     # starts from no snapshot rather than blaming the old run's changes on itself.
-    effects = paths.state_path(root, slug).with_suffix(".effects")
-    if effects.is_file():
-        shutil.move(str(effects), str(target / effects.name))
+    # So do the gate's decision lines of its calls (the audit's gate-ran proof).
+    for suffix in (".effects", ".decisions"):
+        kept = paths.state_path(root, slug).with_suffix(suffix)
+        if kept.is_file():
+            shutil.move(str(kept), str(target / kept.name))
     for review in sorted(reviews_dir(root).glob(f"{slug}-r*.json")):
         (target / "reviews").mkdir(exist_ok=True)
         shutil.move(str(review), str(target / "reviews" / review.name))
-        moved[str(review)] = str(target / "reviews" / review.name)
+        note(review, target / "reviews" / review.name)
     return moved
 
 

@@ -25,7 +25,7 @@ from typing import Any
 from zodyssey.core.atomic import write_atomic
 from zodyssey.core.exits import Exit
 from zodyssey.core.files import NotRegularFile, open_regular
-from zodyssey.core.paths import reviews_dir
+from zodyssey.core.paths import reviews_dir, stored
 from zodyssey.core.store import dump_json, now_iso
 from zodyssey.core.vocabulary import BLOCKED, HALTED_PHASES
 from zodyssey.errors import UsageError, ZodysseyError
@@ -230,8 +230,9 @@ def _record_round(
     artifact_text = dump_json(document)
     write_atomic(artifact_path, artifact_text)
     artifact_sha = hashlib.sha256(artifact_text.encode("utf-8")).hexdigest()
+    artifact_name = stored(artifact_path, ctx.root)  # relative: a renamed folder keeps it
     if decided.dispatch is not None:
-        _spend_dispatch(review, decided.dispatch, round_new, at, artifact_path, artifact_sha)
+        _spend_dispatch(review, decided.dispatch, round_new, at, artifact_name, artifact_sha)
     review["pending_nonce"] = None  # (minted by older versions of the gate; never accepted)
     review.update(
         round=round_new,
@@ -240,7 +241,7 @@ def _record_round(
         source=document["source"],
         by=document["by"],
         blockers=document["blockers"],
-        artifact=str(artifact_path),
+        artifact=artifact_name,
     )
     if document["verdict"] == "OKAY":
         review["plan_sha256"] = plan_sha
@@ -255,7 +256,7 @@ def _record_round(
             "comment": document["comment"],
             "nonce": None,
             "dispatch": decided.dispatch,
-            "artifact": str(artifact_path),
+            "artifact": artifact_name,
             "artifact_sha256": artifact_sha,
             "plan_sha256": plan_sha,
             "lint_clean": not problems,
@@ -326,14 +327,14 @@ def _spend_dispatch(
     dispatch: dict[str, Any],
     round_new: int,
     at: str,
-    artifact_path: Path,
+    artifact_name: str,
     artifact_sha: str,
 ) -> None:
     """The reported dispatch (and a background reviewer's agent) can give no second round."""
     review.setdefault("consumed_dispatches", {})[dispatch["sha256"]] = {
         "round": round_new,
         "at": at,
-        "artifact": str(artifact_path),
+        "artifact": artifact_name,
         "artifact_sha256": artifact_sha,
     }
     review["pending_dispatch"] = None

@@ -480,7 +480,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     current = snapshot(ctx.root)
     _refuse_stalled(ctx, todo, selected, records, loaded.sha256, current)
     done = _run_criteria(ctx, todo, selected, timeout_s, loaded.sha256, current)
-    path = paths.evidence_path(ctx.root, ctx.slug)
+    path = Path(paths.stored(paths.evidence_path(ctx.root, ctx.slug), ctx.root))
     if done:
         ctx.store.update(lambda state: _update_summaries(state, todo, done, path))
     results = run_quality_checks(ctx, checks, loaded.sha256, todo=todo.id, stage="verify")
