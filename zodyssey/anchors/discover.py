@@ -247,9 +247,14 @@ def _window_mode(doc: str, windows: dict[str, str]) -> str | None:
     mode = windows.get(doc)
     if mode is None:
         for pattern, value in windows.items():
-            if fnmatch.fnmatchcase(doc, pattern):
+            # A name without wildcards matched above or not at all: no fnmatch per
+            # document for it (the default window is the plain `CHANGELOG.md`).
+            if _GLOB_CHARS.search(pattern) and fnmatch.fnmatchcase(doc, pattern):
                 return value
     return mode
+
+
+_GLOB_CHARS = re.compile(r"[*?\[]")
 
 
 def _top_section(lines: list[str]) -> int:

@@ -64,8 +64,8 @@ def open_regular(path: "str | os.PathLike[str]", what: str = "file") -> int:
         kind = _kind(os.fstat(fd).st_mode)
         if kind is not None:
             raise _refusal(path, what, kind)
-        if hasattr(os, "set_blocking"):
-            os.set_blocking(fd, True)
+        # Only a regular file gets here, and O_NONBLOCK means nothing for one (its
+        # reads never wait): no fcntl calls to clear it (two per document read).
     except BaseException:
         os.close(fd)
         raise
