@@ -93,6 +93,12 @@ def test_each_problem_kind_exits_9(repo: Path) -> None:
 
 def test_zero_claims_exits_4(repo: Path) -> None:
     (repo / "README.md").write_text("# nothing promised\n\nShow `<!-- claim: x -->` in code.\n")
+    # No marker, no ledger, no configuration: claims are not in use (issue 36).
+    unused = run_zodyssey("claims", "check", cwd=repo)
+    assert unused.returncode == 0 and "claims not in use" in unused.stdout
+    # Configured, and none found: an empty ledger proves nothing.
+    with (repo / "pyproject.toml").open("a") as config:
+        config.write('\n[tool.zodyssey]\nclaims_documents = ["README.md"]\n')
     result = run_zodyssey("claims", "check", cwd=repo)
     assert result.returncode == 4
     assert "no claim markers" in result.stdout

@@ -33,6 +33,7 @@ RULES: dict[str, str] = {
     "new-test": "a linked test that the ledger does not record yet",
     "collection-error": "pytest could not collect part of the test suite",
     "no-claims": "no claim markers found in the claims documents",
+    "not-in-use": "claims not in use: no claim marker, no ledger, no claims configuration",
 }
 
 

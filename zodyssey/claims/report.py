@@ -19,7 +19,7 @@ from zodyssey.claims.verdict import (
     run_from_dict,
     union,
 )
-from zodyssey.config import Config, load_config
+from zodyssey.config import DEFAULT_CLAIMS_LOCK, Config, load_config
 from zodyssey.core.exits import Exit
 from zodyssey.errors import UsageError
 from zodyssey.findings import Case, Finding, Report
@@ -74,7 +74,39 @@ def load_state(root: Path, ledger: str | None, tests: list[str] | None) -> Claim
     return ClaimsState(root, config, ledger_rel, locked, claims, collection)
 
 
+# The one meaning of "nothing here" (issue 36): `zodyssey check`, `claims check`
+# (the pre-commit hook, nox) and `claims test` all skip with this note.
+NOT_IN_USE = "claims not in use (no claim marker, no ledger, no claims configuration); skipped"
+_CLAIMS_DEFAULTS: dict[str, object] = {
+    "claims_lock": DEFAULT_CLAIMS_LOCK,
+    "claims_documents": Config(root=Path(".")).claims_documents,
+}
+
+
+def claims_configured(config: Config) -> bool:
+    """A claims key set to anything but its default (`zodyssey init` writes the
+    defaults out, which adopts nothing); `claims_tests` counts whenever present."""
+    raw = config.raw
+    if "claims_tests" in raw:
+        return True
+    return any(key in raw and raw[key] != default for key, default in _CLAIMS_DEFAULTS.items())
+
+
+def not_in_use(config: Config, ledger: Ledger | None, claims: ClaimSet) -> bool:
+    """No marker, no ledger, no claims configuration: a repository that never adopted
+    claims, skipped with a note. Any one of them makes zero claims a failure (exit 4)."""
+    return (
+        ledger is None
+        and not claims.occurrences
+        and not claims.marker_problems
+        and not claims_configured(config)
+    )
+
+
 def check_report(state: ClaimsState) -> tuple[Report, int]:
+    if not_in_use(state.config, state.ledger, state.claims):
+        note = Finding("claims", "not-in-use", "note", NOT_IN_USE)
+        return _report(state, [note], Exit.OK), Exit.OK
     findings = compare(state.claims, state.collection.links, state.ledger, state.ledger_rel)
     causes = state.collection.causes
     for nodeid in state.collection.errors:

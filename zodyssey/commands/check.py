@@ -120,13 +120,13 @@ def _anchors(root: Path, fmt: str) -> Part:
 
 
 def _claims(root: Path, colour: bool | None) -> Part:
-    from zodyssey.claims.report import check_report, load_state
+    from zodyssey.claims.report import NOT_IN_USE, check_report, load_state, not_in_use
 
     state = load_state(root, None, None)
-    if state.ledger is None and not state.claims.claims and not state.claims.occurrences:
-        # A repository that never adopted claims (no ledger, no marker) is not
-        # failed for having none; one with a ledger and zero claims still is.
-        return Part(0, None, "zodyssey check: claims not in use (no ledger, no markers); skipped\n")
+    if not_in_use(state.config, state.ledger, state.claims):
+        # A repository that never adopted claims is not failed for having none; one
+        # with a ledger, a marker or claims configuration and zero claims still is.
+        return Part(0, None, f"zodyssey check: {NOT_IN_USE}\n")
     report, code = check_report(state)
     return Part(code, report, colour=colour)
 

@@ -178,7 +178,7 @@ def run_test(args: argparse.Namespace) -> int:
 
     from zodyssey.claims.ledger import read_ledger
     from zodyssey.claims.markers import collect_claims
-    from zodyssey.claims.report import test_paths
+    from zodyssey.claims.report import NOT_IN_USE, not_in_use, test_paths
     from zodyssey.config import load_config
     from zodyssey.core.exits import Exit
     from zodyssey.errors import UsageError
@@ -189,8 +189,8 @@ def run_test(args: argparse.Namespace) -> int:
     config = load_config(root)
     ledger = read_ledger(root / config.claims_lock)
     claims = collect_claims(root, config)
-    if ledger is None and not claims.occurrences and not claims.marker_problems:
-        print("zodyssey claims test: claims not in use (no ledger, no claim marker); skipped")
+    if not_in_use(config, ledger, claims):
+        print(f"zodyssey claims test: {NOT_IN_USE}")
         return Exit.OK
     extra = list(args.pytest_args or [])
     if extra and extra[0] == "--":
