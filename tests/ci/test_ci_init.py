@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import build_wheel, make_repo, run_zodyssey
+from tests.helpers import make_repo, run_zodyssey
 from zodyssey.commands.init import empty_lock_text, template_text
 from zodyssey.config import Config, load_config
 
@@ -211,10 +211,8 @@ def test_nox_example_session_passes_then_fails(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_templates_ship_in_the_wheel(tmp_path: Path) -> None:
-    if shutil.which("git") is None:  # pragma: no cover - git is required everywhere else too
-        pytest.skip("git missing")
-    wheel = build_wheel(tmp_path)
+def test_templates_ship_in_the_wheel(zodyssey_wheel: Path) -> None:
+    wheel = zodyssey_wheel  # built once per session (tests/conftest.py)
     names = set(zipfile.ZipFile(wheel).namelist())
     for template in ("zodyssey.toml", "github-workflow.yml", "starter-doc.md"):
         assert f"zodyssey/templates/{template}" in names

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.helpers import build_wheel, fresh_venv
+from tests.helpers import fresh_venv
 from zodyssey import __version__
 
 REPO = Path(__file__).resolve().parents[2]
@@ -105,8 +105,8 @@ def run_steps(
 
 
 @pytest.mark.slow
-def test_generated_workflow_runs_with_a_local_wheel(tmp_path: Path) -> None:
-    wheel = build_wheel(tmp_path / "build")
+def test_generated_workflow_runs_with_a_local_wheel(tmp_path: Path, zodyssey_wheel: Path) -> None:
+    wheel = zodyssey_wheel  # built once per session (tests/conftest.py)
     bindir = fresh_venv(tmp_path / "venv")
     env = {
         key: value

@@ -20,7 +20,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import build_wheel, fresh_venv
 from tests.helpers.gate import RunRepo, hook_env, make_run_repo, with_importtime
 from zodyssey.gate.install import entry_script, hook_command
 
@@ -83,17 +82,11 @@ def test_a_layout_it_does_not_know_runs_site(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_the_command_a_wheel_install_writes_skips_site(tmp_path: Path) -> None:
-    # The layout users have: zodyssey and its dependencies in one site-packages.
-    wheel = build_wheel(tmp_path / "build")
-    bindir = fresh_venv(tmp_path / "venv")
+def test_the_command_a_wheel_install_writes_skips_site(tmp_path: Path, wheel_venv: Path) -> None:
+    # The layout users have: zodyssey and its dependencies in one site-packages
+    # (the session's shared wheel install, tests/conftest.py).
+    bindir = wheel_venv
     env = {"PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1", "PATH": os.environ["PATH"]}
-    subprocess.run(
-        [str(bindir / "python"), "-m", "pip", "install", "-q", "--no-deps", str(wheel)],
-        check=True,
-        env=env,
-        timeout=300,
-    )
     line = subprocess.run(
         [str(bindir / "python"), "-c", PRINT_COMMAND],
         capture_output=True,
