@@ -304,6 +304,16 @@ def _cross_check(
         )
     elif records or anchors.entries:
         _check_anchor(run, anchors.entries, anchors.problem, by_seq, len(records), evidence_file)
+        if anchors.expired:
+            run.problem(
+                "evidence-unanchored",
+                "the anchor's reflog has expired (`git gc`, `git reflog expire`): the chain's "
+                "head was checked against the anchor ref itself, which pins every record up to "
+                "it; what the reflog proved beyond that, that no record anchored earlier was "
+                "cut off and the chain grown again, can no longer be checked",
+                evidence_file,
+                severity="note",
+            )
 
 
 def _foreign_records(
@@ -426,26 +436,32 @@ def _check_latest(run: AuditedRun, root: Path, doc: dict[str, Any], state_file: 
     repository's) pass every other check: they agree with themselves.
     """
     from zodyssey.core.paths import state_path
-    from zodyssey.runs.anchor import started_runs
+    from zodyssey.runs.anchor import latest_started, started_runs
 
     started = started_runs(root, run.slug)
     run_id = as_str(doc.get("run_id"))
-    if started is None:
-        return  # runs started before start anchors existed, or outside git
     try:
         live = state_file.resolve() == state_path(root, run.slug).resolve()
     except (OSError, RuntimeError):
         live = True
-    if run_id not in started:
+    if started is None:
+        # No reflog (expired, or runs started before start anchors existed, or outside
+        # git): the ref still names the latest run, which the live state must be;
+        # which runs were started before it can no longer be told.
+        latest = latest_started(root, run.slug)
+        if latest is None or not live or latest == run_id:
+            return
+        started = [latest]
+    elif run_id not in started:
         message = f"run id {clip(run_id, 40)} was never started in this repository"
-    elif live and started[-1] != run_id:
+        run.problem("chain-broken", message, run.state_path, json_path="$.run_id")
+        return
+    if live and started[-1] != run_id:
         message = (
             f"the state is run {clip(run_id, 40)}, but run {started[-1]} of {run.slug!r} was "
             "started after it: an older run's state stands where the current one should"
         )
-    else:
-        return
-    run.problem("chain-broken", message, run.state_path, json_path="$.run_id")
+        run.problem("chain-broken", message, run.state_path, json_path="$.run_id")
 
 
 def _check_anchor(

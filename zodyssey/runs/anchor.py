@@ -10,6 +10,14 @@ recomputing every hash after it (the chain's hashes are unkeyed), leaves the
 chain disagreeing with the reflog; making them agree again means rewriting
 git's own files under `.git/`, which the gate never lets an agent write.
 
+The reflog expires (`git gc` expires reflog entries after 90 days, `git
+reflog expire` at once), the ref does not: it names the chain's head now, and
+since every record names its predecessor's hash, the head pins every record
+up to it. So the head is checked against the ref itself, and the reflog's
+entries where they remain. What an expired reflog can no longer show: a
+chain cut back and grown again by later records (the entries naming the cut
+records are gone), and the runs started before the latest one.
+
 Outside git nothing is anchored (the audit says so). Standard library only.
 """
 
@@ -25,6 +33,7 @@ from zodyssey.core.files import NotRegularFile, read_regular
 
 _ENTRY = re.compile(r"\tzodyssey evidence seq=(\d+) hash=([0-9a-f]{64})\s*$")
 _START = re.compile(r"\tzodyssey run start run_id=([0-9a-f]{1,64})\s*$")
+_HASH = re.compile(r"^[0-9a-f]{64}$")
 
 
 def ref_name(slug: str, run_id: str) -> str:
@@ -71,6 +80,26 @@ def started_runs(root: Path, slug: str) -> list[str] | None:
     return found or None
 
 
+def latest_started(root: Path, slug: str) -> str | None:
+    """The run id the ref `refs/zodyssey/runs/<slug>` names (kept when its reflog expired)."""
+    body = _ref_body(root, runs_ref(slug))
+    run_id = body.get("run_id") if body is not None else None
+    return run_id if isinstance(run_id, str) and _safe(run_id) else None
+
+
+def _ref_body(root: Path, ref: str) -> dict[str, object] | None:
+    """The JSON object of the blob `ref` names; None when there is no such ref or blob."""
+    try:
+        data = git.run(root, ["cat-file", "blob", ref])
+    except git.GitError:
+        return None
+    try:
+        body = json.loads(data)
+    except ValueError:
+        return {}
+    return body if isinstance(body, dict) else {}
+
+
 def _reflog(root: Path, ref: str) -> str | None:
     try:
         where = git.run(root, ["rev-parse", "--git-path", f"logs/{ref}"])
@@ -100,6 +129,9 @@ class Anchors:
     available: bool  # False outside git (nothing could be anchored)
     entries: list[tuple[int, str]] = field(default_factory=list)  # (seq, hash), oldest first
     problem: str | None = None
+    # The reflog no longer holds the head the ref names (expired): the head was
+    # taken from the ref itself; earlier entries may be gone.
+    expired: bool = False
 
 
 def read_anchors(root: Path, slug: str, run_id: str | None) -> Anchors:
@@ -113,15 +145,32 @@ def read_anchors(root: Path, slug: str, run_id: str | None) -> Anchors:
         return Anchors(True, problem=exc.message)
     path = Path(where.decode("utf-8", "surrogateescape").strip())
     path = path if path.is_absolute() else root / path
+    head = _ref_body(root, ref_name(slug, run_id))
     try:
         text = read_regular(path, "the anchor's reflog").decode("utf-8", "replace")
     except FileNotFoundError:
-        return Anchors(True, problem=f"no anchor ref {ref_name(slug, run_id)} in git")
+        if head is None:
+            return Anchors(True, problem=f"no anchor ref {ref_name(slug, run_id)} in git")
+        text = ""  # the ref without its reflog (expired and pruned)
     except OSError as exc:
         return Anchors(True, problem=f"cannot read the anchor's reflog: {exc.strerror}")
     except NotRegularFile as exc:
         return Anchors(True, problem=exc.message)
-    return _anchors_of(text)
+    return _with_ref(_anchors_of(text), head)
+
+
+def _with_ref(found: Anchors, head: dict[str, object] | None) -> Anchors:
+    """The reflog's entries, ended by the head the ref names when the reflog lacks it."""
+    if head is None:
+        return found  # no ref (deleted): the reflog alone, as it stands
+    seq, digest = head.get("seq"), head.get("hash")
+    if not (isinstance(seq, int) and isinstance(digest, str) and _HASH.match(digest)):
+        found.problem = found.problem or "the anchor ref names no chain head zodyssey wrote"
+        return found
+    if not found.entries or found.entries[-1] != (seq, digest):
+        found.entries.append((seq, digest))
+        found.expired = True
+    return found
 
 
 def _anchors_of(text: str) -> Anchors:
