@@ -9,6 +9,7 @@ Real runs, the installed hook processes, a home directory of the test's own
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import subprocess
 from pathlib import Path
@@ -146,3 +147,28 @@ def test_the_hooks_git_runs_no_hook_or_fsmonitor_from_a_config_the_agent_wrote(
     kinds = [r["kind"] for r in evidence(repo)]
     assert kinds == ["violation"], kinds
     assert not marker.exists(), marker.read_text()
+
+
+def test_a_mode_change_alone_is_seen_and_put_back(tmp_path: Path) -> None:
+    """The work tree including modes (issue 33): a call that makes a tracked file
+    executable (or no longer) changes what runs without changing a byte; on the
+    old code only blob ids were compared and it passed."""
+    from tests.helpers import git
+
+    repo, home = _setup(tmp_path)
+    tool = repo.root / "tool.sh"
+    tool.write_text("#!/bin/sh\necho hi\n")
+    runner = repo.root / "run.sh"
+    runner.write_text("#!/bin/sh\necho run\n")
+    runner.chmod(0o755)
+    git(repo.root, "add", "tool.sh", "run.sh")
+    git(repo.root, "commit", "-q", "-m", "scripts")
+    assert hook(repo, home, "pre-tool", "toolu_1").returncode == 0
+    tool.chmod(0o755)
+    runner.chmod(0o644)
+    done = hook(repo, home, "post-tool", "toolu_1")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert not os.access(tool, os.X_OK) and os.access(runner, os.X_OK)
+    [record] = violations(repo)
+    modes = {c["path"]: c.get("mode") for c in record["changes"]}
+    assert modes == {"tool.sh": "file -> exec", "run.sh": "exec -> file"}, record["changes"]

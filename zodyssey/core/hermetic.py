@@ -23,7 +23,7 @@ import os
 HERMETIC_CONFIG = (
     *("-c", "core.quotepath=off", "-c", "core.fsmonitor=false"),
     *("-c", "core.hooksPath=" + os.devnull, "-c", "core.attributesFile=" + os.devnull),
-    *("-c", "core.excludesFile=" + os.devnull, "-c", "core.fileMode=true"),
+    *("-c", "core.excludesFile=" + os.devnull),
 )
 
 

@@ -503,8 +503,11 @@ def _large(meta: "tuple[int, int, str, int, int]") -> str:
     return f"{LARGE}{size}:{kind}:{mtime}:{ctime}:{inode}"
 
 
-def _head_blobs(root: str, head: str, rels: "list[str]") -> "dict[str, str]":
-    """Blob ids of `rels` in commit `head` (absent: MISSING)."""
+def _head_blobs(
+    root: str, head: str, rels: "list[str]", modes: "dict[str, str] | None" = None
+) -> "dict[str, str]":
+    """Blob ids of `rels` in commit `head` (absent: MISSING); `modes` gets the kind
+    (`file`, `exec`) of each regular file."""
     out = dict.fromkeys(rels, MISSING)
     if not head or not rels:
         return out
@@ -518,6 +521,8 @@ def _head_blobs(root: str, head: str, rels: "list[str]") -> "dict[str, str]":
             mode, kind, oid = meta.split(" ")[:3]
             if kind == "blob":
                 out[name] = ("link:" + oid) if mode == "120000" else oid
+                if modes is not None and mode in ("100644", "100755"):
+                    modes[name] = "exec" if mode == "100755" else "file"
     return out
 
 
@@ -530,12 +535,16 @@ def _moved_paths(root: str, before: "dict[str, Any]", after: "dict[str, Any]") -
     return {n for n in raw.decode("utf-8", "surrogateescape").split("\0") if n}
 
 
-def _blob_ids(root: str, snap: "dict[str, Any]", rels: "list[str]") -> "dict[str, str]":
-    """The blob id of each path in snapshot `snap`: its own entry, else HEAD's."""
+def _blob_ids(
+    root: str, snap: "dict[str, Any]", rels: "list[str]", modes: "dict[str, str]"
+) -> "dict[str, str]":
+    """The blob id of each path in snapshot `snap`: its own entry, else HEAD's;
+    `modes` gets the kind (`file`, `exec`) of each regular file."""
     files = snap.get("files", {})
     clean = [r for r in rels if r not in files]
-    out = _head_blobs(root, snap.get("head", ""), clean)
+    out = _head_blobs(root, snap.get("head", ""), clean, modes)
     out.update((r, files[r][3]) for r in rels if r in files)
+    modes.update((r, files[r][2]) for r in rels if r in files and files[r][2] in ("file", "exec"))
     return out
 
 
@@ -543,13 +552,19 @@ def compare(root: str, before: "dict[str, Any]", after: "dict[str, Any]") -> "li
     """Every path whose content differs: {path, before, after} blob ids (or MISSING)."""
     rels = set(before.get("files", {})) | set(after.get("files", {}))
     ordered = sorted(rels | _moved_paths(root, before, after))
-    old_ids = _blob_ids(root, before, ordered)
-    new_ids = _blob_ids(root, after, ordered)
-    changes: list[dict[str, Any]] = [
-        {"path": rel, "before": old_ids[rel], "after": new_ids[rel]}
-        for rel in ordered
-        if old_ids[rel] != new_ids[rel]
-    ]
+    old_modes: dict[str, str] = {}
+    new_modes: dict[str, str] = {}
+    old_ids = _blob_ids(root, before, ordered, old_modes)
+    new_ids = _blob_ids(root, after, ordered, new_modes)
+    changes: list[dict[str, Any]] = []
+    for rel in ordered:
+        mode = (old_modes.get(rel), new_modes.get(rel))
+        moded = None not in mode and mode[0] != mode[1]  # made executable, or no longer
+        if old_ids[rel] != new_ids[rel] or moded:
+            change = {"path": rel, "before": old_ids[rel], "after": new_ids[rel]}
+            if moded:
+                change["mode"] = f"{mode[0]} -> {mode[1]}"
+            changes.append(change)
     earlier = before.get("protected", {})
     for path, digest in after.get("protected", {}).items():
         old = earlier.get(path)
@@ -599,4 +614,8 @@ def restore(
         os.unlink(path)
     os.makedirs(os.path.dirname(path), exist_ok=True)
     write_atomic(path, data)
+    if str(change.get("mode", "")).startswith("exec"):  # it was executable before
+        os.chmod(path, os.stat(path).st_mode | (os.stat(path).st_mode & 0o444) >> 2)
+    elif change.get("mode"):
+        os.chmod(path, os.stat(path).st_mode & ~0o111)
     return "restored"
