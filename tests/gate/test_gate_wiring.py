@@ -309,6 +309,7 @@ def test_hatch_in_other_committed_files_fails(tmp_path: Path, rel: str, text: st
     repo = wired(tmp_path, "claude-code")
     (repo / rel).parent.mkdir(exist_ok=True)
     (repo / rel).write_text(text, encoding="utf-8")
+    git(repo, "add", "-f", rel)  # (hook install keeps settings.local.json out of commits)
     commit(repo)
     code, part, _ = gate_part(repo)
     assert code == 9

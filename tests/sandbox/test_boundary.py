@@ -13,6 +13,7 @@ from __future__ import annotations
 import shlex
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -393,3 +394,126 @@ def test_aliases_found_by_inode_and_by_place(tmp_path: Path) -> None:
     found = find([str(cache), str(clean), str(tmp_path / "site")], dirs=[str(gate)])
     assert set(found) == {str(cache), str(tmp_path / "site")}
     assert "hard link" in found[str(cache)] and "holds the gate" in found[str(tmp_path / "site")]
+
+
+# -- Claude Code's shell prefix: every shell call of a run, reads included, any mode
+
+
+@pytest.fixture
+def prefixed(tmp_path: Path) -> Iterator[tuple[RunRepo, str]]:
+    """A run in phase plan with a planted git directory, and its prefix program."""
+    from zodyssey.sandbox.shell_prefix import install
+
+    repo = sandboxed_repo(tmp_path, phase="plan", verdict=None)
+    program = install(str(repo.root))
+    try:
+        yield repo, program
+    finally:
+        Path(program).unlink()
+
+
+def through_prefix(
+    repo: RunRepo, program: str, command: str, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """`command` the way Claude Code 2.1 runs a Bash call under CLAUDE_CODE_SHELL_PREFIX
+    (its own script around the command, one argument), or a hook (`env`)."""
+    script = f"eval {shlex.quote(command)} < /dev/null && pwd -P >| {shlex.quote(str(repo.root.parent / 'cwd'))}"
+    bash = {"CLAUDE_CODE_EXECPATH": "/opt/claude", "SHELL": "/bin/bash"}
+    return subprocess.run(
+        [program, script],
+        cwd=repo.root,
+        capture_output=True,
+        text=True,
+        env=clean_env(**(env or bash)),
+        timeout=60,
+        check=False,
+    )
+
+
+@needs_landlock
+def test_the_prefix_runs_every_shell_call_of_a_run_in_the_sandbox(
+    prefixed: tuple[RunRepo, str],
+) -> None:
+    repo, program = prefixed
+    marker = plant_git(repo)
+    state = repo.state_path.read_text()
+    done = through_prefix(repo, program, "git -C src status")
+    untouched(repo, marker, state)
+    done = through_prefix(repo, program, "echo pwned > README.md")
+    assert "Permission denied" in done.stderr
+    untouched(repo, marker, state)
+
+
+@needs_landlock
+def test_the_prefix_leaves_hooks_and_runless_repositories_alone(
+    prefixed: tuple[RunRepo, str], tmp_path: Path
+) -> None:
+    repo, program = prefixed
+    hook = through_prefix(
+        repo, program, "echo hook > .zcode/state/hooked", CLAUDE_PROJECT_DIR=str(repo.root)
+    )
+    assert hook.returncode == 0 and (repo.root / ".zcode" / "state" / "hooked").exists()
+    repo.set(phase="done")  # no active run: nothing to contain
+    done = through_prefix(repo, program, "echo free > README.md")
+    assert done.returncode == 0 and (repo.root / "README.md").read_text() == "free\n"
+
+
+@needs_landlock
+def test_with_the_prefix_the_hook_rewrites_nothing_and_asks_nothing(
+    prefixed: tuple[RunRepo, str],
+) -> None:
+    """Old code: in default mode a write-capable call was rewritten into a long
+    interpreter line with `ask`, and a read ran unwrapped."""
+    repo, program = prefixed
+    repo.set(phase="execute")
+    state = repo.state()
+    state["review"]["verdict"] = "OKAY"
+    repo.write_state(state)
+    for command in ("sed -i s/x/y/ src/server.py", "git -C src status", "pytest -q"):
+        done = pre_tool_env(repo, command, CLAUDE_CODE_SHELL_PREFIX=program)
+        assert done.returncode == 0 and done.stdout == "" and done.stderr == "", (command, done)
+    elsewhere = pre_tool_env(repo, "pytest -q", CLAUDE_CODE_SHELL_PREFIX="/bin/true")
+    assert "updatedInput" in elsewhere.stdout  # not our prefix: the rewrite as before
+
+
+def pre_tool_env(repo: RunRepo, command: str, **env: str) -> subprocess.CompletedProcess[str]:
+    import json
+
+    from zodyssey.gate.install import hook_command
+
+    body = repo.payload("Bash", {"command": command, "description": "d"})
+    return subprocess.run(
+        shlex.split(hook_command("pre-tool", "claude-code")),
+        input=json.dumps(body),
+        capture_output=True,
+        text=True,
+        env=clean_env(CLAUDE_PROJECT_DIR=str(repo.root), **env),
+        cwd=repo.root,
+        timeout=60,
+        check=False,
+    )
+
+
+@needs_landlock
+def test_run_start_says_per_harness_which_calls_the_kernel_contains(tmp_path: Path) -> None:
+    from tests.helpers import plan as make_plan
+    from tests.helpers import run_zodyssey
+    from tests.helpers.runs import make_repo
+    from zodyssey.sandbox.shell_prefix import program
+
+    repo = make_repo(tmp_path / "repo")
+    try:
+        for harness in ("claude-code", "gemini"):
+            done = run_zodyssey("hook", "install", "--harness", harness, cwd=repo.root)
+            assert done.returncode == 0, done.stderr
+        repo.commit("wiring")
+        plan_file = tmp_path / "plan.md"
+        plan_file.write_text(make_plan("P", [("T", ["src/a.py"], ["`true`"])]))
+        done = run_zodyssey("run", "start", "demo", "--plan", str(plan_file), cwd=repo.root)
+        assert done.returncode == 0, done.stderr
+        said = [line for line in done.stdout.splitlines() if line.startswith("write sandbox:")]
+        assert any("the criteria and quality checks" in line for line in said), said
+        assert any(line.startswith("write sandbox: claude-code: every Bash call") for line in said)
+        assert any(line.startswith("write sandbox: gemini: no shell call") for line in said)
+    finally:
+        Path(program(str(repo.root))).unlink(missing_ok=True)

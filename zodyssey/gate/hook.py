@@ -504,8 +504,13 @@ def _sandbox_wrap(
         return None  # run start found no Landlock (or another tool started the run)
     from zodyssey.sandbox.wrap import is_wrapped, wants_wrap
 
-    decision = wants_wrap(getattr(adapter, "name", ""), payload, call.command, is_write)
     slugs = ",".join(slug for slug, _ in active)
+    if getattr(adapter, "name", "") == "claude-code":
+        from zodyssey.sandbox.shell_prefix import active as prefixed
+
+        if prefixed(root):  # the harness runs every shell call through the sandbox
+            return "prefix", slugs, root
+    decision = wants_wrap(getattr(adapter, "name", ""), payload, call.command, is_write)
     if decision is None or is_wrapped(call.command, slugs, root):
         return None  # (wrapped already, for these very runs: it runs in their sandbox)
     return decision, slugs, root
@@ -522,11 +527,14 @@ def _wrapped_reply(call: "Any", payload: "Any", wrap: "tuple[str, str, str]") ->
     from zodyssey.sandbox.wrap import claude_reply, wrapped
 
     decision, slug, root = wrap
+    if decision == "prefix":
+        return 0  # contained by the shell prefix: nothing to rewrite, nothing to ask
     tool_input = payload.get("tool_input")
     tool_input = tool_input if isinstance(tool_input, dict) else {}
+    shown = call.command if len(call.command) <= 400 else call.command[:397] + "..."
     reason = (
-        f"zodyssey gate (run {slug}): runs under the run's write sandbox (`zodyssey sandbox`); "
-        "a write the run does not allow now fails with EACCES"
+        f"zodyssey gate (run {slug}): runs `{shown}` under the run's write sandbox "
+        "(`zodyssey sandbox`); a write the run does not allow now fails with EACCES"
     )
     sys.stdout.write(claude_reply(tool_input, wrapped(call.command, slug, root), decision, reason))
     sys.stdout.flush()

@@ -65,10 +65,14 @@ def _sub_command() -> "int | None":
         from zodyssey.sandbox.runner import main as sandbox_main
 
         return sandbox_main(sys.argv[2:])
+    if sys.argv[1:2] == ["shell-prefix"]:  # Claude Code's CLAUDE_CODE_SHELL_PREFIX
+        from zodyssey.sandbox.shell_prefix import main as prefix_main
+
+        return prefix_main(sys.argv[2:])
     return None
 
 
-if __name__ == "__main__" and sys.argv[1:2] == ["sandbox"]:
+if __name__ == "__main__" and sys.argv[1:2] in (["sandbox"], ["shell-prefix"]):
     try:
         code = _sub_command()
     except ImportError:

@@ -247,6 +247,10 @@ def install(
             _merge(hooks, facts, event_key, command, event, changes)
     if not dry_run and any(not line.startswith("unchanged") for line in changes):
         write_atomic(path, json.dumps(config, indent=2, ensure_ascii=False) + "\n")
+    if harness == "claude-code" and not dry_run:  # shell calls of a run in the sandbox
+        from zodyssey.sandbox.shell_prefix import configure
+
+        changes += configure(str(project))
     return path, changes
 
 

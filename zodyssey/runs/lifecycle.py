@@ -201,6 +201,19 @@ def _aliasing_trees(abi: int) -> dict[str, str]:
     return find(candidates(os.path.expanduser("~")))
 
 
+def _print_containment(root: Path, args: argparse.Namespace, abi: int) -> None:
+    """Per harness and platform, which calls the kernel contains in this run."""
+    from zodyssey.gate.wiring import declared_harnesses
+    from zodyssey.sandbox.contain import containment
+
+    try:
+        harnesses = getattr(args, "harness", None) or declared_harnesses(root)[0]
+    except Exception:  # a malformed declaration was refused by the wiring check already
+        harnesses = []
+    for line in containment(root, list(harnesses), abi):
+        print(f"write sandbox: {line}")
+
+
 def cmd_start(args: argparse.Namespace) -> int:
     ctx = RunContext.open(args.repo, args.slug)
     from zodyssey.sandbox.contain import planted_root
@@ -255,6 +268,7 @@ def cmd_start(args: argparse.Namespace) -> int:
             f"write sandbox: {tree} is not writable in this run: {why} (reinstall with "
             "copies, e.g. UV_LINK_MODE=copy, to have it granted)"
         )
+    _print_containment(ctx.root, args, state["sandbox"]["landlock_abi"])
     from zodyssey.sandbox.byproducts import unignored_advice
 
     advice = unignored_advice(str(ctx.root))

@@ -119,3 +119,41 @@ def planted_root(root: Path) -> str | None:
                     "that run's agent can fill"
                 )
     return None
+
+
+def containment(root: Path, harnesses: list[str], abi: int) -> list[str]:
+    """What `zodyssey run start` says, per harness, of the calls the kernel contains
+    on this machine (docs/gate.md, "Enforcement: the write sandbox")."""
+    import platform
+
+    where = f"{platform.system()} {platform.release()}"
+    if abi < 1:
+        return [
+            f"contained by the kernel ({where}, no Landlock): no call; every harness's shell "
+            "calls are judged by the classifier, and the post-call check undoes what it finds"
+        ]
+    lines = [
+        f"contained by the kernel ({where}, Landlock ABI {abi}), for every harness: the "
+        "criteria and quality checks `zodyssey run verify` and `run phase ... done` execute"
+    ]
+    from zodyssey.sandbox.shell_prefix import configured
+
+    for harness in harnesses:
+        if harness == "claude-code" and configured(str(root)):
+            lines.append(
+                "claude-code: every Bash call of the run, reads included, in every permission "
+                "mode (CLAUDE_CODE_SHELL_PREFIX from .claude/settings.local.json; a session "
+                "started before `hook install` set it gets the rewritten calls below)"
+            )
+        elif harness == "claude-code":
+            lines.append(
+                "claude-code: with permissions bypassed every Bash call; in other modes the "
+                "write-capable ones, which you confirm; reads run as they are (`zodyssey hook "
+                "install --harness claude-code` sets the shell prefix that contains them all)"
+            )
+        else:
+            lines.append(
+                f"{harness}: no shell call (the harness cannot rewrite a call): the classifier "
+                "judges each and the post-call check undoes what it finds"
+            )
+    return lines
