@@ -120,3 +120,40 @@ def test_snapshot_tristate_directly(tmp_path: Path) -> None:
     (repo.root / ".zcode" / "state").mkdir(parents=True)
     (repo.root / ".zcode" / "state" / "x.json").write_text("{}", encoding="utf-8")
     assert read_only_violation(clean, snapshot(repo.root)) is False
+
+
+def test_an_auditor_writing_only_ignored_files_leaves_its_window_clean(started: Repo) -> None:
+    """docs/runs.md: files the repository ignores (.gitignore, nested ones, and
+    .git/info/exclude) are not part of a snapshot; the audit agrees."""
+    import json
+
+    from tests.helpers import run_zodyssey
+
+    started.write(".gitignore", "build/\n*.log\n")
+    started.write("sub/.gitignore", "*.tmp\n")
+    started.commit("ignore rules")
+    (started.root / ".git" / "info" / "exclude").write_text("*.cache\n")
+    writes = "mkdir -p build && echo 1 > build/out && echo 2 > a.log && echo 3 > sub/b.tmp"
+    result = started.run(
+        "window", "demo", "--label", "F1", "--", "sh", "-c", writes + " && echo 4 > c.cache"
+    )
+    assert result.code == 0, result.text
+    assert "readOnlyViolation=false" in result.out
+    done = run_zodyssey("audit", "demo", "--format", "json", cwd=started.root)
+    findings = json.loads(done.stdout)["findings"]
+    assert not [f for f in findings if f["rule"].startswith("window")], findings
+
+
+def test_a_file_only_a_home_excludes_file_ignores_is_a_change_and_said(
+    started: Repo, tmp_path: Path
+) -> None:
+    """The snapshot reads no `core.excludesFile` (the agent could write it): a file
+    only that file ignores is a change, and the window says where to list it."""
+    excludes = tmp_path / "global-ignore"
+    excludes.write_text("*.log\n")
+    started.git("config", "core.excludesFile", str(excludes))
+    result = started.run("window", "demo", "--label", "F1", "--", "sh", "-c", "echo 2 > a.log")
+    assert result.code == 1, result.text
+    assert "changed: a.log" in result.out
+    assert "a.log: ignored only by an excludes file (`core.excludesFile`)" in result.out
+    assert "list them in .gitignore" in result.out

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+from pathlib import Path
 from typing import Any
 
 from zodyssey.core.exits import Exit
@@ -130,9 +131,35 @@ def cmd_window(args: argparse.Namespace) -> int:
     )
     if violation:
         print(f"  changed: {', '.join(changed)}")
+        _hint_home_ignored(ctx.root, changed)
     if violation is None:
         reason = after.get("error") or before.get("error")
         print(f"  git state could not be read ({reason}): the window is not verified")
     if violation is not False or not run.passed:
         return Exit.FAILED
     return 0
+
+
+def _hint_home_ignored(root: Path, changed: list[str]) -> None:
+    """Say which changed paths only the user's own excludes file ignores: the
+    snapshot reads no configuration from the home directory (the agent can write
+    there), so only the repository's `.gitignore` files and `.git/info/exclude`
+    leave a file out. A hint only: the verdict does not depend on it."""
+    from zodyssey import git
+
+    shown = [p for p in changed[:50] if p and not p.startswith("<")]
+    if not shown:
+        return
+    try:
+        out = git.run(
+            root, ["check-ignore", "--no-index", "-z", "--stdin"], stdin="\0".join(shown).encode()
+        )
+    except git.GitError:
+        return  # exit 1: nothing ignored
+    home_only = [p for p in out.decode("utf-8", "replace").split("\0") if p]
+    if home_only:
+        print(
+            f"  {', '.join(home_only)}: ignored only by an excludes file "
+            "(`core.excludesFile`), which the snapshot does not read (the agent could "
+            "write it); list them in .gitignore or .git/info/exclude"
+        )
