@@ -172,3 +172,43 @@ def test_a_mode_change_alone_is_seen_and_put_back(tmp_path: Path) -> None:
     [record] = violations(repo)
     modes = {c["path"]: c.get("mode") for c in record["changes"]}
     assert modes == {"tool.sh": "file -> exec", "run.sh": "exec -> file"}, record["changes"]
+
+
+def test_a_native_write_whose_path_became_a_link_is_a_violation(tmp_path: Path) -> None:
+    """Native writes are judged before they happen (issue 33, root cause 3): the
+    Write of a declared file passes pre-tool, then a process the agent left running
+    swaps the name for a link to run state and the harness writes through it.
+    Post-tool judges the path again: a violation, the link quarantined, where the
+    write went on record. On the old code nothing was seen."""
+    repo, home = _setup(tmp_path)
+    server = repo.root / "src" / "server.py"
+    body = repo.payload("Write", {"file_path": str(server), "content": "{}"}, tool_use_id="toolu_w")
+    env = clean_env(CLAUDE_PROJECT_DIR=str(repo.root), HOME=str(home))
+
+    def run(event: str) -> subprocess.CompletedProcess[str]:
+        payload = dict(body, hook_event_name="PreToolUse" if event == "pre-tool" else "PostToolUse")
+        if event == "post-tool":
+            payload["tool_response"] = {"success": True}
+        return subprocess.run(
+            shlex.split(hook_command(event, "claude-code")),
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=repo.root,
+            timeout=60,
+            check=False,
+        )
+
+    assert run("pre-tool").returncode == 0
+    other = repo.root / ".zcode" / "state" / "other.json"  # run state: never compared
+    server.unlink()
+    server.symlink_to(other)  # the swap, then the harness's write through it
+    server.write_text("{}")
+    done = run("post-tool")
+    assert done.returncode == 2, (done.stdout, done.stderr)
+    assert "swapped for a link" in done.stderr, done.stderr
+    assert not server.is_symlink()
+    record = violations(repo)[-1]
+    [change] = [c for c in record["changes"] if c["path"] == str(server)]
+    assert change["after"] == "link:" + str(other) and change["action"] == "quarantined"

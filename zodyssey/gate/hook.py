@@ -662,6 +662,8 @@ def _post_tool(
 
         try:
             note = violations.post_tool(root, pairs, call)
+            swapped = violations.native_swaps(root, pairs, call, _rejudge(root, pairs, call))
+            note = "\n".join(n for n in (note, swapped) if n) or None
         except BaseException as exc:  # never leave without recording: the next call blocks
             disarm_deadline()
             note = violations.post_failed(root, pairs, call, exc)
@@ -671,6 +673,19 @@ def _post_tool(
     if call.kind == "dispatch":
         _dispatch_done(runs, call, payload, adapter)
     return code
+
+
+def _rejudge(root: str, pairs: "list[Any]", call: "Any") -> "Any":
+    """The policy of each of the repository's runs on `call` now: the reasons it
+    blocks with (the post-call check of a native write whose path is now a link)."""
+
+    def reasons() -> "list[str]":
+        from zodyssey.gate.policy import decide
+
+        decisions = [decide(call, ctx) for ctx in _contexts([(root, pairs)])]
+        return [d.reason for d in decisions if not d.allow]
+
+    return reasons
 
 
 def _dispatch_done(

@@ -414,3 +414,63 @@ def post_tool(root: str, runs: "list[tuple[str, dict[str, Any]]]", call: "Any") 
     for slug, _ in runs:
         _store(root, slug, put)
     return message(found, what) if found else None
+
+
+def native_swaps(
+    root: str, runs: "list[tuple[str, dict[str, Any]]]", call: "Any", rejudge: "Any"
+) -> str | None:
+    """After a native write (Write, Edit, apply_patch, ...): each path it names must
+    still be the file judged at pre-tool. A link now on the way (the name itself,
+    or a folder above it, swapped for a symbolic link by a process the agent left
+    running) is judged again by every run's policy; when one of them would block
+    the call now, that is a violation: the link at the name is moved to the
+    quarantine and recorded with where it led. What was written through it is
+    put back by the snapshot comparison where that file is compared (the work
+    tree, git's metadata, the home directory's configuration); run state is not
+    compared, so the record says where the write went. `rejudge()`: the reasons
+    each run's policy blocks the call with now (the hook's, none when allowed)."""
+    if call.kind not in ("edit", "patch") or call.error or not call.targets:
+        return None
+    home = os.path.expanduser("~")
+    cwd = call.cwd or root
+    swapped = []
+    for target in call.targets:
+        named = os.path.normpath(_absolute(target.path, cwd, home))
+        if os.path.realpath(named) != named:
+            swapped.append(named)
+    if not swapped:
+        return None
+    blocked = rejudge()  # each run's policy on the call, now: the reasons it blocks
+    if not blocked:
+        return None
+    quarantine = os.path.join(root, QUARANTINE, runs[0][0], _safe(_key(call)))
+    found = [_unlink_swap(root, path, quarantine) for path in swapped]
+    what = f"the {call.tool_name} call" + (f" {call.tool_use_id}" if call.tool_use_id else "")
+    when = f"{what} (its path was swapped for a link after it was judged)"
+    for slug, _ in runs:
+        record_violation(root, slug, call, found, when)
+    return message(found, when) + f" Judged again now: {blocked[0]}"
+
+
+def _absolute(path: str, cwd: str, home: str) -> str:
+    if path == "~" or path.startswith("~/"):
+        path = home + path[1:]
+    return path if os.path.isabs(path) else os.path.join(cwd, path)
+
+
+def _unlink_swap(root: str, named: str, quarantine: str) -> "dict[str, Any]":
+    """Move the link at `named` (if the name itself is one) into the quarantine."""
+    real = os.path.realpath(named)
+    change: dict[str, Any] = {"path": named, "before": "judged", "after": "link:" + real}
+    if not os.path.islink(named):
+        change["action"] = "kept (a folder above it is the link)"
+        return change
+    rel = os.path.relpath(named, root)
+    target = os.path.join(quarantine, rel if not rel.startswith(os.pardir) else "_outside" + named)
+    try:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        os.replace(named, target)
+        change["action"] = "quarantined"
+    except OSError as exc:
+        change["action"] = f"not removed ({exc})"
+    return change
