@@ -103,7 +103,7 @@ def test_release_workflow_shape() -> None:
     assert jobs["publish"]["permissions"] == {"id-token": "write"}
     assert jobs["publish"]["environment"]["name"] == "pypi"
     uses = [s.get("uses", "") for s in jobs["publish"]["steps"]]
-    assert uses[-1] == "pypa/gh-action-pypi-publish@release/v1"
+    assert uses[-1].startswith("pypa/gh-action-pypi-publish@")  # pinned: test_ci_hardened.py
     assert "secrets." not in RELEASE.read_text(encoding="utf-8")
     assert jobs["tag"]["permissions"] == {"contents": "write"}
     for job in jobs.values():
