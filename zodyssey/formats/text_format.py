@@ -12,8 +12,14 @@ _RESET = "\033[0m"
 
 
 def use_colour() -> bool:
-    """Colour only on a terminal, and never when NO_COLOR is set."""
-    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+    """Colour on a terminal; never when NO_COLOR is set (no-color.org); always, even
+    into a pipe or a CI log, when FORCE_COLOR is (force-color.org). NO_COLOR wins when
+    both are set, as in CPython's own rule; an empty value counts as unset."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    return sys.stdout.isatty()
 
 
 def _where(finding: Finding) -> str:
