@@ -187,11 +187,103 @@ def bench_snapshot(sizes: list[int], rounds: int) -> int:
     return 0
 
 
+def _with_run(root: Path) -> None:
+    """Run `bench` (execute, OKAY, Landlock recorded) in the generated tree `root`."""
+    from zodyssey.sandbox.landlock import abi_version
+
+    plan = root / ".zcode" / "plans" / "bench.md"
+    plan.parent.mkdir(parents=True)
+    plan.write_text(PLAN)
+    state = {
+        "slug": "bench",
+        "phase": "execute",
+        "plan_path": str(plan),
+        "review": {"verdict": "OKAY", "plan_sha256": hashlib.sha256(PLAN.encode()).hexdigest()},
+        "todos": {"1": {"status": "in_flight"}},
+        "sandbox": {"landlock_abi": abi_version()},
+    }
+    (root / ".zcode" / "state").mkdir(parents=True)
+    (root / ".zcode" / "state" / "bench.json").write_text(json.dumps(state))
+
+
+def bench_call(sizes: list[int], rounds: int) -> int:
+    """One allowed Claude Code shell call end to end, as the harness runs it with the
+    shell prefix: the pre-tool hook process, `git status` through the prefix (in the
+    run's sandbox), the post-tool hook process; against one plain `git status`."""
+    for size in sizes:
+        with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
+            root = Path(tmp) / "big"
+            _generated(root, size)
+            _with_run(root)
+            _time_call(root, Path(tmp) / "cwd", size, rounds)
+    return 0
+
+
+def _time_call(root: Path, cwd_file: Path, size: int, rounds: int) -> None:
+    import os
+
+    from zodyssey.gate.install import hook_command
+    from zodyssey.sandbox.shell_prefix import install
+
+    program = install(str(root))
+    hook_env = {**os.environ, "CLAUDE_PROJECT_DIR": str(root), "CLAUDE_CODE_SHELL_PREFIX": program}
+    bash_env = {**os.environ, "CLAUDE_CODE_EXECPATH": "/opt/claude", "SHELL": "/bin/bash"}
+    bash_env.pop("CLAUDE_PROJECT_DIR", None)
+    body = {
+        "session_id": "s",
+        "cwd": str(root),
+        "permission_mode": "default",
+        "tool_name": "Bash",
+        "tool_input": {"command": "git status"},
+        "tool_use_id": "t",
+    }
+    pre = json.dumps({**body, "hook_event_name": "PreToolUse"}).encode()
+    post = json.dumps({**body, "hook_event_name": "PostToolUse", "tool_response": {}}).encode()
+    script = "eval 'git status' < /dev/null && pwd -P >| " + shlex.quote(str(cwd_file))
+
+    def run(argv: list[str], env: dict[str, str], stdin: bytes = b"") -> None:
+        subprocess.run(argv, input=stdin, env=env, cwd=root, capture_output=True, check=False)
+
+    def plain() -> None:
+        run(["git", "status"], bash_env)
+
+    def call() -> None:
+        run(shlex.split(hook_command("pre-tool", "claude-code")), hook_env, pre)
+        run([program, script], bash_env)
+        run(shlex.split(hook_command("post-tool", "claude-code")), hook_env, post)
+
+    try:
+        call()  # the check's index, the helper's grants: built once
+        times: dict[str, list[tuple[float, float]]] = {"git status": [], "call": []}
+        for _ in range(rounds):
+            times["git status"].append(_cpu_and_wall(plain))
+            times["call"].append(_cpu_and_wall(call))
+    finally:
+        Path(program).unlink()
+    med = {
+        name: (
+            statistics.median(c for c, _ in values) * 1000,
+            statistics.median(w for _, w in values) * 1000,
+        )
+        for name, values in times.items()
+    }
+    (base_cpu, base_wall), (cpu, wall) = med["git status"], med["call"]
+    verdict = "met" if wall <= 2 * base_wall else "NOT met"
+    print(
+        f"{size} files, {rounds} rounds: git status wall {base_wall:.1f} ms cpu {base_cpu:.1f} "
+        f"ms; one allowed shell call end to end wall {wall:.1f} ms ({wall / base_wall:.2f}x) "
+        f"cpu {cpu:.1f} ms ({cpu / base_cpu:.2f}x); target <= 2x (wall): {verdict}"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--snapshot", type=int, nargs="+", metavar="N")
+    parser.add_argument("--call", type=int, nargs="+", metavar="N")
     args = parser.parse_args()
+    if args.call:
+        return bench_call(args.call, min(args.rounds, 10))
     if args.snapshot:
         return bench_snapshot(args.snapshot, min(args.rounds, 10))
     from zodyssey.gate.install import entry_script, hook_command
