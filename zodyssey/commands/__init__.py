@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "audit": "zodyssey.commands.audit",
     "init": "zodyssey.commands.init",
     "sandbox": "zodyssey.commands.sandbox",
+    "completion": "zodyssey.commands.completion",
 }
 
 
