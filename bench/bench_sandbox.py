@@ -239,7 +239,7 @@ def _time_call(root: Path, cwd_file: Path, size: int, rounds: int) -> None:
     }
     pre = json.dumps({**body, "hook_event_name": "PreToolUse"}).encode()
     post = json.dumps({**body, "hook_event_name": "PostToolUse", "tool_response": {}}).encode()
-    script = "eval 'git status' < /dev/null && pwd -P >| " + shlex.quote(str(cwd_file))
+    script = "true && eval 'git status' < /dev/null && pwd -P >| " + shlex.quote(str(cwd_file))
 
     def run(argv: list[str], env: dict[str, str], stdin: bytes = b"") -> None:
         subprocess.run(argv, input=stdin, env=env, cwd=root, capture_output=True, check=False)

@@ -417,7 +417,7 @@ def through_prefix(
 ) -> subprocess.CompletedProcess[str]:
     """`command` the way Claude Code 2.1 runs a Bash call under CLAUDE_CODE_SHELL_PREFIX
     (its own script around the command, one argument), or a hook (`env`)."""
-    script = f"eval {shlex.quote(command)} < /dev/null && pwd -P >| {shlex.quote(str(repo.root.parent / 'cwd'))}"
+    script = f"true && eval {shlex.quote(command)} < /dev/null && pwd -P >| {shlex.quote(str(repo.root.parent / 'cwd'))}"
     bash = {"CLAUDE_CODE_EXECPATH": "/opt/claude", "SHELL": "/bin/bash"}
     return subprocess.run(
         [program, script],
@@ -517,3 +517,23 @@ def test_run_start_says_per_harness_which_calls_the_kernel_contains(tmp_path: Pa
         assert any(line.startswith("write sandbox: gemini: no shell call") for line in said)
     finally:
         Path(program(str(repo.root))).unlink(missing_ok=True)
+
+
+@needs_landlock
+def test_the_prefix_runs_the_trusted_form_as_it_is_and_nothing_else(
+    prefixed: tuple[RunRepo, str],
+) -> None:
+    """`zodyssey run todo ...` writes run state: through the prefix it runs as trusted
+    code; the same words with a tail are contained (the write of run state fails)."""
+    repo, program = prefixed
+    repo.set(phase="execute", verdict="OKAY")
+    done = through_prefix(repo, program, "zodyssey run todo demo 2 in_flight")
+    assert done.returncode == 0, done.stderr
+    assert repo.state()["todos"]["2"]["status"] == "in_flight"
+    tail = through_prefix(repo, program, "zodyssey run todo demo 2 pending # zodyssey")
+    assert tail.returncode != 0 and repo.state()["todos"]["2"]["status"] == "in_flight"
+    from zodyssey.sandbox.shell_prefix import agent_command
+
+    assert agent_command("a && eval 'x y' < /dev/null && pwd -P >| /t") == "x y"
+    assert agent_command("a && eval x y < /dev/null && pwd -P >| /t") is None
+    assert agent_command("eval 'x'") is None

@@ -21,7 +21,10 @@ program is a short `sh` script:
 * otherwise `hook_entry.py shell-prefix ROOT SCRIPT` (`main`): the active runs
   of ROOT whose start recorded Landlock, and when there are some,
   `zodyssey sandbox --run ... --repo ROOT -- SHELL -c SCRIPT`, else the
-  script as it is. With the hatch set (`ZODYSSEY_UNGATE_BASH=1`) the script
+  script as it is. The one exception is the trusted form the hook also leaves
+  unwrapped (`zodyssey run start|verify|todo|phase ...` exactly, `wrap.py`),
+  read back from the script's `eval WORD` (any other shape of script is
+  contained). With the hatch set (`ZODYSSEY_UNGATE_BASH=1`) the script
   runs as it is, as the hook lets the call through.
 
 The hook sees the prefix in its own environment (the harness's) and then
@@ -93,6 +96,34 @@ def active(root: str) -> bool:
     return bool(value) and value == program(root) and os.access(value, os.X_OK)
 
 
+def agent_command(script: str) -> "str | None":
+    """The agent's command inside Claude Code's script (`... && eval WORD < /dev/null &&
+    pwd -P >| FILE`), WORD being one shell word; None for any other shape."""
+    start = script.find(" && eval ")
+    end = script.rfind(" < /dev/null && pwd -P >| ")
+    if start < 0 or end <= start:
+        return None
+    import shlex
+
+    try:
+        words = shlex.split(script[start + len(" && eval ") : end])
+    except ValueError:
+        return None
+    return words[0] if len(words) == 1 else None
+
+
+def _trusted(script: str) -> bool:
+    """The call is exactly the trusted `zodyssey run ...` form (sandbox/wrap.py), which
+    writes run state and sandboxes what it runs itself: it runs as it is, as the hook
+    leaves it unwrapped. Any other shape is contained."""
+    command = agent_command(script)
+    if command is None or "zodyssey" not in command:
+        return False
+    from zodyssey.sandbox.wrap import trusted_form
+
+    return trusted_form(command)
+
+
 def main(argv: "list[str]") -> int:
     """`shell-prefix ROOT SCRIPT`: SCRIPT in the sandbox of ROOT's Landlocked runs."""
     if len(argv) != 2:
@@ -105,7 +136,7 @@ def main(argv: "list[str]") -> int:
     from zodyssey.sandbox.contain import landlocked_runs
 
     slugs = landlocked_runs(Path(root))
-    if not slugs:
+    if not slugs or _trusted(script):
         os.execv(shell, [shell, "-c", script])
     from zodyssey.sandbox.runner import main as sandbox
 
