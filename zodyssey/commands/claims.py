@@ -131,6 +131,12 @@ def register(sub: Any) -> None:
     update.add_argument(
         "--dry-run", action="store_true", help="print what would change, write nothing"
     )
+    update.add_argument(
+        "--json",
+        action="store_true",
+        help="print the outcome as one JSON object (ledger, written, claims, changes); "
+        "warnings go to stderr",
+    )
     update.set_defaults(handler=run_update)
     test = actions.add_parser(
         "test",
@@ -336,13 +342,30 @@ def run_update(args: argparse.Namespace) -> int:
     changes = describe_changes(state.ledger, new)
     path = Path(state.ledger_rel)
     target = path if path.is_absolute() else state.root / path
-    for line in changes:
+    as_json = bool(getattr(args, "json", False))
+    for line in [] if as_json else changes:
         print(line)
     verb = "would write" if args.dry_run else "wrote"
-    if not args.dry_run and (changes or state.ledger is None):
+    written = not args.dry_run and (bool(changes) or state.ledger is None)
+    if written:
         write_ledger(target, new)
     elif not changes:
         verb = "unchanged"
+    if as_json:
+        import contextlib
+        import json
+
+        document = {
+            "ledger": state.ledger_rel,
+            "written": written,
+            "dry_run": bool(args.dry_run),
+            "claims": len(new.entries),
+            "changes": changes,
+        }
+        print(json.dumps(document, indent=2))
+        with contextlib.redirect_stdout(sys.stderr):
+            _update_leftovers(state, new)
+        return Exit.OK
     print(
         f"claims update: {verb} {state.ledger_rel} ({len(new.entries)} claim(s), {len(changes)} change(s))"
     )

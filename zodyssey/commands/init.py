@@ -205,6 +205,12 @@ def register(sub: Any) -> None:
         action="store_true",
         help="overwrite files that already exist (never touches pyproject.toml)",
     )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print what was written as one JSON object (root, files with action and "
+        "note, unpinned citations elsewhere) instead of text",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -414,6 +420,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--root {args.root}: not a directory")
     root = root.resolve()
     outcomes = initialise(root, bool(args.force))
+    if getattr(args, "json", False):
+        import json
+
+        files = [{"path": o.path, "action": o.action, "note": o.note} for o in outcomes]
+        document = {"root": str(root), "files": files, "unpinned": _unpinned_elsewhere(root)}
+        print(json.dumps(document, indent=2))
+        return 0
     print(f"zodyssey init: {root}")
     width = max(len(o.path) for o in outcomes)
     for outcome in outcomes:
