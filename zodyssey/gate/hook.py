@@ -565,7 +565,35 @@ def _pre_tool(
     if blocked is not None:
         reason, slug = blocked
         return _write(adapter.block(reason, slug))
+    if call.kind == "dispatch" and getattr(adapter, "name", "") == "claude-code":
+        code = _allowed(runs, call, adapter, payload, None)
+        return code if code != 0 else _briefed(runs, call, payload)
     return _allowed(runs, call, adapter, payload, wrap)
+
+
+def _briefed(runs: "list[tuple[str, list[tuple[str, Any]]]]", call: "Any", payload: "Any") -> int:
+    """An allowed reviewer dispatch on a harness that can rewrite it: the reviewer gets
+    the gate's brief as its prompt, the orchestrator's words only as marked context
+    (zodyssey/gate/brief.py). Any other dispatch: allowed as it is."""
+    for ctx in _contexts(runs):
+        if not ctx.settings().is_reviewer(call.subagent_type):
+            continue
+        from zodyssey.gate import brief
+
+        plan = ctx.plan()
+        tool_input = payload.get("tool_input") if isinstance(payload, dict) else None
+        tool_input = tool_input if isinstance(tool_input, dict) else {}
+        said = tool_input.get("prompt")
+        text = brief.text(
+            ctx.slug,
+            ctx.layout.show(plan.path),
+            str(plan.sha256),
+            said if isinstance(said, str) else "",
+        )
+        sys.stdout.write(brief.claude_reply(tool_input, text, ctx.slug))
+        sys.stdout.flush()
+        return 0
+    return 0
 
 
 def _read_shortcut(

@@ -437,7 +437,7 @@ def _review_gate(ctx: "RunContext", shown: str) -> "Decision":
     return _block(
         "review-gate",
         f"writing {shown} is product code and {_verdict_text(ctx)}; finish the plan in "
-        f"{PLANS}/{ctx.slug}.md and get an OKAY first: {_approvals(ctx, settings_reviewer)}",
+        f"{PLANS}/{ctx.slug}.md and get an OKAY {_approvals(ctx, settings_reviewer)}",
     )
 
 
@@ -1019,6 +1019,6 @@ def _string_reaches(
 def _approvals(ctx: "RunContext", reviewer: str) -> str:
     """The two ways a plan is approved, as a block reason names them."""
     return (
-        f"dispatch the reviewer ({reviewer}), or ask the user to approve the plan in their "
+        f"from the reviewer ({reviewer}) first, or ask the user to approve the plan in their "
         f"own terminal (`zodyssey run review {ctx.slug} --human OKAY --by NAME`)"
     )
