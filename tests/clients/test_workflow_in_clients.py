@@ -181,6 +181,12 @@ def test_a_whole_run_through_the_shipped_command(
     ]
     assert reviewer, result.describe()
     assert any(REVIEWER_TEXT in json.dumps(r.body) for r in reviewer), result.describe()
+    if client.name == "claude-code":
+        # Claude Code lets the hook rewrite the dispatch: the reviewer's prompt is the
+        # gate's brief, naming the plan's digest, the orchestrator's words as context.
+        first = json.dumps(reviewer[0].body, ensure_ascii=False)
+        assert "[zodyssey reviewer brief: written by the zodyssey gate" in first, first[:3000]
+        assert DIGEST in first
     assert_finished(result, "agent")
     assert run_state(result.repo)["review"]["history"][-1]["by"] == "momus"
 

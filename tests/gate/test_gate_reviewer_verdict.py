@@ -162,6 +162,7 @@ def test_run_start_says_where_the_verdict_comes_from(tmp_path: Path) -> None:
     assert "the reviewer agent (momus): on claude-code the gate takes its verdict" in started.out
     assert "`zodyssey check` holds to the one zodyssey ships" in started.out
     assert "a person, on every harness, in their own terminal" in started.out
+    assert "the gate writes the reviewer's brief on claude-code" in started.out
     assert "on cursor (no agent reports) a person decides" in started.out
     assert "zodyssey run review demo --human OKAY|REJECT --by NAME" in started.out
 

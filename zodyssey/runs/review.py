@@ -846,6 +846,11 @@ def _declared_harnesses(root: Path) -> list[str]:
     return [h for h in declared if isinstance(h, str)] if isinstance(declared, list) else []
 
 
+# Harnesses on which the hook replaces the reviewer dispatch's prompt with the gate's
+# brief (zodyssey/gate/brief.py, wired in zodyssey/gate/hook.py).
+BRIEFING_HARNESSES = ("claude-code",)
+
+
 def verdict_sources(root: Path, slug: str) -> str:
     """What `run start` says about how this run's plan gets approved: the two ways
     (the reviewer agent, a person), and on which declared harnesses each holds."""
@@ -865,6 +870,18 @@ def verdict_sources(root: Path, slug: str) -> str:
             "from the client's own report of the reviewer's dispatch (no verdict file, no "
             "nonce); its instructions are the definition `zodyssey hook install` wrote, which "
             "`zodyssey check` holds to the one zodyssey ships"
+        )
+    briefed = [h for h in reporting if h in BRIEFING_HARNESSES]
+    written = [h for h in reporting if h not in BRIEFING_HARNESSES]
+    if briefed:
+        lines.append(
+            f"  the gate writes the reviewer's brief on {', '.join(briefed)} (the plan's path "
+            "and digest, the rules; the orchestrator's prompt only as marked context)"
+        )
+    if written:
+        lines.append(
+            f"  on {', '.join(written)} the orchestrator's prompt reaches the reviewer as "
+            "written (the harness lets no hook rewrite it); a person can always decide instead"
         )
     lines.append(f"  - {person}")
     if silent:
