@@ -120,12 +120,14 @@ from calc.ops import add, mul
 @pytest.mark.claim("add-checked")
 def test_add():
     assert add(2, 3) == 5
+    assert add(0, 0) == 0
 
 
 @pytest.mark.claim("add-checked")
 def test_add_refuses_negative():
-    with pytest.raises(ValueError):
-        add(-1, 3)
+    for a, b in ((-1, 3), (3, -1)):
+        with pytest.raises(ValueError, match="negative"):
+            add(a, b)
 
 
 @pytest.mark.claim("mul-unchecked")
@@ -223,16 +225,23 @@ def test_four_claims_killed_survived_other_code_not_judged(drilled) -> None:
     mul = claims["mul-unchecked"]
     assert mul["status"] == "survived"
     survived = [b for b in mul["breaks"] if b["status"] == "survived"]
-    assert [b["kind"] for b in survived] == ["body-return"]
+    assert [b["kind"] for b in survived] == ["body-return", "return-none", "arith"]
     assert survived[0]["tests"] == ["tests/test_ops.py::test_mul_runs"]
     # The test that exercises other code: every break survives.
     sub = claims["sub-elsewhere"]
     assert sub["status"] == "survived"
     assert sub["breaks"] and all(b["status"] == "survived" for b in sub["breaks"])
-    # Deleting `BASE = 10` makes calc.consts unimportable: not judged, never killed.
+    # Deleting `BASE = 10` makes calc.consts unimportable: not judged, never killed
+    # (its number mutants, `BASE = 11` and the like, are killed by `LIMIT == 20`).
     limit = claims["limit-derived"]
     assert limit["status"] == "not-judged"
-    assert limit["breaks"] and all(b["status"] == "not-judged" for b in limit["breaks"])
+    statuses = {b["kind"]: b["status"] for b in limit["breaks"]}
+    assert statuses == {
+        "delete-span": "not-judged",
+        "number+1": "killed",
+        "number-1": "killed",
+        "number0": "killed",
+    }, limit["breaks"]
     assert any("NameError" in b["cause"] for b in limit["breaks"]), limit["breaks"]
     assert claims["friendly"]["status"] == "not-drillable"
 
@@ -559,3 +568,125 @@ def test_ci_drills_every_readme_claim_that_names_code() -> None:
     for claim_id in named:
         assert cache[claim_id]["status"] == "drilled", claim_id
         assert all(b["status"] == "killed" for b in cache[claim_id]["breaks"]), claim_id
+
+
+# --- what the cache key covers: everything the linked tests' outcome depends on --------
+
+DEPENDENT_TESTS = """import json
+from pathlib import Path
+
+import pytest
+
+from calc.ops import add
+from tests.expect import expected
+
+
+@pytest.mark.claim("add-checked")
+def test_add():
+    cases = json.loads(Path("tests/data/cases.json").read_text())
+    for a, b in cases:
+        assert add(a, b) == expected(a, b)
+
+
+@pytest.mark.claim("add-checked")
+def test_add_refuses_negative():
+    for a, b in ((-1, 3), (3, -1)):
+        with pytest.raises(ValueError, match="negative"):
+            add(a, b)
+"""
+
+DEPENDENCIES = {
+    # a helper module the test imports (weakened: it would accept anything)
+    "tests/expect.py": ("def expected(a, b):\n    return a + b\n", "\n# weakened\n"),
+    # a data file the test opens
+    "tests/data/cases.json": ("[[2, 3], [0, 0]]\n", " "),
+    # a plugin named by `pytest_plugins` in the conftest
+    "tests/plug.py": ("def pytest_configure(config):\n    pass\n", "\n# changed\n"),
+    "conftest.py": ('pytest_plugins = ["tests.plug"]\n', ""),
+    "tests/__init__.py": ("", ""),
+    # the pytest options (`addopts = "-k ..."` could deselect the tests)
+    "pyproject.toml": (PYPROJECT, '\n[tool.pytest.extra]\naddopts = "-k nothing"\n'),
+}
+
+
+@pytest.mark.claim("drill-cache")
+@pytest.mark.parametrize(
+    "changed", ["tests/expect.py", "tests/data/cases.json", "tests/plug.py", "pyproject.toml"]
+)
+def test_what_the_tests_read_is_part_of_the_key(tmp_path: Path, changed: str) -> None:
+    """A helper module the tests import, a file they open, a plugin, the pytest
+    configuration: each changed makes the claim drilled again (cut at once by the
+    budget here), and put back, it is answered from the cache again."""
+    files = {rel: text for rel, (text, _) in DEPENDENCIES.items()}
+    root = fixture_repo(tmp_path / "repo", {**files, "tests/test_ops.py": DEPENDENT_TESTS})
+
+    def drill_add(*extra: str) -> dict[str, Any]:
+        done = run_zodyssey("claims", "drill", "--json", "add-checked", *extra, cwd=root)
+        return _claims(done)["add-checked"]
+
+    first = run_zodyssey("claims", "drill", "--json", "add-checked", cwd=root, timeout=600)
+    assert first.returncode == 0, first.stdout + first.stderr
+    deps = json.loads((root / "invariants/claims.drill.json").read_text())["claims"]["add-checked"]
+    assert {"tests/expect.py", "tests/data/cases.json", "tests/plug.py"} <= set(
+        deps["deps"]["files"]
+    )
+    assert "pytest" in deps["deps"]["modules"]
+    assert drill_add()["cached"]
+    path = root / changed
+    original = path.read_text()
+    path.write_text(original + DEPENDENCIES[changed][1])
+    edited = drill_add("--budget", "0.001")
+    assert not edited["cached"] and edited["status"] == "not-judged"
+    path.write_text(original)
+    assert drill_add()["cached"]
+
+
+@pytest.mark.claim("drill-cache")
+def test_the_interpreter_and_installed_versions_are_part_of_the_key(tmp_path: Path) -> None:
+    from zodyssey.claims.drill import Deps, plan
+    from zodyssey.claims.drill_cache import KeyContext, cache_key
+    from zodyssey.claims.model import Claim
+
+    root = fixture_repo(tmp_path / "repo")
+    context = KeyContext(root)
+    claim = Claim("add-checked", "README.md", 3, "add.", "list_item", 3, ("calc/ops.py::add",))
+    target = plan(root, claim, ["tests/test_ops.py::test_add"])
+    assert context.versions("pytest") == f"pytest:pytest=={pytest.__version__}"
+    assert context.interpreter().endswith(".".join(str(n) for n in sys.version_info[:3]))
+    keys = {
+        cache_key(context, target, Deps((), modules))
+        for modules in ((), ("pytest",), ("pytest", "hypothesis"))
+    }
+    assert len(keys) == 3
+    # What the run read is not known: no key, so never answered from the cache.
+    assert cache_key(context, target, None) is None
+
+
+@pytest.mark.claim("drill-shards")
+def test_shards_split_the_breaks_and_merge_into_one_verdict(tmp_path: Path) -> None:
+    root = fixture_repo(tmp_path / "repo")
+    reports = []
+    for k in (1, 2):
+        out = tmp_path / f"shard-{k}.json"
+        done = run_zodyssey(
+            "claims", "drill", "add-checked", "mul-unchecked", "--shard", f"{k}/2",
+            "--format", "json", "-o", str(out), cwd=root, timeout=600,
+        )  # fmt: skip
+        assert done.returncode in (0, 9), done.stdout + done.stderr
+        reports.append(json.loads(out.read_text()))
+    assert not (root / "invariants/claims.drill.json").exists()  # a shard writes no cache
+    ids = [{(c["id"], b["id"]) for c in r["claims"] for b in c["breaks"]} for r in reports]
+    assert ids[0] and ids[1] and not ids[0] & ids[1]  # each break in one shard only
+    planned = {c["id"]: c["shard"]["breaks"] for r in reports for c in r["claims"]}
+    assert len(ids[0] | ids[1]) == sum(planned.values())
+    files = [str(tmp_path / f"shard-{k}.json") for k in (1, 2)]
+    merged = run_zodyssey("claims", "drill", "--merge", *files, "--json", cwd=root)
+    assert merged.returncode == 9, merged.stdout + merged.stderr  # mul-unchecked survives
+    claims = _claims(merged)
+    assert claims["add-checked"]["status"] == "drilled"
+    assert claims["mul-unchecked"]["status"] == "survived"
+    # One shard's report alone: the other's breaks are missing, so nothing is drilled.
+    alone = run_zodyssey("claims", "drill", "--merge", files[0], "--json", cwd=root)
+    assert alone.returncode in (4, 9), alone.stdout + alone.stderr
+    assert _claims(alone)["add-checked"]["status"] == "not-judged"
+    assert "missing shard(s) 2/2" in alone.stdout

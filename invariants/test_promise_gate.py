@@ -102,7 +102,7 @@ def test_no_product_edit_before_okay(lab: Any, verdict: str | None) -> None:
         # Blocked BECAUSE of the review, not by a later layer (the drill of
         # `review-gate` removes the review check: plan-tamper would still block).
         reason = outcome.stderr + outcome.stdout
-        assert "is product code" in reason and "OKAY from the reviewer" in reason, reason
+        assert "is product code" in reason and "get an OKAY" in reason, reason
 
 
 @pytest.mark.claim("review-gate")

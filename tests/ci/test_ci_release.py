@@ -31,6 +31,7 @@ MAJOR = __version__.split(".", 1)[0]
 PINNED = [
     "ci/github/zodyssey.yml",
     "ci/github/zodyssey-shards.yml",
+    "ci/github/zodyssey-drill-matrix.yml",
     "ci/gitlab/zodyssey.gitlab-ci.yml",
     "ci/gitlab/zodyssey-shards.gitlab-ci.yml",
     "ci/noxfile_example.py",

@@ -77,6 +77,8 @@ def test_function_breaks_keep_the_module_importable_and_bite(root: Path) -> None
     assert kinds.count("negate-guard") == 2 and kinds.count("drop-guard") == 2
     for brk in breaks:
         decide = _load(brk.source)["decide"]  # importable
+        if brk.col:
+            continue  # an operator mutant (invariants/test_drill_operators.py): may be subtle
         outcomes = []
         for command in ("rm x", "ls", ""):
             try:
@@ -95,7 +97,7 @@ def test_function_breaks_keep_the_module_importable_and_bite(root: Path) -> None
 
 def test_one_line_generator_method_and_class_specs(root: Path) -> None:
     flag = breaks_for(root, resolve(root, "pkg/gate.py::flag")[0])
-    assert {b.kind for b in flag} == {"body-raise", "body-return"}
+    assert {b.kind for b in flag if not b.col} == {"body-raise", "body-return"}
     assert _load(next(b for b in flag if b.kind == "body-return").source)["flag"](5) is False
     gen = breaks_for(root, resolve(root, "pkg/gate.py::names")[0])
     assert all(list(_load(b.source)["names"](["a"])) == [] for b in gen if b.kind == "body-return")

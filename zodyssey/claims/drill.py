@@ -17,6 +17,7 @@ broken copy means anything, and every break of the claim is not judged.
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import queue
 import shutil
@@ -35,16 +36,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from zodyssey.claims.drill_breaks import Break, Span, SpecError, breaks_for, resolve
+from zodyssey.claims.drill_breaks import Break, Span, SpecError, resolve
 from zodyssey.claims.model import Claim
 
 KILLED = "killed"
 SURVIVED = "survived"
 NOT_JUDGED = "not-judged"
+SKIPPED = "skipped"  # a break `drill-skip=` names: never run, its reason printed
 PASSED = "passed"  # the unbroken copy's run
 
 # Set in the environment of every test run of the drill, so a suite can tell.
 DRILL_ENV = "ZODYSSEY_DRILL"
+# Where the unbroken run's Python processes record what they read (drill_site/).
+DEPS_ENV = "ZODYSSEY_DRILL_DEPS"
+DEPS_ROOT_ENV = "ZODYSSEY_DRILL_DEPS_ROOT"
+_DROPPED_ENV = {"PYTEST_ADDOPTS", DEPS_ENV, DEPS_ROOT_ENV}
 _IGNORED_DIRS = {
     ".git",
     ".venv",
@@ -68,6 +74,7 @@ class Outcome:
     cause: str = ""
     seconds: float = 0.0
     cut: bool = False  # by the budget or an interrupt: never cached
+    durations: dict[str, float] = field(default_factory=dict)  # seconds per linked test
 
 
 @dataclass
@@ -80,6 +87,9 @@ class Target:
     spans: list[Span] = field(default_factory=list)
     breaks: list[Break] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # specs that name no code
+    equivalent: int = 0  # operator mutants with the original's syntax tree: never run
+    planned: int = 0  # with --shard: the breaks of the whole plan (this shard runs some)
+    shard: tuple[int, int] | None = None  # (K, N) of --shard K/N
 
 
 def code_specs(claim: Claim, root: Path) -> tuple[str, ...]:
@@ -115,11 +125,29 @@ def plan(root: Path, claim: Claim, tests: list[str], *, with_breaks: bool = True
 def add_breaks(root: Path, target: Target) -> None:
     """The breaks of every span (only for a claim that is drilled: the cache key
     holds the spans, so a cached claim needs none)."""
+    from dataclasses import replace
+
+    from zodyssey.claims.drill_breaks import breaks_of
+
     for span in target.spans:
         try:
-            target.breaks.extend(breaks_for(root, span))
+            made, equivalent = breaks_of(root, span)
         except SpecError as exc:
             target.problems.append(str(exc))
+            continue
+        target.breaks.extend(made)
+        target.equivalent += equivalent
+    skips = dict(target.claim.skips)
+    for skipped, reason in target.claim.skips:
+        if not reason:
+            target.problems.append(
+                f"drill-skip={skipped} gives no reason (write it in parentheses)"
+            )
+    known = {b.id for b in target.breaks}
+    for skipped in skips:
+        if skipped not in known:
+            target.problems.append(f"drill-skip={skipped} names no break of the claim's code")
+    target.breaks = [replace(b, skip=skips[b.id]) if skips.get(b.id) else b for b in target.breaks]
 
 
 # --- the scratch copies ----------------------------------------------------------------
@@ -234,12 +262,24 @@ class Scratch:
 class Runner:
     """Runs pytest on node ids inside a copy; tracks its processes to kill them on interrupt."""
 
-    def __init__(self, work: Path, deadline: float | None) -> None:
+    def __init__(self, work: Path, deadline: float | None, root: Path | None = None) -> None:
         self.work = work
         self.deadline = deadline
+        self.root = root  # the work tree the copies mirror
         self.stopped = threading.Event()
         self._live: set[subprocess.Popen[bytes]] = set()
         self._lock = threading.Lock()
+
+    def track(self, proc: subprocess.Popen[bytes]) -> None:
+        """A process of the drill's (a warm pytest process) killed on interrupt."""
+        with self._lock:
+            self._live.add(proc)
+            if self.stopped.is_set():
+                _kill_group(proc)
+
+    def untrack(self, proc: subprocess.Popen[bytes]) -> None:
+        with self._lock:
+            self._live.discard(proc)
 
     def kill_all(self) -> None:
         self.stopped.set()
@@ -248,9 +288,17 @@ class Runner:
         for proc in live:
             _kill_group(proc)
 
-    def run(self, copy: Path, nodeids: list[str], limit: Callable[[], float]) -> Outcome:
+    def run(
+        self,
+        copy: Path,
+        nodeids: list[str],
+        limit: Callable[[], float],
+        record: Path | None = None,
+    ) -> Outcome:
         """The linked tests `nodeids` in `copy`; `limit()` is the run's time limit in
-        seconds, asked again while it runs (it may be learnt meanwhile)."""
+        seconds, asked again while it runs (it may be learnt meanwhile). With
+        `record`, every Python process of the run appends what it read there
+        (drill_site/sitecustomize.py)."""
         if self.stopped.is_set():
             return Outcome(NOT_JUDGED, cause="interrupted before it ran", cut=True)
         if self.deadline is not None and self.deadline <= time.monotonic():
@@ -260,7 +308,7 @@ class Runner:
         proc = subprocess.Popen(
             _pytest_argv(junit, nodeids),
             cwd=copy,
-            env=self._env(copy),
+            env=self.env(copy, record),
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -281,16 +329,23 @@ class Runner:
                 return self._cut(proc, seconds, limit)
             if self.stopped.is_set():
                 return Outcome(NOT_JUDGED, cause="interrupted", seconds=seconds, cut=True)
-            return judge_run(
+            outcome = judge_run(
                 proc.returncode, out.decode("utf-8", "replace"), junit, seconds, nodeids
             )
+            outcome.durations = _durations(junit, nodeids)
+            return outcome
         finally:
             junit.unlink(missing_ok=True)
 
-    def _env(self, copy: Path) -> dict[str, str]:
-        env = {k: v for k, v in os.environ.items() if k != "PYTEST_ADDOPTS"}
+    def env(self, copy: Path, record: Path | None = None) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
         paths = [str(copy / "src")] if (copy / "src").is_dir() else []
-        paths += [str(copy), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])]
+        given = [self._in_copy(p, copy) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+        paths += [str(copy), *given]
+        if record is not None:
+            paths.append(str(Path(__file__).with_name("drill_site")))
+            env[DEPS_ENV] = str(record)
+            env[DEPS_ROOT_ENV] = str(copy)
         env["PYTHONPATH"] = os.pathsep.join(paths)
         # Bytecode is cached under the scratch directory, never beside any source
         # (the user's tree included): the runs of the drill share it, and the
@@ -299,6 +354,17 @@ class Runner:
         env["PYTHONPYCACHEPREFIX"] = str(self.work / "pycache")  # Scratch.pycache
         env[DRILL_ENV] = "1"
         return env
+
+    def _in_copy(self, entry: str, copy: Path) -> str:
+        """A PYTHONPATH entry inside the work tree (its `lib/`, say) as the same folder
+        of the copy: the tests import the broken copy, not the user's files."""
+        if self.root is None:
+            return entry
+        try:
+            rel = Path(entry).resolve().relative_to(self.root.resolve())
+        except (ValueError, OSError):
+            return entry
+        return str(copy / rel)
 
     def _wait(
         self, proc: subprocess.Popen[bytes], started: float, limit: Callable[[], float]
@@ -358,6 +424,22 @@ def _cases(junit: Path, nodeids: list[str]) -> list[tuple[str, str, str]]:
     return found
 
 
+def _durations(junit: Path, nodeids: list[str]) -> dict[str, float]:
+    """Seconds each test case of a JUnit file took, by node id."""
+    try:
+        tree = ET.parse(junit)
+    except (OSError, ET.ParseError):
+        return {}
+    ids = {_junit_name(n): n for n in nodeids}
+    out: dict[str, float] = {}
+    for case in tree.iter("testcase"):
+        name = ids.get(f"{case.get('classname', '')}::{case.get('name', '')}")
+        with suppress(ValueError):
+            if name is not None:
+                out[name] = float(case.get("time") or 0)
+    return out
+
+
 def _case_outcome(case: ET.Element) -> tuple[str, str]:
     """(outcome, message) of one JUnit test case: a failure or error wins over a skip."""
     outcome, message = PASSED, ""
@@ -392,7 +474,13 @@ _EXIT_CAUSES = {
 
 def judge_run(code: int, output: str, junit: Path, seconds: float, nodeids: list[str]) -> Outcome:
     """killed / passed / not judged from pytest's exit code and its JUnit file."""
-    cases = _cases(junit, nodeids)
+    return judge_cases(code, output, _cases(junit, nodeids), seconds)
+
+
+def judge_cases(
+    code: int, output: str, cases: list[tuple[str, str, str]], seconds: float
+) -> Outcome:
+    """killed / passed / not judged from pytest's exit code and each test's outcome."""
     if code == 0:
         return _passed_run(cases, seconds)
     if code == 1:
@@ -431,12 +519,57 @@ class BreakResult:
     outcome: Outcome
 
 
+@dataclass(frozen=True)
+class Deps:
+    """What the unbroken run of a claim's linked tests read (drill_site/)."""
+
+    files: tuple[str, ...]  # repository files opened, or imported by the test process
+    modules: tuple[str, ...]  # top-level modules the test process imported from elsewhere
+    imported: tuple[str, ...] = ()  # repository modules any process of the run imported
+
+
+def read_deps(record: Path, copy: Path) -> Deps | None:
+    """The union of what every Python process of a run recorded; None when none did
+    (the recording did not reach the run: the drill cannot know what it read)."""
+    try:
+        lines = record.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+    except OSError:
+        return None
+    files: set[str] = set()
+    modules: set[str] = set()
+    imported: set[str] = set()
+    bases = {str(copy), os.path.realpath(copy)}
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            return None  # a process cut while it wrote: not known
+        # (a name opened relative to a directory descriptor, say by rmtree, is not
+        # one of the copy's files: only what exists there is kept)
+        files |= {
+            r for p in entry.get("files", []) if (r := _relative(p, bases)) and (copy / r).exists()
+        }
+        modules |= {str(m) for m in entry.get("modules", [])}
+        imported |= {r for p in entry.get("imported", []) if (r := _relative(p, bases))}
+    if not lines:
+        return None
+    return Deps(tuple(sorted(files)), tuple(sorted(modules)), tuple(sorted(imported)))
+
+
+def _relative(path: str, bases: set[str]) -> str | None:
+    for base in bases:
+        if path.startswith(base + "/"):
+            return path[len(base) + 1 :]
+    return None
+
+
 @dataclass
 class ClaimResult:
     target: Target
     baseline: Outcome | None = None
     results: list[BreakResult] = field(default_factory=list)
     cached: bool = False
+    deps: Deps | None = None  # what the unbroken run read; None: not known (never cached)
 
     @property
     def status(self) -> str:
@@ -447,16 +580,18 @@ class ClaimResult:
             return "bad-code"
         if any(r.outcome.status == SURVIVED for r in self.results):
             return SURVIVED
-        if self.results and all(r.outcome.status == KILLED for r in self.results):
+        run = [r for r in self.results if r.outcome.status != SKIPPED]
+        if run and all(r.outcome.status == KILLED for r in run):
             return "drilled"
         return NOT_JUDGED
 
     @property
     def complete(self) -> bool:
-        """Every break killed or survived: what the cache may keep. A break not judged
-        (an import error, a cut, a timeout) is judged again next time."""
-        return bool(self.results) and all(
-            r.outcome.status in (KILLED, SURVIVED) for r in self.results
+        """Every break killed or survived (or skipped by the marker): what the cache
+        may keep. A break not judged (an import error, a cut, a timeout) is judged
+        again next time."""
+        return any(r.outcome.status != SKIPPED for r in self.results) and all(
+            r.outcome.status in (KILLED, SURVIVED, SKIPPED) for r in self.results
         )
 
 
@@ -489,20 +624,26 @@ def drill(
     budget: float | None = None,
     timeout: float | None = None,
     progress: Progress | None = None,
+    fresh: bool = False,
 ) -> list[ClaimResult]:
     """Drill every target with breaks (others come back as they are) in `jobs` copies."""
     results = [ClaimResult(t) for t in targets]
+    for r in results:
+        r.results += [
+            BreakResult(b, Outcome(SKIPPED, cause=b.skip)) for b in r.target.breaks if b.skip
+        ]
     live = _live(results)
     if not live:
         return results
     deadline = time.monotonic() + budget if budget is not None else None
-    tally = _Tally(sum(len(r.target.breaks) for r in live), progress)
+    tally = _Tally(sum(len(_to_run(r.target)) for r in live), progress)
     jobs = max(1, min(jobs, tally.total + len(live)))
     scratch = Scratch(root, jobs)
-    runner = Runner(scratch.base, deadline)
+    runner = Runner(scratch.base, deadline, root)
     pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="drill")
+    warm = None if fresh or not hasattr(os, "fork") else _warm_pool(runner)
     try:
-        _Schedule(pool, scratch, runner, timeout, tally).run(live)
+        _Schedule(pool, scratch, runner, timeout, tally, warm).run(live)
     except BaseException:
         # Interrupted (SIGINT) or failed: stop the runs going, start no other.
         runner.kill_all()
@@ -510,8 +651,21 @@ def drill(
         raise
     finally:
         pool.shutdown(wait=True)
+        if warm is not None:
+            warm.close_all()
         scratch.remove()
     return results
+
+
+def _to_run(target: Target) -> list[Break]:
+    """The breaks the drill runs: all but those `drill-skip=` names."""
+    return [b for b in target.breaks if not b.skip]
+
+
+def _warm_pool(runner: Runner) -> Any:
+    from zodyssey.claims.drill_fork import WarmPool
+
+    return WarmPool(runner)
 
 
 def _live(results: list[ClaimResult]) -> list[ClaimResult]:
@@ -520,9 +674,9 @@ def _live(results: list[ClaimResult]) -> list[ClaimResult]:
     for r in results:
         if r.target.problems:
             continue
-        if r.target.breaks:
+        if _to_run(r.target):
             live.append(r)
-        elif r.target.specs:
+        elif r.target.specs and not r.target.breaks:
             r.target.problems.append("its code has nothing the drill can break")
     return live
 
@@ -541,6 +695,7 @@ class _Schedule:
     runner: Runner
     timeout: float | None
     tally: _Tally
+    warm: Any = None  # drill_fork.WarmPool; None: every break in a fresh process
     baselines: dict[Future[None], ClaimResult] = field(default_factory=dict)
     breaks: dict[Future[Outcome], tuple[ClaimResult, Break]] = field(default_factory=dict)
     held: list[Future[Outcome]] = field(default_factory=list)  # done, baseline still running
@@ -567,18 +722,21 @@ class _Schedule:
                 self.baselines[self.pool.submit(self._baseline, r)] = r
             else:
                 r.baseline = Outcome(NOT_JUDGED, cause="the claim has no linked test")
-                r.results += [BreakResult(b, _unjudged(r.baseline)) for b in r.target.breaks]
-                for _ in r.target.breaks:
+                r.results += [BreakResult(b, _unjudged(r.baseline)) for b in _to_run(r.target)]
+                for _ in _to_run(r.target):
                     self.tally.add(NOT_JUDGED)
         for r in self.baselines.values():
-            for brk in r.target.breaks:
+            for brk in _to_run(r.target):
                 self.breaks[self.pool.submit(self._break, r, brk)] = (r, brk)
 
     def _baseline(self, result: ClaimResult) -> None:
+        record = self.scratch.base / f"deps-{uuid.uuid4().hex}.jsonl"
         with self.scratch.copy() as copy:
             result.baseline = self.runner.run(
-                copy, result.target.tests, lambda: self.timeout or 900.0
+                copy, result.target.tests, lambda: self.timeout or 900.0, record
             )
+            result.deps = read_deps(record, copy)
+        record.unlink(missing_ok=True)
 
     def _break(self, result: ClaimResult, brk: Break) -> Outcome:
         def limit() -> float:
@@ -586,7 +744,23 @@ class _Schedule:
             base = result.baseline
             return self.timeout or (max(60.0, 10 * base.seconds) if base else 900.0)
 
-        return _one_break(self.scratch, self.runner, brk, result.target.tests, limit)
+        tests = _fastest_first(result)
+        if self.warm is None:
+            return _one_break(self.scratch, self.runner, brk, tests, limit)
+        from zodyssey.claims.drill_fork import WarmFailed, warm_break
+
+        with self.scratch.copy() as copy:
+            server = self.warm.server(copy, id(result), tests, limit())
+            if server is not None:
+                with _broken(copy, brk) as original:
+                    try:
+                        outcome = warm_break(server, brk, original, limit())
+                    except WarmFailed:
+                        self.warm.drop(copy)
+                        outcome = None
+                if outcome is not None:
+                    return outcome
+            return _cold_break(copy, self.runner, brk, tests, limit)
 
     def _finished(self, future: Future[Any]) -> None:
         result = self.baselines.get(future)
@@ -612,13 +786,40 @@ class _Schedule:
         else:
             self.tally.add(self._final(future, result).status)
 
-    @staticmethod
-    def _final(future: Future[Outcome], result: ClaimResult) -> Outcome:
+    def _final(self, future: Future[Outcome], result: ClaimResult) -> Outcome:
         """The break's verdict: its own, only when the unbroken run passed."""
         assert result.baseline is not None
         if result.baseline.status != PASSED or future.cancelled():
             return _unjudged(result.baseline)
-        return future.result()
+        return _reached(future.result(), result, self.breaks[future][1])
+
+
+def _reached(outcome: Outcome, result: ClaimResult, brk: Break) -> Outcome:
+    """A survivor of a Python file the unbroken run never read from the scratch copy
+    (the tests import that code from elsewhere: an installed copy, a path outside
+    the repository, a compiled module beside it) is not judged: the break never
+    reached the tests."""
+    deps = result.deps
+    if outcome.status != SURVIVED or deps is None or not brk.path.endswith(".py"):
+        return outcome
+    if brk.path in deps.imported or brk.path in deps.files:
+        return outcome
+    why = (
+        f"the linked tests never imported {brk.path} from the scratch copy: they import "
+        "that code from elsewhere (an installed copy, a PYTHONPATH entry outside the "
+        "repository, a compiled module), so no break of it reaches them"
+    )
+    return Outcome(NOT_JUDGED, tests=outcome.tests, cause=why, seconds=outcome.seconds)
+
+
+def _fastest_first(result: ClaimResult) -> list[str]:
+    """The claim's linked tests, the fastest of the unbroken run first (once known):
+    with `-x` the run of a break stops at the first test that fails."""
+    base = result.baseline
+    tests = result.target.tests
+    if base is None or not base.durations:
+        return tests
+    return sorted(tests, key=lambda t: (base.durations.get(t, float("inf")), t))
 
 
 def _unjudged(baseline: Outcome) -> Outcome:
@@ -630,24 +831,39 @@ def _unjudged(baseline: Outcome) -> Outcome:
 _MTIME_SHIFTS = itertools.count(7, 7)  # seconds; one value per break ever run here
 
 
+@contextmanager
+def _broken(copy: Path, brk: Break) -> Iterator[bytes]:
+    """The break written into `copy` while the block runs (the file's own bytes and
+    modification time back afterwards); yields the file's original bytes."""
+    path = copy / brk.path
+    original = path.read_bytes()
+    before = path.stat()
+    try:
+        path.write_bytes(brk.source)
+        # A modification time no other version of the file has: a cached .pyc
+        # (checked by mtime and size) can never pass for the broken module, nor
+        # the broken one's for the original once its own mtime is back.
+        shift = next(_MTIME_SHIFTS) * 1_000_000_000
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + shift))
+        yield original
+    finally:
+        path.write_bytes(original)
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+
+
 def _one_break(
     scratch: Scratch, runner: Runner, brk: Break, tests: list[str], limit: Callable[[], float]
 ) -> Outcome:
     with scratch.copy() as copy:
-        path = copy / brk.path
-        original = path.read_bytes()
-        before = path.stat()
-        try:
-            path.write_bytes(brk.source)
-            # A modification time no other version of the file has: a cached .pyc
-            # (checked by mtime and size) can never pass for the broken module, nor
-            # the broken one's for the original once its own mtime is back.
-            shift = next(_MTIME_SHIFTS) * 1_000_000_000
-            os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns + shift))
-            outcome = runner.run(copy, tests, limit)
-        finally:
-            path.write_bytes(original)
-            os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+        return _cold_break(copy, runner, brk, tests, limit)
+
+
+def _cold_break(
+    copy: Path, runner: Runner, brk: Break, tests: list[str], limit: Callable[[], float]
+) -> Outcome:
+    """The break in a fresh pytest process."""
+    with _broken(copy, brk):
+        outcome = runner.run(copy, tests, limit)
     if outcome.status == PASSED:
         return Outcome(SURVIVED, tests=outcome.tests, seconds=outcome.seconds)
     return outcome

@@ -37,7 +37,7 @@ from zodyssey.core.files import NotRegularFile, read_regular
 
 # Bumped when the set of breaks or their meaning changes: cached results made by
 # another engine are re-drilled.
-ENGINE = "drill-2"
+ENGINE = "drill-3"
 # Part of the cache key of spans that are not Python: bumped when those breaks change.
 ENGINE_OTHER = "tree-sitter-1"
 
@@ -89,10 +89,13 @@ class Break:
     kind: str
     what: str  # human description
     source: bytes  # the whole broken file
+    col: int = 0  # 1-based column of an operator mutant's node (0: a whole-line break)
+    skip: str = ""  # why it is not run (`drill-skip=` in the claim's marker)
 
     @property
     def id(self) -> str:
-        return f"{self.path}:{self.line} {self.kind}"
+        col = f":{self.col}" if self.col else ""
+        return f"{self.path}:{self.line}{col} {self.kind}"
 
     def digest(self) -> str:
         return hashlib.sha256(self.source).hexdigest()
@@ -428,9 +431,15 @@ _Made = tuple[int, str, str, bytes]  # (line, kind, what, broken source)
 
 def breaks_for(root: Path, span: Span) -> list[Break]:
     """Every break of one span, in a stable order."""
+    return breaks_of(root, span)[0]
+
+
+def breaks_of(root: Path, span: Span) -> tuple[list[Break], int]:
+    """(every break of one span in a stable order, the operator mutants left out as
+    equivalent: the same syntax tree as the original)."""
     data = (root / span.path).read_bytes()
     if not span.path.endswith(".py"):
-        return _other_breaks(span, data)
+        return _other_breaks(span, data), 0
     tree, _ = _parse_py(root, span.path, span.spec)
     src = _Source(data)
     classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
@@ -442,7 +451,54 @@ def breaks_for(root: Path, span: Span) -> list[Break]:
             made.extend(_function_breaks(src, fn, classes, qual))
     else:
         made = _span_breaks(tree, src, classes, span, data)
-    return _runnable(made, data, span)
+    breaks = _runnable(made, data, span)
+    extra, equivalent = _operator_breaks(tree, data, span, {b.source for b in breaks})
+    return breaks + extra, equivalent
+
+
+def _mutated_statements(tree: ast.Module, span: Span) -> list[ast.stmt]:
+    """The statements whose nodes the operator mutants change."""
+    if span.kind == "lines":
+        return tree.body
+    if span.kind == "file":
+        return [fn for _, fn in _defs(tree.body)]
+    node = _find_symbol(tree, span.symbol)
+    assert node is not None  # resolve() checked it
+    if isinstance(node, ast.ClassDef):
+        return [fn for _, fn in _defs(node.body)]
+    return [node]
+
+
+def _one_line(text: bytes, limit: int = 60) -> str:
+    words = " ".join(text.decode("utf-8", "replace").split())
+    return words if len(words) <= limit else words[: limit - 3] + "..."
+
+
+def _operator_breaks(
+    tree: ast.Module, data: bytes, span: Span, seen: set[bytes]
+) -> tuple[list[Break], int]:
+    """The operator mutants of the span (drill_ops.py) as breaks, and how many were
+    equivalent (never run)."""
+    from zodyssey.claims.drill_ops import mutants, normal_form
+
+    original = normal_form(data)
+    lines = (span.start, span.end) if span.kind == "lines" else (0, 0)
+    out: list[Break] = []
+    equivalent = 0
+    for m in mutants(data, _mutated_statements(tree, span), *lines):
+        source = data[: m.start] + m.new + data[m.end :]
+        if source in seen:
+            continue
+        seen.add(source)
+        form = normal_form(source)
+        if form is None:
+            continue  # does not parse: never run a non-break
+        if form == original:
+            equivalent += 1
+            continue
+        what = f"{span.spec}: `{_one_line(data[m.start : m.end])}` -> `{_one_line(m.new)}`"
+        out.append(Break(span.spec, span.path, m.line, m.kind, what, source, m.col))
+    return out, equivalent
 
 
 def _other_breaks(span: Span, data: bytes) -> list[Break]:

@@ -1,15 +1,25 @@
 """The drill's cache: a claim's last verdict, keyed by what it depends on.
 
 The key is the sha256 of the drill engine's version, the claim's text, its code
-specs, the bytes of every span, the linked tests' node ids and the bytes of
-their test files (with the `conftest.py` files above them). A claim whose key is
-unchanged is not drilled again; anything else is. The file is JSON
+specs and `drill-skip=` fields, the bytes of every span, each break's digest,
+the linked tests' node ids, the bytes of their test files (with the
+`conftest.py` files above them), what pytest reads of its configuration files,
+and what the unbroken run of the tests read (recorded by
+drill_site/sitecustomize.py in every Python process of it): the repository files
+opened and the repository modules the test process imported, outside the
+claimed code's own top-level folder (that code is keyed by its spans: keying
+every module of the product would re-drill every claim on any change), the
+interpreter's version and the installed distributions of every module imported
+from outside the repository. A claim
+whose key is unchanged is not drilled again; anything else is, and so is a
+claim whose run recorded nothing (what its tests read is not known). The file is JSON
 (`invariants/claims.drill.json` by default, `drill_cache` in the
 configuration), sorted, 2-space indented, written atomically and only when it
 changes; commit it so CI re-drills only what changed:
 
     {"_comment": "...", "version": 1,
-     "claims": {"bash-gate": {"key": "<sha256>", "status": "drilled",
+     "claims": {"bash-gate": {"key": "<sha256>", "status": "drilled", "equivalent": 0,
+                "deps": {"files": [...], "modules": [...]},
                 "breaks": [{"id", "kind", "what", "status", "tests", "cause"}]}}}
 """
 
@@ -18,11 +28,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from zodyssey.claims.drill import ClaimResult, Target
+from zodyssey.claims.drill import ClaimResult, Deps, Target
 from zodyssey.claims.drill_breaks import ENGINE, ENGINE_OTHER
 from zodyssey.errors import UsageError
 
@@ -49,7 +60,72 @@ def _test_files(root: Path, tests: list[str]) -> list[str]:
     return sorted(files)
 
 
-def cache_key(root: Path, target: Target) -> str:
+# pytest's configuration files (`addopts`, plugins, paths), keyed whenever present.
+_CONFIG_FILES = ("pyproject.toml", "pytest.ini", "setup.cfg", "tox.ini")
+
+
+def _pytest_config(name: str, data: bytes | None) -> bytes:
+    """What pytest reads of a configuration file: pyproject.toml's `[tool.pytest...]`
+    tables (the rest of it is not pytest's), any other file whole."""
+    if data is None:
+        return b"missing"
+    if name != "pyproject.toml":
+        return data
+    import tomllib
+
+    try:
+        tool = tomllib.loads(data.decode("utf-8")).get("tool", {})
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return data
+    table = tool.get("pytest", {}) if isinstance(tool, dict) else {}
+    return json.dumps(table, sort_keys=True, default=str).encode()
+
+
+class KeyContext:
+    """What every key of one drill shares: the repository's listed files (the
+    files a scratch copy holds), the interpreter, installed distributions."""
+
+    def __init__(self, root: Path) -> None:
+        from zodyssey.claims.drill import _listed_files
+
+        self.root = root
+        listed = _listed_files(root)
+        self.listed: set[str] | None = set(listed) if listed is not None else None
+        self._versions: dict[str, list[str]] | None = None
+
+    def interpreter(self) -> str:
+        version = ".".join(str(n) for n in sys.version_info[:3])
+        return f"{sys.implementation.name} {version}"
+
+    def versions(self, module: str) -> str:
+        """`module` and the installed distributions (name==version) providing it."""
+        import importlib.metadata as metadata
+
+        if self._versions is None:
+            self._versions = dict(metadata.packages_distributions())
+        found = []
+        for dist in sorted(set(self._versions.get(module, []))):
+            try:
+                found.append(f"{dist}=={metadata.version(dist)}")
+            except metadata.PackageNotFoundError:
+                found.append(f"{dist}==?")
+        return f"{module}:{','.join(found)}"
+
+    def content(self, rel: str) -> bytes | None:
+        """A repository file's bytes as a scratch copy has them (None: not in a copy)."""
+        if self.listed is not None and rel not in self.listed:
+            return None
+        try:
+            return (self.root / rel).read_bytes()
+        except OSError:
+            return None
+
+
+def cache_key(context: KeyContext, target: Target, deps: Deps | None) -> str | None:
+    """The claim's key: None when what its tests read is not known (drill again)."""
+    if deps is None:
+        return None
+    root = context.root
     digest = hashlib.sha256()
 
     def add(label: str, data: bytes) -> None:
@@ -62,16 +138,27 @@ def cache_key(root: Path, target: Target) -> str:
     add("text", target.claim.text.encode("utf-8"))
     for spec in target.specs:
         add("spec", spec.encode("utf-8"))
+    for skipped, reason in target.claim.skips:
+        add("skip", f"{skipped}\0{reason}".encode())
     for span in target.spans:
         add("span", f"{span.path}\0{span.kind}\0{span.symbol}".encode())
         add("content", span.content(root))
+    for brk in target.breaks:  # each mutant keyed by what it runs
+        add("break", f"{brk.id}\0{brk.digest()}".encode())
     for nodeid in target.tests:
         add("test", nodeid.encode("utf-8"))
-    for path in _test_files(root, target.tests):
-        try:
-            add("file", (root / path).read_bytes())
-        except OSError:
-            add("missing", path.encode("utf-8"))
+    code = {span.path.split("/", 1)[0] for span in target.spans if "/" in span.path}
+    read = {f for f in deps.files if f.split("/", 1)[0] not in code and f not in _CONFIG_FILES}
+    for path in sorted({*_test_files(root, target.tests), *read}):
+        data = context.content(path)
+        add("file", path.encode("utf-8", "surrogateescape"))
+        add("bytes" if data is not None else "missing", data or b"")
+    for path in _CONFIG_FILES:
+        add("config", path.encode())
+        add("pytest", _pytest_config(path, context.content(path)))
+    add("python", context.interpreter().encode())
+    for module in deps.modules:
+        add("module", context.versions(module).encode())
     return digest.hexdigest()
 
 
@@ -90,6 +177,8 @@ class CachedClaim:
     key: str
     status: str
     breaks: tuple[CachedBreak, ...]
+    equivalent: int = 0  # operator mutants left out as equivalent
+    deps: Deps | None = None  # what the unbroken run read (part of the key)
 
 
 def read_cache(path: Path) -> dict[str, CachedClaim]:
@@ -121,10 +210,25 @@ def read_cache(path: Path) -> dict[str, CachedClaim]:
                 )
                 for b in entry["breaks"]
             )
-            out[str(claim_id)] = CachedClaim(str(entry["key"]), str(entry["status"]), breaks)
-        except (KeyError, TypeError) as exc:
+            out[str(claim_id)] = CachedClaim(
+                str(entry["key"]),
+                str(entry["status"]),
+                breaks,
+                int(entry.get("equivalent", 0)),
+                _deps_of(entry.get("deps")),
+            )
+        except (KeyError, TypeError, ValueError) as exc:
             raise UsageError(f"drill cache {path}: entry {claim_id!r} is malformed; {how}") from exc
     return out
+
+
+def _deps_of(value: Any) -> Deps | None:
+    if not isinstance(value, dict):
+        return None
+    return Deps(
+        tuple(str(p) for p in value.get("files", [])),
+        tuple(str(m) for m in value.get("modules", [])),
+    )
 
 
 def entry_of(result: ClaimResult, key: str) -> CachedClaim:
@@ -142,6 +246,8 @@ def entry_of(result: ClaimResult, key: str) -> CachedClaim:
             )
             for r in result.results
         ),
+        result.target.equivalent,
+        result.deps,
     )
 
 
@@ -152,6 +258,15 @@ def render_cache(entries: dict[str, CachedClaim]) -> str:
         claims[claim_id] = {
             "key": entry.key,
             "status": entry.status,
+            "equivalent": entry.equivalent,
+            "deps": (
+                {
+                    "files": list(entry.deps.files),
+                    "modules": list(entry.deps.modules),
+                }
+                if entry.deps is not None
+                else None
+            ),
             "breaks": [
                 {
                     "id": b.id,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections import Counter
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from typing import Any
 from zodyssey.claims.drill import (
     KILLED,
     NOT_JUDGED,
+    SKIPPED,
     SURVIVED,
     BreakResult,
     ClaimResult,
@@ -25,6 +27,7 @@ from zodyssey.claims.drill import (
 from zodyssey.claims.drill_breaks import Break
 from zodyssey.claims.drill_cache import (
     CachedClaim,
+    KeyContext,
     cache_key,
     entry_of,
     read_cache,
@@ -40,6 +43,7 @@ RULES = {
     "unbroken tests failing, a timeout, or the --budget)",
     "bad-code": "the code a claim names does not exist or cannot be broken",
     "not-drillable": "the claim names no code (no `code=` in its marker, no code citation)",
+    "skipped": "a break the claim's marker skips (`drill-skip=`), with the reason it gives",
 }
 
 
@@ -53,6 +57,8 @@ class Options:
     use_cache: bool = True
     write: bool = True
     progress: bool = False
+    fresh: bool = False  # every break in a fresh pytest process (no warm process)
+    shard: tuple[int, int] | None = None  # --shard K/N: this job's part of the breaks
 
 
 def cache_path(root: Path, config_raw: dict[str, Any], claims_lock: str, given: str | None) -> Path:
@@ -81,12 +87,21 @@ def _terminal_progress() -> Progress:
     return show
 
 
+_BREAK_ID = re.compile(r"^(?P<path>.*?):(?P<line>[0-9]+)(?::(?P<col>[0-9]+))? (?P<kind>\S+)$")
+
+
 def _from_cache(target: Target, entry: CachedClaim) -> ClaimResult:
     result = ClaimResult(target, baseline=Outcome("passed"), cached=True)
+    target.equivalent = entry.equivalent
     for b in entry.breaks:
-        where, _, kind = b.id.rpartition(" ")
-        path, _, line = where.rpartition(":")
-        brk = Break("", path, int(line) if line.isdigit() else 0, kind, b.what, b"")
+        match = _BREAK_ID.match(b.id)
+        if match is None:
+            brk = Break("", "", 0, b.kind, b.what, b"")
+        else:
+            col = int(match["col"] or 0)
+            brk = Break("", match["path"], int(match["line"]), match["kind"], b.what, b"", col)
+        if b.status == SKIPPED:
+            brk = Break(brk.span, brk.path, brk.line, brk.kind, brk.what, b"", brk.col, b.cause)
         result.results.append(BreakResult(brk, Outcome(b.status, list(b.tests), b.cause)))
     return result
 
@@ -121,15 +136,15 @@ def _linked_tests(root: Path, config: Any, ledger: Any, chosen: list[Any]) -> di
 
 
 def _split_cached(
-    targets: list[Target], cached: dict[str, CachedClaim], keys: dict[str, str]
+    context: KeyContext, targets: list[Target], cached: dict[str, CachedClaim]
 ) -> tuple[dict[str, ClaimResult], list[Target]]:
     """(results the cache answers, the targets to drill)."""
     results: dict[str, ClaimResult] = {}
     to_drill: list[Target] = []
     for target in targets:
         entry = cached.get(target.claim.id)
-        key = keys.get(target.claim.id)
-        if entry is not None and key is not None and entry.key == key:
+        usable = entry is not None and target.spans and not target.problems
+        if usable and entry is not None and cache_key(context, target, entry.deps) == entry.key:
             results[target.claim.id] = _from_cache(target, entry)
         else:
             to_drill.append(target)
@@ -138,55 +153,54 @@ def _split_cached(
 
 def _save_cache(
     path: Path,
+    context: KeyContext,
     cached: dict[str, CachedClaim],
     known: set[str],
-    keys: dict[str, str],
     ordered: list[ClaimResult],
 ) -> None:
     looked = {result.target.claim.id for result in ordered}
+    named = {r.target.claim.id for r in ordered if r.target.spans and not r.target.problems}
     # Kept: what this run did not look at, of claims that still exist; dropped:
     # a claim that names no (existing) code any more.
-    entries = {cid: e for cid, e in cached.items() if _kept(cid, known, looked, keys)}
+    entries = {
+        cid: e for cid, e in cached.items() if cid in known and (cid not in looked or cid in named)
+    }
     for result in ordered:
-        key = keys.get(result.target.claim.id)
-        if key is not None and result.complete and not result.cached:
+        if result.target.claim.id not in named or not result.complete or result.cached:
+            continue
+        key = cache_key(context, result.target, result.deps)
+        if key is not None:
             entries[result.target.claim.id] = entry_of(result, key)
+        else:
+            entries.pop(result.target.claim.id, None)  # not known what it read
     if entries or cached:
         write_cache(path, entries)
-
-
-def _kept(cid: str, known: set[str], looked: set[str], keys: dict[str, str]) -> bool:
-    return cid in known and (cid not in looked or cid in keys)
 
 
 def run_drill(root: Path, options: Options) -> tuple[Report, int]:
     config, claims, targets = _targets(root, options)
     path = cache_path(root, config.raw, config.claims_lock, options.cache)
     cached = read_cache(path) if options.use_cache else {}
-    keys = _cache_keys(root, targets)
-    results, to_drill = _split_cached(targets, cached, keys)
-    for result in _drill_changed(root, to_drill, keys, options):
+    for target in targets:
+        if target.spans and not target.problems:
+            add_breaks(root, target)  # each break is part of the key
+    context = KeyContext(root)
+    results, to_drill = _split_cached(context, targets, cached)
+    if options.shard is not None:
+        from zodyssey.claims.drill_shard import select
+
+        to_drill = select(to_drill, options.shard)
+        targets = [t for t in targets if t.claim.id in results or t in to_drill]
+    for result in _drill_changed(root, to_drill, options):
         results[result.target.claim.id] = result
     ordered = [results[t.claim.id] for t in targets]
-    if options.write and (options.use_cache or options.cache):
-        _save_cache(path, cached, set(claims.claims), keys, ordered)
+    if options.write and options.shard is None and (options.use_cache or options.cache):
+        _save_cache(path, context, cached, set(claims.claims), ordered)
     return build_report(root, ordered)
 
 
-def _cache_keys(root: Path, targets: list[Target]) -> dict[str, str]:
-    """The cache key of every claim whose code resolved."""
-    return {t.claim.id: cache_key(root, t) for t in targets if t.spans and not t.problems}
-
-
-def _drill_changed(
-    root: Path, to_drill: list[Target], keys: dict[str, str], options: Options
-) -> list[ClaimResult]:
-    """The drill of the claims the cache did not answer; their breaks are made
-    only now (a cached claim needs none)."""
-    for target in to_drill:
-        add_breaks(root, target)
-        if target.problems:
-            keys.pop(target.claim.id, None)  # bad code: nothing of it is cached
+def _drill_changed(root: Path, to_drill: list[Target], options: Options) -> list[ClaimResult]:
+    """The drill of the claims the cache did not answer."""
     return drill(
         root,
         to_drill,
@@ -194,6 +208,7 @@ def _drill_changed(
         budget=options.budget,
         timeout=options.timeout,
         progress=_terminal_progress() if options.progress else None,
+        fresh=options.fresh,
     )
 
 
@@ -230,15 +245,20 @@ def _exit_code(results: list[ClaimResult]) -> int:
 def _break_finding(claim: Any, r: BreakResult) -> Finding | None:
     """`survived` (error) or `not-judged` (warning) for one break, else None."""
     brk, outcome = r.brk, r.outcome
-    if outcome.status not in (SURVIVED, NOT_JUDGED):
+    if outcome.status not in (SURVIVED, NOT_JUDGED, SKIPPED):
         return None
-    where = f"claim {claim.id}: break `{brk.what}` ({brk.path}:{brk.line})"
+    spot = f"{brk.path}:{brk.line}" + (f":{brk.col}" if brk.col else "")
+    where = f"claim {claim.id}: break {brk.kind} `{brk.what}` ({spot})"
     extra: dict[str, Any] = {
         "id": claim.id,
         "key": f"{claim.id} {brk.id}",
         "break": brk.id,
         "related": [{"file": brk.path, "line": brk.line, "message": brk.what}],
     }
+    if outcome.status == SKIPPED:
+        extra["reason"] = outcome.cause
+        message = f"{where} skipped by drill-skip: {outcome.cause}"
+        return Finding("drill", "skipped", "note", message, claim.doc, claim.line, extra)
     if outcome.status == SURVIVED:
         extra["tests"] = outcome.tests
         message = f"{where} survived: every linked test passed ({', '.join(outcome.tests)})"
@@ -297,11 +317,18 @@ def _claim_doc(result: ClaimResult) -> dict[str, Any]:
         "code": list(result.target.specs),
         "tests": result.target.tests,
         "problems": result.target.problems,
+        "mutants": mutation(result),
+        **(
+            {"shard": {"index": t.shard[0], "total": t.shard[1], "breaks": t.planned}}
+            if (t := result.target).shard is not None and not result.cached
+            else {}
+        ),
         "breaks": [
             {
                 "id": r.brk.id,
                 "file": r.brk.path,
                 "line": r.brk.line,
+                "col": r.brk.col,
                 "kind": r.brk.kind,
                 "what": r.brk.what,
                 "status": r.outcome.status,
@@ -314,15 +341,37 @@ def _claim_doc(result: ClaimResult) -> dict[str, Any]:
     }
 
 
+def mutation(result: ClaimResult) -> dict[str, Any]:
+    """The claim's breaks counted: tried (run), killed, survived, not judged, skipped
+    by the marker, left out as equivalent, and the mutation score (killed / tried)."""
+    seen = Counter(r.outcome.status for r in result.results)
+    tried = sum(n for status, n in seen.items() if status != SKIPPED)
+    return {
+        "tried": tried,
+        "killed": seen[KILLED],
+        "survived": seen[SURVIVED],
+        "not-judged": seen[NOT_JUDGED],
+        "skipped": seen[SKIPPED],
+        "equivalent": result.target.equivalent,
+        "score": round(seen[KILLED] / tried, 4) if tried else None,
+    }
+
+
 def _row(result: ClaimResult) -> str | None:
     if result.status == "not-drillable":
         return None
     claim = result.target.claim
-    killed = sum(1 for r in result.results if r.outcome.status == KILLED)
+    counts = mutation(result)
     cached = " (cached)" if result.cached else ""
+    score = f", score {counts['score']:.0%}" if counts["score"] is not None else ""
+    more = "".join(
+        f", {counts[k]} {k.replace('-', ' ')}"
+        for k in ("survived", "not-judged", "skipped", "equivalent")
+        if counts[k]
+    )
     return (
         f"  {result.status:<13} {claim.id} ({claim.where}): "
-        f"{killed}/{len(result.results)} breaks killed{cached}"
+        f"{counts['killed']}/{counts['tried']} breaks killed{more}{score}{cached}"
     )
 
 
@@ -332,14 +381,16 @@ def _summary(results: list[ClaimResult], code: int) -> tuple[str, dict[str, int]
     counts = dict(Counter(result.status for result in results))
     breaks = [r for result in results for r in result.results]
     seen = Counter(r.outcome.status for r in breaks)
-    tally = {s: seen[s] for s in (KILLED, SURVIVED, NOT_JUDGED)}
+    tally = {s: seen[s] for s in (KILLED, SURVIVED, NOT_JUDGED, SKIPPED)}
     summary = (
         "\n".join(rows)
         + ("\n" if rows else "")
         + f"drill: {counts.get('drilled', 0)} claim(s) drilled, {counts.get(SURVIVED, 0)} survived, "
         f"{counts.get(NOT_JUDGED, 0)} not judged, {counts.get('bad-code', 0)} bad code, "
         f"{counts.get('not-drillable', 0)} not drillable; {len(breaks)} break(s): "
-        f"{tally[KILLED]} killed, {tally[SURVIVED]} survived, {tally[NOT_JUDGED]} not judged; exit {code}"
+        f"{tally[KILLED]} killed, {tally[SURVIVED]} survived, {tally[NOT_JUDGED]} not judged"
+        + (f", {tally[SKIPPED]} skipped" if tally[SKIPPED] else "")
+        + f"; exit {code}"
     )
     return summary, counts, tally
 
@@ -362,6 +413,7 @@ def build_report(root: Path, results: list[ClaimResult]) -> tuple[Report, int]:
         "counts": counts,
         "breaks": tally,
         "claims": [_claim_doc(r) for r in results],
+        "mutants": {r.target.claim.id: mutation(r) for r in results if r.status != "not-drillable"},
         "findings": [f.to_dict() for f in findings],
     }
     report = Report(

@@ -61,10 +61,26 @@ def _parser() -> object:
 
 # `code=SPEC[,SPEC...]` after the ids names the claim's code (docs/claims.md, the drill).
 _CODE_FIELD = re.compile(r"\s+code=(\S*)")
+# `drill-skip=PATH:LINE[:COL]:KIND(reason)`: a break the drill does not run, with the
+# reason its report prints (an equivalent mutant no test can tell apart).
+_SKIP_FIELD = re.compile(r"\s+drill-skip=([^\s(]*)(?:\(([^)]*)\))?")
 
 
 def _marker_ids(body: str) -> list[str]:
-    return [part.strip() for part in _CODE_FIELD.sub(" ", body).split(",")]
+    rest = _SKIP_FIELD.sub(" ", _CODE_FIELD.sub(" ", body))
+    return [part.strip() for part in rest.split(",")]
+
+
+def _marker_skips(body: str) -> tuple[tuple[str, str], ...]:
+    """(break id, reason) of every `drill-skip=` field; the id `path:line[:col]:kind`
+    is written with a colon where a break's id has its space."""
+    found: list[tuple[str, str]] = []
+    for match in _SKIP_FIELD.finditer(body):
+        where, _, kind = match.group(1).rpartition(":")
+        found.append(
+            (f"{where} {kind}" if where else match.group(1), (match.group(2) or "").strip())
+        )
+    return tuple(found)
 
 
 def _marker_code(body: str) -> tuple[str, ...]:
@@ -246,9 +262,10 @@ def parse_document(text: str, doc: str) -> ParsedDocument:
         text_of = block.text()
         for body, marker_line in block.markers:
             code = _marker_code(body)
+            skips = _marker_skips(body)
             for claim_id in _marker_ids(body):
                 claims.append(
-                    Claim(claim_id, doc, block.line, text_of, block.kind, marker_line, code)
+                    Claim(claim_id, doc, block.line, text_of, block.kind, marker_line, code, skips)
                 )
     return ParsedDocument(claims=claims, problems=walk.problems)
 

@@ -57,6 +57,8 @@ class Claim:
     block: str  # paragraph | list_item | table_row | heading
     marker_line: int = 0  # 1-based line of the marker comment itself
     code: tuple[str, ...] = ()  # the marker's `code=` specs (what the drill breaks)
+    # The marker's `drill-skip=` fields: (break id, reason), breaks the drill does not run.
+    skips: tuple[tuple[str, str], ...] = ()
 
     @property
     def fingerprint(self) -> str:

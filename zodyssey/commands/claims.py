@@ -443,6 +443,26 @@ def register_drill(verbs: Any) -> None:
     drill.add_argument(
         "--no-cache", action="store_true", help="drill every claim again; read and write no cache"
     )
+    drill.add_argument(
+        "--shard",
+        default=None,
+        metavar="K/N",
+        help="run only shard K of N of the breaks (split the same way everywhere; no cache "
+        "written); join the shards' --format json reports with --merge",
+    )
+    drill.add_argument(
+        "--merge",
+        nargs="+",
+        default=None,
+        metavar="FILE",
+        help="judge the JSON reports of --shard runs as one drill (runs nothing)",
+    )
+    drill.add_argument(
+        "--fresh",
+        action="store_true",
+        help="run every break in a fresh pytest process (default: a warm process per claim "
+        "forks one child per break; whatever it does not kill is run fresh)",
+    )
     add_format(drill)
     drill.add_argument(
         "-o", "--output", default=None, metavar="FILE", help="write the report to FILE"
@@ -463,14 +483,30 @@ def run_drill(args: argparse.Namespace) -> int:
         raise UsageError("--budget must be a positive number of seconds")
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError("--timeout must be a positive number of seconds")
+    if args.merge:
+        from zodyssey.claims.drill_report import build_report
+        from zodyssey.claims.drill_shard import merge
+
+        if args.ids or args.shard:
+            raise UsageError("--merge takes report files only: no claim ids, no --shard")
+        report, code = build_report(Path(args.root).resolve(), merge(list(args.merge)))
+        emit(render(report, args.format, colour=False if args.output else None), args.output)
+        return code
+    shard = None
+    if args.shard:
+        from zodyssey.claims.drill_shard import parse_shard
+
+        shard = parse_shard(args.shard)
     options = Options(
         ids=list(args.ids),
+        shard=shard,
         jobs=args.jobs or os.cpu_count() or 1,
         budget=args.budget,
         timeout=args.timeout,
         cache=args.cache,
         use_cache=not args.no_cache,
         progress=sys.stderr.isatty(),
+        fresh=args.fresh,
     )
     report, code = run_drill(Path(args.root).resolve(), options)
     emit(render(report, args.format, colour=False if args.output else None), args.output)

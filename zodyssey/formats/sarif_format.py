@@ -119,4 +119,9 @@ def document(report: Report) -> dict[str, Any]:
         # How many things were checked (citations, for the anchors tool): the same
         # count the text, JSON and JUnit outputs give, so SARIF consumers see it too.
         document["runs"][0]["properties"] = {"checked": checked}
+    mutants = (report.payload or {}).get("mutants")
+    if isinstance(mutants, dict):
+        # The drill's counts per claim (tried, killed, survived, score), as its text,
+        # JSON and Markdown reports give them.
+        document["runs"][0].setdefault("properties", {})["mutants"] = mutants
     return document
