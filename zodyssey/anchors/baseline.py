@@ -44,7 +44,15 @@ from zodyssey.core.files import NotRegularFile, open_regular, require_regular_ta
 from zodyssey.errors import UsageError
 
 if TYPE_CHECKING:
-    from zodyssey.anchors.check import CheckResult
+    from typing import Protocol
+
+    class CheckResult(Protocol):
+        """What the baseline reads and rewrites of a check's result
+        (`zodyssey.anchors.check.CheckResult`, named here without importing it:
+        check.py imports this module)."""
+
+        problems: list[Problem]
+
 
 FORMAT = "zodyssey-anchors-baseline/1"
 COMMENT = (

@@ -205,12 +205,13 @@ def _print_containment(root: Path, args: argparse.Namespace, abi: int) -> None:
     """Per harness and platform, which calls the kernel contains in this run."""
     from zodyssey.gate.wiring import declared_harnesses
     from zodyssey.sandbox.contain import containment
+    from zodyssey.sandbox.shell_prefix import configured
 
     try:
         harnesses = getattr(args, "harness", None) or declared_harnesses(root)[0]
     except Exception:  # a malformed declaration was refused by the wiring check already
         harnesses = []
-    for line in containment(root, list(harnesses), abi):
+    for line in containment(list(harnesses), abi, configured(str(root))):
         print(f"write sandbox: {line}")
 
 

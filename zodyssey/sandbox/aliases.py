@@ -18,17 +18,13 @@ the gate every later hook call runs. So `zodyssey run start` looks, once:
 * a candidate tree that holds one of those directories, or lies in one.
 
 The trees found are recorded in the run state (`sandbox.dropped`, tree ->
-why) and `drop` removes them from every grant computed for the run
-(`zodyssey/sandbox/grants.py`); a dropped temporary folder is replaced by the
+why) and `grants.compute` removes them from every grant computed for the run
+(`zodyssey/sandbox/grants.py`, `_drop_aliases`); a dropped temporary folder is replaced by the
 private one (`/tmp/zodyssey-sandbox-UID`).
 """
 
 import os
 import sys
-
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from typing import Any
 
 MAX_ENTRIES = 300_000  # per tree walked; more is taken as aliased
 PACKAGES = ("zodyssey", "tree_sitter", "tree_sitter_bash")
@@ -136,40 +132,3 @@ def candidates(home: str) -> "list[str]":
     temp = os.environ.get("TMPDIR") or "/tmp"
     # the caches first: where package managers leave hard links, and usually smaller
     return list(dict.fromkeys([*grants._caches(home), temp, *grants.SYSTEM_TEMP]))
-
-
-def dropped(state: "dict[str, Any]") -> "dict[str, str]":
-    """The trees recorded at run start as aliasing the gate."""
-    recorded = state.get("sandbox")
-    value = recorded.get("dropped") if isinstance(recorded, dict) else None
-    if not isinstance(value, dict):
-        return {}
-    return {str(k): str(v) for k, v in value.items()}
-
-
-def drop(result: "Any", state: "dict[str, Any]") -> None:
-    """Remove from `result` (a `grants.Grants`) every grant on a tree the run's start
-    found aliasing the gate, saying so; a dropped temporary folder becomes the
-    private one."""
-    trees = dropped(state)
-    if not trees:
-        return
-    from zodyssey.sandbox import grants
-    from zodyssey.sandbox import landlock as ll
-
-    resolved = {os.path.realpath(t): why for t, why in trees.items()}
-    kept = []
-    temp_lost = False
-    for path, rights, why in result.grants:
-        reason = resolved.get(path)
-        if reason is None:
-            kept.append((path, rights, why))
-            continue
-        result.notes.append(f"not granted {why} {path}: {reason}")
-        temp_lost = temp_lost or why == "temporary folder"
-    result.grants = kept
-    if temp_lost and "TMPDIR" not in result.env:
-        private = grants._private_temp()
-        if private is not None and private not in resolved:
-            result.grants.append((private, ll.ALL_WRITES, "temporary folder"))
-            result.env["TMPDIR"] = private

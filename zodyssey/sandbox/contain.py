@@ -121,9 +121,10 @@ def planted_root(root: Path) -> str | None:
     return None
 
 
-def containment(root: Path, harnesses: list[str], abi: int) -> list[str]:
+def containment(harnesses: list[str], abi: int, prefixed: bool) -> list[str]:
     """What `zodyssey run start` says, per harness, of the calls the kernel contains
-    on this machine (docs/gate.md, "Enforcement: the write sandbox")."""
+    on this machine (docs/gate.md, "Enforcement: the write sandbox"); `prefixed`:
+    the repository's Claude Code shell prefix is configured (`shell_prefix.configured`)."""
     import platform
 
     where = f"{platform.system()} {platform.release()}"
@@ -136,10 +137,8 @@ def containment(root: Path, harnesses: list[str], abi: int) -> list[str]:
         f"contained by the kernel ({where}, Landlock ABI {abi}), for every harness: the "
         "criteria and quality checks `zodyssey run verify` and `run phase ... done` execute"
     ]
-    from zodyssey.sandbox.shell_prefix import configured
-
     for harness in harnesses:
-        if harness == "claude-code" and configured(str(root)):
+        if harness == "claude-code" and prefixed:
             lines.append(
                 "claude-code: every Bash call of the run, reads included, in every permission "
                 "mode (CLAUDE_CODE_SHELL_PREFIX from .claude/settings.local.json; a session "

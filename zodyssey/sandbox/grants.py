@@ -245,9 +245,7 @@ def compute(root: str, slug: str, state: "dict[str, Any]", home: str | None = No
     result.protected = _protected(layout, plan.path if okay else None)
     _grant_bookkeeping(result, layout, plan.path, okay)
     _grant_temp_and_caches(result, home)
-    from zodyssey.sandbox.aliases import drop
-
-    drop(result, state)  # trees the run's start found aliasing the gate (sandbox/aliases.py)
+    _drop_aliases(result, state)  # trees the run's start found aliasing the gate (aliases.py)
     for directory in _ignored_dirs(layout.root):
         result.add(directory, ll.ALL_WRITES, "ignored by git")
     why_closed = _why_closed(layout.root, state, plan, okay)
@@ -415,3 +413,37 @@ def _existing_parent(path: str, root: str) -> str | None:
             return current
         current = os.path.dirname(current)
     return None
+
+
+def aliases_dropped(state: "dict[str, Any]") -> "dict[str, str]":
+    """The trees recorded at run start as aliasing the gate."""
+    recorded = state.get("sandbox")
+    value = recorded.get("dropped") if isinstance(recorded, dict) else None
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): str(v) for k, v in value.items()}
+
+
+def _drop_aliases(result: "Grants", state: "dict[str, Any]") -> None:
+    """Remove from `result` (a `grants.Grants`) every grant on a tree the run's start
+    found aliasing the gate, saying so; a dropped temporary folder becomes the
+    private one."""
+    trees = aliases_dropped(state)
+    if not trees:
+        return
+    resolved = {os.path.realpath(t): why for t, why in trees.items()}
+    kept = []
+    temp_lost = False
+    for path, rights, why in result.grants:
+        reason = resolved.get(path)
+        if reason is None:
+            kept.append((path, rights, why))
+            continue
+        result.notes.append(f"not granted {why} {path}: {reason}")
+        temp_lost = temp_lost or why == "temporary folder"
+    result.grants = kept
+    if temp_lost and "TMPDIR" not in result.env:
+        private = _private_temp()
+        if private is not None and private not in resolved:
+            result.grants.append((private, ll.ALL_WRITES, "temporary folder"))
+            result.env["TMPDIR"] = private
