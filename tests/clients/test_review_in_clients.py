@@ -27,17 +27,10 @@ import pytest
 from tests.clients.drivers import Client, Result, run_client
 from tests.clients.modelserver import Call, Script, Turn, turn
 from tests.clients.scenarios import SLUG, make_user_repo, run_state, save_records, start_run
-from tests.helpers import commit, write
+from tests.helpers import write
 
 MARKER = "ZOD-MOMUS"
 PROMPT = f"{MARKER} review the plan of run {SLUG} and give your verdict"
-CLAUDE_AGENT = """---
-name: momus
-description: Reviews a run's plan and gives the verdict OKAY or REJECT.
-tools: Read, Bash, Write
----
-You review the plan of the run you are given and end with VERDICT: OKAY or VERDICT: REJECT.
-"""
 GEMINI_AGENT = """---
 name: momus
 description: Reviews a run's plan and gives the verdict OKAY or REJECT.
@@ -99,10 +92,9 @@ def artifact_write(client: Client, repo: Path, name: str) -> Call:
 
 
 def review_session(client: Client, base: Path, turns: list[Turn], agent: list[Turn]) -> Result:
+    # `hook install` wrote the shipped reviewer (.claude/agents/momus.md), which the
+    # wiring check holds to: `run start` refuses on another definition.
     repo = make_user_repo(base, [client.name])
-    if client.name == "claude-code":
-        write(repo, ".claude/agents/momus.md", CLAUDE_AGENT)
-        commit(repo, "the reviewer agent")
     start_run(repo)
     home = base / "home"
 
@@ -213,7 +205,8 @@ def test_claude_agent_runs_in_the_background_by_default(claude: Client, tmp_path
     assert len(posts) == 1, result.describe()
     response = posts[0]["tool_response"]
     assert response["status"] == "async_launched" and response["isAsync"] is True, response
-    assert "VERDICT" not in json.dumps(response)
+    # No answer in it (it may echo the prompt: the gate's brief, which names the form).
+    assert "VERDICT" not in json.dumps({k: v for k, v in response.items() if k != "prompt"})
     stops = [r["payload"] for r in result.hook_records if r["event"] == "SubagentStop"]
     assert [s["last_assistant_message"] for s in stops] == ["VERDICT: REJECT"], result.describe()
     assert stops[0]["agent_id"] == response["agentId"]
