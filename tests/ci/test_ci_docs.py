@@ -282,7 +282,16 @@ def test_snippets_are_what_hook_install_writes(tmp_path: Path, harness: str) -> 
     assert done.returncode == 0, done.stderr
     declared = tmp_path / ".zodyssey.toml"  # install declares the harness (gate wiring)
     assert tomllib.loads(declared.read_text(encoding="utf-8"))["gate"]["harnesses"] == [harness]
-    (written,) = [p for p in tmp_path.rglob("*") if p.is_file() and p != declared]
+    from zodyssey.workflow import project_files
+
+    # Besides the hook configuration, install writes the shipped workflow (reviewer,
+    # planner, run command: ADAPT.md "Your first guarded run") and, for Claude Code,
+    # the machine-local shell prefix setting (never committed, so not a snippet).
+    workflow = {tmp_path / item.dest.format(reviewer="momus") for item in project_files(harness)}
+    local = tmp_path / ".claude" / "settings.local.json"
+    files = {p for p in tmp_path.rglob("*") if p.is_file() and p != declared}
+    assert workflow <= files, sorted(map(str, workflow - files))
+    (written,) = sorted(files - workflow - {local})
     installed = json.loads(written.read_text(encoding="utf-8"))
     documented = [d for h, d, lang in adapt_snippets() if h == harness and lang == "json"]
     assert documented == [installed]
