@@ -115,6 +115,12 @@ def output(cwd: Path | str, *args: str) -> bytes | None:
         return None
 
 
+def show_prefix(cwd: Path | str) -> str | None:
+    """`cwd` relative to the top of its work tree ('' or 'sub/'); None without git."""
+    out = output(cwd, "rev-parse", "--show-prefix")
+    return None if out is None else out.decode("utf-8", "surrogateescape").strip()
+
+
 def head(cwd: Path | str, *, timeout: float | None = None) -> str | None:
     """The commit HEAD names, or None (no commit yet, no git, not a work tree)."""
     try:

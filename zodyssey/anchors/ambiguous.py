@@ -41,10 +41,7 @@ class _History:
 
     def prefix(self) -> str | None:
         if self._prefix is None:
-            out = git.output(self.root, "rev-parse", "--show-prefix")
-            if out is None:
-                return None
-            self._prefix = out.decode("utf-8", "surrogateescape").strip()
+            self._prefix = git.show_prefix(self.root)
         return self._prefix
 
     def written_at(self, doc: str, line: int) -> str | None:

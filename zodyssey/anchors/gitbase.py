@@ -32,10 +32,10 @@ class GitBase:
         if self._ready:
             return
         self._ready = True
-        out = git.output(self.root, "rev-parse", "--show-prefix")
-        if out is None:
+        prefix = git.show_prefix(self.root)
+        if prefix is None:
             return
-        self._prefix = out.decode("utf-8", "surrogateescape").strip()
+        self._prefix = prefix
         commit = None
         if self.lock_path is not None:
             try:

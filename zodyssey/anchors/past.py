@@ -32,10 +32,7 @@ class GitPast:
     def prefix(self) -> str | None:
         """The root relative to the repository's top ('' or 'sub/'); None without git."""
         if self._prefix is None:
-            out = git.output(self.root, "rev-parse", "--show-prefix")
-            if out is None:
-                return None
-            self._prefix = out.decode("utf-8", "surrogateescape").strip()
+            self._prefix = git.show_prefix(self.root)
         return self._prefix
 
     def names(self) -> FileIndex | None:
