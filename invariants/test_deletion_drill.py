@@ -567,7 +567,12 @@ def test_ci_drills_every_readme_claim_that_names_code() -> None:
     cache = json.loads((REPO / "invariants/claims.drill.json").read_text())["claims"]
     for claim_id in named:
         assert cache[claim_id]["status"] == "drilled", claim_id
-        assert all(b["status"] == "killed" for b in cache[claim_id]["breaks"]), claim_id
+        # every break killed, but one `drill-skip=` names with its reason (printed)
+        for b in cache[claim_id]["breaks"]:
+            assert b["status"] == "killed" or (b["status"] == "skipped" and b.get("cause")), (
+                claim_id,
+                b,
+            )
 
 
 # --- what the cache key covers: everything the linked tests' outcome depends on --------

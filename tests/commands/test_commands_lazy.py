@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -49,7 +50,8 @@ def test_the_top_level_help_is_the_whole_list(tmp_path: Path) -> None:
     done = run_zodyssey("--help", cwd=tmp_path, env={"COLUMNS": "100"})
     assert done.returncode == 0
     for command in COMMANDS:
-        assert f"\n    {command} " in done.stdout, command
+        # a name longer than the column argparse keeps for it ends its line
+        assert re.search(rf"\n    {re.escape(command)}[ \n]", done.stdout), command
 
 
 def test_an_unknown_command_is_refused_with_the_whole_list(tmp_path: Path) -> None:

@@ -142,7 +142,10 @@ def _install_from_inside(repo: Path, harness: str) -> None:
         f"sys.executable = {str(repo / '.venv' / 'bin' / 'python')!r}; "
         "from zodyssey.gate.install import install; "
         "from zodyssey.gate.wiring import declare_harness; "
+        "from zodyssey import workflow; "
         f"install(Path({str(repo)!r}), {harness!r}); "
+        # what `hook install` writes beside the hooks (the reviewer the wiring check requires)
+        f"workflow.install(Path({str(repo)!r}), {harness!r}); "
         f"declare_harness(Path({str(repo)!r}), {harness!r})"
     )
     done = subprocess.run(

@@ -625,8 +625,11 @@ def drill(
     timeout: float | None = None,
     progress: Progress | None = None,
     fresh: bool = False,
+    warm_pool: Callable[[Runner], Any] | None = None,
 ) -> list[ClaimResult]:
-    """Drill every target with breaks (others come back as they are) in `jobs` copies."""
+    """Drill every target with breaks (others come back as they are) in `jobs` copies;
+    `warm_pool` (`drill_fork.WarmPool`, passed in by the caller: that module builds on
+    this one) serves breaks from one warm pytest process per copy, unless `fresh`."""
     results = [ClaimResult(t) for t in targets]
     for r in results:
         r.results += [
@@ -641,7 +644,8 @@ def drill(
     scratch = Scratch(root, jobs)
     runner = Runner(scratch.base, deadline, root)
     pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="drill")
-    warm = None if fresh or not hasattr(os, "fork") else _warm_pool(runner)
+    usable = warm_pool is not None and not fresh and hasattr(os, "fork")
+    warm = warm_pool(runner) if usable and warm_pool is not None else None
     try:
         _Schedule(pool, scratch, runner, timeout, tally, warm).run(live)
     except BaseException:
@@ -660,12 +664,6 @@ def drill(
 def _to_run(target: Target) -> list[Break]:
     """The breaks the drill runs: all but those `drill-skip=` names."""
     return [b for b in target.breaks if not b.skip]
-
-
-def _warm_pool(runner: Runner) -> Any:
-    from zodyssey.claims.drill_fork import WarmPool
-
-    return WarmPool(runner)
 
 
 def _live(results: list[ClaimResult]) -> list[ClaimResult]:
@@ -747,17 +745,13 @@ class _Schedule:
         tests = _fastest_first(result)
         if self.warm is None:
             return _one_break(self.scratch, self.runner, brk, tests, limit)
-        from zodyssey.claims.drill_fork import WarmFailed, warm_break
-
         with self.scratch.copy() as copy:
             server = self.warm.server(copy, id(result), tests, limit())
             if server is not None:
                 with _broken(copy, brk) as original:
-                    try:
-                        outcome = warm_break(server, brk, original, limit())
-                    except WarmFailed:
-                        self.warm.drop(copy)
-                        outcome = None
+                    outcome: Outcome | None = self.warm.run_break(
+                        copy, server, brk, original, limit()
+                    )
                 if outcome is not None:
                     return outcome
             return _cold_break(copy, self.runner, brk, tests, limit)

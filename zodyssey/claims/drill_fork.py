@@ -194,6 +194,17 @@ class WarmPool:
         self.servers[copy] = (key, server)
         return server
 
+    def run_break(
+        self, copy: Path, server: WarmProcess, brk: Break, original: bytes, limit: float
+    ) -> Outcome | None:
+        """`warm_break`; when the process cannot serve it is dropped and None is
+        returned (a fresh process decides)."""
+        try:
+            return warm_break(server, brk, original, limit)
+        except WarmFailed:
+            self.drop(copy)
+            return None
+
     def drop(self, copy: Path) -> None:
         held = self.servers.pop(copy, None)
         if held is not None and held[1] is not None:

@@ -201,6 +201,8 @@ def run_drill(root: Path, options: Options) -> tuple[Report, int]:
 
 def _drill_changed(root: Path, to_drill: list[Target], options: Options) -> list[ClaimResult]:
     """The drill of the claims the cache did not answer."""
+    from zodyssey.claims.drill_fork import WarmPool
+
     return drill(
         root,
         to_drill,
@@ -209,6 +211,7 @@ def _drill_changed(root: Path, to_drill: list[Target], options: Options) -> list
         timeout=options.timeout,
         progress=_terminal_progress() if options.progress else None,
         fresh=options.fresh,
+        warm_pool=WarmPool,
     )
 
 

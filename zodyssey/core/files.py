@@ -53,11 +53,23 @@ def _refusal(path: "str | os.PathLike[str]", what: str, kind: str) -> NotRegular
 
 
 def open_regular(path: "str | os.PathLike[str]", what: str = "file") -> int:
-    """A read-only descriptor of `path`, which must be a regular file (symlinks followed).
+    """A read-only, blocking descriptor of `path`, which must be a regular file
+    (symlinks followed).
 
     Raises FileNotFoundError when it does not exist, NotRegularFile when it is
     anything but a regular file, OSError otherwise. Never blocks on a FIFO.
+    The descriptor may be handed on (a child's stdin, a file object), so it is
+    made blocking again as a caller expects.
     """
+    fd = _open_regular(path, what)
+    os.set_blocking(fd, True)
+    return fd
+
+
+def _open_regular(path: "str | os.PathLike[str]", what: str) -> int:
+    """`open_regular` without clearing O_NONBLOCK: for a descriptor read here and
+    closed (a regular file's reads never wait; the fcntl calls cost on every
+    document the citation check reads)."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
     fd = os.open(path, flags)
     try:
@@ -74,7 +86,7 @@ def open_regular(path: "str | os.PathLike[str]", what: str = "file") -> int:
 
 def read_regular(path: "str | os.PathLike[str]", what: str = "file") -> bytes:
     """The bytes of the regular file `path` (errors as `open_regular`)."""
-    fd = open_regular(path, what)
+    fd = _open_regular(path, what)
     with os.fdopen(fd, "rb") as handle:
         return handle.read()
 
