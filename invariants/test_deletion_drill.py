@@ -414,6 +414,10 @@ def test_sigint_leaves_the_work_tree_byte_identical(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # A suite started in the background (`cmd &`, nohup) inherits SIGINT ignored,
+        # and Python then installs no KeyboardInterrupt handler: give the drill the
+        # default disposition a terminal's Ctrl-C meets.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     # Wait until a test run of the drill is really going (its pytest process exists).
     deadline = time.monotonic() + 60
