@@ -58,19 +58,7 @@ def make_repo(base: Path) -> Path:
     (root / "src").mkdir(parents=True)
     (root / "src" / "app.py").write_text("x = 1\n")
     subprocess.run(["git", "init", "-q", str(root)], check=True)
-    plan = root / ".zcode" / "plans" / "bench.md"
-    plan.parent.mkdir(parents=True)
-    plan.write_text(PLAN)
-    state = {
-        "slug": "bench",
-        "phase": "execute",
-        "plan_path": str(plan),
-        "review": {"verdict": "OKAY", "plan_sha256": hashlib.sha256(PLAN.encode()).hexdigest()},
-        "todos": {"1": {"status": "in_flight"}},
-        "sandbox": {"landlock_abi": 7},
-    }
-    (root / ".zcode" / "state").mkdir(parents=True)
-    (root / ".zcode" / "state" / "bench.json").write_text(json.dumps(state))
+    _with_run(root, abi=7)
     return root
 
 
@@ -187,8 +175,9 @@ def bench_snapshot(sizes: list[int], rounds: int) -> int:
     return 0
 
 
-def _with_run(root: Path) -> None:
-    """Run `bench` (execute, OKAY, Landlock recorded) in the generated tree `root`."""
+def _with_run(root: Path, abi: int | None = None) -> None:
+    """Run `bench` (execute, OKAY, Landlock recorded: `abi`, else this kernel's) in
+    the tree `root`."""
     from zodyssey.sandbox.landlock import abi_version
 
     plan = root / ".zcode" / "plans" / "bench.md"
@@ -200,7 +189,7 @@ def _with_run(root: Path) -> None:
         "plan_path": str(plan),
         "review": {"verdict": "OKAY", "plan_sha256": hashlib.sha256(PLAN.encode()).hexdigest()},
         "todos": {"1": {"status": "in_flight"}},
-        "sandbox": {"landlock_abi": abi_version()},
+        "sandbox": {"landlock_abi": abi_version() if abi is None else abi},
     }
     (root / ".zcode" / "state").mkdir(parents=True)
     (root / ".zcode" / "state" / "bench.json").write_text(json.dumps(state))
