@@ -75,11 +75,15 @@ def cannot_start(client: Client, tmp_path_factory: pytest.TempPathFactory) -> Re
 
 
 def test_gate_command_that_cannot_start(cannot_start: Result) -> None:
-    """Claude Code and Codex run every call (the gate is open); Gemini CLI blocks every call.
+    """Codex runs every call (the gate is open); Gemini CLI blocks every call; Claude Code
+    runs every call, but its shell calls stay in the sandbox.
 
     Gemini CLI runs hooks through `bash -c` and reads a non-JSON stderr with an
     exit code other than 0 or 1 as a deny, so bash's own "No such file or
-    directory" (exit 127) becomes the reason of a block, also for reads.
+    directory" (exit 127) becomes the reason of a block, also for reads. Claude
+    Code runs each Bash call through this machine's shell prefix
+    (`.claude/settings.local.json`, written by `hook install`), which is no hook:
+    a broken hook command leaves it working, so the write before review fails.
     """
     app = cannot_start.text("src/app.py")
     outputs = cannot_start.outputs()
@@ -88,6 +92,10 @@ def test_gate_command_that_cannot_start(cannot_start: Result) -> None:
         assert len(cannot_start.pre_payloads()) == 2, cannot_start.describe()  # the recorder's
         assert outputs and all("Tool execution blocked" in o for o in outputs), outputs
         assert all("No such file or directory" in o for o in outputs), outputs
+    elif cannot_start.client.name == "claude-code":
+        assert app == "GREETING = 'hi'\n", cannot_start.describe()
+        assert any("demo" in o for o in outputs), outputs  # README.md was read
+        assert any("Permission denied" in o for o in outputs), outputs  # the kernel's refusal
     else:
         assert app == "GREETING = 'hello'\n", cannot_start.describe()
         assert any("demo" in o for o in outputs), outputs  # README.md was read
@@ -327,7 +335,10 @@ def test_user_settings_can_switch_the_project_hooks_off(client: Client, tmp_path
     """Outside the repository, in the user's own files, one key turns every hook off:
     Claude Code `disableAllHooks: true` in ~/.claude/settings.json, Codex `[features]
     hooks = false` in ~/.codex/config.toml, Gemini CLI `hooksConfig.enabled: false` in
-    ~/.gemini/settings.json. The committed wiring is untouched and the write lands."""
+    ~/.gemini/settings.json. The committed wiring is untouched and the write lands;
+    except in Claude Code, whose shell prefix (this machine's `.claude/settings.local.json`,
+    no hook) keeps the shell call of the Landlocked run in the sandbox: the write before
+    review fails there, and removing its `env` entry is what switches that off."""
     repo = gated_plan_repo(client, tmp_path)
 
     def switch_off(home: Path, _server: object) -> None:
@@ -346,6 +357,10 @@ def test_user_settings_can_switch_the_project_hooks_off(client: Client, tmp_path
 
     script = Script([turn(client.shell("sed -i s/hi/hello/ src/app.py"))])
     result = run_client(client, repo, tmp_path / "home", script, before=switch_off)
+    if client.name == "claude-code":
+        assert result.text("src/app.py") == "GREETING = 'hi'\n", result.describe()
+        assert any("Permission denied" in o for o in result.outputs()), result.describe()
+        return
     assert result.text("src/app.py") == "GREETING = 'hello'\n", result.describe()
     assert not any("zodyssey" in o for o in result.outputs())
 
