@@ -137,6 +137,12 @@ def decide(call: "ToolCall", ctx: "RunContext") -> "Decision":
 
 
 def _decide(call: "ToolCall", ctx: "RunContext") -> "Decision":
+    if call.tool_name in MESSAGE_TOOLS and _review_pending(ctx):
+        return _block(
+            "review-pending",
+            f"{call.tool_name} to a running agent is refused while the reviewer reviews the "
+            "plan: its verdict is its own; wait for its answer",
+        )
     if call.error:
         return _block("malformed", f"cannot read the tool call: {call.error}")
     if call.kind == READ:
@@ -485,18 +491,32 @@ def _bookkeeping(ctx: "RunContext", resolved: "list[tuple[str, Target]]") -> "De
     """The plan (frozen after OKAY) and the notepads (append-only); what is left is product code."""
     layout = ctx.layout
     okay = ctx.verdict == "OKAY"
+    reviewing = not okay and _review_pending(ctx)
     product: list[str] = []
     plan_path: str | None = None
     for path, target in resolved:
         area = layout.bookkeeping(path)
-        if okay:
+        if _instruction_file(path, ctx):
+            return _block(
+                "instruction-file",
+                f"{layout.show(path)} is an instruction file a client loads into an agent "
+                "reading that folder (the reviewer among them): not writable under .zcode/ "
+                "or beside the plan",
+            )
+        if okay or reviewing:
             if plan_path is None:
                 plan_path = ctx.plan().path
             if plan_path and (within(plan_path, path) or _same_file(path, plan_path)):
                 return _block(
                     "plan-frozen",
-                    f"the plan {layout.show(plan_path)} is frozen since the review said OKAY; "
-                    "a changed plan needs a new review round (`zodyssey run` re-opens review)",
+                    f"the plan {layout.show(plan_path)} is frozen "
+                    + (
+                        "while the reviewer reads it (from its dispatch to its answer): the "
+                        "verdict binds the plan it was sent"
+                        if reviewing
+                        else "since the review said OKAY; a changed plan needs a new review "
+                        "round (`zodyssey run` re-opens review)"
+                    ),
                 )
         if area is None:
             if not okay and path == ctx.plan().path:
@@ -1022,3 +1042,44 @@ def _approvals(ctx: "RunContext", reviewer: str) -> str:
         f"from the reviewer ({reviewer}) first, or ask the user to approve the plan in their "
         f"own terminal (`zodyssey run review {ctx.slug} --human OKAY --by NAME`)"
     )
+
+
+# Tools that send a message to a running agent (Claude Code's SendMessage).
+MESSAGE_TOOLS = frozenset(("SendMessage", "send_message"))
+# Files clients load into an agent that reads their folder (memory, rules).
+INSTRUCTION_FILES = frozenset(
+    (
+        "claude.md",
+        "claude.local.md",
+        "agents.md",
+        "agents.override.md",
+        "agent.md",
+        "gemini.md",
+        ".cursorrules",
+        ".windsurfrules",
+        ".clinerules",
+        ".goosehints",
+        "copilot-instructions.md",
+    )
+)
+
+
+def _review_pending(ctx: "RunContext") -> bool:
+    """A reviewer dispatch is out and not yet reported (nor expired)."""
+    pending = ctx.review.get("pending_dispatch")
+    if not isinstance(pending, dict):
+        return False
+    at = parse_time(pending.get("at"))
+    return at is None or ctx.now - at < DISPATCH_TTL_SECONDS
+
+
+def _instruction_file(path: str, ctx: "RunContext") -> bool:
+    """An instruction file under `.zcode/` (any case) or in the plan's folder."""
+    name = os.path.basename(path).lower()
+    if name not in INSTRUCTION_FILES:
+        return False
+    rel = os.path.relpath(path, ctx.root)
+    if not rel.startswith("..") and ".zcode" in rel.lower().split(os.sep):
+        return True
+    plan = ctx.plan().path
+    return bool(plan) and os.path.dirname(path) == os.path.dirname(plan)
