@@ -7,9 +7,11 @@ Claude Code runs them for an `Agent` dispatch of the reviewer:
   verdict, so the ABA swap (wide plan, dispatch, decoy while the reviewer
   reads, wide plan back) gets no OKAY for the wide plan when the reviewer names
   what it read;
-- an earlier round's reviewer, continued or resumed by the orchestrator
-  (`resume:` its agent id), records nothing in the foreground either: its
-  agent is spent with its round, like a background reviewer's.
+- a reviewer dispatch that resumes an earlier agent (`resume:` its agent id,
+  in any spelling, foreground or background) is refused at pre-tool;
+- an earlier round's reviewer answering again records nothing in the
+  foreground either: its agent is spent with its round, like a background
+  reviewer's.
 
 How this could pass while broken: the digest could be compared with the plan
 on disk at report time (which the swap restored), a prefix or a second
@@ -119,11 +121,7 @@ def test_aba_swap_gets_no_okay_for_the_wide_plan(started: Repo) -> None:
     assert blocked.code == 2, blocked.text
 
 
-@pytest.mark.parametrize("second_verdict", ["OKAY", "REJECT"])
-def test_a_resumed_earlier_reviewer_records_nothing_in_the_foreground(
-    started: Repo, second_verdict: str
-) -> None:
-    repo = started
+def _round_one(repo: Repo) -> dict[str, object]:
     assert repo.dispatch_reviewer("toolu_r1").code == 0
     first = {
         "status": "completed",
@@ -133,11 +131,62 @@ def test_a_resumed_earlier_reviewer_records_nothing_in_the_foreground(
     }
     assert repo.report_reviewer(first, "toolu_r1").code == 0
     assert repo.state()["review"]["round"] == 1
-    # Round 2: the orchestrator resumes the round-1 reviewer instead of a new one.
-    resumed = {"subagent_type": "momus", "prompt": "Look again.", "resume": "agent-round-1"}
-    assert repo.dispatch_reviewer("toolu_r2", tool_input=resumed).code == 0
+    return first
+
+
+@pytest.mark.parametrize(
+    ("key", "background"),
+    [
+        ("resume", False),
+        ("resume", True),
+        ("Resume", True),
+        ("resume_agent_id", False),
+        ("resumeFrom", False),
+        ("re\u200bsume", False),
+        ("continue_from", True),
+    ],
+)
+def test_a_resumed_earlier_reviewer_is_refused_up_front(
+    started: Repo, key: str, background: bool
+) -> None:
+    """Round 2 resumes the round-1 reviewer (`resume:` its agent id, in any spelling,
+    in the foreground or the background): the dispatch itself is blocked, with the
+    reason, and no review is pending."""
+    repo = started
+    _round_one(repo)
+    resumed = {
+        "subagent_type": "momus",
+        "prompt": "Look again.",
+        key: "agent-round-1",
+        "run_in_background": background,
+    }
+    refused = repo.dispatch_reviewer("toolu_r2", tool_input=resumed)
+    assert refused.code == 2, refused.text
+    assert "resumes an earlier agent" in refused.err and "new reviewer" in refused.err
+    review = repo.state()["review"]
+    assert review["pending_dispatch"] is None
+    assert review["round"] == 1 and review["verdict"] == "REJECT"
+
+
+def test_an_empty_resume_key_and_other_agents_are_not_refused(started: Repo) -> None:
+    repo = started
+    _round_one(repo)
+    fresh = {"subagent_type": "momus", "prompt": "Review it.", "resume": None}
+    assert repo.dispatch_reviewer("toolu_r2", tool_input=fresh).code == 0
+    explore = {"subagent_type": "Explore", "prompt": "Look.", "resume": "agent-x"}
+    assert repo.dispatch_reviewer("toolu_e", tool_input=explore).code == 0
+
+
+@pytest.mark.parametrize("second_verdict", ["OKAY", "REJECT"])
+def test_an_earlier_reviewer_answering_again_records_nothing_in_the_foreground(
+    started: Repo, second_verdict: str
+) -> None:
+    """A report naming the round-1 agent (continued some other way) is no verdict."""
+    repo = started
+    first = _round_one(repo)
+    assert repo.dispatch_reviewer("toolu_r2").code == 0
     second = dict(first, content=[{"type": "text", "text": answer(second_verdict, digest(PLAN))}])
-    reported = repo.report_reviewer(second, "toolu_r2", tool_input=resumed)
+    reported = repo.report_reviewer(second, "toolu_r2")
     assert "already gave round 1's verdict" in reported.err, reported.text
     review = repo.state()["review"]
     assert review["round"] == 1 and review["verdict"] == "REJECT"

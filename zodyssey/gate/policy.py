@@ -806,6 +806,13 @@ def _dispatch(call: "ToolCall", ctx: "RunContext") -> "Decision":
             "executors run only in execute, verify, final or remediate (read-only agents and "
             f"the reviewer {settings.reviewer_agent} run in every phase)",
         )
+    if reviewer and call.strings:  # (a dispatch's strings: the keys that resume an agent)
+        return _block(
+            "review-resumed",
+            f"reviewer dispatch ({agent}) refused: it resumes an earlier agent "
+            f"({', '.join(call.strings)}); a verdict comes only from a new reviewer, "
+            "dispatched without resuming or continuing one",
+        )
     if reviewer:
         refused = _reviewer_refused(ctx, agent)
         if refused is not None:

@@ -183,8 +183,9 @@ class ToolCall(
     ]
 ):
     """One call; `command` for SHELL, `targets` (as written) for EDIT / PATCH,
-    `subagent_type` and `prompt` for DISPATCH, `strings` (every string in the
-    input) for OTHER; `owner` (agent_id, else session_id) holds file locks;
+    `subagent_type` and `prompt` for DISPATCH (with `strings` the input keys that
+    resume or continue an earlier agent), `strings` (every string in the input)
+    for OTHER; `owner` (agent_id, else session_id) holds file locks;
     `error` says why the payload could not be understood."""
 
     __slots__ = ()
@@ -411,6 +412,32 @@ def _dispatch_like(tool_name: str, tool_input: "dict[str, Any]") -> bool:
     return any(key in tool_input for key in ("subagent_type", "agent_type", "agent_name"))
 
 
+def resume_keys(tool_input: "dict[str, Any]") -> tuple[str, ...]:
+    """The keys of a dispatch's input that resume or continue an earlier agent
+    (Claude Code's `resume: AGENT_ID`, Workflow's `resumeFromRunId`), in any
+    spelling: case, `_`/`-`, fullwidth or zero-width characters do not matter.
+    A key whose value is empty (None, "", false) resumes nothing."""
+    found = []
+    for key, value in tool_input.items():
+        if value is None or value == "" or value is False or not isinstance(key, str):
+            continue
+        folded = _folded(key)
+        if "resume" in folded or folded.startswith("continue"):
+            found.append(key)
+    return tuple(found)
+
+
+def _folded(key: str) -> str:
+    """A key as a harness's schema might be meant to read it: compatibility forms
+    folded, format characters dropped, lower case, letters and digits only."""
+    if not key.isascii():
+        import unicodedata
+
+        key = unicodedata.normalize("NFKC", key)
+        key = "".join(ch for ch in key if unicodedata.category(ch) != "Cf")
+    return "".join(ch for ch in key.lower() if ch.isalnum())
+
+
 def _agent_name(tool_name: str, tool_input: "dict[str, Any]") -> tuple[str, str | None]:
     """The agent a dispatch starts, or why it cannot be told.
 
@@ -544,6 +571,7 @@ def _dispatch_call(c: _Call) -> "ToolCall":
     _strings(c.tool_input, strings)
     return c.make(
         DISPATCH,
+        strings=resume_keys(c.tool_input),
         subagent_type=agent if isinstance(agent, str) else str(agent),
         prompt="\n".join(strings)
         if not isinstance(prompt, str)
