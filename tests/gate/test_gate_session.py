@@ -132,6 +132,7 @@ def test_the_installed_gate_and_its_wiring_are_protected(tmp_path: Path) -> None
 
     import zodyssey
     from zodyssey.gate.paths import installed_gate
+    from zodyssey.sandbox.shell_prefix import program
 
     project = make_project(tmp_path / "project")
     home = tmp_path / "home"
@@ -149,6 +150,7 @@ def test_the_installed_gate_and_its_wiring_are_protected(tmp_path: Path) -> None
         package / "gate" / "policy.py",
         package / "runs" / "store.py",
         script,
+        Path(program(str(project))),  # Claude Code's shell prefix for this repository
         Path(pth[0]),
         home / ".claude" / "settings.json",
         home / ".codex" / "hooks.json",

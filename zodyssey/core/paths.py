@@ -111,3 +111,18 @@ def plan_location(state: dict, root: str, slug: str) -> str:  # type: ignore[typ
     if not isinstance(raw, str):
         raise ValueError("plan_path in the run state is not a string")
     return in_repository(raw, root, state)
+
+
+SHELL_PREFIX_NAME = "zodyssey-shell-"
+
+
+def shell_prefix_program(root: str) -> str:
+    """Claude Code's shell prefix program of repository `root`, next to this
+    interpreter (`zodyssey/sandbox/shell_prefix.py` writes and runs it)."""
+    import sys
+
+    digest = 0xCBF29CE484222325  # FNV-1a, 64 bits: no hashlib on the hook's path
+    for byte in os.path.realpath(root).encode("utf-8", "surrogateescape"):
+        digest = ((digest ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    bin_dir = os.path.dirname(os.path.abspath(sys.executable))
+    return os.path.join(bin_dir, f"{SHELL_PREFIX_NAME}{digest:016x}")

@@ -194,6 +194,14 @@ def _real_dir(root: str, rel: str) -> str:
     return current
 
 
+def _shell_prefix_program(root: str) -> str:
+    """This repository's Claude Code shell prefix program (`sandbox/shell_prefix.py`):
+    it decides whether a shell call runs in the sandbox, so it is the gate's own."""
+    from zodyssey.core.paths import shell_prefix_program
+
+    return os.path.realpath(shell_prefix_program(root))
+
+
 class Layout:
     """The resolved locations of one repository's run layout."""
 
@@ -216,6 +224,7 @@ class Layout:
             *SYSTEM_CONFIG_FILES,
             GATE_PACKAGE_DIR,
             *installed_gate(),
+            _shell_prefix_program(self.root),
         )
 
     def configuration(self, path: str) -> str | None:

@@ -34,17 +34,9 @@ rewrites nothing (`active`). Lean: no typing, no json.
 import os
 import sys
 
-NAME = "zodyssey-shell-"
+from zodyssey.core.paths import shell_prefix_program as program
+
 ENV = "CLAUDE_CODE_SHELL_PREFIX"
-
-
-def program(root: str) -> str:
-    """The prefix program of repository `root` (next to this interpreter)."""
-    digest = 0xCBF29CE484222325  # FNV-1a, 64 bits: no hashlib on the hook's path
-    for byte in os.path.realpath(root).encode("utf-8", "surrogateescape"):
-        digest = ((digest ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    bin_dir = os.path.dirname(os.path.abspath(sys.executable))
-    return os.path.join(bin_dir, f"{NAME}{digest:016x}")
 
 
 def _quote(text: str) -> str:
