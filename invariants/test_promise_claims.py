@@ -192,3 +192,16 @@ def test_a_mode_running_no_defender_fails_strict(
 def test_a_defender_calling_os_exit_fails_strict(pytester: pytest.Pytester) -> None:
     repo = selection.make_repo(pytester)
     selection.test_a_defender_ending_the_process_fails_strict(repo, "os._exit(0)")
+
+
+from tests.claims import test_drill_ts_ops as ts_ops  # noqa: E402
+
+
+@pytest.mark.claim("drill-other-languages")
+def test_operator_mutants_of_other_languages_and_equivalents(tmp_path: Path) -> None:
+    for language in sorted(ts_ops.SOURCES):
+        (tmp_path / language).mkdir()
+        ts_ops.test_operator_mutants_of_every_language_are_tree_edits_inside_the_body(
+            tmp_path / language, language
+        )
+    ts_ops.test_a_mutant_with_the_same_tree_is_equivalent_and_never_run(tmp_path)

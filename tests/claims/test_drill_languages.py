@@ -1,8 +1,10 @@
 """Issue 25: the drill breaks code that is not Python by its tree-sitter grammar.
 
 Fixture repositories (real git) whose code is JavaScript or Go, tested by
-pytest tests that run it (`node`, `go run`): a claim whose test checks the
-result has every break killed, a claim whose test only runs the code survives.
+pytest tests that run it (`node`, `go run`): a claim whose tests check the
+result, the boundary (0) and the refusal's message has every break killed,
+operator mutants included (issue 37); a claim whose test only runs the code
+survives.
 """
 
 from __future__ import annotations
@@ -60,8 +62,10 @@ def node(expr):
 @pytest.mark.claim("js-add")
 def test_add_checks():
     assert node("console.log(c.add(2, 3))") == (0, "5")
-    code, _ = node("c.add(-1, 3)")
-    assert code != 0
+    assert node("console.log(c.add(0, 0))") == (0, "0")
+    for args in ("-1, 3", "3, -1"):
+        refused = node(f"try {{ c.add({args}) }} catch (e) {{ console.log(e.message) }}")
+        assert refused == (0, "negative")
 
 
 @pytest.mark.claim("js-mul")
@@ -116,14 +120,16 @@ def go(*args):
     done = subprocess.run(
         ["go", "run", "calc/calc.go", *args], capture_output=True, text=True, timeout=300
     )
-    return done.returncode, done.stdout.strip()
+    return done.returncode, done.stdout.strip(), done.stderr
 
 
 @pytest.mark.claim("go-add")
 def test_add_checks():
-    assert go("add", "2", "3") == (0, "5")
-    code, _ = go("add", "-1", "3")
-    assert code != 0
+    assert go("add", "2", "3")[:2] == (0, "5")
+    assert go("add", "0", "0")[:2] == (0, "0")
+    for args in (("-1", "3"), ("3", "-1")):
+        code, _, err = go("add", *args)
+        assert code != 0 and "panic: negative" in err
 
 
 @pytest.mark.claim("go-mul")

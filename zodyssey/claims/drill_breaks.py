@@ -19,7 +19,8 @@ switched off). A Python line span also loses its whole statements at once.
 Go, Rust, JavaScript, TypeScript, Java, C and C++ (a symbol or a line span)
 lose statements the language's tree-sitter grammar delimits (`drill_ts.py`);
 other files lose the cited lines (blanked, so line numbers stay), and a whole
-file is emptied.
+file is emptied. Every language also gets operator mutants on its syntax tree:
+`drill_ops.py` (Python's `ast`), `drill_ts_ops.py` (the tree-sitter grammars).
 
 Edits are splices of the original source bytes (by the ast's byte offsets),
 never a re-print of the module, so everything outside the break stays as it is.
@@ -39,7 +40,7 @@ from zodyssey.core.files import NotRegularFile, read_regular
 # another engine are re-drilled.
 ENGINE = "drill-3"
 # Part of the cache key of spans that are not Python: bumped when those breaks change.
-ENGINE_OTHER = "tree-sitter-1"
+ENGINE_OTHER = "tree-sitter-2"
 
 _SYMBOL = re.compile(r"^(?P<path>[^:\s]+\.py)::(?P<symbol>[A-Za-z_][A-Za-z0-9_.]*)$")
 _OTHER_SYMBOL = re.compile(
@@ -85,7 +86,7 @@ class Break:
     path: str
     line: int
     # body-raise | body-return | negate-guard | drop-guard | delete-span | delete-lines
-    # | delete-statements | delete-statement (other languages)
+    # | delete-statements | delete-statement (other languages) | an operator mutant's kind
     kind: str
     what: str  # human description
     source: bytes  # the whole broken file
@@ -439,7 +440,7 @@ def breaks_of(root: Path, span: Span) -> tuple[list[Break], int]:
     equivalent: the same syntax tree as the original)."""
     data = (root / span.path).read_bytes()
     if not span.path.endswith(".py"):
-        return _other_breaks(span, data), 0
+        return _other_breaks(span, data)
     tree, _ = _parse_py(root, span.path, span.spec)
     src = _Source(data)
     classes = {n.name for n in tree.body if isinstance(n, ast.ClassDef)}
@@ -501,10 +502,13 @@ def _operator_breaks(
     return out, equivalent
 
 
-def _other_breaks(span: Span, data: bytes) -> list[Break]:
-    """Statements deleted by the file's tree-sitter grammar; lines blanked when the
-    language has none (or the span is a whole file, which is emptied)."""
+def _other_breaks(span: Span, data: bytes) -> tuple[list[Break], int]:
+    """Statements deleted by the file's tree-sitter grammar (lines blanked when the
+    language has none, or the span is a whole file, which is emptied), then the
+    operator mutants of the span (drill_ts_ops.py); and how many of those were
+    equivalent (never run)."""
     from zodyssey.anchors.symbols import language_of
+    from zodyssey.anchors.symbols.languages import GrammarMissing, parser_for
     from zodyssey.claims.drill_ts import breaks
 
     language = language_of(span.path)
@@ -513,15 +517,50 @@ def _other_breaks(span: Span, data: bytes) -> list[Break]:
         if language and span.kind != "file"
         else None
     )
-    if not made:
-        return [_line_break(span, data)]
     out: list[Break] = []
-    seen: set[bytes] = set()
-    for line, kind, what, source in made:
-        if source != data and source not in seen:
+    seen: set[bytes] = {data}
+    for line, kind, what, source in made or []:
+        if source not in seen:
             seen.add(source)
             out.append(Break(span.spec, span.path, line, kind, what, source))
-    return out
+    if not out:
+        out.append(_line_break(span, data))
+        seen.add(out[0].source)
+    if language is None:
+        return out, 0
+    try:
+        parser = parser_for(language)
+    except GrammarMissing:
+        return out, 0
+    extra, equivalent = _ts_operator_breaks(parser, language, span, data, seen)
+    return out + extra, equivalent
+
+
+def _ts_operator_breaks(
+    parser: object, language: str, span: Span, data: bytes, seen: set[bytes]
+) -> tuple[list[Break], int]:
+    from zodyssey.claims.drill_ts_ops import mutants, normal_form
+
+    tree = parser.parse(data)  # type: ignore[attr-defined]
+    original = normal_form(tree.root_node, data)
+    start, end = (span.start, span.end) if span.kind != "file" else (1, data.count(b"\n") + 1)
+    out: list[Break] = []
+    equivalent = 0
+    for m in mutants(data, language, tree.root_node, start, end):
+        source = data[: m.start] + m.new + data[m.end :]
+        if source in seen:
+            continue
+        seen.add(source)
+        root = parser.parse(source).root_node  # type: ignore[attr-defined]
+        if root.has_error:
+            continue  # does not parse: never run a non-break
+        if normal_form(root, source) == original:
+            equivalent += 1
+            continue
+        before, after = m.described(data)
+        what = f"{span.spec}: `{_one_line(before)}` -> `{_one_line(after)}`"
+        out.append(Break(span.spec, span.path, m.line, m.kind, what, source, m.col))
+    return out, equivalent
 
 
 def _symbol_breaks(tree: ast.Module, src: _Source, classes: set[str], span: Span) -> list[_Made]:
