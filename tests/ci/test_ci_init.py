@@ -121,7 +121,7 @@ def test_init_respects_tool_zodyssey_in_pyproject(tmp_path: Path) -> None:
     assert key.startswith(WORKFLOW + ":")
     line = int(key.rsplit(":", 1)[1])
     cited = (repo / WORKFLOW).read_text(encoding="utf-8").split("\n")[line - 1]
-    assert cited.strip() == "run: zodyssey check --format github"
+    assert cited.strip().startswith("zodyssey check --format github --report "), cited
     assert run_zodyssey("anchors", "check", cwd=repo, env={"NO_COLOR": "1"}).returncode == 0
 
 

@@ -32,6 +32,11 @@ PACKAGED_WORKFLOW = REPO / "zodyssey" / "templates" / "github-workflow.yml"
 SHARDS_WORKFLOW = REPO / "ci" / "github" / "zodyssey-shards.yml"
 GITLAB_SHARDS = REPO / "ci" / "gitlab" / "zodyssey-shards.gitlab-ci.yml"
 INSTALL_STEP = "Install the project, its test dependencies and zodyssey"
+CHECK_STEP = (
+    "mkdir -p zodyssey-reports\n"
+    "zodyssey check --format github --report junit=zodyssey-reports/check.junit.xml "
+    "--report sarif=zodyssey-reports/check.sarif\n"
+)
 
 # Values substituted for shell variables before a command line is parsed.
 SHELL_VALUES = {
@@ -104,7 +109,18 @@ def test_workflow_has_check_and_audit_jobs() -> None:
     assert "pull_request" in triggers and "push" in triggers
     assert set(workflow["jobs"]) == {"check", "audit"}
     check_runs = [s.get("run", "") for s in workflow["jobs"]["check"]["steps"]]
-    assert "zodyssey check --format github" in check_runs
+    assert [r for r in check_runs if "zodyssey check" in r] == [CHECK_STEP]
+    # One run of the parts writes the annotations and both files the later steps use.
+    (argv,) = zodyssey_commands(CHECK_STEP)
+    assert argv[:4] == ["zodyssey", "check", "--format", "github"]
+    assert_parses(argv)
+    reports = dict(a.split("=", 1) for a in argv[4:] if a != "--report")
+    assert reports == {
+        "junit": "zodyssey-reports/check.junit.xml",
+        "sarif": "zodyssey-reports/check.sarif",
+    }
+    sarif_step = next(s for s in workflow["jobs"]["check"]["steps"] if "upload-sarif" in str(s))
+    assert sarif_step["with"]["sarif_file"] == reports["sarif"]
     uses = [s.get("uses", "") for s in workflow["jobs"]["check"]["steps"]]
     assert any(u.startswith("github/codeql-action/upload-sarif@") for u in uses)
     assert any(u.startswith("actions/upload-artifact@") for u in uses)
@@ -120,7 +136,7 @@ def test_workflow_runs_the_strict_claims_check() -> None:
         steps = load_yaml(path)["jobs"]["check"]["steps"]
         runs = [s.get("run", "") for s in steps]
         assert "zodyssey claims test" in runs, path
-        assert runs.index("zodyssey claims test") > runs.index("zodyssey check --format github")
+        assert runs.index("zodyssey claims test") > runs.index(CHECK_STEP)
 
 
 def _pip_lines(scripts: list[str]) -> list[str]:
@@ -302,7 +318,7 @@ def test_a_venv_left_by_the_install_is_used_by_later_steps(tmp_path: Path) -> No
 
 def test_workflow_commands_exist() -> None:
     commands = [c for s in workflow_scripts(load_yaml(WORKFLOW)) for c in zodyssey_commands(s)]
-    assert len(commands) >= 6
+    assert len(commands) >= 5  # check (once), claims test, audit x3
     for argv in commands:
         assert_parses(argv)
 
@@ -334,11 +350,57 @@ def test_action_is_composite_with_the_documented_inputs() -> None:
     assert any(u.startswith("github/codeql-action/upload-sarif@") for u in uses)
     scripts = "\n".join(s.get("run", "") for s in steps)
     assert "pip install" in scripts
-    runs = [s.get("run", "") for s in steps]
-    check = next(i for i, r in enumerate(runs) if r.startswith("zodyssey check --format github"))
+    runs = [s["run"] for s in steps if "run" in s]
+    checks = [i for i, r in enumerate(runs) if "zodyssey check" in r]
+    assert len(checks) == 1, runs  # one run writes the annotations and the SARIF file
     # The static check never runs a test; the strict claims step after it does.
-    assert runs[check + 1 :] == ["zodyssey claims test"]
+    assert runs[checks[0] + 1 :] == ["zodyssey claims test"]
     assert action["inputs"]["claims-test"]["default"] == "true"
+
+
+@pytest.mark.parametrize("sarif", ["true", "false"])
+def test_action_check_step_runs_once_and_hands_the_sarif_file_on(
+    tmp_path: Path, sarif: str
+) -> None:
+    """The action's check step in bash, as the runner runs it, in a repository with a
+    broken citation: exit 9 either way; with `sarif` the file exists and is the
+    step's output the upload step reads."""
+    steps = load_yaml(ACTION)["runs"]["steps"]
+    step = next(s for s in steps if s.get("id") == "check")
+    upload = next(s for s in steps if "upload-sarif" in s.get("uses", ""))
+    assert upload["with"]["sarif_file"] == "${{ steps.check.outputs.sarif }}"
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "README.md").write_text("See `gone.py:3`.\n", encoding="utf-8")
+    temp, output = tmp_path / "runner-temp", tmp_path / "github-output"
+    temp.mkdir()
+    output.write_text("")
+    env = {
+        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "RUNNER_TEMP": str(temp),
+        "GITHUB_OUTPUT": str(output),
+        "ZODYSSEY_ARGS": "",
+        "ZODYSSEY_DRILL": "",
+        "ZODYSSEY_SARIF": sarif,
+    }
+    done = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", step["run"]],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 9, done.stdout + done.stderr
+    assert "::error" in done.stdout
+    written = temp / "zodyssey-check.sarif"
+    if sarif == "true":
+        assert output.read_text() == f"sarif={written}\n"
+        assert "gone.py" in written.read_text(encoding="utf-8")
+    else:
+        assert output.read_text() == "" and not written.exists()
 
 
 def test_action_commands_exist() -> None:
@@ -371,12 +433,17 @@ def test_pre_commit_hooks_manifest() -> None:
 # ---------------------------------------------------------------- GitLab
 
 
-def test_gitlab_template_reports_junit() -> None:
+def test_gitlab_template_reports_junit_and_code_quality_from_one_check() -> None:
     template = load_yaml(GITLAB)
     check = template["zodyssey-check"]
     assert check["artifacts"]["when"] == "always"
-    report = check["artifacts"]["reports"]["junit"]
-    assert any(f"> {report}" in line for line in check["script"])
+    reports = check["artifacts"]["reports"]
+    runs = [argv for line in check["script"] for argv in zodyssey_commands(line)]
+    checks = [argv for argv in runs if argv[:2] == ["zodyssey", "check"]]
+    assert len(checks) == 1, checks  # one run decides the job and writes both reports
+    written = dict(a.split("=", 1) for a in checks[0][2:] if a != "--report")
+    assert written == {"junit": reports["junit"], "codeclimate": reports["codequality"]}
+    assert set(written.values()) <= set(check["artifacts"]["paths"])
     assert template[".zodyssey-base"]["variables"]["GIT_DEPTH"] == "0"
     audit = template["zodyssey-audit"]
     assert audit["rules"][0]["if"] == "$ZODYSSEY_RUN_SLUG"

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import make_repo, run_zodyssey, write
+from tests.helpers import assert_one_line_error, make_repo, run_zodyssey, write
 from zodyssey.formats import FORMATS
 
 README = """# demo
@@ -90,6 +90,9 @@ def _merged_from_text(fmt: str, outs: dict[str, tuple[int, str]], code: int) -> 
             root.extend(ET.fromstring(out.encode()).iter("testsuite"))
         ET.indent(root)
         return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, "unicode") + "\n"
+    if fmt == "codeclimate":
+        issues = [issue for _, out in outs.values() for issue in json.loads(out)]
+        return json.dumps(issues, indent=2) + "\n"
     if fmt == "rdjson":
         parsed = [json.loads(out) for _, out in outs.values()]
         document = {
@@ -177,3 +180,76 @@ def test_a_part_that_cannot_run_is_reported_and_the_others_still_run(tmp_path: P
     assert document["anchors"]["stderr"].startswith("zodyssey: error: zero citations")
     assert document["claims"]["report"]["tool"] == "claims"
     assert "zodyssey: error: zero citations" in done.stderr
+
+
+def _processes(repo: Path, tmp_path: Path, name: str, *args: str) -> tuple[int, int, str]:
+    """(exit code, Python processes started, stdout) of `zodyssey check ARGS` under the spy."""
+    spy = write(tmp_path / "spy", "sitecustomize.py", SPY).parent
+    log = tmp_path / f"{name}.log"
+    env = {"SPY_LOG": str(log), "PYTHONPATH": str(spy), "NO_COLOR": "1"}
+    done = run_zodyssey("check", *args, cwd=repo, env=env)
+    assert "Traceback" not in done.stderr, done.stderr
+    return done.returncode, len(log.read_text().splitlines()), done.stdout
+
+
+def test_one_run_writes_every_report_format(repo: Path, tmp_path: Path) -> None:
+    """`--report FORMAT=FILE` for every format: each file is what `--format FORMAT`
+    writes alone, stdout is the --format output, and the parts ran once (as many
+    processes as a run with one format: the claims part's collection is one)."""
+    out = tmp_path / "reports"
+    out.mkdir()
+    spelled = [a for fmt in FORMATS for a in ("--report", f"{fmt}={out / fmt}")]
+    code, many, stdout = _processes(repo, tmp_path, "many", "--format", "github", *spelled)
+    assert code == 9
+    single_code, one, alone_github = _processes(repo, tmp_path, "one", "--format", "github")
+    assert (single_code, many) == (9, one), (many, one)
+    assert stdout == alone_github
+    for fmt in FORMATS:
+        alone = run_zodyssey("check", "--format", fmt, cwd=repo, env={"NO_COLOR": "1"})
+        assert alone.returncode == 9, alone.stderr
+        assert (out / fmt).read_text(encoding="utf-8") == alone.stdout, fmt
+    # JUnit's per-citation cases are in the JUnit file only (a run without JUnit has none).
+    assert "src/m.py:1" in (out / "junit").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("args", "why"),
+    [
+        (["--report", "sarif"], "expected FORMAT=FILE"),
+        (["--report", "sarif="], "expected FORMAT=FILE"),
+        (["--report", "yaml=x.yaml"], "unknown format 'yaml'"),
+        (["--report", "sarif=a.out", "--report", "junit=a.out"], "named twice"),
+        (["-o", "a.out", "--report", "sarif=a.out"], "named twice"),
+        (["--report", "sarif=missing/dir/a.sarif"], "its directory does not exist"),
+    ],
+)
+def test_report_arguments_refused_before_anything_runs(
+    repo: Path, tmp_path: Path, args: list[str], why: str
+) -> None:
+    work = tmp_path / "cwd"
+    work.mkdir()
+    done = run_zodyssey("check", "--root", str(repo), *args, cwd=work)
+    assert_one_line_error(done, 2)
+    assert why in done.stderr, done.stderr
+    assert done.stdout == "" and list(work.iterdir()) == []  # no part ran, nothing written
+
+
+def test_code_quality_report_has_gitlabs_documented_shape(repo: Path) -> None:
+    """Every problem of every part as a GitLab Code Quality issue, valid against the
+    documented fields (tests/ci/schemas/gitlab-codequality.schema.json), each
+    fingerprint unique, pointing at the citing line."""
+    from jsonschema import Draft202012Validator
+
+    schema_path = Path(__file__).resolve().parents[1] / "ci/schemas/gitlab-codequality.schema.json"
+    schema = json.loads(schema_path.read_text(encoding="utf-8"))
+    done = run_zodyssey("check", "--format", "codeclimate", cwd=repo)
+    assert done.returncode == 9, done.stderr
+    issues = json.loads(done.stdout)
+    Draft202012Validator(schema).validate(issues)
+    assert len({issue["fingerprint"] for issue in issues}) == len(issues)
+    names = {issue["check_name"] for issue in issues}
+    assert {"zodyssey/anchors/unresolved", "zodyssey/claims/unlocked"} <= names, names
+    assert any(n.startswith("zodyssey/gate/") for n in names), names
+    (gone,) = [i for i in issues if "src/gone.py:3" in i["description"]]
+    assert gone["location"] == {"path": "README.md", "lines": {"begin": 3}}
+    assert gone["severity"] == "major"

@@ -3,7 +3,8 @@
 Real repositories and real `zodyssey check` / `zodyssey audit` processes. Each
 format's verdict is read the way its consumer reads it: JUnit by its failure
 count, SARIF by its `error` results, rdjson by its `ERROR` diagnostics, the
-GitHub format by its `::error` commands, JSON by its `exit_code`.
+GitHub format by its `::error` commands, JSON by its `exit_code`, GitLab Code
+Quality by its issues of severity major or worse.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from zodyssey.findings import Case, Report
 from zodyssey.formats import junit_format
 
 SCHEMA = json.loads((Path(__file__).parent / "sarif-schema-2.1.0.json").read_text())
-FORMATS = ("junit", "sarif", "rdjson", "github", "json", "text", "markdown")
+FORMATS = ("junit", "sarif", "rdjson", "github", "json", "text", "markdown", "codeclimate")
 
 
 def says_failed(fmt: str, text: str) -> bool:
@@ -42,6 +43,8 @@ def says_failed(fmt: str, text: str) -> bool:
         return any(line.startswith("::error") for line in text.splitlines())
     if fmt == "json":
         return json.loads(text)["exit_code"] != 0
+    if fmt == "codeclimate":  # GitLab: an issue of severity major or worse
+        return any(i["severity"] in ("major", "critical", "blocker") for i in json.loads(text))
     return "zodyssey check: exit 0" not in text
 
 
@@ -85,7 +88,7 @@ def test_check_formats_give_the_exit_codes_verdict(
         )
 
 
-@pytest.mark.parametrize("fmt", ["junit", "sarif", "rdjson", "github", "html"])
+@pytest.mark.parametrize("fmt", ["junit", "sarif", "rdjson", "github", "html", "codeclimate"])
 def test_a_failing_part_whose_report_shows_no_failure_still_fails(fmt: str) -> None:
     """Exit 9 with a report of passing cases only (a suite the part could not fill)."""
     quiet = Report(tool="claims", title="t", cases=[Case(name="ran", classname="zodyssey.c")])

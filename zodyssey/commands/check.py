@@ -5,7 +5,10 @@ exit code, exactly as it does alone (`check-anchors`, `zodyssey claims check`,
 the gate wiring of zodyssey/gate/wiring.py, with --drill `zodyssey claims
 drill`). The reports are combined per format from the format modules' own
 documents (one JSON document, one JUnit file, one SARIF log, one rdjson result,
-one HTML page; text formats one after the other), and the exit code is the
+one GitLab Code Quality array, one HTML page; text formats one after the other).
+The parts run once per invocation: `--report FORMAT=FILE` writes further
+formats from the same run (CI needs annotations, SARIF and JUnit, and runs the
+check once). The exit code is the
 worst of the parts by the precedence
 2 > 9 > 4 > 0: a part that could not run at all outranks problems found,
 problems outrank "nothing discovered", which outranks success.
@@ -51,10 +54,20 @@ matcher narrowed so shell or MCP calls skip it), and no committed
 configuration may set ZODYSSEY_UNGATE_BASH=1. Findings name the file, the
 harness and what is missing (exit 9). No harness declared: nothing to check.
 
+One run, every report: `--report FORMAT=FILE` (repeatable) writes the same
+results in another format to FILE, atomically; the output chosen by --format
+still goes to stdout (or -o). The formats are those of --format; a file named
+twice, or FILE missing, is refused (exit 2) before anything runs.
+
 examples:
   zodyssey check                          check the current repository
   zodyssey check --format github          annotations for GitHub Actions
-  zodyssey check --json -o check.json     one JSON document with both reports
+  zodyssey check --json -o check.json     one JSON document with every part
+  zodyssey check --format github --report sarif=check.sarif --report junit=check.xml
+                                          annotations on stdout, SARIF and JUnit
+                                          files, from one run
+  zodyssey check --report codeclimate=gl-code-quality.json
+                                          text on stdout, GitLab Code Quality file
 """
 
 
@@ -75,6 +88,14 @@ def register(sub: Any) -> None:
         "-o", "--output", default=None, metavar="FILE", help="write the report to FILE"
     )
     parser.add_argument(
+        "--report",
+        action="append",
+        default=[],
+        metavar="FORMAT=FILE",
+        help="also write the report in FORMAT to FILE, from the same run (repeatable; "
+        "e.g. --report sarif=check.sarif --report junit=check.xml)",
+    )
+    parser.add_argument(
         "--drill",
         action="store_true",
         help="also run the claims drill (`zodyssey claims drill`), from its cache where the "
@@ -90,13 +111,15 @@ def worst(codes: list[int]) -> int:
 
 
 class Part(NamedTuple):
-    """What one part found: its exit code, its report (None: nothing to show in this
-    format) and what it says on stderr."""
+    """What one part found: its exit code, its report (None: nothing to show), what it
+    says on stderr; `quiet_text`: the report is left out of the text format (the
+    stderr note says it all)."""
 
     code: int
     report: Report | None
     err: str = ""
     colour: bool | None = False
+    quiet_text: bool = False
 
 
 def _attempt(prefix: str, work: Callable[[], Part]) -> Part:
@@ -112,10 +135,12 @@ def _attempt(prefix: str, work: Callable[[], Part]) -> Part:
         return Part(1, None, traceback.format_exc())
 
 
-def _anchors(root: Path, fmt: str) -> Part:
+def _anchors(root: Path, junit: bool) -> Part:
+    """The citation check; its report carries JUnit's per-citation cases when a JUnit
+    report is wanted (`_view` leaves them out of every other format)."""
     from zodyssey.commands.anchors import check_report
 
-    report, code = check_report(root, fmt)
+    report, code = check_report(root, "junit" if junit else "text")
     return Part(code, report)
 
 
@@ -131,14 +156,14 @@ def _claims(root: Path, colour: bool | None) -> Part:
     return Part(code, report, colour=colour)
 
 
-def _gate(root: Path, fmt: str, colour: bool | None) -> Part:
+def _gate(root: Path, colour: bool | None) -> Part:
     from zodyssey.gate.wiring import wiring_report
 
     report, code = wiring_report(root)
     declared = bool(report.payload and report.payload.get("declared"))
     if not declared and not report.findings:
         note = "zodyssey check: gate wiring: no harness declared; skipped\n"
-        return Part(code, None if fmt == "text" else report, note, colour)
+        return Part(code, report, note, colour, quiet_text=True)
     return Part(code, report, colour=colour)
 
 
@@ -177,6 +202,12 @@ def _rdjson(reports: list[Report]) -> str:
     from zodyssey.formats.rdjson_format import document, merge
 
     return merge([document(report) for report in reports])
+
+
+def _codeclimate(reports: list[Report]) -> str:
+    from zodyssey.formats.codeclimate_format import render_all
+
+    return render_all(reports)
 
 
 def _tail(fmt: str, parts: dict[str, Part], code: int) -> str:
@@ -229,6 +260,7 @@ MERGED: dict[str, Callable[[dict[str, Part], int], str]] = {
     "junit": lambda parts, _: _junit(_shown(parts)),
     "sarif": lambda parts, _: _sarif(_shown(parts)),
     "rdjson": lambda parts, _: _rdjson(_shown(parts)),
+    "codeclimate": lambda parts, _: _codeclimate(_shown(parts)),
 }
 
 
@@ -254,20 +286,71 @@ def _combine(fmt: str, parts: dict[str, Part], code: int) -> str:
     return merge(shown, code) if merge is not None else _concatenated(fmt, shown, code)
 
 
+def _view(parts: dict[str, Part], fmt: str, colour: bool | None) -> dict[str, Part]:
+    """The parts as format `fmt` shows them (one run, several formats): JUnit's cases
+    only in JUnit, a quiet part's report not in text, `colour` for the coloured parts."""
+    from dataclasses import replace
+
+    out: dict[str, Part] = {}
+    for name, part in parts.items():
+        report = part.report
+        if report is not None and part.quiet_text and fmt == "text":
+            report = None
+        elif report is not None and report.cases and fmt != "junit":
+            report = replace(report, cases=[])
+        shade = part.colour if part.colour is False else colour
+        out[name] = part._replace(report=report, colour=shade)
+    return out
+
+
+def parse_reports(values: list[str], output: str | None) -> list[tuple[str, str]]:
+    """`--report FORMAT=FILE` values as (format, file), refused (exit 2) before anything
+    runs when a format is unknown, FILE is missing or a file is named twice."""
+    from zodyssey.errors import UsageError
+    from zodyssey.formats import FORMATS
+
+    out: list[tuple[str, str]] = []
+    taken = {output} if output else set()
+    for value in values:
+        fmt, sep, target = value.partition("=")
+        if not sep or not target:
+            raise UsageError(f"--report {value!r}: expected FORMAT=FILE, e.g. sarif=check.sarif")
+        if fmt not in FORMATS:
+            raise UsageError(
+                f"--report {value!r}: unknown format {fmt!r}; choose one of: {', '.join(FORMATS)}"
+            )
+        if target in taken:
+            raise UsageError(f"--report {value!r}: {target} is named twice")
+        taken.add(target)
+        out.append((fmt, target))
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
     root = Path(args.root).resolve()
     if not root.is_dir():
         from zodyssey.errors import UsageError
 
         raise UsageError(f"--root {args.root} is not a directory")
+    from zodyssey.core.files import require_regular_target
+    from zodyssey.formats import write_report
+
+    reports = parse_reports(list(args.report or []), args.output)
+    for _, target in reports:
+        require_regular_target(target, "report output")
+        if not Path(target).resolve().parent.is_dir():
+            from zodyssey.errors import UsageError
+
+            raise UsageError(f"--report {target}: its directory does not exist")
     # The anchors part is never coloured (as when it ran as its own captured process);
     # the others only when the report goes to a terminal, never into a file.
     colour = False if args.output else None
     fmt = args.format
+    junit = "junit" in (fmt, *(f for f, _ in reports))
     parts = {
-        "anchors": _attempt("zodyssey", lambda: _anchors(root, fmt)),
+        "anchors": _attempt("zodyssey", lambda: _anchors(root, junit)),
         "claims": _attempt("zodyssey claims", lambda: _claims(root, colour)),
-        "gate": _attempt("zodyssey gate wiring", lambda: _gate(root, fmt, colour)),
+        "gate": _attempt("zodyssey gate wiring", lambda: _gate(root, colour)),
     }
     if args.drill:
         parts["drill"] = _attempt("zodyssey claims drill", lambda: _drill(root, colour))
@@ -279,8 +362,7 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write(
                 f"zodyssey check: the {name} part ended with unexpected exit code {part.code}\n"
             )
-    text = _combine(fmt, parts, code)
-    from zodyssey.formats import write_report
-
-    write_report(text, args.output or None)
+    for other, target in reports:
+        write_report(_combine(other, _view(parts, other, False), code), target)
+    write_report(_combine(fmt, _view(parts, fmt, colour), code), args.output or None)
     return code

@@ -51,7 +51,7 @@ LOCK_COMMENT = (
 # (file, text its cited line starts with, what the line is).
 _CITATION_TARGETS = (
     (CONFIG_PATH, "lock = ", "where the citation lock lives"),
-    (WORKFLOW_PATH, "run: zodyssey check", "the CI step that runs the check"),
+    (WORKFLOW_PATH, "zodyssey check --format github", "the CI step that runs the check"),
 )
 
 EPILOG = """\

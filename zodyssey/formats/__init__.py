@@ -8,7 +8,17 @@ from typing import Protocol
 from zodyssey.errors import UsageError
 from zodyssey.findings import Report
 
-FORMATS = ("text", "json", "github", "sarif", "junit", "markdown", "html", "rdjson")
+FORMATS = (
+    "text",
+    "json",
+    "github",
+    "sarif",
+    "junit",
+    "markdown",
+    "html",
+    "rdjson",
+    "codeclimate",
+)
 
 
 class Format(Protocol):

@@ -36,7 +36,7 @@ def _readable(text: str) -> str:
     return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-def _fingerprint(finding: Finding) -> str:
+def fingerprint(finding: Finding) -> str:
     key = finding.extra.get("key") or finding.extra.get("id") or finding.message
     basis = f"{finding.tool}/{finding.rule}/{finding.file}/{key}"
     return hashlib.sha256(basis.encode("utf-8", "surrogateescape")).hexdigest()[:32]
@@ -47,7 +47,7 @@ def _result(finding: Finding) -> dict[str, Any]:
         "ruleId": f"{finding.tool}/{finding.rule}",
         "level": _LEVEL[finding.severity],
         "message": {"text": _readable(finding.message)},
-        "partialFingerprints": {"zodysseyKey/v1": _fingerprint(finding)},
+        "partialFingerprints": {"zodysseyKey/v1": fingerprint(finding)},
     }
     if finding.file:
         location: dict[str, Any] = {"artifactLocation": {"uri": uri(finding.file)}}
