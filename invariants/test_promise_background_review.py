@@ -55,6 +55,14 @@ def _stop(lab: Any, repo: Any, agent_id: str, answer: str, agent_type: str = "mo
     return code
 
 
+def _okay(repo: Any) -> str:
+    """An OKAY in the shipped reviewer's form: the digest of the plan it read."""
+    import hashlib
+
+    plan = (repo / ".zcode" / "plans" / "demo.md").read_bytes()
+    return f"PLAN-SHA256: {hashlib.sha256(plan).hexdigest()}\nVERDICT: OKAY"
+
+
 def _review(repo: Any) -> dict[str, Any]:
     state: dict[str, Any] = json.loads((repo / ".zcode/state/demo.json").read_text())
     return dict(state["review"], phase=state["phase"])
@@ -66,17 +74,17 @@ def test_only_the_launched_reviewer_stop_is_the_verdict(lab: Any) -> None:
     lab.start_run(repo)
     _launch(lab, repo, "toolu_r1", "agent-one")
     assert "agent-one" not in (repo / ".zcode/state/demo.json").read_text()
-    assert _stop(lab, repo, "agent-other", "VERDICT: OKAY") == 0  # another agent
-    assert _stop(lab, repo, "agent-one", "VERDICT: OKAY", "general-purpose") == 0
+    assert _stop(lab, repo, "agent-other", _okay(repo)) == 0  # another agent
+    assert _stop(lab, repo, "agent-one", _okay(repo), "general-purpose") == 0
     assert _review(repo)["round"] == 0
     assert _stop(lab, repo, "agent-one", "VERDICT: REJECT") == 0
     assert _review(repo)["verdict"] == "REJECT" and _review(repo)["round"] == 1
-    assert _stop(lab, repo, "agent-one", "VERDICT: OKAY") == 0  # replayed / continued
+    assert _stop(lab, repo, "agent-one", _okay(repo)) == 0  # replayed / continued
     assert _review(repo)["round"] == 1
     _launch(lab, repo, "toolu_r2", "agent-two")
-    assert _stop(lab, repo, "agent-one", "VERDICT: OKAY") == 0  # round 1's reviewer
+    assert _stop(lab, repo, "agent-one", _okay(repo)) == 0  # round 1's reviewer
     assert _review(repo)["round"] == 1
-    assert _stop(lab, repo, "agent-two", "VERDICT: OKAY") == 0
+    assert _stop(lab, repo, "agent-two", _okay(repo)) == 0
     review = _review(repo)
     assert review["verdict"] == "OKAY" and review["round"] == 2 and review["phase"] == "execute"
     assert lab.hook(repo, lab.write(repo, "src/app.py")).allowed
@@ -88,8 +96,8 @@ def test_a_stop_that_comes_before_its_launch_report_is_held_for_it(lab: Any) -> 
     repo = lab.repo()
     lab.start_run(repo)
     assert _hook(lab, repo, _dispatch(repo, "toolu_r1"), "pre-tool").allowed
-    assert _stop(lab, repo, "agent-other", "VERDICT: OKAY") == 0  # not this dispatch's
-    assert _stop(lab, repo, "agent-one", "VERDICT: OKAY") == 0
+    assert _stop(lab, repo, "agent-other", _okay(repo)) == 0  # not this dispatch's
+    assert _stop(lab, repo, "agent-one", _okay(repo)) == 0
     assert _review(repo)["round"] == 0 and not lab.hook(repo, lab.write(repo, "src/app.py")).allowed
     report = _dispatch(repo, "toolu_r1", "PostToolUse")
     report["tool_response"] = {"isAsync": True, "status": "async_launched", "agentId": "agent-one"}

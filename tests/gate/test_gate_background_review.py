@@ -104,7 +104,7 @@ def test_the_background_reviewer_verdict_opens_the_gate(started: Repo) -> None:
     assert state["review"]["round"] == 0 and state["review"]["verdict"] is None
     assert state["review"]["pending_dispatch"] is not None
     assert AGENT_A not in json.dumps(state)  # a digest of the agent's id, never the id
-    result = stopped(repo, AGENT_A, "I read the plan.\n\nVERDICT: OKAY\n")
+    result = stopped(repo, AGENT_A, repo.answer("OKAY"))
     assert result.code == 0 and "review round 1/3: OKAY" in result.err, result.text
     state = repo.state()
     assert state["phase"] == "execute" and state["review"]["verdict"] == "OKAY"
@@ -142,7 +142,7 @@ def test_a_stop_of_another_agent_is_no_verdict(
 ) -> None:
     repo = started
     background_round(repo, AGENT_A)
-    result = stopped(repo, agent_id, "VERDICT: OKAY", agent_type)
+    result = stopped(repo, agent_id, repo.answer("OKAY"), agent_type)
     assert result.code == 0, result.text
     state = repo.state()
     assert state["review"]["round"] == 0 and state["review"]["verdict"] is None
@@ -156,7 +156,7 @@ def test_a_stop_without_a_launch_report_is_no_verdict(started: Repo) -> None:
     """The agent id is bound by the harness's report of this dispatch, not by the stop."""
     repo = started
     assert repo.dispatch_reviewer().code == 0
-    assert stopped(repo, AGENT_A, "VERDICT: OKAY").code == 0
+    assert stopped(repo, AGENT_A, repo.answer("OKAY")).code == 0
     assert repo.state()["review"]["verdict"] is None
 
 
@@ -172,7 +172,7 @@ def test_a_stop_before_its_launch_report_counts_once_the_report_names_it(
     assert held.code == 0 and "held" in held.err, held.text
     assert repo.state()["review"]["verdict"] is None
     # The same agent stopping again (continued) before the launch report replaces nothing.
-    assert stopped(repo, AGENT_A, "VERDICT: OKAY").code == 0
+    assert stopped(repo, AGENT_A, repo.answer("OKAY")).code == 0
     assert AGENT_A not in json.dumps(repo.state())  # held under the agent's digest
     launch = launched(repo, AGENT_A)
     assert launch.code == 0 and "review round 1/3: REJECT" in launch.err, launch.text
@@ -180,7 +180,7 @@ def test_a_stop_before_its_launch_report_counts_once_the_report_names_it(
     assert state["review"]["verdict"] == "REJECT" and state["review"]["round"] == 1
     assert state["review"]["pending_dispatch"] is None
     # Spent: the same stop again, or the launch report again, records nothing more.
-    assert stopped(repo, AGENT_A, "VERDICT: OKAY").code == 0
+    assert stopped(repo, AGENT_A, repo.answer("OKAY")).code == 0
     assert launched(repo, AGENT_A).code == 0
     assert repo.state()["review"]["round"] == 1
 
@@ -188,17 +188,17 @@ def test_a_stop_before_its_launch_report_counts_once_the_report_names_it(
 def test_an_early_okay_opens_the_gate_only_when_the_launch_names_it(started: Repo) -> None:
     repo = started
     assert repo.dispatch_reviewer().code == 0
-    assert stopped(repo, AGENT_B, "VERDICT: OKAY").code == 0  # another reviewer-typed agent
-    assert stopped(repo, "e0e0e0e0e0e0e0e0e", "VERDICT: OKAY", "Explore").code == 0
+    assert stopped(repo, AGENT_B, repo.answer("OKAY")).code == 0  # another reviewer-typed agent
+    assert stopped(repo, "e0e0e0e0e0e0e0e0e", repo.answer("OKAY"), "Explore").code == 0
     launch = launched(repo, AGENT_A)  # the dispatch started AGENT_A, which has not stopped
     assert launch.code == 0, launch.text
     state = repo.state()
     assert state["review"]["verdict"] is None and state["review"]["round"] == 0
     assert "held_stops" not in json.dumps(state)  # the binding drops what it did not name
     assert repo.hook("pre-tool", write_call(repo)).code == 2
-    assert stopped(repo, AGENT_B, "VERDICT: OKAY").code == 0  # still not this dispatch's agent
+    assert stopped(repo, AGENT_B, repo.answer("OKAY")).code == 0  # still not this dispatch's agent
     assert repo.state()["review"]["verdict"] is None
-    result = stopped(repo, AGENT_A, "VERDICT: OKAY")
+    result = stopped(repo, AGENT_A, repo.answer("OKAY"))
     assert result.code == 0 and "review round 1/3: OKAY" in result.err, result.text
     assert repo.hook("pre-tool", write_call(repo)).code == 0
 
@@ -208,7 +208,7 @@ def test_an_early_stop_of_a_spent_reviewer_is_not_held(started: Repo) -> None:
     background_round(repo, AGENT_A)
     assert stopped(repo, AGENT_A, "VERDICT: REJECT").code == 0
     assert repo.dispatch_reviewer("toolu_review_2").code == 0
-    assert stopped(repo, AGENT_A, "VERDICT: OKAY").code == 0  # the first round's agent
+    assert stopped(repo, AGENT_A, repo.answer("OKAY")).code == 0  # the first round's agent
     assert "held_stops" not in json.dumps(repo.state())
     assert launched(repo, AGENT_A, "toolu_review_2").code == 0
     state = repo.state()
@@ -218,7 +218,7 @@ def test_an_early_stop_of_a_spent_reviewer_is_not_held(started: Repo) -> None:
 def test_an_early_stop_after_a_plan_change_is_a_reject(started: Repo) -> None:
     repo = started
     assert repo.dispatch_reviewer().code == 0
-    assert stopped(repo, AGENT_A, "VERDICT: OKAY").code == 0
+    assert stopped(repo, AGENT_A, repo.answer("OKAY")).code == 0
     plan = repo.root / ".zcode/plans/demo.md"
     plan.write_text(plan.read_text() + "\nFiles: src/everything.py\n", encoding="utf-8")
     assert launched(repo, AGENT_A).code == 0
@@ -232,7 +232,7 @@ def test_a_replayed_stop_records_nothing(started: Repo) -> None:
     assert stopped(repo, AGENT_A, "VERDICT: REJECT").code == 0
     # Claude Code sending it twice, or the orchestrator continuing the reviewer
     # (`canContinueAgent`) until it says something else.
-    for answer in ("VERDICT: REJECT", "VERDICT: OKAY"):
+    for answer in ("VERDICT: REJECT", repo.answer("OKAY")):
         again = stopped(repo, AGENT_A, answer)
         assert again.code == 0, again.text
     state = repo.state()
@@ -246,9 +246,9 @@ def test_a_second_round_takes_only_its_own_reviewer(started: Repo) -> None:
     assert stopped(repo, AGENT_A, "VERDICT: REJECT").code == 0
     background_round(repo, AGENT_B, "toolu_review_2")
     # The first round's reviewer, continued by the orchestrator, is not this round's.
-    assert stopped(repo, AGENT_A, "VERDICT: OKAY").code == 0
+    assert stopped(repo, AGENT_A, repo.answer("OKAY")).code == 0
     assert repo.state()["review"]["round"] == 1
-    result = stopped(repo, AGENT_B, "VERDICT: OKAY")
+    result = stopped(repo, AGENT_B, repo.answer("OKAY"))
     assert result.code == 0 and "review round 2/3: OKAY" in result.err, result.text
     assert repo.state()["phase"] == "execute"
 
@@ -259,7 +259,7 @@ def test_a_launch_report_naming_an_earlier_reviewer_binds_nothing(started: Repo)
     background_round(repo, AGENT_A)
     assert stopped(repo, AGENT_A, "VERDICT: REJECT").code == 0
     background_round(repo, AGENT_A, "toolu_review_2")
-    assert stopped(repo, AGENT_A, "VERDICT: OKAY").code == 0
+    assert stopped(repo, AGENT_A, repo.answer("OKAY")).code == 0
     state = repo.state()
     assert state["review"]["round"] == 1 and state["review"]["verdict"] == "REJECT"
 
@@ -288,9 +288,10 @@ def test_files_the_orchestrator_writes_are_never_the_answer(started: Repo) -> No
 def test_a_plan_changed_before_the_stop_turns_okay_into_reject(started: Repo) -> None:
     repo = started
     background_round(repo, AGENT_A)
+    okay = repo.answer("OKAY")  # the reviewer read the plan it was sent
     plan = repo.root / ".zcode/plans/demo.md"
     plan.write_text(plan.read_text() + "\nFiles: src/everything.py\n", encoding="utf-8")
-    assert stopped(repo, AGENT_A, "VERDICT: OKAY").code == 0
+    assert stopped(repo, AGENT_A, okay).code == 0
     state = repo.state()
     assert state["review"]["verdict"] == "REJECT" and state["phase"] == "plan"
     assert "changed" in (state["review"]["history"][-1]["refused"] or "")
@@ -301,7 +302,7 @@ def test_a_stop_never_blocks_the_subagent(started: Repo) -> None:
     repo = started
     background_round(repo, AGENT_A)
     (repo.root / ".zcode/state/demo.json").write_text("{not json", encoding="utf-8")
-    broken = stopped(repo, AGENT_A, "VERDICT: OKAY")
+    broken = stopped(repo, AGENT_A, repo.answer("OKAY"))
     assert broken.code != 2, broken.text
     garbage = repo.hook("subagent-stop", {"agent_id": 7})
     assert garbage.code != 2, garbage.text

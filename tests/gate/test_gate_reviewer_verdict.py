@@ -115,7 +115,7 @@ def test_another_dispatch_report_is_no_verdict(started: Repo) -> None:
     explore = reviewer_payload(repo.root, "toolu_explore")
     explore["tool_input"] = {**explore["tool_input"], "subagent_type": "explore"}
     assert repo.hook("pre-tool", explore).code == 0
-    explore.update(hook_event_name="PostToolUse", tool_response="VERDICT: OKAY")
+    explore.update(hook_event_name="PostToolUse", tool_response=repo.answer("OKAY"))
     assert repo.hook("post-tool", explore).code == 0
     assert repo.state()["review"]["round"] == 0
     assert repo.report_reviewer("VERDICT: REJECT").code == 0
@@ -139,10 +139,14 @@ def gemini_call(root: Path, event: str, response: Any = None) -> dict[str, Any]:
 
 def test_gemini_reports_the_reviewer_through_invoke_agent(started: Repo) -> None:
     repo = started
-    assert repo.hook("pre-tool", gemini_call(repo.root, "BeforeTool"), "gemini").code == 0
+    dispatched = repo.hook("pre-tool", gemini_call(repo.root, "BeforeTool"), "gemini")
+    assert dispatched.code == 0, dispatched.text
     assert repo.state()["review"]["pending_dispatch"]["harness"] == "gemini"
-    report = {"llmContent": [{"text": "Plan is sound.\nVERDICT: OKAY"}], "returnDisplay": "ok"}
-    assert repo.hook("post-tool", gemini_call(repo.root, "AfterTool", report), "gemini").code == 0
+    # Gemini runs the call with the gate's brief and reports the call it ran.
+    ran = json.loads(dispatched.out)["hookSpecificOutput"]["tool_input"]
+    report = {"llmContent": [{"text": repo.answer("OKAY")}], "returnDisplay": "ok"}
+    after = gemini_call(repo.root, "AfterTool", report) | {"tool_input": ran}
+    assert repo.hook("post-tool", after, "gemini").code == 0
     state = repo.state()
     assert state["review"]["verdict"] == "OKAY" and state["phase"] == "execute"
 
@@ -174,7 +178,7 @@ def test_a_harness_without_agent_reports_records_no_agent_verdict(
     repo = started
     body = reviewer_payload(repo.root, "toolu_c")
     assert repo.hook("pre-tool", body, harness).code == 0
-    body.update(hook_event_name="postToolUse", tool_response="VERDICT: OKAY")
+    body.update(hook_event_name="postToolUse", tool_response=repo.answer("OKAY"))
     assert repo.hook("post-tool", body, harness).code == 0
     state = repo.state()
     assert state["review"]["verdict"] is None and state["phase"] == "plan"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,13 +107,25 @@ class Repo:
         body["tool_response"] = answer
         return self.hook("post-tool", body)
 
+    def plan_digest(self, slug: str = "demo") -> str:
+        """What the shipped reviewer's `sha256sum` prints for the run's plan now (the one
+        plan there is when run `slug` has none)."""
+        plans = self.root / ".zcode" / "plans"
+        path = plans / f"{slug}.md"
+        if not path.is_file():
+            (path,) = plans.glob("*.md")
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+
+    def answer(self, verdict: str, slug: str = "demo") -> str:
+        """The reviewer's answer in the shipped form: the digest of the plan it read
+        (the plan on disk now), then the verdict."""
+        return f"I read the plan.\n\nPLAN-SHA256: {self.plan_digest(slug)}\nVERDICT: {verdict}\n"
+
     def review_by_reviewer(self, verdict: str, tool_use_id: str = "toolu_review_1") -> Result:
         """A whole review round as the real reviewer gives it, through the real hooks."""
         dispatched = self.dispatch_reviewer(tool_use_id)
         assert dispatched.code == 0, dispatched.text
-        return self.report_reviewer(
-            f"I read the plan.\n\nVERDICT: {verdict}\nBLOCKERS:\n- none\n", tool_use_id
-        )
+        return self.report_reviewer(self.answer(verdict) + "BLOCKERS:\n- none\n", tool_use_id)
 
     def approve(self, slug: str = "demo") -> Result:
         assert slug == "demo", "the reviewer helpers drive run demo"

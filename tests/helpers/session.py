@@ -125,7 +125,13 @@ class Session:
 
     def review(self, verdict: str) -> Outcome:
         """The reviewer dispatched; its answer carries the verdict."""
-        return self.dispatch("momus", answer=f"Read the plan.\nVERDICT: {verdict}\n")
+        plans = sorted((self.project / ".zcode" / "plans").glob("*.md"))
+        named = ""
+        if len(plans) == 1:  # the shipped reviewer names the digest of the plan it read
+            import hashlib
+
+            named = f"PLAN-SHA256: {hashlib.sha256(plans[0].read_bytes()).hexdigest()}\n"
+        return self.dispatch("momus", answer=f"Read the plan.\n{named}VERDICT: {verdict}\n")
 
 
 def make_project(root: Path) -> Path:

@@ -31,7 +31,7 @@ def test_agent_review_refused_in_blocked_person_decides(started: Repo) -> None:
     block(started)
     result = started.dispatch_reviewer("toolu_9")  # the gate refuses the reviewer in blocked
     assert result.code == 2 and "ask the user" in result.text, result.text
-    assert started.report_reviewer("VERDICT: OKAY", "toolu_9").code == 0
+    assert started.report_reviewer(started.answer("OKAY"), "toolu_9").code == 0
     assert started.state()["phase"] == "blocked"
     person = started.run("review", "demo", "--human", "OKAY", "--by", "alice")
     assert person.code == 0, person.text

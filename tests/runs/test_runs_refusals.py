@@ -153,7 +153,7 @@ def test_a_reviewer_answer_without_one_clear_verdict_records_no_round(
 def test_the_reported_verdict_is_the_pending_dispatch_only_once(started: Repo) -> None:
     repo = started
     # No reviewer dispatched: a report is nobody's verdict.
-    assert repo.report_reviewer("VERDICT: OKAY").code == 0
+    assert repo.report_reviewer(repo.answer("OKAY")).code == 0
     assert repo.state()["review"]["round"] == 0
     assert repo.dispatch_reviewer("toolu_a").code == 0
     review = repo.state()["review"]
@@ -162,7 +162,7 @@ def test_the_reported_verdict_is_the_pending_dispatch_only_once(started: Repo) -
     assert "toolu_a" not in json.dumps(review) and pending["agent"] == "momus"
     assert review.get("pending_nonce") is None
     # Another call's report (a different tool_use_id) is not the reviewer's.
-    assert repo.report_reviewer("VERDICT: OKAY", "toolu_b").code == 0
+    assert repo.report_reviewer(repo.answer("OKAY"), "toolu_b").code == 0
     assert repo.state()["review"]["round"] == 0
     assert (
         repo.report_reviewer("VERDICT: REJECT\nBLOCKERS:\n- weak criterion\n", "toolu_a").code == 0
@@ -174,7 +174,7 @@ def test_the_reported_verdict_is_the_pending_dispatch_only_once(started: Repo) -
     assert state["review"]["history"][-1]["by"] == "momus"
     assert pending["sha256"] in state["review"]["consumed_dispatches"]
     # The same report again (a replayed post-tool) records nothing more.
-    assert repo.report_reviewer("VERDICT: OKAY", "toolu_a").code == 0
+    assert repo.report_reviewer(repo.answer("OKAY"), "toolu_a").code == 0
     assert repo.state()["review"]["round"] == 1
 
 
@@ -191,8 +191,9 @@ def test_the_answer_is_the_reviewers_not_the_prompt_echoed_in_the_report(started
 def test_okay_needs_a_clean_lint_and_spends_the_round(started: Repo) -> None:
     repo = started
     assert repo.dispatch_reviewer().code == 0
+    okay = repo.answer("OKAY")  # the reviewer read the plan it was sent
     repo.write(".zcode/plans/demo.md", "# no todos any more\n")  # the agent edits its plan
-    result = repo.report_reviewer("VERDICT: OKAY")
+    result = repo.report_reviewer(okay)
     assert result.code == 0, result.text
     state = repo.state()
     assert state["review"]["verdict"] == "REJECT"
@@ -204,9 +205,10 @@ def test_okay_needs_a_clean_lint_and_spends_the_round(started: Repo) -> None:
 def test_okay_refused_when_the_plan_changed_after_dispatch(started: Repo) -> None:
     repo = started
     assert repo.dispatch_reviewer().code == 0
+    okay = repo.answer("OKAY")  # the reviewer read the plan it was sent
     plan = repo.root / ".zcode/plans/demo.md"
     plan.write_text(plan.read_text() + "\n<!-- widened after the reviewer read it -->\n")
-    assert repo.report_reviewer("VERDICT: OKAY").code == 0
+    assert repo.report_reviewer(okay).code == 0
     history = repo.state()["review"]["history"][-1]
     assert history["verdict"] == "REJECT"
     assert "plan changed after the reviewer read it" in history["refused"]

@@ -1,8 +1,8 @@
 """The reviewer's brief, written by the gate (issue 34).
 
 On a harness whose pre-tool hook can rewrite a call (Claude Code's
-`updatedInput`), the prompt of the reviewer's dispatch is replaced by this
-brief: the run, the plan's path and the sha256 of its bytes at dispatch, the
+`updatedInput`, Gemini CLI's BeforeTool `tool_input`), the prompt of the
+reviewer's dispatch is replaced by this brief: the run, the plan's path and the sha256 of its bytes at dispatch, the
 review rules and the required answer form. What the orchestrator wrote is
 passed along only inside a marked context block, so the orchestrator does not
 choose the reviewer's instructions; the reviewer's answer must name the digest
@@ -57,22 +57,32 @@ def text(slug: str, plan: str, digest: str, context: str) -> str:
     )
 
 
-def claude_reply(tool_input: "dict[str, Any]", brief: str, slug: str) -> str:
-    """Claude Code's PreToolUse reply that dispatches the reviewer with `brief` as its
-    prompt (Claude Code applies `updatedInput` only beside a permission decision; a
-    subagent dispatch asks for no permission, so `allow` skips no prompt)."""
-    updated = dict(tool_input)
-    updated["prompt"] = brief
-    body = {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "allow",
-            "permissionDecisionReason": (
-                f"zodyssey gate (run {slug}): the reviewer is dispatched with the gate's brief"
-            ),
-            "updatedInput": updated,
+# Harnesses whose pre-tool hook can rewrite the reviewer's dispatch (and `reply` speaks).
+HARNESSES = ("claude-code", "gemini")
+
+
+def reply(harness: str, updated: "dict[str, Any]", slug: str) -> str:
+    """The pre-tool reply that lets the reviewer's dispatch run with `updated` as its
+    input (the brief as its prompt), in `harness`'s protocol."""
+    if harness == "gemini":
+        # Gemini CLI's BeforeTool: `hookSpecificOutput.tool_input` replaces the call's
+        # parameters; no decision, so the call goes on as any allowed call.
+        body: dict[str, Any] = {
+            "hookSpecificOutput": {"hookEventName": "BeforeTool", "tool_input": updated}
         }
-    }
+    else:
+        # Claude Code applies `updatedInput` only beside a permission decision; a
+        # subagent dispatch asks for no permission, so `allow` skips no prompt.
+        body = {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "allow",
+                "permissionDecisionReason": (
+                    f"zodyssey gate (run {slug}): the reviewer is dispatched with the gate's brief"
+                ),
+                "updatedInput": updated,
+            }
+        }
     from zodyssey.core.jsontext import dumps  # the hook's one JSON writer
 
     return dumps(body) + "\n"

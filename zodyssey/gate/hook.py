@@ -561,20 +561,39 @@ def _pre_tool(
         unreadable = more_runs(runs, *reach)
         if unreadable is not None:
             return _write(adapter.block(unreadable, runs[0][1][0][0]))
+    harness = getattr(adapter, "name", "")
+    briefed = None
+    if call.kind == "dispatch" and call.error is None and harness == "gemini":
+        # Gemini sends no call id: the pending review is keyed by the call the reviewer
+        # receives, so the rewritten call is the one judged and recorded.
+        briefed = _briefed(runs, call, payload)
+        if briefed is not None:
+            payload = dict(payload, tool_input=briefed[1])
+            call = adapter.to_call(payload)
     blocked = _policy_block(runs, call, wrap is not None)
     if blocked is not None:
         reason, slug = blocked
         return _write(adapter.block(reason, slug))
-    if call.kind == "dispatch" and getattr(adapter, "name", "") == "claude-code":
-        code = _allowed(runs, call, adapter, payload, None)
-        return code if code != 0 else _briefed(runs, call, payload)
-    return _allowed(runs, call, adapter, payload, wrap)
+    if call.kind == "dispatch" and harness == "claude-code":
+        briefed = _briefed(runs, call, payload)
+    if briefed is None:
+        return _allowed(runs, call, adapter, payload, wrap)
+    code = _allowed(runs, call, adapter, payload, None)
+    if code == 0:
+        from zodyssey.gate import brief
+
+        sys.stdout.write(brief.reply(harness, briefed[1], briefed[0]))
+        sys.stdout.flush()
+    return code
 
 
-def _briefed(runs: "list[tuple[str, list[tuple[str, Any]]]]", call: "Any", payload: "Any") -> int:
-    """An allowed reviewer dispatch on a harness that can rewrite it: the reviewer gets
-    the gate's brief as its prompt, the orchestrator's words only as marked context
-    (zodyssey/gate/brief.py). Any other dispatch: allowed as it is."""
+def _briefed(
+    runs: "list[tuple[str, list[tuple[str, Any]]]]", call: "Any", payload: "Any"
+) -> "tuple[str, dict[str, Any]] | None":
+    """(slug, the dispatch's input with the gate's brief as its prompt) for a reviewer
+    dispatch on a harness that can rewrite it: the orchestrator's words reach the
+    reviewer only as marked context (zodyssey/gate/brief.py). None for any other
+    dispatch, which is allowed as it is."""
     for ctx in _contexts(runs):
         if not ctx.settings().is_reviewer(call.subagent_type):
             continue
@@ -590,10 +609,8 @@ def _briefed(runs: "list[tuple[str, list[tuple[str, Any]]]]", call: "Any", paylo
             str(plan.sha256),
             said if isinstance(said, str) else "",
         )
-        sys.stdout.write(brief.claude_reply(tool_input, text, ctx.slug))
-        sys.stdout.flush()
-        return 0
-    return 0
+        return ctx.slug, dict(tool_input, prompt=text)
+    return None
 
 
 def _read_shortcut(

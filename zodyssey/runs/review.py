@@ -690,7 +690,9 @@ def _not_this_review(
 ) -> str | None:
     """Why a reported answer is no verdict on this round's plan: the answering agent
     already gave an earlier round's verdict (the orchestrator continued or resumed it),
-    or the answer names the digest of another plan than the one dispatched."""
+    the answer names the digest of another plan than the one dispatched, or it is an
+    OKAY that names no digest at all (a REJECT without one still counts: it opens
+    nothing)."""
     spent = review.get("consumed_agents")
     if report.agent_sha256 is not None and isinstance(spent, dict) and report.agent_sha256 in spent:
         return (
@@ -698,6 +700,12 @@ def _not_this_review(
             "verdict (an earlier reviewer continued or resumed records nothing)"
         )
     named, dispatched = parsed.plan_sha256 if parsed else None, pending.get("plan_sha256")
+    if named is None and parsed is not None and parsed.verdict == "OKAY":
+        return (
+            "the reviewer's OKAY names no plan digest (a `PLAN-SHA256:` line with the sha256 "
+            f"of the plan it read; dispatched: {str(dispatched)[:12]}): an OKAY must name the "
+            "plan it approves"
+        )
     if named is not None and named.lower() != str(dispatched).lower():
         return (
             f"the answer names plan {named[:12]}, not the plan dispatched for review "
@@ -847,8 +855,8 @@ def _declared_harnesses(root: Path) -> list[str]:
 
 
 # Harnesses on which the hook replaces the reviewer dispatch's prompt with the gate's
-# brief (zodyssey/gate/brief.py, wired in zodyssey/gate/hook.py).
-BRIEFING_HARNESSES = ("claude-code",)
+# brief (zodyssey/gate/brief.py's HARNESSES, wired in zodyssey/gate/hook.py).
+BRIEFING_HARNESSES = ("claude-code", "gemini")
 
 
 def verdict_sources(root: Path, slug: str) -> str:
