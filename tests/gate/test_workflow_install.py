@@ -252,3 +252,46 @@ def test_the_marketplace_lists_the_plugin_in_the_package() -> None:
         (workflow.ASSETS / "gemini-extension" / "gemini-extension.json").read_text()
     )
     assert extension["name"] == "zodyssey"
+
+
+# -- `zodyssey init --gate H`: the gate installed in the same step as the starter files
+
+
+def test_init_gate_installs_what_hook_install_does(tmp_path: Path) -> None:
+    """`zodyssey init --gate claude-code --gate gemini` writes the same hook files and
+    workflow files as `hook install --harness H` for each, and declares both harnesses:
+    after a commit, `zodyssey check` holds the wiring (its gate part passes)."""
+    repo = make_repo(tmp_path / "repo", {"README.md": "demo\n"})
+    twin = make_repo(tmp_path / "twin", {"README.md": "demo\n"})
+    done = run_zodyssey("init", "--gate", "claude-code", "--gate", "gemini", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    assert "gate for claude-code (as `zodyssey hook install --harness claude-code`)" in done.stdout
+    assert "run review SLUG --human" in done.stdout  # the two ways a plan is approved
+    for harness in ("claude-code", "gemini"):
+        hooked = run_zodyssey("hook", "install", "--harness", harness, cwd=twin)
+        assert hooked.returncode == 0, hooked.stderr
+    for rel in (".claude/settings.json", ".gemini/settings.json", *PROJECT_FILES["claude-code"]):
+        assert (repo / rel).read_text() == (twin / rel).read_text(), rel
+    for rel in PROJECT_FILES["gemini"]:
+        assert (repo / rel).read_text() == (twin / rel).read_text(), rel
+    config = tomllib.loads((repo / ".zodyssey.toml").read_text(encoding="utf-8"))
+    assert config["gate"]["harnesses"] == ["claude-code", "gemini"]
+    commit(repo, "zodyssey init --gate")
+    code, findings = gate_findings(repo)
+    assert code == 0 and not [f for f in findings if f.get("severity") == "error"], findings
+
+
+def test_init_gate_json_and_a_foreign_reviewer(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {"README.md": "demo\n"})
+    done = run_zodyssey("init", "--gate", "codex", "--json", cwd=repo)
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    assert [g["harness"] for g in document["gate"]] == ["codex"]
+    assert any("SKILL.md" in line for line in document["gate"][0]["lines"])
+    # A reviewer file the user wrote refuses before init writes anything.
+    other = make_repo(tmp_path / "other", {".claude/agents/momus.md": "mine\n"})
+    refused = run_zodyssey("init", "--gate", "claude-code", cwd=other)
+    assert refused.returncode == 2 and "not written by zodyssey" in refused.stderr
+    assert not (other / ".zodyssey.toml").exists()
+    bad = run_zodyssey("init", "--gate", "vscode", cwd=other)
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr

@@ -69,6 +69,13 @@ When a harness configuration (.claude/settings.json, .codex/hooks.json, ...)
 already runs the zodyssey hook, the harness is declared in [gate] harnesses of
 .zodyssey.toml, so `zodyssey check` fails if that wiring is deleted later.
 
+--gate HARNESS (repeatable) also installs the gate for that coding agent in
+the same step, exactly as `zodyssey hook install --harness HARNESS` does: the
+hook entries, the shipped workflow (the reviewer, a planner and the run
+command or skill) and the harness declared in [gate] harnesses. A plan is then
+approved by the reviewer agent or by a person in their own terminal
+(`zodyssey run review SLUG --human OKAY|REJECT --by NAME`).
+
 exit codes:
   0   files written (or kept); what happened to each is printed
   2   bad arguments, an unreadable root or configuration
@@ -77,6 +84,7 @@ examples:
   zodyssey init                   set up the current directory
   zodyssey init --root ../other   set up another repository
   zodyssey init --force           rewrite all four files from the templates
+  zodyssey init --gate claude-code   the same, and the gate for Claude Code
 """
 
 
@@ -204,6 +212,18 @@ def register(sub: Any) -> None:
         "--force",
         action="store_true",
         help="overwrite files that already exist (never touches pyproject.toml)",
+    )
+    from zodyssey.gate.harness import HARNESSES
+
+    parser.add_argument(
+        "--gate",
+        action="append",
+        choices=tuple(HARNESSES),
+        metavar="HARNESS",
+        help="also install the gate for this coding agent, as `zodyssey hook install "
+        "--harness HARNESS` does: its hook entries, the shipped workflow (reviewer, planner, "
+        "run command) and the harness declared for `zodyssey check` (repeatable; "
+        f"{', '.join(HARNESSES)})",
     )
     parser.add_argument(
         "--json",
@@ -419,12 +439,20 @@ def run(args: argparse.Namespace) -> int:
     if not root.is_dir():
         raise UsageError(f"--root {args.root}: not a directory")
     root = root.resolve()
+    gates = list(dict.fromkeys(getattr(args, "gate", None) or ()))
+    from zodyssey import workflow
+
+    for harness in gates:  # a reviewer file that is not ours refuses before anything is written
+        workflow.install(root, harness, dry_run=True)
     outcomes = initialise(root, bool(args.force))
+    installed = _install_gates(root, gates)
     if getattr(args, "json", False):
         import json
 
         files = [{"path": o.path, "action": o.action, "note": o.note} for o in outcomes]
         document = {"root": str(root), "files": files, "unpinned": _unpinned_elsewhere(root)}
+        if gates:
+            document["gate"] = [{"harness": h, "lines": lines} for h, lines in installed]
         print(json.dumps(document, indent=2))
         return 0
     print(f"zodyssey init: {root}")
@@ -432,6 +460,10 @@ def run(args: argparse.Namespace) -> int:
     for outcome in outcomes:
         note = f"  ({outcome.note})" if outcome.note else ""
         print(f"  {outcome.action:<9} {outcome.path:<{width}}{note}".rstrip())
+    for harness, lines in installed:
+        print(f"gate for {harness} (as `zodyssey hook install --harness {harness}`):")
+        for line in lines:
+            print(f"  {line}")
     top = git.toplevel(root)
     if top is not None and top != root:
         print(
@@ -450,6 +482,26 @@ def run(args: argparse.Namespace) -> int:
     elif unpinned:
         print(_unpinned_advice(root, unpinned))
     return 0
+
+
+def _install_gates(root: Path, harnesses: list[str]) -> list[tuple[str, list[str]]]:
+    """`zodyssey hook install --harness H` for each of `harnesses` in `root`: (harness,
+    the lines it printed)."""
+    import contextlib
+    import io
+
+    from zodyssey.commands.hook import run_install
+
+    done = []
+    for harness in harnesses:
+        said = io.StringIO()
+        options = argparse.Namespace(
+            project=str(root), harness=harness, base_command=None, dry_run=False, json=False
+        )
+        with contextlib.redirect_stdout(said):
+            run_install(options)
+        done.append((harness, said.getvalue().splitlines()))
+    return done
 
 
 def _unpinned_advice(root: Path, unpinned: int) -> str:
