@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from zodyssey.commands import add_format, verbs
+from zodyssey.json_out import JSON_HELP, JsonAware
 
 DESCRIPTION = """\
 Claims are promises marked in the docs with `<!-- claim: some-id -->`; tests
@@ -147,13 +148,19 @@ def register(sub: Any) -> None:
     )
     test.add_argument("--root", default=".", help="repository to test (default: current directory)")
     test.add_argument(
+        "--json",
+        action="store_true",
+        help=JSON_HELP.format(extra=", in_use")
+        + "; pytest's output goes to stderr. Give it before the pytest arguments",
+    )
+    test.add_argument(
         "pytest_args",
         nargs=argparse.REMAINDER,
         metavar="PYTEST_ARGS",
         help="passed to pytest after `--` (default: the claims_tests paths of the "
         "configuration, else pytest's own testpaths)",
     )
-    test.set_defaults(handler=run_test)
+    test.set_defaults(handler=JsonAware("claims test", run_test, _test_details))
     register_drill(actions)
 
 
@@ -177,6 +184,13 @@ def run_check(args: argparse.Namespace) -> int:
     report, code = check_report(state)
     emit(render(report, args.format, colour=False if args.output else None), args.output)
     return code
+
+
+def _test_details(args: argparse.Namespace, document: dict[str, Any]) -> dict[str, Any]:
+    """`in_use`: whether the repository uses claims (false: no test was run)."""
+    from zodyssey.claims.report import NOT_IN_USE
+
+    return {"in_use": not any(NOT_IN_USE in line for line in document["messages"])}
 
 
 def run_test(args: argparse.Namespace) -> int:

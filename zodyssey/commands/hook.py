@@ -13,6 +13,7 @@ from typing import Any
 
 from zodyssey.commands import verbs
 from zodyssey.gate.harness import DEFAULT, HARNESSES
+from zodyssey.json_out import JSON_HELP, JsonAware
 
 HARNESS_NAMES = tuple(HARNESSES)  # the registry of zodyssey/gate/harness/
 
@@ -39,6 +40,7 @@ environment:
 
 examples:
   zodyssey hook install --harness claude-code
+  zodyssey hook install --harness claude-code --json   one JSON object on stdout
   echo '{"tool_name":"Bash","tool_input":{"command":"ls"}}' | zodyssey hook pre-tool
 """
 
@@ -98,13 +100,22 @@ def register(sub: Any) -> None:
         ),
     )
     install.add_argument("--dry-run", action="store_true", help="print the changes, write nothing")
-    install.set_defaults(handler=run_install)
+    install.add_argument(
+        "--json",
+        action="store_true",
+        help=JSON_HELP.format(extra=", harness, project, dry_run"),
+    )
+    install.set_defaults(handler=JsonAware("hook install", run_install, _install_details))
 
 
 def run_hook(args: argparse.Namespace) -> int:
     from zodyssey.gate.hook import main
 
     return main([args.hook_command, "--harness", args.harness])
+
+
+def _install_details(args: argparse.Namespace, document: dict[str, Any]) -> dict[str, Any]:
+    return {"harness": args.harness, "project": args.project, "dry_run": bool(args.dry_run)}
 
 
 def run_install(args: argparse.Namespace) -> int:

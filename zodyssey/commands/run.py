@@ -14,6 +14,7 @@ from zodyssey.commands import lazy, verbs
 from zodyssey.core.exits import Exit
 from zodyssey.core.vocabulary import PHASES, TODO_STATUSES
 from zodyssey.gate.harness import HARNESSES
+from zodyssey.json_out import JsonAware
 
 EPILOG = f"""\
 exit codes:
@@ -34,6 +35,7 @@ examples:
   zodyssey run window add-healthz --label external-audit -- codex exec "audit the run"
   zodyssey run phase add-healthz done
   zodyssey run status add-healthz --json
+  zodyssey run verify add-healthz 1 --json  one JSON object: exit_code, messages, run
   zodyssey run list
 
 formats and rules: {docs_url("runs.md")}
@@ -60,6 +62,10 @@ Where a verdict comes from:
                   only way a run gets a verdict.
   a file          never: --artifact is refused (exit 11).
 """
+
+# Verbs whose --json is one object of the shape zodyssey/json_out.py states
+# (`status` and `list` have their own documents).
+JSON_VERBS = ("start", "lint", "review", "verify", "todo", "phase")
 
 # subcommand -> (module, handler); each handler takes the parsed arguments
 HANDLERS: dict[str, tuple[str, str]] = {
@@ -191,8 +197,17 @@ def register(sub: Any) -> None:
     listing.add_argument("--repo", metavar="DIR", help="repository root (default: cwd)")
     listing.add_argument("--all", action="store_true", help="finished runs too")
     listing.add_argument("--json", action="store_true", help="machine-readable")
+    from zodyssey.json_out import JSON_HELP
+
+    for name in JSON_VERBS:
+        actions.choices[name].add_argument(
+            "--json", action="store_true", help=JSON_HELP.format(extra=", slug, run")
+        )
     for name, choice in actions.choices.items():
-        choice.set_defaults(handler=lazy(*HANDLERS[name]))
+        handler = lazy(*HANDLERS[name])
+        if name in JSON_VERBS:
+            handler = JsonAware(f"run {name}", handler, ("zodyssey.runs.lifecycle", "json_details"))
+        choice.set_defaults(handler=handler)
 
 
 def cmd_lint(args: argparse.Namespace) -> int:

@@ -24,7 +24,7 @@ from zodyssey.core.vocabulary import (
     TERMINAL_PHASES,
     move_refusal,
 )
-from zodyssey.errors import UsageError
+from zodyssey.errors import UsageError, ZodysseyError
 from zodyssey.runs import evidence as chain
 from zodyssey.runs.checks import load_checks
 from zodyssey.runs.context import LoadedPlan, RunContext, RunRefused, gate_entry
@@ -639,6 +639,18 @@ def summarize(ctx: RunContext, state: dict[str, Any]) -> dict[str, Any]:
         "windows": state.get("windows") or [],
         "verify": {k: v for k, v in (state.get("verify") or {}).items() if k != "history"},
     }
+
+
+def json_details(args: argparse.Namespace, document: dict[str, Any]) -> dict[str, Any]:
+    """What `--json` of a run verb adds (zodyssey/json_out.py): `slug` and `run`, the
+    run's summary afterwards (null when there is no readable run state)."""
+    summary: dict[str, Any] | None
+    try:
+        ctx = RunContext.open(args.repo, args.slug)
+        summary = summarize(ctx, ctx.state())
+    except (ZodysseyError, OSError, ValueError):
+        summary = None
+    return {"slug": args.slug, "run": summary}
 
 
 def cmd_status(args: argparse.Namespace) -> int:
