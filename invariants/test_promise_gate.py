@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from invariants.conftest import clean_env
+
 # Write-capable commands the README names, plus the shapes the gate was
 # historically blind to (see docs/DESIGN.md).
 README_WRITERS = (
@@ -375,6 +377,44 @@ def test_only_the_reviewer_gives_the_verdict(lab: Any) -> None:
     }
     assert lab.hook(repo, report, "post-tool").code == 0
     assert lab.hook(repo, lab.write(repo, "src/app.py")).allowed
+
+
+@pytest.mark.claim("verdict-from-reviewer")
+@pytest.mark.parametrize("harness", ["zcode", "cursor"])
+def test_a_harness_that_cannot_brief_the_reviewer_records_no_verdict(
+    lab: Any, harness: str
+) -> None:
+    """ZCode reports the reviewer's answer but lets no hook rewrite its dispatch; Cursor
+    reports no answer: an OKAY in the shipped form records nothing, a person decides."""
+    repo = lab.repo()
+    lab.start_run(repo)
+    payload = {
+        "session_id": "s1",
+        "cwd": str(repo),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Task",
+        "tool_use_id": "toolu_review",
+        "tool_input": {"subagent_type": "momus", "prompt": "review the plan", "description": "r"},
+    }
+    env = clean_env(CLAUDE_PROJECT_DIR=str(repo))
+    for event, body in (
+        ("pre-tool", payload),
+        (
+            "post-tool",
+            {
+                **payload,
+                "hook_event_name": "PostToolUse",
+                "tool_response": {"content": [{"type": "text", "text": _answer(repo, "OKAY")}]},
+            },
+        ),
+    ):
+        done = lab.zodyssey(
+            "hook", event, "--harness", harness, cwd=repo, stdin=json.dumps(body), env=env
+        )
+        assert done.returncode == 0, done.stderr
+    state = json.loads((repo / ".zcode" / "state" / "demo.json").read_text())
+    assert state["review"]["verdict"] is None and state["phase"] == "plan"
+    assert lab.hook(repo, lab.write(repo, "src/app.py")).blocked
 
 
 @pytest.mark.claim("round-cap-closed")

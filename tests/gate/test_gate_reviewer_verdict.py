@@ -153,7 +153,7 @@ def test_gemini_reports_the_reviewer_through_invoke_agent(started: Repo) -> None
 
 def test_run_start_says_where_the_verdict_comes_from(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
-    for harness in ("claude-code", "cursor"):  # wired and declared, as a user does
+    for harness in ("claude-code", "cursor", "zcode"):  # wired and declared, as a user does
         done = run_zodyssey(
             "hook", "install", "--harness", harness, "--command", "zodyssey", cwd=repo.root
         )
@@ -168,18 +168,30 @@ def test_run_start_says_where_the_verdict_comes_from(tmp_path: Path) -> None:
     assert "a person, on every harness, in their own terminal" in started.out
     assert "the gate writes the reviewer's brief on claude-code" in started.out
     assert "on cursor (no agent reports) a person decides" in started.out
+    assert "zodyssey run review demo --human`" in started.out
+    assert (
+        "on zcode the gate cannot rewrite the reviewer's dispatch (the orchestrator would "
+        "choose its instructions): a person decides" in started.out
+    ), started.out
     assert "zodyssey run review demo --human OKAY|REJECT --by NAME" in started.out
 
 
-@pytest.mark.parametrize("harness", ["cursor", "codex"])
+@pytest.mark.parametrize("harness", ["cursor", "codex", "zcode"])
 def test_a_harness_without_agent_reports_records_no_agent_verdict(
     started: Repo, harness: str
 ) -> None:
+    """Cursor and Codex report no subagent's answer; ZCode reports it, but lets no hook
+    rewrite the reviewer's dispatch (the orchestrator chose its instructions): an OKAY
+    in the shipped form records nothing there, and a person decides."""
     repo = started
     body = reviewer_payload(repo.root, "toolu_c")
     assert repo.hook("pre-tool", body, harness).code == 0
-    body.update(hook_event_name="postToolUse", tool_response=repo.answer("OKAY"))
-    assert repo.hook("post-tool", body, harness).code == 0
+    body.update(hook_event_name="PostToolUse", tool_response=repo.answer("OKAY"))
+    reported = repo.hook("post-tool", body, harness)
+    assert reported.code == 0
+    if harness == "zcode":
+        assert "cannot write the reviewer's brief" in reported.err, reported.text
+        assert "--human" in reported.err
     state = repo.state()
     assert state["review"]["verdict"] is None and state["phase"] == "plan"
     person = repo.run("review", "demo", "--human", "OKAY", "--by", "alice")

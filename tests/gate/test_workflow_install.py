@@ -36,6 +36,11 @@ PROJECT_FILES = {
         ".gemini/commands/zodyssey-run.toml",
     ],
     "codex": [".agents/skills/zodyssey-run/SKILL.md", "AGENTS.md"],
+    "cursor": [
+        ".cursor/agents/momus.md",
+        ".cursor/rules/zodyssey.mdc",
+        ".cursor/commands/zodyssey-run.md",
+    ],
 }
 
 
@@ -67,7 +72,7 @@ def rules(found: list[dict[str, object]]) -> dict[str, str]:
 @pytest.fixture
 def wired(tmp_path: Path) -> Path:
     repo = make_repo(tmp_path / "repo", {"README.md": "demo\n"})
-    for harness in ("claude-code", "gemini", "codex"):
+    for harness in ("claude-code", "gemini", "codex", "cursor"):
         install(repo, harness)
     commit(repo, "wire the gate")
     return repo
@@ -93,11 +98,18 @@ def test_install_says_both_ways_a_plan_is_approved(tmp_path: Path) -> None:
     assert "reviewer agent (momus" in said
     assert "zodyssey run review SLUG --human OKAY|REJECT --by NAME" in said
     assert "zodyssey run review SLUG --human" in install(repo, "codex")
+    cursor = install(repo, "cursor")
+    assert "`/zodyssey-run` (.cursor/commands/) drives a run" in cursor
+    assert "Cursor reports no subagent's answer" in cursor and "--human" in cursor
 
 
 @pytest.mark.parametrize(
     ("harness", "rel"),
-    [("claude-code", ".claude/agents/momus.md"), ("gemini", ".gemini/agents/momus.md")],
+    [
+        ("claude-code", ".claude/agents/momus.md"),
+        ("gemini", ".gemini/agents/momus.md"),
+        ("cursor", ".cursor/agents/momus.md"),
+    ],
 )
 def test_deleted_or_changed_reviewer_fails_the_wiring_check(
     wired: Path, harness: str, rel: str
@@ -133,6 +145,7 @@ def test_changed_planner_command_or_section_is_a_warning(wired: Path) -> None:
     planner.write_text(planner.read_text() + "\nAlso edit CI.\n", encoding="utf-8")
     agents = wired / "AGENTS.md"
     agents.write_text(agents.read_text().replace("never work around it", "as you like"))
+    (wired / ".cursor/rules/zodyssey.mdc").unlink()
     commit(wired, "edits")
     code, found = gate_findings(wired)
     assert code == 0, found
@@ -142,6 +155,7 @@ def test_changed_planner_command_or_section_is_a_warning(wired: Path) -> None:
         ("workflow-missing", ".claude/commands/zodyssey-run.md", "warning"),
         ("workflow-altered", ".gemini/agents/planner.md", "warning"),
         ("workflow-altered", "AGENTS.md", "warning"),
+        ("workflow-missing", ".cursor/rules/zodyssey.mdc", "warning"),
     }
 
 
@@ -183,6 +197,9 @@ WORKFLOW_FILES = [
     ".agents/skills/zodyssey-run/SKILL.md",
     ".claude/agents/momus.md",
     ".gemini/commands/zodyssey-run.toml",
+    ".cursor/agents/momus.md",
+    ".cursor/rules/zodyssey.mdc",
+    ".cursor/commands/zodyssey-run.md",
 ]
 
 
@@ -295,3 +312,23 @@ def test_init_gate_json_and_a_foreign_reviewer(tmp_path: Path) -> None:
     assert not (other / ".zodyssey.toml").exists()
     bad = run_zodyssey("init", "--gate", "vscode", cwd=other)
     assert bad.returncode == 2 and "invalid choice" in bad.stderr
+
+
+def test_the_cursor_files_are_in_cursors_documented_forms() -> None:
+    """A subagent in .cursor/agents (name, description, readonly), an always-applied rule
+    (.mdc with description and alwaysApply), a plain Markdown command; the reviewer asks
+    for the same answer form as the others."""
+    cursor = workflow.ASSETS / "cursor"
+    agent = (cursor / "agents" / "momus.md").read_text()
+    head = agent.split("---\n", 2)[1]
+    assert "name: momus\n" in head and "readonly: true\n" in head and "description: " in head
+    claude = (workflow.ASSETS / "claude-plugin" / "agents" / "momus.md").read_text()
+    assert (
+        _body(agent).split("## How you review", 1)[1]
+        == _body(claude).split("## How you review", 1)[1]
+    )
+    rule = (cursor / "rules" / "zodyssey.mdc").read_text()
+    assert rule.startswith("---\ndescription: ") and "\nalwaysApply: true\n---\n" in rule
+    assert "--human OKAY" in rule
+    command = (cursor / "commands" / "zodyssey-run.md").read_text()
+    assert not command.startswith("---") and "zodyssey run lint SLUG" in command

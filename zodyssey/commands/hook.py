@@ -82,7 +82,7 @@ def register(sub: Any) -> None:
             "run command or skill (`/zodyssey-run <task>`: plan, lint, review, execute "
             "within scope, verify); the reviewer's definition is part of the gate, "
             "checked by `zodyssey check`. A plan is approved by that reviewer (Claude "
-            "Code, ZCode, Gemini CLI) or by a person in their own terminal on every "
+            "Code, Gemini CLI) or by a person in their own terminal on every "
             "harness (`zodyssey run review SLUG --human OKAY|REJECT --by NAME`). "
             "Idempotent; prints what changed."
         ),

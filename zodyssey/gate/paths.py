@@ -38,6 +38,9 @@ HARNESS_CONFIG_PATHS = (
     ".codex/prompts",
     ".agents/skills",
     ".cursor/mcp.json",
+    ".cursor/agents",
+    ".cursor/commands",
+    ".cursor/rules",
     ".zcode/cli/config.json",
 )
 # Everything above: ONE definition, used by the pre-call gate (Layout.gate_paths)

@@ -159,10 +159,11 @@ def _read_arguments(args: argparse.Namespace) -> None:
 
 ARTIFACT_REFUSED = (
     "a reviewer's verdict is not handed in by a file: the gate takes it from the "
-    "harness's own report of the reviewer dispatch (Claude Code and ZCode: the "
-    "PostToolUse of the Agent/Task call; Gemini CLI: the AfterTool of invoke_agent), "
-    "so dispatch the reviewer again; on a harness that identifies no agents (Cursor, "
-    "Codex) a person decides: `zodyssey run review SLUG --human OKAY|REJECT --by NAME`"
+    "harness's own report of the reviewer dispatch (Claude Code: the PostToolUse of the "
+    "Agent/Task call; Gemini CLI: the AfterTool of invoke_agent), so dispatch the "
+    "reviewer again; on a harness that identifies no agents (Cursor, Codex) or cannot "
+    "rewrite the reviewer's dispatch (ZCode) a person decides: `zodyssey run review SLUG "
+    "--human OKAY|REJECT --by NAME`"
 )
 
 
@@ -693,6 +694,13 @@ def _not_this_review(
     the answer names the digest of another plan than the one dispatched, or it is an
     OKAY that names no digest at all (a REJECT without one still counts: it opens
     nothing)."""
+    if report.harness not in BRIEFING_HARNESSES:
+        return (
+            f"on {report.harness or 'this harness'} the gate cannot write the reviewer's brief "
+            "(no hook may rewrite the dispatch), so the orchestrator chose the reviewer's "
+            "instructions: a person decides (`zodyssey run review SLUG --human OKAY|REJECT "
+            "--by NAME`)"
+        )
     spent = review.get("consumed_agents")
     if report.agent_sha256 is not None and isinstance(spent, dict) and report.agent_sha256 in spent:
         return (
@@ -868,35 +876,41 @@ def verdict_sources(root: Path, slug: str) -> str:
         "--human OKAY|REJECT --by NAME`"
     )
     known = _reporting_harnesses()
-    reporting = [h for h in declared if h in known]
+    briefed = [h for h in declared if h in known and h in BRIEFING_HARNESSES]
+    written = [h for h in declared if h in known and h not in BRIEFING_HARNESSES]
     silent = [h for h in declared if h not in known]
     lines = ["the plan is approved (review verdict) by either:"]
-    if reporting or not declared:
-        names = ", ".join(reporting) or "Claude Code, ZCode and Gemini CLI"
+    if briefed or not declared:
+        names = ", ".join(briefed) or "Claude Code and Gemini CLI"
         lines.append(
             f"  - the reviewer agent ({_reviewer(root)}): on {names} the gate takes its verdict "
             "from the client's own report of the reviewer's dispatch (no verdict file, no "
             "nonce); its instructions are the definition `zodyssey hook install` wrote, which "
             "`zodyssey check` holds to the one zodyssey ships"
         )
-    briefed = [h for h in reporting if h in BRIEFING_HARNESSES]
-    written = [h for h in reporting if h not in BRIEFING_HARNESSES]
-    if briefed:
         lines.append(
-            f"  the gate writes the reviewer's brief on {', '.join(briefed)} (the plan's path "
-            "and digest, the rules; the orchestrator's prompt only as marked context)"
-        )
-    if written:
-        lines.append(
-            f"  on {', '.join(written)} the orchestrator's prompt reaches the reviewer as "
-            "written (the harness lets no hook rewrite it); a person can always decide instead"
+            f"  the gate writes the reviewer's brief on {names} (the plan's path and digest, "
+            "the rules; the orchestrator's prompt only as marked context), and an OKAY must "
+            "name the plan's digest"
         )
     lines.append(f"  - {person}")
+    if written:
+        lines.append(
+            f"  on {', '.join(written)} the gate cannot rewrite the reviewer's dispatch (the "
+            "orchestrator would choose its instructions): a person decides, with "
+            "`zodyssey run review SLUG --human`"
+        )
     if silent:
-        lines.append(f"  on {', '.join(silent)} (no agent reports) a person decides")
+        lines.append(
+            f"  on {', '.join(silent)} (no agent reports) a person decides, with "
+            "`zodyssey run review SLUG --human`"
+        )
     elif not declared:
-        lines.append("  on Cursor and Codex, which report no agents, a person decides")
-    return "\n".join(lines)
+        lines.append(
+            "  on ZCode (which lets no hook rewrite the reviewer's dispatch), Cursor and Codex "
+            "(which report no agents) a person decides"
+        )
+    return "\n".join(lines).replace("SLUG", slug)
 
 
 def _reviewer(root: Path) -> str:

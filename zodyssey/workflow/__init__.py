@@ -8,7 +8,9 @@ installs extensions:
   `hooks/hooks.json`), listed by this repository's `.claude-plugin/marketplace.json`;
 - `gemini-extension/`: a Gemini CLI extension (`gemini-extension.json`,
   `agents/`, `commands/zodyssey-run.toml`, `GEMINI.md`);
-- `codex/`: the `zodyssey-run` skill and the `AGENTS.md` section for Codex.
+- `codex/`: the `zodyssey-run` skill and the `AGENTS.md` section for Codex;
+- `cursor/`: a reviewer subagent (`agents/momus.md`), an always-applied rule
+  (`rules/zodyssey.mdc`) and the `/zodyssey-run` command for Cursor.
 
 `zodyssey hook install --harness H` copies the harness's files into the
 project (`project_files`), next to the hook wiring. They are part of the
@@ -41,7 +43,7 @@ class ProjectFile:
 
     dest: str  # path in the project ("{reviewer}" is the reviewer's name)
     source: str  # path under ASSETS
-    role: str  # "reviewer", "planner", "command" or "section" (merged into dest)
+    role: str  # "reviewer", "planner", "command", "rule" or "section" (merged into dest)
 
 
 _CLAUDE = (
@@ -68,6 +70,13 @@ _FILES: dict[str, tuple[ProjectFile, ...]] = {
             ".agents/skills/zodyssey-run/SKILL.md", "codex/skills/zodyssey-run/SKILL.md", "command"
         ),
         ProjectFile("AGENTS.md", "codex/AGENTS-section.md", "section"),
+    ),
+    "cursor": (
+        ProjectFile(".cursor/agents/{reviewer}.md", "cursor/agents/momus.md", "reviewer"),
+        ProjectFile(".cursor/rules/zodyssey.mdc", "cursor/rules/zodyssey.mdc", "rule"),
+        ProjectFile(
+            ".cursor/commands/zodyssey-run.md", "cursor/commands/zodyssey-run.md", "command"
+        ),
     ),
 }
 
@@ -237,7 +246,14 @@ _PERSON = "a person in their own terminal: `zodyssey run review SLUG --human OKA
 def install_note(harness: str) -> str:
     """What `hook install` says about the workflow it installed: how a run is driven
     and the two ways a plan is approved."""
-    if harness in ("claude-code", "zcode"):
+    if harness == "zcode":
+        return (
+            "workflow: `/zodyssey-run <task>` drives a run (plan, lint, review, execute, "
+            "verify); ZCode lets no hook rewrite the reviewer's dispatch, so the gate takes no "
+            f"agent's verdict there: every plan is approved by {_PERSON} (the "
+            f"`{DEFAULT_REVIEWER}` agent can review it first, as advice)."
+        )
+    if harness == "claude-code":
         return (
             "workflow: `/zodyssey-run <task>` drives a run (plan, lint, review, execute, "
             f"verify); a plan is approved by the reviewer agent ({DEFAULT_REVIEWER}, its "
@@ -257,5 +273,12 @@ def install_note(harness: str) -> str:
         return (
             "workflow: `$zodyssey-run <task>` (the skill in .agents/skills/) drives a run; "
             f"Codex reports no subagent's answer, so every plan is approved by {_PERSON}."
+        )
+    if harness == "cursor":
+        return (
+            "workflow: `/zodyssey-run` (.cursor/commands/) drives a run, the rule "
+            ".cursor/rules/zodyssey.mdc says how; Cursor reports no subagent's answer, so "
+            f"every plan is approved by {_PERSON} (the `{DEFAULT_REVIEWER}` agent can "
+            "review it first, as advice)."
         )
     return f"no workflow files for {harness}; every plan is approved by {_PERSON}."
