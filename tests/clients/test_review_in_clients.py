@@ -18,6 +18,7 @@ fails already (not an xfail).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -26,7 +27,7 @@ import pytest
 
 from tests.clients.drivers import Client, Result, run_client
 from tests.clients.modelserver import Call, Script, Turn, turn
-from tests.clients.scenarios import SLUG, make_user_repo, run_state, save_records, start_run
+from tests.clients.scenarios import PLAN, SLUG, make_user_repo, run_state, save_records, start_run
 from tests.helpers import write
 
 MARKER = "ZOD-MOMUS"
@@ -74,11 +75,17 @@ def dispatch(client: Client, *, background: bool | None = None) -> Call:
     return Call("invoke_agent", {"agent_name": "momus", "prompt": PROMPT})
 
 
+def final_answer(verdict: str) -> str:
+    """The answer in the shipped reviewer's form: the digest of the plan it read (the plan
+    `start_run` wrote, unchanged), then the verdict; an OKAY without it is no verdict."""
+    return f"PLAN-SHA256: {hashlib.sha256(PLAN.encode('utf-8')).hexdigest()}\nVERDICT: {verdict}"
+
+
 def finish(client: Client, verdict: str) -> Turn:
     """The reviewer's last turn: its final answer (Gemini's subagents answer by `complete_task`)."""
     if client.name == "gemini":
-        return turn(Call("complete_task", {"result": f"VERDICT: {verdict}"}))
-    return turn(text=f"VERDICT: {verdict}")
+        return turn(Call("complete_task", {"result": final_answer(verdict)}))
+    return turn(text=final_answer(verdict))
 
 
 def artifact_write(client: Client, repo: Path, name: str) -> Call:
@@ -160,6 +167,15 @@ def test_client_reports_the_reviewer_final_answer(reviewed: Result) -> None:
     assert len(posts) == 1, reviewed.describe()
     response = posts[0]["tool_response"]
     assert "VERDICT: OKAY" in json.dumps(response), response
+    if reviewed.client.name == "gemini":
+        # The gate rewrote the dispatch in BeforeTool: Gemini ran the reviewer with the
+        # gate's brief (the orchestrator's words only as marked context) and reports the
+        # call it ran, which is the dispatch the verdict is matched to.
+        ran = posts[0]["tool_input"]
+        assert ran["agent_name"] == "momus"
+        assert ran["prompt"].startswith("[zodyssey reviewer brief: written by the zodyssey gate")
+        context = ran["prompt"].split("----- context from the orchestrator", 1)[1]
+        assert PROMPT in context
     if reviewed.client.name == "claude-code":
         assert response["status"] == "completed"
         assert response["agentType"] == "momus"
@@ -167,7 +183,7 @@ def test_client_reports_the_reviewer_final_answer(reviewed: Result) -> None:
         starts = [r["payload"] for r in reviewed.hook_records if r["event"] == "SubagentStart"]
         assert [s["agent_type"] for s in starts] == ["momus"]
         stops = [r["payload"] for r in reviewed.hook_records if r["event"] == "SubagentStop"]
-        assert [s["last_assistant_message"] for s in stops] == ["VERDICT: OKAY"]
+        assert [s["last_assistant_message"] for s in stops] == [final_answer("OKAY")]
         assert stops[0]["agent_id"] == starts[0]["agent_id"]
         assert stops[0]["agent_id"] == response["agentId"]
         assert Path(stops[0]["agent_transcript_path"]).is_file()
@@ -208,7 +224,9 @@ def test_claude_agent_runs_in_the_background_by_default(claude: Client, tmp_path
     # No answer in it (it may echo the prompt: the gate's brief, which names the form).
     assert "VERDICT" not in json.dumps({k: v for k, v in response.items() if k != "prompt"})
     stops = [r["payload"] for r in result.hook_records if r["event"] == "SubagentStop"]
-    assert [s["last_assistant_message"] for s in stops] == ["VERDICT: REJECT"], result.describe()
+    assert [s["last_assistant_message"] for s in stops] == [final_answer("REJECT")], (
+        result.describe()
+    )
     assert stops[0]["agent_id"] == response["agentId"]
     # The gate took that verdict from the SubagentStop `hook install` wired.
     review = run_state(result.repo)["review"]
