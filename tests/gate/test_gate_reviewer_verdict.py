@@ -193,6 +193,8 @@ def test_a_harness_without_agent_reports_records_no_agent_verdict(
         assert "cannot write the reviewer's brief" in reported.err, reported.text
         assert "--human" in reported.err
     state = repo.state()
+    # The dispatch is spent: the plan is not held frozen for a verdict that cannot come.
+    assert state["review"]["pending_dispatch"] is None, state["review"]
     assert state["review"]["verdict"] is None and state["phase"] == "plan"
     person = repo.run("review", "demo", "--human", "OKAY", "--by", "alice")
     assert person.code == 0 and repo.state()["review"]["source"] == "human"

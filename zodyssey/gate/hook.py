@@ -756,9 +756,11 @@ def _dispatch_done(
                 release_slot(Path(root), slug, slot)
             else:
                 rebind_slot(Path(root), slug, slot, agent)
-    if call.tool_name in adapter.reviewer_tools:
+    if call.tool_name in adapter.reviewer_tools or not adapter.reviewer_tools:
         # The harness reports the dispatch it ran: the reviewer's verdict, if
-        # this is the pending reviewer dispatch (zodyssey.runs.review).
+        # this is the pending reviewer dispatch (zodyssey.runs.review). A harness that
+        # reports no answers (Cursor, Codex) spends the pending dispatch with no round,
+        # so the plan is not held frozen for a verdict that cannot come.
         from zodyssey.gate.verdicts import record
 
         record(runs, call, payload, adapter)
