@@ -12,8 +12,12 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from tests.helpers import CheckoutRepos
 
 ROOT = str(Path(__file__).resolve().parents[1])
 if ROOT not in sys.path:
@@ -53,6 +57,24 @@ def zodyssey_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         shutil.rmtree(shared, ignore_errors=True)
         shared.mkdir()
         return build_wheel(shared)
+
+
+@pytest.fixture(scope="session")
+def checkout_repo(tmp_path_factory: pytest.TempPathFactory) -> CheckoutRepos:
+    """See `CheckoutRepos`: the release, pre-commit and install-source tests start from
+    the same commit of this checkout, copied and committed once per session."""
+    from filelock import FileLock
+
+    from tests.helpers import CheckoutRepos, copy_checkout, make_repo
+
+    shared = _session_dir(tmp_path_factory) / "shared-checkout"
+    with FileLock(f"{shared}.lock"):
+        if not (shared / "ready").is_file():
+            shutil.rmtree(shared, ignore_errors=True)
+            shared.mkdir()
+            make_repo(copy_checkout(shared / "repo"), commit=True)
+            (shared / "ready").write_text("")
+    return CheckoutRepos(shared / "repo")
 
 
 @pytest.fixture(scope="session")

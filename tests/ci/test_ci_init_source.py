@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.helpers import GIT_IDENTITY, copy_checkout, fresh_venv, git, make_repo
+from tests.helpers import GIT_IDENTITY, CheckoutRepos, fresh_venv, git, make_repo
 from zodyssey import __version__
 from zodyssey.commands.init import _https
 
@@ -41,11 +41,6 @@ def offline_env(bindir: Path) -> dict[str, str]:
         }
     )
     return env
-
-
-def source_repo(dest: Path) -> Path:
-    make_repo(copy_checkout(dest), commit=True)
-    return dest
 
 
 def pip(bindir: Path, env: dict[str, str], *args: str) -> None:
@@ -74,8 +69,10 @@ def init_in(bindir: Path, env: dict[str, str], repo: Path) -> tuple[str, str]:
 
 
 @pytest.mark.slow
-def test_installed_from_a_git_tag_init_writes_that_url_and_it_installs(tmp_path: Path) -> None:
-    source = source_repo(tmp_path / "zodyssey")
+def test_installed_from_a_git_tag_init_writes_that_url_and_it_installs(
+    tmp_path: Path, checkout_repo: CheckoutRepos
+) -> None:
+    source = checkout_repo(tmp_path / "zodyssey")
     git(source, "tag", f"v{__version__}")
     commit = git(source, "rev-parse", "HEAD").strip()
     bindir = fresh_venv(tmp_path / "venv")
@@ -97,8 +94,10 @@ def test_installed_from_a_git_tag_init_writes_that_url_and_it_installs(tmp_path:
 
 
 @pytest.mark.slow
-def test_installed_from_a_checkout_init_writes_its_remote(tmp_path: Path) -> None:
-    source = source_repo(tmp_path / "zodyssey")
+def test_installed_from_a_checkout_init_writes_its_remote(
+    tmp_path: Path, checkout_repo: CheckoutRepos
+) -> None:
+    source = checkout_repo(tmp_path / "zodyssey")
     git(source, "remote", "add", "origin", "git@github.com:someone/zodyssey.git")
     commit = git(source, "rev-parse", "HEAD").strip()
     bindir = fresh_venv(tmp_path / "venv")

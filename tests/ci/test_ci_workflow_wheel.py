@@ -105,7 +105,9 @@ def run_steps(
 
 
 @pytest.mark.slow
-def test_generated_workflow_runs_with_a_local_wheel(tmp_path: Path, zodyssey_wheel: Path) -> None:
+def test_generated_workflow_runs_with_a_local_wheel(
+    tmp_path: Path, zodyssey_wheel: Path, wheel_venv: Path
+) -> None:
     wheel = zodyssey_wheel  # built once per session (tests/conftest.py)
     bindir = fresh_venv(tmp_path / "venv")
     env = {
@@ -130,19 +132,22 @@ def test_generated_workflow_runs_with_a_local_wheel(tmp_path: Path, zodyssey_whe
     )
     assert no_zodyssey.returncode != 0, "the fresh environment must not see our source tree"
 
-    # The repository: `zodyssey init` from the wheel writes the workflow under test.
+    # The repository: `zodyssey init` from the wheel writes the workflow under test (the
+    # session's install of that wheel, tests/conftest.py; this environment stays without
+    # zodyssey until the workflow's install step puts it there).
     repo = tmp_path / "repo"
     repo.mkdir()
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
-    installed = subprocess.run(
-        [python, "-m", "pip", "install", "-q", str(wheel)], env=env, capture_output=True, text=True
-    )
-    assert installed.returncode == 0, installed.stdout + installed.stderr
+    init_env = {**env, "PATH": f"{wheel_venv}{os.pathsep}{env['PATH']}"}
+    init_env["VIRTUAL_ENV"] = str(wheel_venv.parent)
     init = subprocess.run(
-        [str(bindir / "zodyssey"), "init"], cwd=repo, env=env, capture_output=True, text=True
+        [str(wheel_venv / "zodyssey"), "init"],
+        cwd=repo,
+        env=init_env,
+        capture_output=True,
+        text=True,
     )
     assert init.returncode == 0, init.stderr
-    subprocess.run([python, "-m", "pip", "uninstall", "-q", "-y", "zodyssey"], env=env, check=True)
 
     # Installed from a local wheel CI cannot reach: init writes the release and says so.
     workflow: Any = yaml.safe_load((repo / WORKFLOW).read_text(encoding="utf-8"))

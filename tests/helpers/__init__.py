@@ -47,6 +47,10 @@ The whole API (arguments always in this order: where, then what):
 ``fresh_venv(path)``
     A venv holding zodyssey's dependencies (linked, offline) but not zodyssey;
     returns its bin directory.
+``CheckoutRepos``
+    What the session fixture ``checkout_repo`` (tests/conftest.py) gives:
+    ``checkout_repo(dest)`` clones, to ``dest``, one commit of ``copy_checkout``
+    made once per session (no remote, identity configured).
 
 Per-area builders live next to it and use the helpers above:
 ``tests.helpers.anchors`` (check-anchors), ``tests.helpers.history``
@@ -310,3 +314,20 @@ def build_wheel(out: Path) -> Path:
     )
     (wheel,) = (out / "dist").glob("zodyssey-*.whl")
     return wheel
+
+
+class CheckoutRepos:
+    """`checkout_repo(dest)`: this checkout's source (as `copy_checkout` copies it)
+    committed in a new git repository at `dest`, with no remote. The copy and its
+    commit are made once per session; each call is a local clone of that commit."""
+
+    def __init__(self, template: Path) -> None:
+        self.template = template
+
+    def __call__(self, dest: Path) -> Path:
+        git(dest.parent, "clone", "-q", str(self.template), str(dest))
+        git(dest, "remote", "remove", "origin")
+        git(dest, "config", "user.email", GIT_IDENTITY["GIT_AUTHOR_EMAIL"])
+        git(dest, "config", "user.name", GIT_IDENTITY["GIT_AUTHOR_NAME"])
+        git(dest, "config", "commit.gpgsign", "false")
+        return dest
