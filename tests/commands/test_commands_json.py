@@ -13,6 +13,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.helpers import make_repo, run_zodyssey, write
 from tests.helpers.real_runs import plan_of, started
 from tests.helpers.runs import Repo
@@ -115,6 +117,7 @@ TEST = (
 PYPROJECT = '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n'
 
 
+@pytest.mark.slow
 def test_claims_test_json_keeps_pytest_off_stdout(tmp_path: Path) -> None:
     repo = make_repo(
         tmp_path / "repo",
