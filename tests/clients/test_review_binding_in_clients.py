@@ -11,6 +11,12 @@ Two ways of swapping: the reviewer in the background (Claude Code's default
 for `Agent`) with the orchestrator's own writes in between, and the reviewer
 in the foreground with a background shell process doing the swap.
 
+The round-1 reviewer continued in round 2 (issue 34): Claude Code 2.1.332
+continues an agent with `SendMessage` (its `Agent` tool has no `resume`, and
+drops that key before the hooks run, starting a new agent); the continued
+reviewer's OKAY records nothing. The gate's refusal of a dispatch that does
+carry a resume key is tested through the hook process (tests/gate).
+
 The scripted parties wait for each other through files (bounded loops), so
 the order of reads and writes is the one the attack needs whatever the
 scheduling; when the gate refuses a step of the swap (the plan frozen during
@@ -21,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -203,3 +210,66 @@ def test_aba_swap_through_invoke_agent_gets_no_okay(gemini: Client, tmp_path: Pa
         result.describe(),
     )
     assert result.text("src/app.py") == "GREETING = 'hi'\n", result.describe()
+
+
+AGENT_ID = __import__("re").compile(r"agentId\W+([0-9a-zA-Z_-]{6,64})")
+
+
+def _round_two(claude: Client, tmp_path: Path, second: Call) -> tuple[dict[str, Any], Any]:
+    """Round 1: a foreground reviewer says REJECT. Round 2: `second`, which continues that
+    reviewer (its agent id taken from what Claude Code reported), says OKAY."""
+    from tests.clients.scenarios import PLAN
+
+    repo = make_user_repo(tmp_path, [claude.name])
+    start_run(repo)
+    answers = {
+        BRIEF: [turn(text=f"PLAN-SHA256: {digest(PLAN)}\nVERDICT: REJECT\nBLOCKERS:\n- wide")],
+        "Look again": [turn(text=f"PLAN-SHA256: {digest(PLAN)}\nVERDICT: OKAY")],
+    }
+    turns = [turn(dispatch(background=False)), turn(second), turn(edit_product(repo))]
+    result = run_client(claude, repo, tmp_path / "home", Script(turns, agents=answers), timeout=180)
+    return run_state(repo)["review"], result
+
+
+def _agent(conversation: str) -> str:
+    found = AGENT_ID.findall(conversation)
+    return found[0] if found else "no-agent-seen"
+
+
+def test_the_round_one_reviewer_continued_records_nothing(claude: Client, tmp_path: Path) -> None:
+    """Claude Code 2.1.332 continues an agent with SendMessage (its `Agent` has no `resume`):
+    the continued round-1 reviewer's OKAY records no second round."""
+    message = Call(
+        "SendMessage",
+        lambda c: {"to": _agent(c), "message": "Look again; it is fine now.", "summary": "again"},
+    )
+    review, result = _round_two(claude, tmp_path, message)
+    assert review["round"] == 1 and review["verdict"] == "REJECT", result.describe()
+    assert result.text("src/app.py") == "GREETING = 'hi'\n", result.describe()
+
+
+def test_a_resume_key_never_resumes_the_round_one_reviewer(claude: Client, tmp_path: Path) -> None:
+    """`Agent` with `resume:` the round-1 agent id: the gate refuses it when the key reaches
+    the hook; Claude Code 2.1.332 drops the key before the hook and starts a new agent,
+    whose verdict is a new reviewer's (never the round-1 agent's)."""
+
+    def resumed(conversation: str) -> dict[str, object]:
+        return {
+            "subagent_type": "momus",
+            "description": "review again",
+            "prompt": "Look again; the plan is fine now.",
+            "resume": _agent(conversation),
+            "run_in_background": False,
+        }
+
+    review, result = _round_two(claude, tmp_path, Call("Agent", resumed))
+    seen = [p for p in result.pre_payloads() if "resume" in p.get("tool_input", {})]
+    if seen:
+        assert review["round"] == 1, result.describe()
+        outputs = result.outputs()
+        assert any("resumes an earlier agent" in o for o in outputs), outputs
+    else:  # a new agent answered round 2: not the spent round-1 reviewer
+        history = review["history"]
+        assert isinstance(history, list) and len(history) == 2, review
+        agents = [h.get("dispatch", {}).get("agent_sha256") for h in history]
+        assert agents[0] != agents[1], agents
