@@ -132,7 +132,7 @@ def test_the_installed_gate_and_its_wiring_are_protected(tmp_path: Path) -> None
 
     import zodyssey
     from zodyssey.gate.paths import installed_gate
-    from zodyssey.sandbox.shell_prefix import program
+    from zodyssey.core.paths import shell_prefix_program as program
 
     project = make_project(tmp_path / "project")
     home = tmp_path / "home"

@@ -499,7 +499,7 @@ def test_run_start_says_per_harness_which_calls_the_kernel_contains(tmp_path: Pa
     from tests.helpers import plan as make_plan
     from tests.helpers import run_zodyssey
     from tests.helpers.runs import make_repo
-    from zodyssey.sandbox.shell_prefix import program
+    from zodyssey.core.paths import shell_prefix_program as program
 
     repo = make_repo(tmp_path / "repo")
     try:
