@@ -131,8 +131,8 @@ def test_the_installed_gate_and_its_wiring_are_protected(tmp_path: Path) -> None
     import sys
 
     import zodyssey
-    from zodyssey.gate.paths import installed_gate
     from zodyssey.core.paths import shell_prefix_program as program
+    from zodyssey.gate.paths import installed_gate
 
     project = make_project(tmp_path / "project")
     home = tmp_path / "home"
