@@ -23,10 +23,10 @@ COLD = (
     "gate/codex_trust",
     "sandbox/contain",  # `zodyssey run start|verify` only, never the hook
 )  # the CI side of the gate: any import allowed
-# Edges the rule still lets through at import time, each named: the sandbox's
-# grants read the gate's path rules (one rule for "what a run may write" is to
-# move them below both: docs/gate.md, house review §6).
-EXITS = frozenset({("sandbox/grants.py", "zodyssey.gate.paths")})
+# Edges the rule still lets through at import time, each named (none: the rule
+# for "what a run may write" lives below the gate and the sandbox, in
+# core/allowance.py).
+EXITS: frozenset[tuple[str, str]] = frozenset()
 
 
 def hot_modules(package: Path = PACKAGE) -> list[Path]:

@@ -220,8 +220,12 @@ def test_an_early_stop_after_a_plan_change_is_a_reject(started: Repo) -> None:
     assert repo.dispatch_reviewer().code == 0
     assert stopped(repo, AGENT_A, repo.answer("OKAY")).code == 0
     plan = repo.root / ".zcode/plans/demo.md"
-    plan.write_text(plan.read_text() + "\nFiles: src/everything.py\n", encoding="utf-8")
-    assert launched(repo, AGENT_A).code == 0
+    sent = plan.read_text()
+    plan.write_text(sent + "\nFiles: src/everything.py\n", encoding="utf-8")
+    # the change during the review is a violation (issue 34): recorded, put back
+    done = launched(repo, AGENT_A)
+    assert done.code == 2 and "demo.md (restored)" in done.err, done.err
+    assert plan.read_text() == sent
     state = repo.state()
     assert state["review"]["verdict"] == "REJECT" and state["phase"] == "plan"
 

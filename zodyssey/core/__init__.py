@@ -11,9 +11,9 @@ and of the two root modules they load (`zodyssey/__init__.py`, `errors.py`):
 
 - At import time a module imports only `os`, `sys`, `fcntl`, `time`, `stat`
   (which `os` loads) and `_json`, `zodyssey.core.*`, `zodyssey.errors` and, in
-  `gate/` and `sandbox/`, their own package's modules (and the one named
-  exit, `sandbox/grants.py` reading `zodyssey.gate.paths`). `core/` never
-  imports the gate, at any level.
+  `gate/` and `sandbox/`, their own package's modules. `core/` never imports
+  the gate, at any level (the one rule for what a run may write,
+  `core/allowance.py`, is below both the gate and the sandbox).
 - Anything else (`re`, `json`, `typing`, `pathlib`, `tomllib`, the shell
   parser) is imported inside the function that needs it, so only the calls
   that need it pay for it.

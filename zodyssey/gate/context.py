@@ -8,15 +8,34 @@ a read-only shell command never parses the plan.
 
 import os
 
+from zodyssey.core.allowance import (  # the plan and the configuration, read by the allowance
+    MAX_PLAN_BYTES,
+    MAX_PLAN_FILES,
+    ConfigChanged,
+    Layout,
+    PlanView,
+    check_config,
+    load_plan,
+    plan_view,
+)
 from zodyssey.core.records import Fields
-from zodyssey.gate.paths import Layout, resolve, within, written
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Any
 
-    from zodyssey.core.plan import Criterion
+    from zodyssey.core.allowance import Allowance
+
+__all__ = [
+    "MAX_PLAN_BYTES",
+    "MAX_PLAN_FILES",
+    "ConfigChanged",
+    "PlanView",
+    "check_config",
+    "load_plan",
+    "plan_view",
+]
 
 DEFAULT_CAP = 4
 DEFAULT_REVIEWER = "momus"
@@ -100,68 +119,6 @@ class GateSettings(Fields):
 DEFAULT_SETTINGS = GateSettings()
 
 
-class PlanView(Fields):
-    path: str  # resolved plan path
-    text: bytes | None
-    error: str | None  # why the plan grants nothing
-    sha256: str | None
-    files: frozenset[str] = frozenset()  # resolved declared files
-    dirs: frozenset[str] = frozenset()  # resolved declared directories
-    todo_of: tuple[tuple[str, str], ...] = ()  # (resolved path, todo id), files and dirs
-    criteria: frozenset[str] = frozenset()  # every acceptance criterion's command, verbatim
-
-
-def plan_view(path: str, text: bytes | None, root: str, error: str | None = None) -> "PlanView":
-    """Scope of a plan text, with every declared path resolved against the root."""
-    if text is None:
-        return PlanView(path, None, error or "the plan is unreadable", None)
-    from zodyssey.core.plan import parse_plan, plan_sha256
-
-    sha = plan_sha256(text)
-    try:
-        plan = parse_plan(text.decode("utf-8"))
-    except UnicodeDecodeError:
-        return PlanView(path, text, "the plan is not UTF-8 text", sha)
-    files: set[str] = set()
-    dirs: set[str] = set()
-    owners: list[tuple[str, str]] = []
-    criteria = frozenset(
-        command for todo in plan.todos for c in todo.criteria for command in _commands(c)
-    )
-    entries = sum(len(todo.files) for todo in plan.todos)
-    if entries > MAX_PLAN_FILES:
-        return PlanView(
-            path,
-            None,
-            f"blocks: too large to judge (the plan declares {entries} Files entries, over "
-            f"the {MAX_PLAN_FILES} the gate resolves; declare directories instead)",
-            None,
-        )
-    for todo in plan.todos:
-        for declared in todo.files:
-            is_dir = declared.endswith("/")
-            bare = declared.rstrip("/") or "/"
-            home = os.path.expanduser("~")
-            try:
-                resolved = resolve(bare, root, home)
-                named = written(bare, root, home)
-            except ValueError:
-                continue  # too long to be a path: grants nothing
-            lexical = os.path.normpath(os.path.join(root, os.path.expanduser(bare)))
-            if within(lexical, root) and not (within(resolved, root) and within(named, root)):
-                # declared inside the repository but a symlink leads out: grants nothing
-                continue
-            # The declared name grants itself, not what a link there points at:
-            # every write is judged on its name AND its target (policy._targets).
-            (dirs if is_dir else files).add(named)
-            owners.append((named, todo.id))
-    if not files and not dirs:
-        return PlanView(path, text, "the plan declares no Files", sha, criteria=criteria)
-    return PlanView(
-        path, text, None, sha, frozenset(files), frozenset(dirs), tuple(owners), criteria
-    )
-
-
 class RunContext:
     """One active run as the policy sees it (loaders make the heavy parts lazy)."""
 
@@ -227,61 +184,23 @@ class RunContext:
             self._settings = self._settings()
         return self._settings
 
+    def allowance(self) -> "Allowance":
+        """What the run may write now (zodyssey/core/allowance.py), from the state as
+        it is: made afresh on each call, the plan and settings loaded once."""
+        from zodyssey.core.allowance import Allowance
+
+        return Allowance(
+            self.layout,
+            self.slug,
+            self.state,
+            self.plan,
+            now=self.now,
+            reviewer=lambda: self.settings().reviewer_agent,
+            exists=self.exists,
+        )
+
 
 # ---------------------------------------------------------------- loaders
-
-
-# The most of a plan the gate reads, and the most Files entries it resolves: a
-# hook that outlives the harness's timeout lets the call through, so a plan
-# over either bound grants nothing and blocks with the reason (docs/gate.md).
-MAX_PLAN_BYTES = 256 * 1024
-MAX_PLAN_FILES = 2048
-
-
-def _commands(criterion: "Criterion") -> "list[str]":
-    """Every command a criterion names (`run verify` runs them all), verbatim."""
-    if criterion.text.count("`") <= 2:
-        return [criterion.command.strip()] if criterion.command else []
-    # Several backticked spans: the criteria grammar tells commands from printed
-    # text. Imported only for such plans (it loads `re`).
-    from zodyssey.runs.criteria import parse_criterion
-
-    spec = parse_criterion(criterion.text)
-    if spec.problem is not None:
-        return [criterion.command.strip()] if criterion.command else []
-    return [step.command.strip() for step in spec.steps]
-
-
-def load_plan(layout: "Layout", slug: str, state: "dict[str, Any]") -> "PlanView":
-    from zodyssey.core.paths import plan_location
-
-    try:
-        raw = plan_location(state, layout.root, slug)
-    except ValueError as exc:
-        return PlanView("", None, str(exc), None)
-    path = resolve(raw, layout.root, os.path.expanduser("~"))
-    if layout.bookkeeping(path) is None and not path.startswith(layout.root + "/"):
-        return PlanView(path, None, f"plan_path {raw} lies outside the repository", None)
-    from zodyssey.core.files import NotRegularFile, open_regular
-
-    try:
-        with os.fdopen(open_regular(path, "the plan"), "rb") as handle:
-            text = handle.read(MAX_PLAN_BYTES + 1)
-    except OSError as exc:
-        return PlanView(
-            path, None, f"the plan {layout.show(path)} is unreadable ({exc.strerror})", None
-        )
-    except NotRegularFile as exc:  # a FIFO is never waited on, a device never read
-        return PlanView(path, None, f"the plan is unreadable: {exc.message}", None)
-    if len(text) > MAX_PLAN_BYTES:
-        return PlanView(
-            path,
-            None,
-            f"blocks: too large to judge (the plan {layout.show(path)} is over "
-            f"{MAX_PLAN_BYTES // 1024} KiB, more than the gate reads; shorten it)",
-            None,
-        )
-    return plan_view(path, text, layout.root)
 
 
 def load_inflight(layout: "Layout", slug: str) -> "list[dict[str, Any]]":
@@ -299,34 +218,6 @@ def load_inflight(layout: "Layout", slug: str) -> "list[dict[str, Any]]":
     if not isinstance(value, list):
         raise ValueError(f"{path} does not hold a JSON list")
     return [entry for entry in value if isinstance(entry, dict)]
-
-
-class ConfigChanged(Exception):
-    """The configuration differs from what the run's start (or a person) hashed."""
-
-
-def check_config(root: str, state: "dict[str, Any]") -> None:
-    """Raise ConfigChanged when `[tool.zodyssey]` is not what `run start` hashed.
-
-    Runs that recorded no hash (started by another tool) are judged by the
-    configuration as it is; its files are write-protected all the same.
-    """
-    recorded = state.get("gate_config")
-    if recorded is None:
-        return
-    expected = recorded.get("sha256") if isinstance(recorded, dict) else None
-    if not isinstance(expected, str):
-        raise ConfigChanged("the run state's gate_config holds no sha256")
-    from zodyssey.config import config_digest
-
-    digest, _ = config_digest(root)
-    if digest != expected:
-        raise ConfigChanged(
-            f"the gate's configuration ([tool.zodyssey.gate] in .zodyssey.toml or pyproject.toml) "
-            f"changed since the run started (sha256 {expected[:12]} -> {digest[:12]}); "
-            "restore it, or ask the user to re-review in their own terminal "
-            "(`zodyssey run review SLUG --human OKAY|REJECT --by NAME`)"
-        )
 
 
 def _strings(section: "Any", key: str, default: "list[str]") -> "list[str]":

@@ -439,6 +439,7 @@ def _contexts(
 ) -> "list[Any]":
     import time
 
+    from zodyssey.core.allowance import Layout
     from zodyssey.gate.context import (
         RunContext,
         load_inflight,
@@ -446,7 +447,6 @@ def _contexts(
         load_settings,
         parse_cap,
     )
-    from zodyssey.gate.paths import Layout
 
     home = os.path.expanduser("~")
     cap = parse_cap(os.environ.get("ZODYSSEY_PARALLEL_CAP", ""))
@@ -694,13 +694,18 @@ def _allowed(
 def _post_tool(
     runs: "list[tuple[str, list[tuple[str, Any]]]]", payload: "Any", adapter: "Any"
 ) -> int:
-    """The post-call effect check (zodyssey/sandbox/violations.py), then release the
-    dispatch slot a Task/Agent call took. Exit 2 with the violation on stderr."""
+    """Release the dispatch slot a Task/Agent call took (and record the reviewer's
+    verdict), then the post-call effect check (zodyssey/sandbox/violations.py).
+    Exit 2 with the violation on stderr."""
     if not isinstance(payload, dict) or adapter is None:
         return 0
     call = adapter.to_call(payload)
     if call.error:
         return 0
+    if call.kind == "dispatch":
+        # first: the verdict is judged on the plan as the reviewer left it (a plan
+        # changed during the review is a REJECT), then the check puts it back
+        _dispatch_done(runs, call, payload, adapter)
     code = 0
     for root, pairs in _by_repo(runs) if call.kind != "read" else []:
         from zodyssey.sandbox import violations
@@ -715,8 +720,6 @@ def _post_tool(
         if note:
             sys.stderr.write(note + "\n")
             code = 2  # the harness shows it to the agent (the call already ran)
-    if call.kind == "dispatch":
-        _dispatch_done(runs, call, payload, adapter)
     return code
 
 

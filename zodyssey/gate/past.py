@@ -54,7 +54,7 @@ def judge(call: "Any", roots: "list[str]") -> "str | None":
     targets, cwd = _targets(call)
     if not targets:
         return None
-    from zodyssey.gate.paths import Layout, PathTooLong, resolve, within, written
+    from zodyssey.core.allowance import Layout, PathTooLong, resolve, within, written
     from zodyssey.gate.policy import _run_state_anywhere
 
     home = os.path.expanduser("~")

@@ -19,19 +19,26 @@ are returned as `effects`; the hook re-checks them under the state lock.
 
 import os
 
+from zodyssey.core.allowance import (
+    ASK_THE_USER,
+    DISPATCH_TTL_SECONDS,
+    PathTooLong,
+    in_scope,
+    parse_time,
+    relative,
+    resolve,
+    run_state_anywhere,
+    within,
+    written,
+)
 from zodyssey.core.records import Fields
 from zodyssey.core.vocabulary import (
     BLOCKED,
-    DEFAULT_MAX_ROUNDS,
     EXECUTING_PHASES,
     HALTED_PHASES,
-    PLANS,
     STATE_DIRS,
-    TEST_FROZEN_PHASES,
-    utc_seconds,
 )
 from zodyssey.gate import shell
-from zodyssey.gate.paths import PathTooLong, is_test_file, relative, resolve, within, written
 from zodyssey.gate.toolcall import (
     DISPATCH,
     EDIT,
@@ -54,11 +61,13 @@ MAX_PATH = 4095  # PATH_MAX less its NUL: a longer path is not one the system re
 MAX_INPUT = 1 << 20  # characters of strings a non-native call may hold
 MAX_STRINGS = 1 << 14  # strings (and keys) a non-native call may hold
 LOCK_TTL_SECONDS = 30 * 60  # mirrors zodyssey.core.store.LOCK_TTL_SECONDS
-DISPATCH_TTL_SECONDS = 2 * 60 * 60  # a ledger entry whose post-tool never came expires
 # Claude Code's `Workflow` runs up to this many subagents at once: it takes as many slots.
 WORKFLOW_FANOUT = 16
 EXECUTOR_PHASES = EXECUTING_PHASES
-ASK_THE_USER = "ask the user to run it in their own terminal"
+# Names kept for their readers (the after-check's tests, the drill's claim).
+_in_scope = in_scope
+_run_state_anywhere = run_state_anywhere
+__all__ = ["ASK_THE_USER", "DISPATCH_TTL_SECONDS", "in_scope", "parse_time"]
 
 
 class Effect(Fields):
@@ -78,20 +87,6 @@ ALLOW = Decision(True)
 
 def _block(rule: str, reason: str) -> "Decision":
     return Decision(False, reason, rule)
-
-
-def parse_time(value: "Any") -> float | None:
-    if not isinstance(value, str) or not value:
-        return None
-    seconds = utc_seconds(value)  # the form the run state writes, without datetime
-    if seconds is not None:
-        return seconds
-    from datetime import datetime  # only dispatch and lock rules need clock parsing
-
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-    except ValueError:
-        return None
 
 
 def slots_held(entries: "list[dict[str, Any]]") -> int:
@@ -270,7 +265,7 @@ def _shell_gated(call: "ToolCall", ctx: "RunContext", analysis: "shell.Analysis"
         if ctx.verdict != "OKAY":
             return _block(
                 "review-gate",
-                f"`{snippet}` can write ({part.why}) and {_verdict_text(ctx)}; "
+                f"`{snippet}` can write ({part.why}) and {ctx.allowance().verdict_text()}; "
                 "only read-only shell commands run before the review says OKAY",
             )
         return _block(
@@ -353,121 +348,37 @@ def _reviewed_criterion(call: "ToolCall", ctx: "RunContext") -> bool:
 # ---------------------------------------------------------------- targets
 
 
-def _run_state_anywhere(path: str) -> str | None:
-    """The `.zcode/state|reviews|verify` in `path`, in whatever repository it lies,
-    in any letter case (`.ZCODE/STATE` is run state on a case-insensitive file system)."""
-    padded = path.lower() + "/"
-    for marker in STATE_DIRS:
-        at = padded.find("/" + marker + "/")
-        if at >= 0:
-            return path[: at + 1 + len(marker)]
-    return None
-
-
-_state_anywhere = _run_state_anywhere
-
-
-def _config_file(path: str, ctx: "RunContext") -> str | None:
-    """The configuration file (at the repository root) `path` is, or holds."""
-    from zodyssey.core.vocabulary import CONFIG_FILES
-
-    lowered = path.lower()
-    for name in CONFIG_FILES:
-        location = os.path.join(ctx.root, name).lower()
-        if lowered == location or (within(location, lowered) and lowered != ctx.root.lower()):
-            return name
-    return None
-
-
 def _lexical(path: str, cwd: str, home: str) -> str:
     if path == "~" or path.startswith("~/"):
         path = home + path[1:]
     return os.path.normpath(os.path.join(cwd, path))
 
 
+def _targets(call: "ToolCall", ctx: "RunContext", targets: "tuple[Target, ...]") -> "Decision":
+    """The rules for writing `targets` (zodyssey/core/allowance.py: run state and
+    the gate, bookkeeping, then product code), then the file locks."""
+    resolved = _resolved(call, ctx, targets)
+    found, product = ctx.allowance().judge_all([(path, t.append) for path, t in resolved])
+    if found is not None:
+        return _block(*found)
+    if not product:
+        return ALLOW
+    return _locks(call, ctx, product)
+
+
 def _protected(path: str, ctx: "RunContext") -> "Decision | None":
-    layout = ctx.layout
-    where = layout.run_state(path) or _run_state_anywhere(path)
-    if where is not None:
-        return _block(
-            "run-state",
-            f"{layout.show(path)} is run state ({layout.show(where)}/): only the trusted "
-            "`zodyssey run ...` commands write it, in every phase",
-        )
-    config = _config_file(path, ctx)
-    if config is not None:
-        return _block(
-            "gate-config",
-            f"{config} holds the gate's configuration ([tool.zodyssey]); it is not writable "
-            "during a run, whatever the plan declares (a person changes it and re-reviews)",
-        )
-    gate = layout.gate(path)
-    if gate is not None:
-        return _block(
-            "gate-itself",
-            f"{layout.show(path)} is part of the installed gate ({layout.show(gate)}); it is not writable during a run",
-        )
-    return None
-
-
-def _rounds(ctx: "RunContext") -> tuple[int, int]:
-    """(review round, max rounds); a value that is not a whole number counts as the cap."""
-    review = ctx.review
-    max_rounds = review.get("max_rounds", DEFAULT_MAX_ROUNDS)
-    if not isinstance(max_rounds, int) or isinstance(max_rounds, bool) or max_rounds < 1:
-        max_rounds = DEFAULT_MAX_ROUNDS
-    round_ = review.get("round", 0)
-    if not isinstance(round_, int) or isinstance(round_, bool):
-        round_ = max_rounds  # unreadable: fail closed at the cap
-    return round_, max_rounds
-
-
-def _verdict_text(ctx: "RunContext") -> str:
-    round_, max_rounds = _rounds(ctx)
-    verdict = ctx.verdict or "none yet"
-    return f"the review verdict is {verdict} (round {round_}/{max_rounds})"
+    """Run state and the installed gate (the allowance's first rule), for a path the
+    call names however it is run (through the hatch too)."""
+    found = ctx.allowance().protected_rule(path)
+    return None if found is None else _block(*found)
 
 
 def _blocked_run(ctx: "RunContext", what: str) -> "Decision":
-    round_, max_rounds = _rounds(ctx)
-    return _block(
-        "run-blocked",
-        f"{what}: run {ctx.slug} is blocked (review round {round_}/{max_rounds}); a person "
-        f"decides how it goes on: {ASK_THE_USER} (`zodyssey run review {ctx.slug} --human "
-        f"OKAY|REJECT --by NAME`, or `zodyssey run phase {ctx.slug} abandoned --reason ...`)",
-    )
+    return _block(*ctx.allowance().blocked_run(what))
 
 
-def _review_gate(ctx: "RunContext", shown: str) -> "Decision":
-    settings_reviewer = ctx.settings().reviewer_agent
-    return _block(
-        "review-gate",
-        f"writing {shown} is product code and {_verdict_text(ctx)}; finish the plan in "
-        f"{PLANS}/{ctx.slug}.md and get an OKAY {_approvals(ctx, settings_reviewer)}",
-    )
-
-
-def _targets(call: "ToolCall", ctx: "RunContext", targets: "tuple[Target, ...]") -> "Decision":
-    """The rules for writing `targets`, in order; the first that blocks decides."""
-    resolved = _resolved(call, ctx, targets)
-    # 1. run state and gate
-    for path, _ in resolved:
-        blocked = _protected(path, ctx)
-        if blocked:
-            return blocked
-    # 2. bookkeeping
-    product = _bookkeeping(ctx, resolved)
-    if isinstance(product, Decision):
-        return product
-    if not product:
-        return ALLOW
-    # 3.-6. product code
-    for rule in _PRODUCT_RULES:
-        decision = rule(ctx, product)
-        if decision is not None:
-            return decision
-    # 7. file locks
-    return _locks(call, ctx, product)
+def _review_pending(ctx: "RunContext") -> bool:
+    return ctx.allowance().reviewing()
 
 
 def _resolved(
@@ -485,138 +396,6 @@ def _resolved(
         if named != real:
             resolved.append((named, t))
     return resolved
-
-
-def _bookkeeping(ctx: "RunContext", resolved: "list[tuple[str, Target]]") -> "Decision | list[str]":
-    """The plan (frozen after OKAY) and the notepads (append-only); what is left is product code."""
-    layout = ctx.layout
-    okay = ctx.verdict == "OKAY"
-    reviewing = not okay and _review_pending(ctx)
-    product: list[str] = []
-    plan_path: str | None = None
-    for path, target in resolved:
-        area = layout.bookkeeping(path)
-        if _instruction_file(path, ctx):
-            return _block(
-                "instruction-file",
-                f"{layout.show(path)} is an instruction file a client loads into an agent "
-                "reading that folder (the reviewer among them): not writable under .zcode/ "
-                "or beside the plan",
-            )
-        if okay or reviewing:
-            if plan_path is None:
-                plan_path = ctx.plan().path
-            if plan_path and (within(plan_path, path) or _same_file(path, plan_path)):
-                return _block(
-                    "plan-frozen",
-                    f"the plan {layout.show(plan_path)} is frozen "
-                    + (
-                        "while the reviewer reads it (from its dispatch to its answer): the "
-                        "verdict binds the plan it was sent"
-                        if reviewing
-                        else "since the review said OKAY; a changed plan needs a new review "
-                        "round (`zodyssey run` re-opens review)"
-                    ),
-                )
-        if area is None:
-            if not okay and path == ctx.plan().path:
-                continue  # the run's plan, wherever plan_path puts it: writable until OKAY
-            product.append(path)
-            continue
-        if area == layout.notepads_dir and not target.append and ctx.exists(path):
-            return _block(
-                "notepad-append-only",
-                f"{layout.show(path)} is a notepad: append to it (>> or an Edit that keeps the "
-                "old text), do not overwrite or delete it",
-            )
-    return product
-
-
-def _hard_link_rule(ctx: "RunContext", product: "list[str]") -> "Decision | None":
-    linked = _hard_linked(product)
-    if linked is None:
-        return None
-    return _block(
-        "hard-link",
-        f"{ctx.layout.show(linked)} has more than one hard link: a write to it also writes "
-        "the other names, which the gate cannot judge; remove the extra link first",
-    )
-
-
-def _blocked_rule(ctx: "RunContext", product: "list[str]") -> "Decision | None":
-    """A blocked run is closed whatever its verdict says."""
-    if ctx.phase != BLOCKED:
-        return None
-    return _blocked_run(ctx, f"writing {ctx.layout.show(product[0])} is product code")
-
-
-def _frozen_tests_rule(ctx: "RunContext", product: "list[str]") -> "Decision | None":
-    """3. tests frozen in verify/final"""
-    if ctx.phase not in TEST_FROZEN_PHASES:
-        return None
-    for path in product:
-        rel = relative(path, ctx.root)
-        if rel is not None and is_test_file(rel):
-            return _block(
-                "tests-frozen",
-                f"{rel} is a test file and tests are frozen in phase {ctx.phase}; "
-                "a failing criterion is fixed in product code, or the run goes back to remediate",
-            )
-    return None
-
-
-def _review_rule(ctx: "RunContext", product: "list[str]") -> "Decision | None":
-    """4. review gate"""
-    if ctx.verdict == "OKAY":
-        return None
-    return _review_gate(ctx, ctx.layout.show(product[0]))
-
-
-def _plan_tamper_rule(ctx: "RunContext", product: "list[str]") -> "Decision | None":
-    """5. plan tamper: the plan must be the one the review bound."""
-    plan = ctx.plan()
-    expected = ctx.review.get("plan_sha256")
-    if plan.text is None:
-        return _block("plan-unreadable", f"{plan.error}; an unreadable plan grants nothing")
-    if not isinstance(expected, str) or not expected:
-        return _block(
-            "plan-tamper", "the review is OKAY but binds no plan_sha256; re-run the review"
-        )
-    if plan.sha256 != expected:
-        return _block(
-            "plan-tamper",
-            f"the plan {ctx.layout.show(plan.path)} changed after review: expected sha256 "
-            f"{expected[:12]}, actual {(plan.sha256 or '')[:12]}; restore the reviewed plan or "
-            "send it back to review",
-        )
-    return None
-
-
-def _scope_rule(ctx: "RunContext", product: "list[str]") -> "Decision | None":
-    """6. scope"""
-    plan = ctx.plan()
-    if plan.error:
-        return _block("scope", f"{plan.error}; nothing is in scope")
-    outside = [p for p in product if not _in_scope(p, plan.files, plan.dirs, ctx.root)]
-    if not outside:
-        return None
-    shown = ", ".join(ctx.layout.show(p) for p in outside[:5])
-    return _block(
-        "scope",
-        f"{shown} {'is' if len(outside) == 1 else 'are'} outside the plan's scope; only files "
-        "listed under a todo's Files: (or inside a listed dir/) may be written",
-    )
-
-
-# The rules for product code after the bookkeeping, in order.
-_PRODUCT_RULES = (
-    _hard_link_rule,
-    _blocked_rule,
-    _frozen_tests_rule,
-    _review_rule,
-    _plan_tamper_rule,
-    _scope_rule,
-)
 
 
 def _locks(call: "ToolCall", ctx: "RunContext", product: "list[str]") -> "Decision":
@@ -665,47 +444,6 @@ def same_session(lock: "Any", holder: str, owner: str, session: str) -> bool:
     lock_session = lock.get("session_id") if isinstance(lock, dict) else None
     lock_session = lock_session if isinstance(lock_session, str) and lock_session else holder
     return bool(session) and lock_session == session and session in (holder, owner)
-
-
-def _same_file(path: str, other: str) -> bool:
-    """`path` is another name (a hard link) of the file `other`."""
-    try:
-        return path != other and os.path.samefile(path, other)
-    except OSError:
-        return False
-
-
-def _hard_linked(paths: list[str]) -> str | None:
-    """The first existing regular file among `paths` with more than one link."""
-    import stat
-
-    for path in paths:
-        try:
-            info = os.lstat(path)
-        except OSError:
-            continue
-        if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
-            return path
-    return None
-
-
-def _in_scope(path: str, files: frozenset[str], dirs: frozenset[str], root: str) -> bool:
-    if "/.git/" in path + "/" or path.rsplit("/", 1)[-1] == "HEAD":
-        # Git metadata is never product code: a `.git` (directory or gitfile),
-        # or the HEAD that marks a bare repository, written inside a declared
-        # directory would make later "read-only" git commands there read a
-        # config that runs programs (core.fsmonitor, diff.external).
-        return False
-    if path in files:
-        return True
-    if not within(path, root):
-        # Outside the repository only an exact declaration counts: a declared
-        # `../shared/` or `/` would otherwise hand out whole foreign trees.
-        return False
-    return any(within(path, d) for d in dirs)
-
-
-in_scope = _in_scope  # the scope rule, for the post-call check (zodyssey/sandbox/violations.py)
 
 
 def live_lock(lock: "Any", ctx: "RunContext") -> str | None:
@@ -850,7 +588,7 @@ def _cap_refused(ctx: "RunContext", need: int) -> "Decision | None":
 
 def _reviewer_refused(ctx: "RunContext", agent: str) -> "Decision | None":
     """The reviewer is dispatched only for a round the store would record."""
-    round_, max_rounds = _rounds(ctx)
+    round_, max_rounds = ctx.allowance().rounds()
     if ctx.phase == BLOCKED or round_ >= max_rounds:
         return _blocked_run(ctx, f"reviewer dispatch ({agent}) refused: the round cap is reached")
     plan = ctx.plan()
@@ -966,7 +704,7 @@ def _non_native(call: "ToolCall", ctx: "RunContext") -> "Decision":
     if read_only_tool(call.tool_name, ctx.settings().read_only_tools):
         return ALLOW
     cwd = call.cwd or ctx.root
-    frozen_plan = ctx.plan().path if ctx.verdict == "OKAY" else None
+    frozen_plan = ctx.allowance().frozen_plan()
     targets: list[Target] = []
     for text in call.strings:
         found = _string_reaches(call, ctx, text, cwd, frozen_plan)
@@ -1017,7 +755,7 @@ def _string_reaches(
     layout = ctx.layout
     for candidate in candidates:
         path = resolve(candidate, cwd, ctx.home)
-        where = _points_into(path, layout.state_dirs, ctx.root) or _state_anywhere(path)
+        where = _points_into(path, layout.state_dirs, ctx.root) or run_state_anywhere(path)
         if where is not None:
             return _block(
                 "run-state",
@@ -1043,50 +781,5 @@ def _string_reaches(
     return None
 
 
-def _approvals(ctx: "RunContext", reviewer: str) -> str:
-    """The two ways a plan is approved, as a block reason names them."""
-    return (
-        f"from the reviewer ({reviewer}) first, or ask the user to approve the plan in their "
-        f"own terminal (`zodyssey run review {ctx.slug} --human OKAY --by NAME`)"
-    )
-
-
 # Tools that send a message to a running agent (Claude Code's SendMessage).
 MESSAGE_TOOLS = frozenset(("SendMessage", "send_message"))
-# Files clients load into an agent that reads their folder (memory, rules).
-INSTRUCTION_FILES = frozenset(
-    (
-        "claude.md",
-        "claude.local.md",
-        "agents.md",
-        "agents.override.md",
-        "agent.md",
-        "gemini.md",
-        ".cursorrules",
-        ".windsurfrules",
-        ".clinerules",
-        ".goosehints",
-        "copilot-instructions.md",
-    )
-)
-
-
-def _review_pending(ctx: "RunContext") -> bool:
-    """A reviewer dispatch is out and not yet reported (nor expired)."""
-    pending = ctx.review.get("pending_dispatch")
-    if not isinstance(pending, dict):
-        return False
-    at = parse_time(pending.get("at"))
-    return at is None or ctx.now - at < DISPATCH_TTL_SECONDS
-
-
-def _instruction_file(path: str, ctx: "RunContext") -> bool:
-    """An instruction file under `.zcode/` (any case) or in the plan's folder."""
-    name = os.path.basename(path).lower()
-    if name not in INSTRUCTION_FILES:
-        return False
-    rel = os.path.relpath(path, ctx.root)
-    if not rel.startswith("..") and ".zcode" in rel.lower().split(os.sep):
-        return True
-    plan = ctx.plan().path
-    return bool(plan) and os.path.dirname(path) == os.path.dirname(plan)

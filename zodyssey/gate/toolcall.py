@@ -589,7 +589,15 @@ def _other_call(c: _Call) -> "ToolCall":
     return c.make(OTHER, strings=tuple(strings))
 
 
-def _kind(tool_name: str, tool_input: "dict[str, Any]") -> str:
+def _kind(
+    tool_name: str, tool_input: "dict[str, Any]", kinds: "dict[str, str] | None" = None
+) -> str:
+    """The kind of a call: as its harness lists the tool (`kinds`, the adapter's
+    `tool_kinds`), else by the shared sets below."""
+    if kinds:
+        known = kinds.get(tool_name)
+        if known in _BUILDERS:
+            return str(known)
     for kind, names in ((SHELL, SHELL_TOOLS), (PATCH, PATCH_TOOLS), (EDIT, EDIT_TOOLS)):
         if tool_name in names:
             return kind
@@ -616,11 +624,13 @@ def build_call(
     payload: "dict[str, Any]",
     cwd: "Any" = None,
     shell_keys: "tuple[tuple[str, ...], tuple[str, ...]] | None" = None,
+    kinds: "dict[str, str] | None" = None,
 ) -> "ToolCall":
     """Normalise one call; anything malformed yields a call carrying `error`.
 
     `shell_keys` are the harness's own (command keys, directory keys) for a
     shell call, passed by its adapter; None reads every key this module knows.
+    `kinds`: the harness's tools by kind (its adapter's `tool_kinds`).
     """
     raw_cwd = cwd if cwd is not None else payload.get("cwd")
     call_cwd = raw_cwd if isinstance(raw_cwd, str) and raw_cwd else None
@@ -642,4 +652,4 @@ def build_call(
     c.owner, c.session, c.tool_use_id = owner, session, _text(payload.get("tool_use_id"))
     if shell_keys is not None:
         c.shell_keys = shell_keys
-    return _BUILDERS[_kind(tool_name, tool_input)](c)
+    return _BUILDERS[_kind(tool_name, tool_input, kinds)](c)

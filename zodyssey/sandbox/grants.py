@@ -1,4 +1,8 @@
-"""Where a shell command in a run may write, computed from the run's state now.
+"""Where a shell command in a run may write: the run's allowance
+(`zodyssey/core/allowance.py`, the one rule the gate and the effect check ask
+too) now, translated into Landlock rights. No rule of its own: which paths are
+protected, which bookkeeping folders and declared paths are writable, whether
+product code is open and whether tests are frozen are the allowance's answers.
 
 The answer is a list of grants (path, Landlock rights, why) and the list of
 protected paths. The one invariant, checked for every grant before it is
@@ -7,20 +11,24 @@ beneath a grant** (Landlock grants whole subtrees and cannot subtract, so a
 grant on a directory holding run state would grant the run state). A grant
 that would break it is dropped and said so in `notes`.
 
-Protected: run state, evidence and reviews (`.zcode/state|reviews|verify`),
-the hook wiring and the installed gate (`Layout.gate_paths`), the gate's
-configuration (`.zodyssey.toml`, `pyproject.toml` at the root), git's
-metadata (`.git`, and the git directory a `.git` file points at), and the
-plan once the review said OKAY.
+Protected (`Allowance.protected`): run state, evidence and reviews
+(`.zcode/state|reviews|verify`), the hook wiring and the installed gate
+(`Layout.gate_paths`), the gate's configuration (`.zodyssey.toml`,
+`pyproject.toml` at the root), git's metadata (`.git`, and the git directory a
+`.git` file points at), and the plan while it is frozen: from the reviewer's
+dispatch to its report, and once the review said OKAY.
 
-Granted in every phase: the bookkeeping folders (`.zcode/plans/` until OKAY,
-`.zcode/notepads/`, `.zcode/staging/`), the run's plan until OKAY, the
+Granted in every phase: the bookkeeping folders (`.zcode/notepads/`,
+`.zcode/staging/`, and `.zcode/plans/` with the run's plan until OKAY, never
+while a review is pending: the plan the reviewer reads cannot change), the
 temporary folder, the user's package caches, terminals and `/dev/null`, and
 existing top-level directories git ignores (`node_modules/`, `target/`,
 `.pytest_cache/`, ...): none of these is product code.
 
 Granted after OKAY (phase not `blocked`, the plan still the bound one, the
-configuration unchanged): each declared directory; each declared file, and its
+configuration unchanged): each declared directory inside the repository; each
+declared file inside the repository (one outside it is the Edit/Write tool's,
+which the gate judges), and its
 parent directory for creating and replacing files (editors write a temporary
 file and rename it over the original; a declared file that does not exist yet
 can only be created that way). The parent's grant also reaches the undeclared
@@ -34,9 +42,11 @@ nothing (tests are frozen).
 
 import os
 
-from zodyssey.core.vocabulary import BLOCKED, CONFIG_FILES, TEST_FROZEN_PHASES, ZCODE
-from zodyssey.gate.paths import Layout, is_test_file, relative, within
+from zodyssey.core.allowance import Allowance, Layout, git_dirs, within
+from zodyssey.core.vocabulary import ZCODE
 from zodyssey.sandbox import landlock as ll
+
+__all__ = ["git_dirs"]  # read here by its older callers
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -128,29 +138,6 @@ def _rights_text(rights: int) -> str:
     return ", ".join(names)
 
 
-def git_dirs(root: str) -> list[str]:
-    """`.git` and, when it is a file (a worktree), the git directories it points at."""
-    dot_git = os.path.join(root, ".git")
-    out = [dot_git]
-    if os.path.isfile(dot_git):
-        try:
-            with open(dot_git, encoding="utf-8") as handle:
-                text = handle.read(4096)
-        except OSError:
-            return out
-        if text.startswith("gitdir:"):
-            gitdir = text[len("gitdir:") :].strip()
-            gitdir = os.path.realpath(os.path.join(root, gitdir))
-            out.append(gitdir)
-            try:
-                with open(os.path.join(gitdir, "commondir"), encoding="utf-8") as handle:
-                    common = handle.read(4096).strip()
-                out.append(os.path.realpath(os.path.join(gitdir, common)))
-            except OSError:
-                pass
-    return out
-
-
 def _ignore_entry(raw: str) -> "tuple[str, bool, bool] | None":
     """(name, negated, directory only) of a `.gitignore` line naming one top-level
     name exactly; None for comments, globs and deeper paths."""
@@ -234,66 +221,53 @@ def _private_temp() -> str | None:
 
 def compute(root: str, slug: str, state: "dict[str, Any]", home: str | None = None) -> "Grants":
     """The grants of one shell command of run `slug` now (see the module docstring)."""
-    from zodyssey.gate.context import load_plan
-
     home = os.path.expanduser("~") if home is None else home
     layout = Layout(root, home)
+    allowance = Allowance.of(layout, slug, state)
     result = Grants(layout.root, slug)
-    review = state.get("review") if isinstance(state.get("review"), dict) else {}
-    okay = isinstance(review, dict) and review.get("verdict") == "OKAY"
-    plan = load_plan(layout, slug, state)
-    result.protected = _protected(layout, plan.path if okay else None)
-    _grant_bookkeeping(result, layout, plan.path, okay)
+    result.protected = allowance.protected()
+    _grant_bookkeeping(result, allowance)
     _grant_temp_and_caches(result, home)
     _drop_aliases(result, state)  # trees the run's start found aliasing the gate (aliases.py)
     for directory in _ignored_dirs(layout.root):
         result.add(directory, ll.ALL_WRITES, "ignored by git")
-    why_closed = _why_closed(layout.root, state, plan, okay)
+    why_closed = allowance.why_closed(config=True)
     if why_closed is not None:
         result.notes.append(f"no product path is writable: {why_closed}")
     else:
-        _grant_product(result, state, plan)
+        _grant_product(result, allowance)
     return result
 
 
-def _grant_product(result: "Grants", state: "dict[str, Any]", plan: "Any") -> None:
-    """After OKAY on the bound plan: its declared directories and files."""
+def _grant_product(result: "Grants", allowance: "Allowance") -> None:
+    """After OKAY on the bound plan: its declared directories and files, each one
+    the allowance lets the run write (tests are frozen in verify and final)."""
     result.product_open = True
-    phase = state.get("phase")
-    frozen = phase if isinstance(phase, str) and phase in TEST_FROZEN_PHASES else None
+    plan = allowance.plan()
     for declared in sorted(plan.dirs):
-        _grant_declared_dir(result, declared, frozen)
+        _grant_declared_dir(result, allowance, declared)
     for declared in sorted(plan.files):
-        _grant_declared_file(result, declared, frozen)
+        _grant_declared_file(result, allowance, declared)
 
 
-def _protected(layout: "Layout", bound_plan: str | None) -> "list[str]":
-    root = layout.root
-    protected = [*layout.state_dirs, *layout.gate_paths]
-    protected.extend(os.path.join(root, name) for name in CONFIG_FILES)
-    protected.extend(git_dirs(root))
-    if bound_plan:
-        protected.append(bound_plan)
-    return [os.path.realpath(p) for p in dict.fromkeys(protected)]
-
-
-def _grant_bookkeeping(
-    result: "Grants", layout: "Layout", plan_path: str | None, okay: bool
-) -> None:
-    """The bookkeeping folders (made if missing while `.zcode` is a real
-    directory, so they can be granted); the plans and the plan until OKAY."""
+def _grant_bookkeeping(result: "Grants", allowance: "Allowance") -> None:
+    """The bookkeeping folders the allowance opens (made if missing while `.zcode`
+    is a real directory, so they can be granted), and the plan while it is the
+    agent's to write."""
+    layout = allowance.layout
     zcode = os.path.join(layout.root, ZCODE)
     real_zcode = os.path.isdir(zcode) and not os.path.islink(zcode)
     for directory in (layout.notepads_dir, layout.staging_dir, layout.plans_dir):
         if real_zcode and directory.startswith(zcode + "/"):
             _makedirs(directory)
-    result.add(layout.notepads_dir, ll.NO_LINKS, "bookkeeping")
-    result.add(layout.staging_dir, ll.NO_LINKS, "bookkeeping")
-    if okay:
-        return
-    result.add(layout.plans_dir, ll.NO_LINKS, "bookkeeping")
+    for directory in allowance.bookkeeping():
+        result.add(directory, ll.NO_LINKS, "bookkeeping")
+    plan_path = allowance.plan_writable()
     if plan_path and layout.bookkeeping(plan_path) is None:
         result.add(plan_path, ll.ONE_FILE, "the plan (until OKAY)")
+    frozen = allowance.frozen_plan()
+    if frozen and not allowance.okay:
+        result.notes.append(f"not granted the plan {frozen}: a review of it is pending")
 
 
 def _grant_temp_and_caches(result: "Grants", home: str) -> None:
@@ -322,39 +296,25 @@ def _caches(home: str) -> "list[str]":
     return [d for d in dict.fromkeys(caches) if os.path.isdir(d)]
 
 
-def _why_closed(root: str, state: "dict[str, Any]", plan: "Any", okay: bool) -> str | None:
-    """Why no product path is writable now, or None: after OKAY on the bound plan."""
-    from zodyssey.gate.context import ConfigChanged, check_config
-
-    review = state.get("review")
-    bound = review.get("plan_sha256") if isinstance(review, dict) else None
-    if not okay:
-        return "the review has not said OKAY"
-    if state.get("phase") == BLOCKED:
-        return "the run is blocked"
-    if plan.text is None or plan.error:
-        return str(plan.error or "the plan is unreadable")
-    if not isinstance(bound, str) or plan.sha256 != bound:
-        return "the plan on disk is not the one the review bound"
-    try:
-        check_config(root, state)
-    except (ConfigChanged, ValueError, OSError) as exc:
-        return str(exc)
-    return None
-
-
-def _frozen(result: "Grants", declared: str, frozen: str | None, *, is_dir: bool) -> bool:
-    """True (and said in the notes) when `declared` is a test path and tests are frozen."""
-    if frozen is None or not _test_path(declared, result.root, is_dir=is_dir):
+def _refused(result: "Grants", allowance: "Allowance", declared: str, *, is_dir: bool) -> bool:
+    """True (and said in the notes) when the allowance refuses writing `declared`
+    (a directory: a file inside it) or it lies outside the repository."""
+    if not within(declared, result.root):
+        result.notes.append(f"not granted {declared}: outside the repository")
+        return True
+    probe = os.path.join(declared, "x") if is_dir else declared
+    found = allowance.judge(probe, links=False)
+    if found is None:
         return False
-    result.notes.append(f"not granted {declared}: tests are frozen in phase {frozen}")
+    rule, reason = found
+    if rule == "tests-frozen":
+        reason = f"tests are frozen in phase {allowance.phase}"
+    result.notes.append(f"not granted {declared}: {reason}")
     return True
 
 
-def _grant_declared_dir(result: "Grants", declared: str, frozen: str | None) -> None:
-    if not within(declared, result.root) or _is_git(declared):
-        return
-    if _frozen(result, declared, frozen, is_dir=True):
+def _grant_declared_dir(result: "Grants", allowance: "Allowance", declared: str) -> None:
+    if _refused(result, allowance, declared, is_dir=True):
         return
     if os.path.isdir(declared):
         result.add(declared, ll.NO_LINKS, "declared directory")
@@ -365,8 +325,8 @@ def _grant_declared_dir(result: "Grants", declared: str, frozen: str | None) -> 
         result.add(parent, ll.MAKE_DIR, f"creating declared directory {declared}")
 
 
-def _grant_declared_file(result: "Grants", declared: str, frozen: str | None) -> None:
-    if _is_git(declared) or _frozen(result, declared, frozen, is_dir=False):
+def _grant_declared_file(result: "Grants", allowance: "Allowance", declared: str) -> None:
+    if _refused(result, allowance, declared, is_dir=False):
         return
     if os.path.isfile(declared) and not os.path.islink(declared):
         result.add(declared, ll.ONE_FILE, "declared file")
@@ -393,17 +353,6 @@ def _makedirs(directory: str) -> bool:
     except OSError:
         return False
     return True
-
-
-def _is_git(path: str) -> bool:
-    return "/.git/" in path + "/" or path.rsplit("/", 1)[-1] == "HEAD"
-
-
-def _test_path(path: str, root: str, *, is_dir: bool) -> bool:
-    rel = relative(path, root)
-    if rel is None:
-        return False
-    return is_test_file(rel + "/x" if is_dir else rel)
 
 
 def _existing_parent(path: str, root: str) -> str | None:

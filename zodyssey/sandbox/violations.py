@@ -13,12 +13,14 @@ post-tool left is its "before", so each call costs one snapshot, not two.
 
 post-tool: a new snapshot compared with the call's own, else with the last
 one (then a change made between the calls is caught here, named as "the call
-or something since the previous call"). A change is allowed
-when the run allowed it at that moment: bookkeeping (`.zcode/notepads|staging`,
-`.zcode/plans` and the plan until OKAY) in every phase; after OKAY (phase not
-`blocked`, plan still bound) a path in the plan's scope (not a test file in
+or something since the previous call"). A change is allowed when the run's
+allowance allows its path at that moment (`zodyssey/core/allowance.py`, the
+rule the gate and the kernel grants ask too): bookkeeping
+(`.zcode/notepads|staging`, `.zcode/plans` and the plan until OKAY and while
+no review of it is pending) in every phase; after OKAY (phase not `blocked`,
+plan still bound) a path in the plan's scope (not a test file in
 `verify`/`final`). Anything else (product before OKAY, out of scope after, any
-protected file) is a violation: one `violation` record in the evidence chain
+protected file, the plan while it is frozen) is a violation: one `violation` record in the evidence chain
 (tool_use_id, tool, command, paths with before/after blob ids, what was done),
 the path restored from git's objects or moved to `.zcode/quarantine/`, and a
 message for the agent. Only paths git does not ignore count: build outputs and
@@ -40,7 +42,8 @@ once with the reason, whatever it finds.
 
 import os
 
-from zodyssey.core.vocabulary import BLOCKED, STATE, TEST_FROZEN_PHASES, ZCODE
+from zodyssey.core.allowance import PROTECTED_RULES
+from zodyssey.core.vocabulary import STATE
 from zodyssey.sandbox import effects
 from zodyssey.sandbox.byproducts import is_byproduct
 
@@ -61,64 +64,51 @@ def failed_file(root: str, slug: str) -> str:
     return os.path.join(root, STATE, slug + ".effects-failed")
 
 
-def _view(root: str, slug: str, state: "dict[str, Any]") -> "tuple[Any, Any, bool, list[str]]":
-    """(layout, plan, product open, protected files) as the run stands now."""
-    from zodyssey.gate.context import load_plan
-    from zodyssey.gate.paths import PROTECTED_CONFIG, Layout
-
-    layout = Layout(root)
-    plan = load_plan(layout, slug, state)
-    raw = state.get("review")
-    review: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    okay = review.get("verdict") == "OKAY"
-    open_ = okay and state.get("phase") != BLOCKED and _bound(plan, review.get("plan_sha256"))
-    protected = [os.path.join(layout.root, f) for f in PROTECTED_CONFIG]
-    protected += [os.path.join(layout.root, f) for f in (".zodyssey.toml", "pyproject.toml")]
+def _view(root: str, slug: str, state: "dict[str, Any]") -> "tuple[Any, list[str]]":
+    """(the run's allowance now, the files the check watches by path): the
+    repository's protected configuration, git's metadata and the home
+    directory's harness and shell configuration (zodyssey/sandbox/watch.py),
+    and the plan (its changes are judged by the allowance: the agent's to write
+    until a review of it is pending)."""
+    from zodyssey.core.allowance import PROTECTED_CONFIG, Allowance, Layout
     from zodyssey.core.hermetic import git_dir
+    from zodyssey.core.vocabulary import CONFIG_FILES
     from zodyssey.sandbox.watch import watched
 
-    home = os.path.expanduser("~")
-    protected += watched(layout.root, git_dir(layout.root), home, PROTECTED_CONFIG)
-    if okay and plan.path:
-        protected.append(plan.path)
-    return layout, plan, bool(open_), protected
-
-
-def _bound(plan: "Any", bound: "Any") -> bool:
-    """The plan on disk is readable and is the one the review bound."""
-    return (
-        plan.text is not None and not plan.error and isinstance(bound, str) and plan.sha256 == bound
-    )
+    allowance = Allowance.of(Layout(root), slug, state)
+    root = allowance.root
+    protected = [os.path.join(root, f) for f in (*PROTECTED_CONFIG, *CONFIG_FILES)]
+    protected += watched(root, git_dir(root), os.path.expanduser("~"), PROTECTED_CONFIG)
+    plan = allowance.plan().path
+    if plan and plan not in protected:
+        protected.append(plan)
+    return allowance, protected
 
 
 def judge(
     root: str, slug: str, state: "dict[str, Any]", changes: "list[dict[str, Any]]"
 ) -> "list[dict[str, Any]]":
     """The changes the run did not allow (see the module docstring)."""
-    layout, plan, open_, _ = _view(root, slug, state)
-    frozen = state.get("phase") in TEST_FROZEN_PHASES
-    return [c for c in changes if not _allowed(c, layout, plan, open_, frozen)]
+    allowance, _ = _view(root, slug, state)
+    return [c for c in changes if not _allowed(c, allowance)]
 
 
-def _allowed(
-    change: "dict[str, Any]", layout: "Any", plan: "Any", open_: bool, frozen: bool
-) -> bool:
-    """Whether the run allowed this change (judge's rule for one path)."""
-    from zodyssey.gate.paths import is_test_file
-    from zodyssey.gate.policy import in_scope
-
-    if change.get("protected"):
-        return False
+def _allowed(change: "dict[str, Any]", allowance: "Any") -> bool:
+    """Whether the run allows this change now: the allowance's answer for its path
+    (`zodyssey/core/allowance.py`), by-products of ordinary tools aside."""
     rel = change["path"]
-    path = os.path.join(layout.root, rel)
-    if layout.configuration(path):  # never writable, as before the call
-        return False
-    if is_byproduct(layout.root, rel, str(change.get("after"))):
-        return True  # bytecode, test and coverage caches: what ordinary tools leave
-    if rel.startswith(ZCODE + "/") and layout.bookkeeping(path) and path != plan.path:
+    if change.get("protected"):
+        # a watched file: only the plan may change, while the run lets the agent write it
+        return bool(rel == allowance.plan().path and allowance.judge(rel, links=False) is None)
+    # `.zodyssey.toml` and `pyproject.toml` are watched by name as well: that entry
+    # says what the gate's configuration is; this one is judged as a file
+    found = allowance.judge(os.path.join(allowance.root, rel), links=False, config=False)
+    if found is None:
         return True
-    scoped = open_ and in_scope(path, plan.files, plan.dirs, layout.root)
-    return bool(scoped and not (frozen and is_test_file(rel)))
+    if found[0] in PROTECTED_RULES:
+        return False  # never writable, as before the call
+    # bytecode, test and coverage caches: what ordinary tools leave
+    return is_byproduct(allowance.root, rel, str(change.get("after")))
 
 
 def _load(root: str, slug: str) -> "dict[str, Any]":
@@ -151,7 +141,9 @@ def _handle(
 ) -> "list[dict[str, Any]]":
     """Judge, undo and record; returns the violations (with what was done to each).
     `by_call`: the changes are a call's (protected files are put back too), not
-    made between calls (protected files are recorded and kept).
+    made between calls (protected files are recorded and kept, but for the
+    plan while a review of it is pending, which is put back: the verdict is on
+    the plan the reviewer was sent).
 
     `runs`: (slug, state, snapshot before) of every active run of the
     repository. A change is a violation when any run did not allow it (the
@@ -160,11 +152,17 @@ def _handle(
     allow it."""
     per_run: list[tuple[str, list[dict[str, Any]]]] = []
     undo: dict[str, dict[str, Any]] = {}
+    reviewed: set[str] = set()  # the plan under review is put back whoever changed it
     for slug, state, before in runs:
         changes = effects.compare(root, before, after)
-        found = judge(root, slug, state, changes) if changes else []
+        if not changes:
+            continue
+        allowance, _ = _view(root, slug, state)
+        found = [c for c in changes if not _allowed(c, allowance)]
         if found:
             per_run.append((slug, found))
+            if not allowance.okay and allowance.reviewing():
+                reviewed.add(allowance.plan().path)
             for change in found:
                 undo.setdefault(change["path"], change)
     if not undo:
@@ -172,7 +170,8 @@ def _handle(
     quarantine = os.path.join(root, QUARANTINE, runs[0][0], _safe(_key(call)))
     for change in undo.values():
         try:
-            change["action"] = effects.restore(root, change, quarantine, by_call)
+            again = by_call or change["path"] in reviewed
+            change["action"] = effects.restore(root, change, quarantine, again)
         except OSError as exc:
             change["action"] = f"not restored ({exc})"
     for slug, found in per_run:
@@ -232,7 +231,7 @@ def _protected(root: str, runs: "list[tuple[str, dict[str, Any]]]") -> list[str]
     """The protected files of every run (their union)."""
     out: list[str] = []
     for slug, state in runs:
-        out.extend(p for p in _view(root, slug, state)[3] if p not in out)
+        out.extend(p for p in _view(root, slug, state)[1] if p not in out)
     return out
 
 

@@ -15,7 +15,7 @@ installs extensions:
 `zodyssey hook install --harness H` copies the harness's files into the
 project (`project_files`), next to the hook wiring. They are part of the
 installed gate: the gate protects their folders during a run
-(`zodyssey/gate/paths.py`), and the wiring check of `zodyssey check`
+(`zodyssey/core/allowance.py`), and the wiring check of `zodyssey check`
 (`findings`) fails when the reviewer's definition is missing, uncommitted or
 differs from the shipped one, and warns when the planner, the run command or
 the `AGENTS.md` section is missing or was changed.

@@ -11,6 +11,13 @@ on its `ADAPTER`, plus the three things the hook asks of it:
 - `report(payload)`: the subagent's final answer in a post-tool report of a
   dispatch (None where the harness identifies no agents).
 
+Three facts are the gate's safety, checked for every adapter
+(tests/gate/test_gate_harness_facts.py): `tool_kinds` (its tool names by kind:
+shell, edit, patch, dispatch, read), `protected` (its hook and configuration
+paths, never writable during a run; `core.allowance.PROTECTED_CONFIG` is their
+union) and `rewrites_calls` (whether a hook can rewrite a call, so a shell call
+runs in the sandbox).
+
 The data (`config_files`, `layout`, `pre_events`/`post_events`/`stop_events`, `matcher`,
 `timeout`, `project_vars`, `command_var`, `probe_tools`, `shell_keys`,
 `probe_payload`) is what `zodyssey hook install` (gate/install.py), the
@@ -100,6 +107,21 @@ if TYPE_CHECKING:
         # keys); None: read with every key.
         @property
         def shell_keys(self) -> "tuple[tuple[str, ...], tuple[str, ...]] | None": ...
+
+        # Its tools by kind ("shell", "edit", "patch", "dispatch", "read"); a name
+        # not listed is read by the shared sets of zodyssey/gate/toolcall.py.
+        @property
+        def tool_kinds(self) -> "dict[str, str]": ...
+
+        # Its hook and configuration paths (relative to the project and to the
+        # home directory): protected in every run. `core.allowance.PROTECTED_CONFIG`
+        # is the union of every adapter's (a literal: the hook imports one adapter).
+        @property
+        def protected(self) -> "tuple[str, ...]": ...
+
+        # Whether its hook can rewrite a call (a shell call run in the sandbox).
+        @property
+        def rewrites_calls(self) -> "bool": ...
 
         def probe_payload(self, scratch: str, target: str) -> "dict[str, Any]": ...
 

@@ -45,6 +45,47 @@ class ClaudeCode:
         "SomeFutureTool",
     )
     shell_keys = (("command",), ())
+    # Its tools by kind (shell, edit, patch, dispatch, read): the call is read as
+    # its harness says; a name it does not list falls back to the shared sets.
+    tool_kinds: "dict[str, str]" = {  # noqa: RUF012 (data of the one ADAPTER, never changed)
+        "Bash": "shell",
+        "Write": "edit",
+        "Edit": "edit",
+        "MultiEdit": "edit",
+        "NotebookEdit": "edit",
+        "Task": "dispatch",
+        "Agent": "dispatch",
+        "Workflow": "dispatch",
+        "Read": "read",
+        "Glob": "read",
+        "Grep": "read",
+        "LS": "read",
+        "WebFetch": "read",
+        "WebSearch": "read",
+        "TodoWrite": "read",
+        "NotebookRead": "read",
+        "BashOutput": "read",
+        "KillShell": "read",
+        "KillBash": "read",
+        "ExitPlanMode": "read",
+        "ListMcpResourcesTool": "read",
+        "ReadMcpResourceTool": "read",
+        "SlashCommand": "read",
+        "Skill": "read",
+        "AskUserQuestion": "read",
+    }
+    # Its hook and configuration files and folders (project and home): never
+    # writable during a run (zodyssey/core/allowance.py PROTECTED_CONFIG holds the union).
+    protected = (
+        ".claude/settings.json",
+        ".claude/settings.local.json",
+        ".claude/agents",
+        ".claude/commands",
+        ".claude/skills",
+        ".mcp.json",
+    )
+    # Whether a hook can rewrite a call (run a shell call wrapped in the sandbox).
+    rewrites_calls = True
 
     def probe_payload(self, scratch: str, target: str) -> "dict[str, Any]":
         return pre_tool_probe("PreToolUse", "Write", scratch, target)
@@ -58,6 +99,7 @@ class ClaudeCode:
             payload.get("tool_input"),
             payload,
             shell_keys=self.shell_keys,
+            kinds=self.tool_kinds,
         )
 
     def report(self, payload: "dict[str, Any]") -> "str | None":

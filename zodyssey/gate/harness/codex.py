@@ -45,6 +45,31 @@ class Codex:
     )
     # `shell {command, workdir}` and `exec_command {cmd, workdir}`
     shell_keys = (("command", "cmd"), ("workdir",))
+    # Its tools by kind (shell, edit, patch, dispatch, read): the call is read as
+    # its harness says; a name it does not list falls back to the shared sets.
+    tool_kinds: "dict[str, str]" = {  # noqa: RUF012 (data of the one ADAPTER, never changed)
+        "Bash": "shell",
+        "shell": "shell",
+        "local_shell": "shell",
+        "exec_command": "shell",
+        "apply_patch": "patch",
+        "Edit": "edit",
+        "Write": "edit",
+        "update_plan": "read",
+        "view_image": "read",
+    }
+    # Its hook and configuration files and folders (project and home): never
+    # writable during a run (zodyssey/core/allowance.py PROTECTED_CONFIG holds the union).
+    protected = (
+        ".codex/hooks.json",
+        ".codex/config.toml",
+        ".codex/agents",
+        ".codex/skills",
+        ".codex/prompts",
+        ".agents/skills",
+    )
+    # Whether a hook can rewrite a call (run a shell call wrapped in the sandbox).
+    rewrites_calls = False
 
     def probe_payload(self, scratch: str, target: str) -> "dict[str, Any]":
         return pre_tool_probe("PreToolUse", "Write", scratch, target)
@@ -58,6 +83,7 @@ class Codex:
             payload.get("tool_input"),
             payload,
             shell_keys=self.shell_keys,
+            kinds=self.tool_kinds,
         )
 
     def report(self, payload: "dict[str, Any]") -> "str | None":

@@ -35,6 +35,39 @@ class Cursor:
     config_defaults: "tuple[tuple[str, Any], ...]" = (("version", 1),)
     probe_tools: "tuple[str, ...]" = ()  # no matcher: every event's calls reach the hook
     shell_keys = (("command",), ("cwd",))
+    # Its tools by kind (shell, edit, patch, dispatch, read): the call is read as
+    # its harness says; a name it does not list falls back to the shared sets.
+    tool_kinds: "dict[str, str]" = {  # noqa: RUF012 (data of the one ADAPTER, never changed)
+        "Shell": "shell",
+        "run_terminal_cmd": "shell",
+        "Write": "edit",
+        "StrReplace": "edit",
+        "Delete": "edit",
+        "edit_file": "edit",
+        "delete_file": "edit",
+        "search_replace": "edit",
+        "TabWrite": "edit",
+        "Read": "read",
+        "Grep": "read",
+        "Glob": "read",
+        "ReadFile": "read",
+        "ListDir": "read",
+        "codebase_search": "read",
+        "grep_search": "read",
+        "file_search": "read",
+        "list_dir": "read",
+    }
+    # Its hook and configuration files and folders (project and home): never
+    # writable during a run (zodyssey/core/allowance.py PROTECTED_CONFIG holds the union).
+    protected = (
+        ".cursor/hooks.json",
+        ".cursor/mcp.json",
+        ".cursor/agents",
+        ".cursor/commands",
+        ".cursor/rules",
+    )
+    # Whether a hook can rewrite a call (run a shell call wrapped in the sandbox).
+    rewrites_calls = False
 
     def probe_payload(self, scratch: str, target: str) -> "dict[str, Any]":
         return pre_tool_probe("preToolUse", "Write", scratch, target, workspace_roots=[scratch])
@@ -50,9 +83,12 @@ class Cursor:
                 {"command": payload.get("command")},
                 payload,
                 shell_keys=self.shell_keys,
+                kinds=self.tool_kinds,
             )
         if event == "beforeReadFile":
-            return build_call(self.name, "Read", {}, payload, shell_keys=self.shell_keys)
+            return build_call(
+                self.name, "Read", {}, payload, shell_keys=self.shell_keys, kinds=self.tool_kinds
+            )
         tool_input = payload.get("tool_input")
         if isinstance(tool_input, str):
             # beforeMCPExecution sends the arguments as a JSON string
@@ -66,6 +102,7 @@ class Cursor:
             tool_input,
             payload,
             shell_keys=self.shell_keys,
+            kinds=self.tool_kinds,
         )
 
     @staticmethod

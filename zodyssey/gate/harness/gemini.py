@@ -42,6 +42,31 @@ class Gemini:
     )
     # `run_shell_command` runs in `dir_path` (older releases: `directory`)
     shell_keys = (("command",), ("dir_path", "directory"))
+    # Its tools by kind (shell, edit, patch, dispatch, read): the call is read as
+    # its harness says; a name it does not list falls back to the shared sets.
+    tool_kinds: "dict[str, str]" = {  # noqa: RUF012 (data of the one ADAPTER, never changed)
+        "run_shell_command": "shell",
+        "write_file": "edit",
+        "replace": "edit",
+        "invoke_agent": "dispatch",
+        "read_file": "read",
+        "read_many_files": "read",
+        "list_directory": "read",
+        "glob": "read",
+        "search_file_content": "read",
+        "google_web_search": "read",
+        "web_fetch": "read",
+    }
+    # Its hook and configuration files and folders (project and home): never
+    # writable during a run (zodyssey/core/allowance.py PROTECTED_CONFIG holds the union).
+    protected = (
+        ".gemini/settings.json",
+        ".gemini/agents",
+        ".gemini/commands",
+        ".gemini/extensions",
+    )
+    # Whether a hook can rewrite a call (run a shell call wrapped in the sandbox).
+    rewrites_calls = False
 
     def probe_payload(self, scratch: str, target: str) -> "dict[str, Any]":
         return pre_tool_probe("BeforeTool", "write_file", scratch, target)
@@ -51,7 +76,12 @@ class Gemini:
 
         tool_input = payload.get("tool_input", payload.get("tool_args"))
         return build_call(
-            self.name, payload.get("tool_name"), tool_input, payload, shell_keys=self.shell_keys
+            self.name,
+            payload.get("tool_name"),
+            tool_input,
+            payload,
+            shell_keys=self.shell_keys,
+            kinds=self.tool_kinds,
         )
 
     def report(self, payload: "dict[str, Any]") -> "str | None":

@@ -45,6 +45,29 @@ class ZCode:
         "SomeFutureTool",
     )
     shell_keys = None  # every key
+    # Its tools by kind (shell, edit, patch, dispatch, read): the call is read as
+    # its harness says; a name it does not list falls back to the shared sets.
+    tool_kinds: "dict[str, str]" = {  # noqa: RUF012 (data of the one ADAPTER, never changed)
+        "Bash": "shell",
+        "Write": "edit",
+        "Edit": "edit",
+        "MultiEdit": "edit",
+        "NotebookEdit": "edit",
+        "Task": "dispatch",
+        "Agent": "dispatch",
+        "Read": "read",
+        "Glob": "read",
+        "Grep": "read",
+        "LS": "read",
+        "WebFetch": "read",
+        "WebSearch": "read",
+        "TodoWrite": "read",
+    }
+    # Its hook and configuration files and folders (project and home): never
+    # writable during a run (zodyssey/core/allowance.py PROTECTED_CONFIG holds the union).
+    protected = (".claude/settings.json", ".zcode/cli/config.json")
+    # Whether a hook can rewrite a call (run a shell call wrapped in the sandbox).
+    rewrites_calls = False
 
     def probe_payload(self, scratch: str, target: str) -> "dict[str, Any]":
         return pre_tool_probe("PreToolUse", "Write", scratch, target)
@@ -58,6 +81,7 @@ class ZCode:
             payload.get("tool_input"),
             payload,
             shell_keys=self.shell_keys,
+            kinds=self.tool_kinds,
         )
 
     def report(self, payload: "dict[str, Any]") -> "str | None":
