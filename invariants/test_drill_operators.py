@@ -433,3 +433,14 @@ def test_code_imported_from_elsewhere_is_not_judged_never_survived(
     causes = {r.outcome.cause for r in result.results if r.outcome.status == "not-judged"}
     assert any("never imported lib/calc/ops.py from the scratch copy" in c for c in causes)
     assert result.status == "not-judged"
+
+
+@pytest.mark.claim("drill-warm-process")
+def test_the_unbroken_run_is_the_warm_processs_first_child(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.claims.test_drill_warm import (
+        test_the_unbroken_run_is_the_warm_processs_and_records_what_it_read as check,
+    )
+
+    check(tmp_path, monkeypatch)

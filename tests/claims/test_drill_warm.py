@@ -115,3 +115,47 @@ def test_a_module_not_imported_is_left_to_the_file(tmp_path: Path) -> None:
     path = tmp_path / "never_imported.py"
     path.write_text("def f():\n    return 2\n")
     assert apply_break(path, b"def f():\n    return 1\n") == 0
+
+
+# --- the claim's unbroken run is the warm process's first ---------------------------------
+
+COUNTING_CONFTEST = """import os
+
+
+def pytest_configure(config):
+    with open(os.environ["DRILL_TEST_STARTS"], "a") as out:
+        out.write(f"{os.getpid()}\\n")
+"""
+
+
+def test_the_unbroken_run_is_the_warm_processs_and_records_what_it_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One job, every break killed in the warm process: one pytest process starts
+    in all (before, a fresh one ran the unbroken tests first: two), and what the
+    unbroken run read is recorded as a fresh run records it."""
+    from invariants.test_drill_operators import EXACT, _repo
+    from zodyssey.claims.drill import PASSED, drill, plan
+    from zodyssey.claims.drill_fork import WarmPool
+    from zodyssey.claims.model import Claim
+
+    root = _repo(tmp_path / "repo", EXACT)
+    (root / "tests/data.txt").write_text("5\n")
+    (root / "tests/conftest.py").write_text(
+        COUNTING_CONFTEST
+        + '\n\ndef pytest_sessionstart(session):\n    open("tests/data.txt").read()\n'
+    )
+    starts = tmp_path / "starts.txt"
+    monkeypatch.setenv("DRILL_TEST_STARTS", str(starts))
+    monkeypatch.setenv("ZODYSSEY_DRILL_BYTECODE", str(tmp_path / "bytecode"))
+    claim = Claim("add", "README.md", 3, "add adds.", "list_item", 3, ("calc/ops.py::add",), ())
+    tests = ["tests/test_ops.py::test_add", "tests/test_ops.py::test_add_refuses_negative"]
+    [result] = drill(root, [plan(root, claim, tests)], jobs=1, warm_pool=WarmPool)
+    assert result.baseline is not None and result.baseline.status == PASSED
+    assert set(result.baseline.durations) == set(tests)  # fresh runs go fastest first
+    assert result.results and all(r.outcome.status == "killed" for r in result.results)
+    assert len(starts.read_text().split()) == 1
+    assert result.deps is not None
+    assert {"tests/data.txt", "tests/test_ops.py", "calc/ops.py"} <= set(result.deps.files)
+    assert "calc/ops.py" in result.deps.imported
+    assert "_pytest" in result.deps.modules or "pytest" in result.deps.modules

@@ -728,8 +728,20 @@ class _Schedule:
                 self.breaks[self.pool.submit(self._break, r, brk)] = (r, brk)
 
     def _baseline(self, result: ClaimResult) -> None:
+        """The claim's unbroken run: in the warm process that then serves its breaks
+        in this copy (one pytest start fewer), else in a fresh process, which also
+        says why the tests do not pass when they do not."""
         record = self.scratch.base / f"deps-{uuid.uuid4().hex}.jsonl"
         with self.scratch.copy() as copy:
+            if self.warm is not None:
+                limit = self.timeout or 900.0
+                server = self.warm.server(copy, id(result), result.target.tests, limit, record)
+                deps = read_deps(record, copy) if server is not None else None
+                if server is not None and deps is not None:
+                    result.baseline, result.deps = server.unbroken, deps
+                    record.unlink(missing_ok=True)
+                    return
+                record.unlink(missing_ok=True)
             result.baseline = self.runner.run(
                 copy, result.target.tests, lambda: self.timeout or 900.0, record
             )

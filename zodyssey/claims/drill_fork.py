@@ -44,20 +44,28 @@ class WarmFailed(Exception):
 
 
 class WarmProcess:
-    def __init__(self, runner: Runner, copy: Path, tests: list[str], limit: float) -> None:
+    def __init__(
+        self, runner: Runner, copy: Path, tests: list[str], limit: float, record: Path | None = None
+    ) -> None:
+        """Started, its tests collected and passing unbroken (`unbroken`); with
+        `record`, what that unbroken run read is recorded there, as a fresh run of
+        the claim's tests records it (drill_site/)."""
         self.runner = runner
         self.copy = copy
         self.tests = tests
         self.buffer = b""
         self.ids = 0
         argv = [sys.executable, "-m", "zodyssey.claims.drill_warm", "-q", "-x"]
-        argv += ["-p", "no:cacheprovider"]
+        # A failure's report as Python prints a traceback: the exception's type is on
+        # its last line (all `judge_cases` reads), and it costs half of pytest's
+        # long report, which most of a drill's children, the killed breaks, make.
+        argv += ["-p", "no:cacheprovider", "--tb=native"]
         if os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
             argv += ["-p", "zodyssey.claims.plugin"]
         self.proc = subprocess.Popen(
             [*argv, *tests],
             cwd=copy,
-            env=runner.env(copy),
+            env=runner.env(copy, record),
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -71,6 +79,7 @@ class WarmProcess:
             unbroken = self.run(None, limit)
             if unbroken is None or unbroken.status != PASSED:
                 raise WarmFailed("the linked tests do not pass in the warm process")
+            self.unbroken: Outcome = unbroken
         except BaseException:
             self.close()
             raise
@@ -149,7 +158,9 @@ class WarmProcess:
         cases = [(str(n), str(o), str(m)) for n, o, m in answer["cases"]]
         failed = any(o == "failed" for _, o, _ in cases)
         output = log.read_text(errors="replace") if log.exists() else ""
-        return judge_cases(1 if failed else 0, output, cases, seconds)
+        outcome = judge_cases(1 if failed else 0, output, cases, seconds)
+        outcome.durations = {str(k): float(v) for k, v in answer.get("durations", {}).items()}
+        return outcome
 
     def close(self) -> None:
         with suppress(OSError):
@@ -180,15 +191,18 @@ class WarmPool:
         self.runner = runner
         self.servers: dict[Path, tuple[int, WarmProcess | None]] = {}
 
-    def server(self, copy: Path, key: int, tests: list[str], limit: float) -> WarmProcess | None:
-        """The warm process of claim `key` in `copy` (started when needed); None when
-        it cannot serve (the claim's breaks then run in fresh processes)."""
+    def server(
+        self, copy: Path, key: int, tests: list[str], limit: float, record: Path | None = None
+    ) -> WarmProcess | None:
+        """The warm process of claim `key` in `copy` (started when needed, recording
+        its unbroken run in `record`); None when it cannot serve (the claim's breaks
+        then run in fresh processes)."""
         held = self.servers.get(copy)
         if held is not None and held[0] == key:
             return held[1]
         self.drop(copy)
         try:
-            server: WarmProcess | None = WarmProcess(self.runner, copy, tests, limit)
+            server: WarmProcess | None = WarmProcess(self.runner, copy, tests, limit, record)
         except (WarmFailed, OSError, ValueError):
             server = None
         self.servers[copy] = (key, server)

@@ -14,9 +14,14 @@ shape), the child answers `unsupported` and the drill runs the break in a fresh
 process instead. Protocol lines (JSON) go to the stdout the drill reads; pytest's
 own output goes to a log file per child.
 
+The first request is the unbroken run (no path): when the drill started this
+process to record what the run reads (drill_site/sitecustomize.py), its child
+writes that record, and the recording stops for every later child.
+
 Request:  {"id": n, "result": PATH, "log": PATH, "path": REL | null, "original": PATH | null}
 Answer:   {"ready": [node ids]} once, then {"id": n, "pid": PID} and {"id": n, "status": S}
-Result:   {"unsupported": why} | {"cases": [[node id, outcome, message], ...]}
+Result:   {"unsupported": why} | {"cases": [[node id, outcome, message], ...],
+                                   "durations": {node id: seconds}}
 """
 
 from __future__ import annotations
@@ -161,8 +166,10 @@ class _Recorder:
 
     def __init__(self) -> None:
         self.cases: dict[str, tuple[str, str]] = {}
+        self.seconds: dict[str, float] = {}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
         outcome, message = self.cases.get(report.nodeid, ("passed", ""))
         if report.failed:
             outcome, message = "failed", report.longreprtext
@@ -193,6 +200,7 @@ class WarmServer:
                 self._child(session, request)
             self.say({"id": request["id"], "pid": pid})
             _, status = os.waitpid(pid, 0)
+            _deps("zodyssey_drill_stop")  # only the first (unbroken) run is recorded
             self.say({"id": request["id"], "status": status})
         return True
 
@@ -209,6 +217,8 @@ class WarmServer:
             result = {"unsupported": f"{type(exc).__name__}: {exc}"}
             code = 1
         try:
+            if not request.get("path"):
+                _deps("zodyssey_drill_flush")  # what the unbroken run read
             Path(request["result"]).write_text(json.dumps(result))
         finally:
             os._exit(code)
@@ -231,7 +241,15 @@ class WarmServer:
         cases = [
             [nodeid, outcome, message] for nodeid, (outcome, message) in recorder.cases.items()
         ]
-        return {"cases": cases}
+        return {"cases": cases, "durations": recorder.seconds}
+
+
+def _deps(name: str) -> None:
+    """Call the drill's dependency recorder (drill_site/sitecustomize.py), when this
+    process has it."""
+    action = getattr(sys.modules.get("sitecustomize"), name, None)
+    if callable(action):
+        action()
 
 
 def main(argv: list[str]) -> int:

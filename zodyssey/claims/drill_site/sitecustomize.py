@@ -11,6 +11,11 @@ top-level names of the others (their installed distributions' versions join
 the cache key); every process adds the repository modules it imported (not
 keyed: they tell whether a break of a file could reach the tests). One JSON line per process is appended to the file. Without
 `ZODYSSEY_DRILL_DEPS` it does nothing.
+
+The drill's warm process (drill_warm.py) records its unbroken run this way: the
+child that runs it calls `zodyssey_drill_flush()` before it ends (a forked child
+skips `atexit`), and the parent then calls `zodyssey_drill_stop()`: nothing more
+is recorded by it, the children it forks for breaks, or their subprocesses.
 """
 
 import atexit
@@ -70,8 +75,15 @@ def _install(out: str, root: str) -> None:
         finally:
             os.close(fd)
 
+    def stop() -> None:
+        state["done"] = True
+        atexit.unregister(write)
+        for name in ("ZODYSSEY_DRILL_DEPS", "ZODYSSEY_DRILL_DEPS_ROOT"):
+            os.environ.pop(name, None)
+
     sys.addaudithook(hook)
     atexit.register(write)
+    globals().update(zodyssey_drill_flush=write, zodyssey_drill_stop=stop)
 
 
 if _OUT and _ROOT:
