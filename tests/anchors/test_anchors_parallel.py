@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -47,3 +48,19 @@ def test_parallel_equals_serial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     assert parallel == serial
     assert len(serial[0]) > 300  # type: ignore[arg-type]
     assert serial[2]  # problems exist, so they crossed the pipe too
+
+
+def test_no_second_process_without_an_idle_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A forked worker costs CPU and pays only on a core nobody else uses."""
+    from zodyssey.anchors import parallel
+
+    monkeypatch.delenv("ZODYSSEY_JOBS", raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda _pid: {0, 1}, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (3.5, 3.0, 2.0))
+    assert parallel.worker_count() == 1
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.0, 1.0, 1.0))
+    assert parallel.worker_count() == 1  # the other core is busy on average
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.4, 1.0, 1.0))
+    assert parallel.worker_count() == 2
+    monkeypatch.setenv("ZODYSSEY_JOBS", "3")
+    assert parallel.worker_count() == 3

@@ -277,6 +277,10 @@ class Checker:
 
     def _outcome(self, position: int, group: str, members: list[Citation]) -> Outcome:
         """One key group checked: its problem, fresh pin, per-line pins and evidence."""
+        if not self.pinning:
+            unchanged = self._unchanged(group, members[0])
+            if unchanged is not None:
+                return (position, None, unchanged[0], unchanged[1], None)
         found_pins: dict[str, str] = {}
         found_spans: dict[str, list[str]] = {}
         problem = self._check_group(group, members, found_pins, found_spans)
@@ -308,19 +312,45 @@ class Checker:
         evidence: dict[str, str] = {}
         placed: dict[str, list[tuple[int, int]]] = {}  # path -> (old start, offset) for sure
         for position, problem, pin, span, found_evidence in outcomes:
-            group, members = items[position]
+            group = items[position][0]
             if pin is not None:
                 pins[group] = pin
             if span is not None:
                 spans[group] = span
             if found_evidence is not None:
                 evidence[group] = found_evidence
-            sure = _placed(problem, pin, members[0])
-            if sure is not None:
-                placed.setdefault(sure[0], []).append(sure[1])
             if problem is not None:
                 problems.append(problem)
+        if problems:  # the places known for sure matter only to a problem (_follow_shift)
+            for position, problem, pin, _span, _evidence in outcomes:
+                sure = _placed(problem, pin, items[position][1][0])
+                if sure is not None:
+                    placed.setdefault(sure[0], []).append(sure[1])
         return problems, pins, spans, evidence, placed
+
+    def _unchanged(self, key: str, first: Citation) -> tuple[str, list[str] | None] | None:
+        """(pin, per-line pins) of a group whose lines still hash to its pin; None for
+        any other group, which `_check_group` then judges in full.
+
+        The common case, taken without the problem machinery: the same tests as
+        `_check_group` in the same order (a resolved line citation, a forward
+        range, a readable target, in range, with content), and the lock agrees.
+        """
+        path = first.resolved
+        a, b = first.start, first.end
+        if path is None or first.symbol is not None or b < a or a < 1:
+            return None
+        pinned = self.lock.citations.get(key)
+        if pinned is None:
+            return None
+        target = self.target(path)
+        lines = target.lines
+        if lines is None or b > len(lines) or is_contentless(lines[a - 1 : b]):
+            return None
+        current = target.span_hash(a, b)
+        if current != pinned:
+            return None
+        return current, (target.line_hashes(a, b) if b > a else None)
 
     def _check_group(
         self, key: str, members: list[Citation], pins: dict[str, str], spans: dict[str, list[str]]

@@ -28,7 +28,7 @@ from zodyssey.anchors.past import GitPast, strict_names
 from zodyssey.anchors.remote import OwnRemotes
 from zodyssey.anchors.structure import DocStructure, analyse, needs_structure
 from zodyssey.config import Config
-from zodyssey.core.files import NotRegularFile, open_regular
+from zodyssey.core.files import NotRegularFile, read_regular
 from zodyssey.errors import UsageError
 
 # The JavaScript checker's fixed extension list: a token ending in one of these
@@ -144,29 +144,13 @@ def _extension(token: str) -> str | None:
 NOT_REGULAR = "not a regular file: a FIFO, socket or device"
 
 
-_CHUNK = 1 << 16
-
-
 def read_document_text(root: Path, doc: str, errors: str = "surrogateescape") -> str:
     """A document's text (undecodable bytes kept, not lost, by default).
 
-    Opened through `open_regular`, so a document that became a FIFO or device
+    Read through `read_regular`, so a document that became a FIFO or device
     after the walk is NotRegularFile at once, never a read that waits forever.
-    Read with `os.read` on the descriptor: for tens of thousands of short
-    documents a buffered file object and a `Path` per document cost more than
-    the reading.
     """
-    fd = open_regular(f"{root}/{doc}", "document")
-    try:
-        data = os.read(fd, _CHUNK)
-        if len(data) == _CHUNK:
-            parts = [data]
-            while chunk := os.read(fd, _CHUNK * 16):
-                parts.append(chunk)
-            data = b"".join(parts)
-    finally:
-        os.close(fd)
-    return data.decode("utf-8", errors=errors)
+    return read_regular(f"{root}/{doc}", "document").decode("utf-8", errors=errors)
 
 
 def read_document(root: Path, doc: str) -> list[str] | None:
@@ -202,8 +186,36 @@ def glob_to_regex(pattern: str) -> re.Pattern[str]:
 
 def select_documents(files: list[str], patterns: list[str]) -> list[str]:
     """Documents matching the globs; hidden files (`docs/.draft.md`) never count, as for the JS checker."""
-    compiled = [glob_to_regex(p.lstrip("./") if p.startswith("./") else p) for p in patterns]
-    return [f for f in files if f[f.rfind("/") + 1] != "." and any(c.match(f) for c in compiled)]
+    chosen: list[list[str]] = []
+    for pattern in patterns:
+        glob = pattern.lstrip("./") if pattern.startswith("./") else pattern
+        compiled = glob_to_regex(glob).match
+        # A match starts with the glob's text before its first wildcard and ends with
+        # the text after its last: string tests first, the regex only for those.
+        head, tail = _literal_ends(glob)
+        chosen.append(
+            [
+                f
+                for f in files
+                if f.endswith(tail)
+                and f.startswith(head)
+                and f[f.rfind("/") + 1] != "."
+                and compiled(f)
+            ]
+        )
+    if len(chosen) == 1:
+        return chosen[0]
+    selected = {f for part in chosen for f in part}
+    return [f for f in files if f in selected]
+
+
+def _literal_ends(glob: str) -> tuple[str, str]:
+    """The text of `glob` before its first wildcard (`*`, `?`) and after its last;
+    the whole glob twice when it has none."""
+    wildcards = [i for i, c in enumerate(glob) if c in "*?"]
+    if not wildcards:
+        return glob, glob
+    return glob[: wildcards[0]], glob[wildcards[-1] + 1 :]
 
 
 # Directory names the JS checker never walked (besides every hidden one but these two).
@@ -313,16 +325,24 @@ class _Acceptor:
     A token that names no file now still counts when it names a path of the lock
     (`lock_index`) or a file git history knows (`past`): a citation must not
     vanish because its file did (it is then reported, `gone` or `unresolved`).
+    The lock's index is built on first need: most repositories never ask it.
     """
 
     def __init__(
-        self, index: FileIndex, lock_index: FileIndex | None = None, past: GitPast | None = None
+        self, index: FileIndex, lock: LockFile | None = None, past: GitPast | None = None
     ) -> None:
         self.index = index
-        self.lock_index = lock_index
+        self.lock = lock
+        self._lock_index: list[FileIndex | None] = []  # empty: not built yet
         self.past = past
         self.memo: dict[str, bool] = {}
         self.doc = ""
+
+    @property
+    def lock_index(self) -> FileIndex | None:
+        if not self._lock_index:
+            self._lock_index.append(lock_paths(self.lock))
+        return self._lock_index[0]
 
     def __call__(self, token: str) -> bool:
         verdict = self.memo.get(token)
@@ -336,7 +356,8 @@ class _Acceptor:
 
     def names_a_gone_file(self, token: str) -> bool:
         """`token` names exactly (path or `/`-suffix) a file the lock pins or git knew."""
-        if self.lock_index is not None and strict_names(self.lock_index, token):
+        lock_index = self.lock_index
+        if lock_index is not None and strict_names(lock_index, token):
             return True
         return self.past is not None and bool(self.past.strictly_named(token))
 
@@ -351,9 +372,7 @@ class _Acceptor:
         found = self.index.resolve_global(token, basename_step=ext is not None)
         if found.path is not None or found.candidates:
             return True
-        if self.lock_index is not None and strict_names(self.lock_index, token):
-            return True
-        return self.past is not None and bool(self.past.strictly_named(token))
+        return self.names_a_gone_file(token)
 
 
 def lock_paths(lock: LockFile | None) -> FileIndex | None:
@@ -408,7 +427,6 @@ def discover(root: Path, config: Config, *, lock: LockFile | None = None) -> Dis
     result = Discovery(
         index=index, past=past, left_out_dirs=left_out, special=FileIndex(sorted(special))
     )
-    pinned_paths = lock_paths(lock)
     pinned_keys = frozenset(lock.citations) if lock is not None else frozenset()
     documents = select_documents(files, config.documents)
     parts = min(worker_count(), max(1, len(documents) // PARALLEL_MIN_DOCUMENTS))
@@ -421,7 +439,7 @@ def discover(root: Path, config: Config, *, lock: LockFile | None = None) -> Dis
         lo, hi = len(documents) * part // count, len(documents) * (part + 1) // count
         found: list[Citation] = []
         js_lines: dict[str, int] = {}
-        accept = _Acceptor(index, pinned_paths, past)
+        accept = _Acceptor(index, lock, past)
         failed: list[str] = []
         remotes = OwnRemotes(root, pinned_keys)
         scanned, skipped = _scan_documents(
@@ -688,7 +706,26 @@ def _resolve(
     index: FileIndex,
     names_a_gone_file: Callable[[str], bool] | None = None,
 ) -> Citation:
-    if ref.dialect == "link":
+    dialect = ref.dialect
+    if dialect in _LINE_DIALECTS and ref.cited in index.file_set and ref.symbol is None:
+        # The common case: the path as written is a file of the tree (what
+        # `_resolve_path` answers first for it, with nothing else to decide).
+        path = ref.cited
+        return Citation(
+            path,
+            ref.start,
+            ref.end,
+            site,
+            path,
+            f"{path}:{ref.start}-{ref.end}" if ref.ranged else f"{path}:{ref.start}",
+            ref.ranged,
+            dialect,
+            ref.number_spans,
+            (),
+            ref.path_span,
+            None,
+        )
+    if dialect == "link":
         found = index.resolve_link(unquote(ref.cited), site.doc)
     elif ref.dialect == "permalink":
         found = Resolution(ref.cited)  # `path@sha`: read at that commit, not in the tree
@@ -713,6 +750,9 @@ def _resolve(
         path_span=ref.path_span,
         symbol=ref.symbol,
     )
+
+
+_LINE_DIALECTS = frozenset(("path", "chain", "bare"))
 
 
 def _resolve_path(

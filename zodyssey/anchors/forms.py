@@ -22,7 +22,6 @@ returning `grammar.RawRef`s.
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable
 
@@ -68,6 +67,8 @@ def _as_a_reader_sees(
     raw reading keeps its columns; the others get none: columns of the decoded
     text are not the document's, so --fix never rewrites them.
     """
+    import html  # here: only a line with an entity or a zero-width character needs it
+
     raw = {(r.cited, r.start, r.end, r.ranged): r for r in refs}
     plain = html.unescape(ZERO_WIDTH.sub("", line))
     seen: list[grammar.RawRef] = []

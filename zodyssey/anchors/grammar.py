@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from zodyssey.anchors.fingerprint import JS_WHITESPACE
 
@@ -76,9 +76,9 @@ LINK_FRAGMENT = re.compile(r"L([0-9]+)(?:C[0-9]+)?(?:-L?([0-9]+)(?:C[0-9]+)?)?")
 HAS_NUMBER_AFTER_COLON = re.compile(r":L?[0-9]")
 
 
-@dataclass(frozen=True, slots=True)
-class RawRef:
-    """A citation as found on one line, before resolution."""
+class RawRef(NamedTuple):
+    """A citation as found on one line, before resolution (a tuple: discovery makes
+    one per citation, and a frozen dataclass costs several times as much to build)."""
 
     cited: str
     start: int

@@ -130,6 +130,14 @@ class _Source:
 
 
 def analyse(text: str, lines: list[str]) -> DocStructure:
+    """The document's comments, markers and line-fragment links: without the parser
+    when its links are plain (`_plain_links`), else from markdown-it (`parsed`)."""
+    plain = _plain_links(text, lines)
+    return plain if plain is not None else parsed(text, lines)
+
+
+def parsed(text: str, lines: list[str]) -> DocStructure:
+    """`analyse` by markdown-it, whatever the document."""
     result = DocStructure()
     source = _Source(text, lines)
     env: dict[str, Any] = {}
@@ -156,6 +164,44 @@ def analyse(text: str, lines: list[str]) -> DocStructure:
             _inline_structure(children, _Block(source, lo, hi), link_cursor, result, marks)
     result.comments.sort()
     _apply_markers(result, source, marks)
+    return result
+
+
+# What keeps a document out of `_plain_links`: anything by which CommonMark could
+# read a `[text](target)` otherwise than as that link, or find a link it does not
+# show (HTML, comments and autolinks `<`, code spans and fences, escapes, entities,
+# images, reference links and definitions, indentation, tabs, CR, NUL).
+_NOT_PLAIN = re.compile(r"[<`\\&\t\r\x00]|~~~|!\[|\]\[|\]:|\[\]|(?:^|\n)[ ]")
+_PLAIN_LINK = re.compile(r"\[[^\[\]\n]*\]\(([^\s()<>\[\]\x00-\x1f\x7f]*)\)")
+
+
+def _plain_links(text: str, lines: list[str]) -> DocStructure | None:
+    """The structure of a document whose links need no parser, else None.
+
+    A document without any of `_NOT_PLAIN` holds no comment, no marker and no
+    code, and each of its inline links is `[text](target)` on one line, the text
+    without brackets, the target without spaces or parentheses: when every `](`
+    in it begins such a link, those are exactly the links markdown-it finds.
+    Each is located as the full parse locates it (`_link_target`, searching the
+    whole document from the last place of the same target) and kept only when
+    that lands on the link itself; anything else goes to the parser.
+    """
+    if _NOT_PLAIN.search(text) is not None:
+        return None
+    found = list(_PLAIN_LINK.finditer(text))
+    if len(found) != text.count("]("):
+        return None  # a `](` no plain link accounts for
+    result = DocStructure()
+    source = _Source(text, lines)
+    cursor: dict[str, int] = {}
+    for match in found:
+        href = match.group(1)
+        link = _link_target(href, source, 0, len(text), cursor, [])
+        if link is None:
+            continue
+        if link.column < 0 or source.offset(link.line) + link.column != match.start(1):
+            return None
+        result.links.append(link)
     return result
 
 
