@@ -192,13 +192,19 @@ def test_okay_needs_a_clean_lint_and_spends_the_round(started: Repo) -> None:
     repo = started
     assert repo.dispatch_reviewer().code == 0
     okay = repo.answer("OKAY")  # the reviewer read the plan it was sent
+    plan = repo.root / ".zcode/plans/demo.md"
+    reviewed = plan.read_bytes()
     repo.write(".zcode/plans/demo.md", "# no todos any more\n")  # the agent edits its plan
     result = repo.report_reviewer(okay)
-    assert result.code == 0, result.text
+    # The round is spent on a REJECT; the plan, frozen during the review, is put back.
+    assert result.code == 2 and "restored" in result.err, result.text
     state = repo.state()
     assert state["review"]["verdict"] == "REJECT"
     assert state["review"]["history"][-1]["reviewer_verdict"] == "OKAY"
     assert "plan lint" in state["review"]["history"][-1]["refused"]
+    assert plan.read_bytes() == reviewed
+    # After the REJECT the plan is the agent's again; a person's OKAY still needs a clean lint.
+    plan.write_text("# no todos any more\n")
     refused(repo.run("review", "demo", "--human", "OKAY", "--by", "alice"), 6, "lint problem")
 
 
@@ -207,11 +213,16 @@ def test_okay_refused_when_the_plan_changed_after_dispatch(started: Repo) -> Non
     assert repo.dispatch_reviewer().code == 0
     okay = repo.answer("OKAY")  # the reviewer read the plan it was sent
     plan = repo.root / ".zcode/plans/demo.md"
+    reviewed = plan.read_bytes()
     plan.write_text(plan.read_text() + "\n<!-- widened after the reviewer read it -->\n")
-    assert repo.report_reviewer(okay).code == 0
+    # The plan is frozen while the review is pending: the OKAY is refused, and the
+    # check after the report puts the reviewed bytes back and blocks (exit 2).
+    result = repo.report_reviewer(okay)
+    assert result.code == 2 and "restored" in result.err, result.text
     history = repo.state()["review"]["history"][-1]
     assert history["verdict"] == "REJECT"
     assert "plan changed after the reviewer read it" in history["refused"]
+    assert plan.read_bytes() == reviewed
 
 
 def test_rounds_are_bounded_then_blocked_then_a_human_decides(started: Repo) -> None:
